@@ -1,0 +1,134 @@
+//! The in-memory artifact store.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use async_trait::async_trait;
+
+use crate::artifacts::{
+    content_id, make_summary, verify, ArtifactHandle, ArtifactStore, StoreOptions,
+    DEFAULT_MIME_TYPE,
+};
+use crate::clock::Clock;
+use crate::error::Result;
+
+/// One stored artifact: its handle, the sessions that stored it, its bytes.
+/// [`MemoryArtifactStore::snapshot`] returns these and
+/// [`MemoryArtifactStore::restore`] takes them back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredArtifact {
+    /// The handle (session id: the first session that stored it).
+    pub handle: ArtifactHandle,
+    /// Every session that stored it, in order.
+    pub sessions: Vec<String>,
+    /// The content.
+    pub content: Vec<u8>,
+}
+
+/// An artifact store held in memory. Reads are verified like every backend's.
+pub struct MemoryArtifactStore {
+    entries: RefCell<BTreeMap<String, StoredArtifact>>,
+    clock: Rc<dyn Clock>,
+}
+
+impl MemoryArtifactStore {
+    /// An empty store stamping artifacts with `clock`.
+    pub fn new(clock: Rc<dyn Clock>) -> Self {
+        MemoryArtifactStore {
+            entries: RefCell::new(BTreeMap::new()),
+            clock,
+        }
+    }
+
+    /// Every stored artifact, ordered by id (for persisting the store).
+    pub fn snapshot(&self) -> Vec<StoredArtifact> {
+        self.entries.borrow().values().cloned().collect()
+    }
+
+    /// Adds artifacts from a snapshot. They are verified when read, like
+    /// everything else, so a corrupted snapshot is never returned as content.
+    pub fn restore(&self, artifacts: Vec<StoredArtifact>) {
+        let mut entries = self.entries.borrow_mut();
+        for a in artifacts {
+            entries.insert(a.handle.artifact_id.clone(), a);
+        }
+    }
+
+    fn handle_for(stored: &StoredArtifact, session_id: Option<&str>) -> ArtifactHandle {
+        let mut handle = stored.handle.clone();
+        if let Some(s) = session_id {
+            handle.session_id = Some(s.to_string());
+        }
+        handle
+    }
+}
+
+#[async_trait(?Send)]
+impl ArtifactStore for MemoryArtifactStore {
+    async fn store(
+        &self,
+        content: &[u8],
+        source: &str,
+        options: StoreOptions,
+    ) -> Result<ArtifactHandle> {
+        let id = content_id(content);
+        let mut entries = self.entries.borrow_mut();
+        if let Some(existing) = entries.get_mut(&id) {
+            if let Some(s) = &options.session_id {
+                if !existing.sessions.contains(s) {
+                    existing.sessions.push(s.clone());
+                }
+            }
+            return Ok(Self::handle_for(existing, options.session_id.as_deref()));
+        }
+        let handle = ArtifactHandle {
+            artifact_id: id.clone(),
+            summary: make_summary(content),
+            size_bytes: content.len() as u64,
+            mime_type: options
+                .mime_type
+                .unwrap_or_else(|| DEFAULT_MIME_TYPE.into()),
+            created_at: self.clock.now_ms(),
+            source: source.to_string(),
+            session_id: options.session_id.clone(),
+        };
+        entries.insert(
+            id,
+            StoredArtifact {
+                handle: handle.clone(),
+                sessions: options.session_id.into_iter().collect(),
+                content: content.to_vec(),
+            },
+        );
+        Ok(handle)
+    }
+
+    async fn retrieve(&self, artifact_id: &str) -> Result<Option<Vec<u8>>> {
+        let entries = self.entries.borrow();
+        match entries.get(artifact_id) {
+            None => Ok(None),
+            Some(stored) => {
+                verify(artifact_id, &stored.content)?;
+                Ok(Some(stored.content.clone()))
+            }
+        }
+    }
+
+    async fn exists(&self, artifact_id: &str) -> Result<bool> {
+        Ok(self.entries.borrow().contains_key(artifact_id))
+    }
+
+    async fn list_handles(&self, session_id: Option<&str>) -> Result<Vec<ArtifactHandle>> {
+        let entries = self.entries.borrow();
+        Ok(entries
+            .values()
+            .filter(|a| session_id.is_none_or(|s| a.sessions.iter().any(|x| x == s)))
+            .map(|a| Self::handle_for(a, session_id))
+            .collect())
+    }
+
+    async fn delete(&self, artifact_id: &str) -> Result<bool> {
+        Ok(self.entries.borrow_mut().remove(artifact_id).is_some())
+    }
+}

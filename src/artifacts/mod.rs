@@ -1,0 +1,153 @@
+//! Content-addressed storage for large payloads.
+//!
+//! An artifact's id is the SHA-256 of its content (lower-case hex), so storing
+//! the same bytes twice gives the same handle, and a read can verify that what
+//! comes back is what went in: every backend must return an
+//! [`ErrorCode::ArtifactIntegrity`] error rather than altered content.
+
+mod memory;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, ErrorCode, Result};
+
+pub use memory::{MemoryArtifactStore, StoredArtifact};
+
+/// A lightweight reference to an externalised payload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArtifactHandle {
+    /// SHA-256 of the content, lower-case hex.
+    pub artifact_id: String,
+    /// The first ~200 characters of the content, cut at a word boundary.
+    pub summary: String,
+    /// The content's size in bytes.
+    pub size_bytes: u64,
+    /// The content's MIME type.
+    pub mime_type: String,
+    /// When the artifact was first stored, in milliseconds since the epoch.
+    pub created_at: f64,
+    /// Where the payload came from, e.g. `tool:file_read`.
+    pub source: String,
+    /// The session that stored it, when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+}
+
+/// Options of [`ArtifactStore::store`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StoreOptions {
+    /// MIME type; `text/plain` when `None`.
+    pub mime_type: Option<String>,
+    /// The session storing the artifact, for [`ArtifactStore::list_handles`].
+    pub session_id: Option<String>,
+}
+
+/// The MIME type used when none is given.
+pub const DEFAULT_MIME_TYPE: &str = "text/plain";
+
+/// Async storage for large payloads (single-threaded: no `Send` bound, as
+/// WebAssembly hosts are single-threaded).
+#[async_trait(?Send)]
+pub trait ArtifactStore {
+    /// Stores `content` and returns its handle; storing the same content again
+    /// returns the existing handle.
+    async fn store(
+        &self,
+        content: &[u8],
+        source: &str,
+        options: StoreOptions,
+    ) -> Result<ArtifactHandle>;
+    /// The content of `artifact_id`, verified against its hash; `None` when absent.
+    async fn retrieve(&self, artifact_id: &str) -> Result<Option<Vec<u8>>>;
+    /// Whether `artifact_id` is stored.
+    async fn exists(&self, artifact_id: &str) -> Result<bool>;
+    /// Handles of every artifact, or of those stored by `session_id`.
+    async fn list_handles(&self, session_id: Option<&str>) -> Result<Vec<ArtifactHandle>>;
+    /// Deletes `artifact_id`; `false` when it was not stored.
+    async fn delete(&self, artifact_id: &str) -> Result<bool>;
+}
+
+/// The artifact id of `content`: its SHA-256, lower-case hex.
+pub fn content_id(content: &[u8]) -> String {
+    let digest = Sha256::digest(content);
+    let mut out = String::with_capacity(64);
+    for byte in digest {
+        out.push(char::from(HEX[(byte >> 4) as usize]));
+        out.push(char::from(HEX[(byte & 0xF) as usize]));
+    }
+    out
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Fails with [`ErrorCode::ArtifactIntegrity`] unless `content` hashes to `artifact_id`.
+pub fn verify(artifact_id: &str, content: &[u8]) -> Result<()> {
+    let actual = content_id(content);
+    if actual == artifact_id {
+        Ok(())
+    } else {
+        Err(Error::new(
+            ErrorCode::ArtifactIntegrity,
+            format!("artifact {artifact_id} is corrupted: its content hashes to {actual}"),
+        ))
+    }
+}
+
+/// Maximum summary length in characters (before the ellipsis).
+pub const SUMMARY_MAX_CHARS: usize = 200;
+
+/// A summary of `content`: its first [`SUMMARY_MAX_CHARS`] characters
+/// (invalid UTF-8 replaced), cut at the last space when that keeps more than
+/// half, followed by `...` when cut.
+pub fn make_summary(content: &[u8]) -> String {
+    let head = &content[..content.len().min(SUMMARY_MAX_CHARS * 4 + 4)];
+    let text = String::from_utf8_lossy(head);
+    let mut chars = text.char_indices();
+    let cut = match chars.nth(SUMMARY_MAX_CHARS) {
+        None if head.len() == content.len() => return text.into_owned(),
+        None => text.len(),
+        Some((i, _)) => i,
+    };
+    let truncated = &text[..cut];
+    let truncated = match truncated.rfind(' ') {
+        Some(space) if truncated[..space].chars().count() > SUMMARY_MAX_CHARS / 2 => {
+            &truncated[..space]
+        }
+        _ => truncated,
+    };
+    format!("{truncated}...")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_id_is_sha256_hex() {
+        assert_eq!(
+            content_id(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn summary_is_short_and_cut_at_a_word() {
+        let content = "word ".repeat(500);
+        let s = make_summary(content.as_bytes());
+        assert!(s.chars().count() <= 210, "{}", s.len());
+        assert!(s.ends_with("word..."));
+        assert_eq!(make_summary(b"short"), "short");
+        let s = make_summary("é".repeat(1000).as_bytes());
+        assert_eq!(s.chars().count(), SUMMARY_MAX_CHARS + 3);
+    }
+
+    #[test]
+    fn summary_of_invalid_utf8_is_lossy_not_a_panic() {
+        let s = make_summary(&[0xff, 0xfe, b'o', b'k']);
+        assert!(s.ends_with("ok"));
+        assert!(s.contains('\u{fffd}'));
+    }
+}

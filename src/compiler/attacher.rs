@@ -1,0 +1,101 @@
+//! Artifact externalisation: large tool results become handles.
+
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use serde_json::json;
+
+use crate::artifacts::{ArtifactStore, StoreOptions};
+use crate::compiler::processor::{Processor, SessionWrites};
+use crate::error::Result;
+use crate::session::{Session, ARTIFACT_STORED};
+use crate::working_context::{ArtifactRef, WorkingContext};
+
+/// Replaces tool results of `threshold_bytes` or more with artifact handles
+/// and summaries, storing the payload in an [`ArtifactStore`].
+///
+/// Each payload is hashed and stored once: the first time, an
+/// `artifact_stored` event naming the tool outcome (`event_id`) is recorded,
+/// and later compiles take the handle from the session instead of hashing
+/// again (the seed re-stored and re-recorded it at every compile).
+pub struct ArtifactAttacher {
+    store: Rc<dyn ArtifactStore>,
+    threshold_bytes: usize,
+}
+
+impl ArtifactAttacher {
+    /// Externalises results of at least `threshold_bytes` bytes to `store`.
+    pub fn new(store: Rc<dyn ArtifactStore>, threshold_bytes: usize) -> Self {
+        ArtifactAttacher {
+            store,
+            threshold_bytes,
+        }
+    }
+
+    /// The size from which results are externalised.
+    pub fn threshold_bytes(&self) -> usize {
+        self.threshold_bytes
+    }
+}
+
+#[async_trait(?Send)]
+impl Processor for ArtifactAttacher {
+    fn name(&self) -> &str {
+        "artifact_attacher"
+    }
+
+    async fn process(
+        &self,
+        session: &Session,
+        mut ctx: WorkingContext,
+        _budget: u64,
+        writes: &mut SessionWrites,
+    ) -> Result<WorkingContext> {
+        let log = session.event_log();
+        let mut kept = Vec::with_capacity(ctx.tool_results.len());
+        for tr in std::mem::take(&mut ctx.tool_results) {
+            if let Some(existing) = tr.event_id.as_deref().and_then(|id| log.externalized(id)) {
+                ctx.artifact_refs.push(existing.clone());
+                continue;
+            }
+            if tr.result.len() < self.threshold_bytes {
+                kept.push(tr);
+                continue;
+            }
+            let source = format!("tool:{}", tr.tool);
+            let handle = self
+                .store
+                .store(
+                    tr.result.as_bytes(),
+                    &source,
+                    StoreOptions {
+                        mime_type: None,
+                        session_id: Some(session.session_id().to_string()),
+                    },
+                )
+                .await?;
+            let mut data = json!({
+                "handle": handle.artifact_id,
+                "source": source,
+                "size_bytes": handle.size_bytes,
+                "summary": handle.summary,
+                "mime_type": handle.mime_type,
+            });
+            if let Some(id) = &tr.event_id {
+                data["event_id"] = json!(id);
+            }
+            writes.record(ARTIFACT_STORED, data);
+            ctx.artifact_refs.push(ArtifactRef {
+                handle: handle.artifact_id,
+                summary: handle.summary,
+                size_bytes: handle.size_bytes,
+                source,
+                event_id: tr.event_id,
+                tokens: None,
+            });
+        }
+        ctx.tool_results = kept;
+        ctx.measure(log.counter());
+        Ok(ctx)
+    }
+}

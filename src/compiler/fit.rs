@@ -1,0 +1,183 @@
+//! The compiler's last step: make the context fit its budget, exactly.
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::tokens::{truncate_to_tokens, TokenCounter};
+use crate::working_context::{DropAction, DroppedItem, Section, WorkingContext};
+
+/// A place in the context that holds text.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    System,
+    History(usize),
+    Memory(usize),
+    Tool(usize),
+    Artifact(usize),
+}
+
+impl Slot {
+    fn section(self) -> Section {
+        match self {
+            Slot::System => Section::SystemPrompt,
+            Slot::History(_) => Section::History,
+            Slot::Memory(_) => Section::MemoryHits,
+            Slot::Tool(_) => Section::ToolResults,
+            Slot::Artifact(_) => Section::ArtifactRefs,
+        }
+    }
+}
+
+fn text_of(ctx: &WorkingContext, slot: Slot) -> &str {
+    match slot {
+        Slot::System => &ctx.system_prompt,
+        Slot::History(i) => &ctx.history[i].content,
+        Slot::Memory(i) => &ctx.memory_hits[i].content,
+        Slot::Tool(i) => &ctx.tool_results[i].result,
+        Slot::Artifact(i) => &ctx.artifact_refs[i].summary,
+    }
+}
+
+fn event_of(ctx: &WorkingContext, slot: Slot) -> Option<String> {
+    match slot {
+        Slot::System | Slot::Memory(_) => None,
+        Slot::History(i) => ctx.history[i].event_id.clone(),
+        Slot::Tool(i) => ctx.tool_results[i].event_id.clone(),
+        Slot::Artifact(i) => ctx.artifact_refs[i].event_id.clone(),
+    }
+}
+
+fn slots(ctx: &WorkingContext) -> impl Iterator<Item = Slot> + '_ {
+    std::iter::once(Slot::System)
+        .chain((0..ctx.history.len()).map(Slot::History))
+        .chain((0..ctx.memory_hits.len()).map(Slot::Memory))
+        .chain((0..ctx.tool_results.len()).map(Slot::Tool))
+        .chain((0..ctx.artifact_refs.len()).map(Slot::Artifact))
+}
+
+fn remove(ctx: &mut WorkingContext, slot: Slot) {
+    match slot {
+        Slot::System => ctx.system_prompt.clear(),
+        Slot::History(i) => {
+            ctx.history.remove(i);
+        }
+        Slot::Memory(i) => {
+            ctx.memory_hits.remove(i);
+        }
+        Slot::Tool(i) => {
+            ctx.tool_results.remove(i);
+        }
+        Slot::Artifact(i) => {
+            ctx.artifact_refs.remove(i);
+        }
+    }
+}
+
+fn replace(ctx: &mut WorkingContext, slot: Slot, text: String) {
+    match slot {
+        Slot::System => ctx.system_prompt = text,
+        Slot::History(i) => {
+            ctx.history[i].content = text;
+            ctx.history[i].tokens = None;
+        }
+        Slot::Memory(i) => {
+            ctx.memory_hits[i].content = text;
+            ctx.memory_hits[i].tokens = None;
+        }
+        Slot::Tool(i) => {
+            ctx.tool_results[i].result = text;
+            ctx.tool_results[i].tokens = None;
+        }
+        Slot::Artifact(i) => {
+            ctx.artifact_refs[i].summary = text;
+            ctx.artifact_refs[i].tokens = None;
+        }
+    }
+}
+
+/// Makes `ctx` fit `budget` under `counter` and sets its exact token count.
+///
+/// First drops history from the middle (the oldest turns after the first),
+/// then repeatedly truncates the largest remaining item (removing items whose
+/// text cannot shrink enough), recording every change in `ctx.dropped`. Fails
+/// with [`ErrorCode::BudgetTooSmall`] only when even an empty context (one
+/// system message) does not fit.
+pub(crate) fn fit_to_budget(
+    mut ctx: WorkingContext,
+    budget: u64,
+    counter: &dyn TokenCounter,
+) -> Result<WorkingContext> {
+    ctx.budget = budget;
+    loop {
+        let exact = ctx.exact_token_count(counter);
+        if exact <= budget {
+            ctx.token_count = exact;
+            return Ok(ctx);
+        }
+        let mut over = exact - budget;
+
+        if ctx.history.len() > 2 {
+            while over > 0 && ctx.history.len() > 2 {
+                let m = ctx.history.remove(1);
+                let removed = m.tokens.unwrap_or_else(|| counter.count(&m.content))
+                    + counter.message_overhead();
+                over = over.saturating_sub(removed);
+                ctx.dropped.push(DroppedItem {
+                    section: Section::History,
+                    action: DropAction::Dropped,
+                    event_id: m.event_id,
+                    tokens_removed: removed,
+                });
+            }
+            continue;
+        }
+
+        let largest = slots(&ctx)
+            .map(|s| (counter.count(text_of(&ctx, s)), s))
+            .max_by_key(|(tokens, _)| *tokens);
+        let (tokens, slot) = match largest {
+            Some((t, s)) if t > 0 => (t, s),
+            _ => {
+                // Only structure is left: remove whole items, newest history last.
+                let item = slots(&ctx).find(|s| *s != Slot::System);
+                match item {
+                    Some(slot) => {
+                        let event_id = event_of(&ctx, slot);
+                        remove(&mut ctx, slot);
+                        let after = ctx.exact_token_count(counter);
+                        ctx.dropped.push(DroppedItem {
+                            section: slot.section(),
+                            action: DropAction::Dropped,
+                            event_id,
+                            tokens_removed: exact.saturating_sub(after),
+                        });
+                        continue;
+                    }
+                    None => {
+                        return Err(Error::new(
+                            ErrorCode::BudgetTooSmall,
+                            format!(
+                                "a budget of {budget} tokens cannot hold even an empty context ({exact} tokens)"
+                            ),
+                        ))
+                    }
+                }
+            }
+        };
+        let event_id = event_of(&ctx, slot);
+        let target = tokens.saturating_sub(over);
+        let cut = truncate_to_tokens(counter, text_of(&ctx, slot), target);
+        let action = if cut.is_empty() && slot != Slot::System {
+            remove(&mut ctx, slot);
+            DropAction::Dropped
+        } else {
+            replace(&mut ctx, slot, cut);
+            DropAction::Truncated
+        };
+        let after = ctx.exact_token_count(counter);
+        ctx.dropped.push(DroppedItem {
+            section: slot.section(),
+            action,
+            event_id,
+            tokens_removed: exact.saturating_sub(after),
+        });
+    }
+}

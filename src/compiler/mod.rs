@@ -1,0 +1,102 @@
+//! The context compiler: a pipeline of processors that turns a session into a
+//! [`WorkingContext`] that never exceeds its budget.
+
+mod attacher;
+mod compactor;
+mod fit;
+mod history;
+mod preloader;
+mod processor;
+
+use std::rc::Rc;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::session::Session;
+use crate::working_context::WorkingContext;
+
+pub use attacher::ArtifactAttacher;
+pub use compactor::Compactor;
+pub use history::HistorySelector;
+pub use preloader::MemoryPreloader;
+pub use processor::{Processor, SessionWrites};
+
+/// Runs processors in order to produce a [`WorkingContext`] from a
+/// [`Session`], then fits the result to the budget (dropping middle history,
+/// then truncating the largest item) and sets its exact token count.
+#[derive(Default, Clone)]
+pub struct ContextCompiler {
+    processors: Vec<Rc<dyn Processor>>,
+}
+
+impl ContextCompiler {
+    /// A compiler running `processors` in order.
+    pub fn new(processors: Vec<Rc<dyn Processor>>) -> Self {
+        ContextCompiler { processors }
+    }
+
+    /// Appends a processor to the pipeline.
+    pub fn add_processor(&mut self, processor: Rc<dyn Processor>) {
+        self.processors.push(processor);
+    }
+
+    /// The processors' names, in order.
+    pub fn processor_names(&self) -> Vec<String> {
+        self.processors
+            .iter()
+            .map(|p| p.name().to_string())
+            .collect()
+    }
+
+    /// Compiles `session` under `budget` tokens, then records the events the
+    /// pipeline asked for (e.g. `artifact_stored`). On error the session is
+    /// left unchanged.
+    pub async fn compile(
+        &self,
+        session: &mut Session,
+        budget: u64,
+        system_prompt: &str,
+    ) -> Result<WorkingContext> {
+        let (ctx, writes) = self.compile_view(session, budget, system_prompt).await?;
+        writes.apply(session)?;
+        Ok(ctx)
+    }
+
+    /// Compiles without writing to the session; returns the context and the
+    /// writes the pipeline asked for, to apply with [`SessionWrites::apply`].
+    pub async fn compile_view(
+        &self,
+        session: &Session,
+        budget: u64,
+        system_prompt: &str,
+    ) -> Result<(WorkingContext, SessionWrites)> {
+        if budget == 0 {
+            return Err(Error::new(
+                ErrorCode::InvalidBudget,
+                "budget must be a positive number of tokens (got 0)",
+            ));
+        }
+        let counter = session.event_log().counter();
+        let mut ctx = WorkingContext::new(system_prompt, budget);
+        ctx.measure(counter);
+        let mut writes = SessionWrites::default();
+        for p in &self.processors {
+            ctx = p
+                .process(session, ctx, budget, &mut writes)
+                .await
+                .map_err(|e| {
+                    let code = match e.code() {
+                        ErrorCode::InvalidArgument => ErrorCode::ProcessorFailed,
+                        other => other,
+                    };
+                    Error::new(
+                        code,
+                        format!("processor '{}' failed: {}", p.name(), e.message()),
+                    )
+                })?;
+            ctx.budget = budget;
+            ctx.measure(counter);
+        }
+        let ctx = fit::fit_to_budget(ctx, budget, counter)?;
+        Ok((ctx, writes))
+    }
+}

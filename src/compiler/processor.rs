@@ -1,0 +1,61 @@
+//! The processor contract and the writes a pipeline asks of the session.
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+use crate::error::Result;
+use crate::session::{Session, ARTIFACT_STORED};
+use crate::working_context::WorkingContext;
+
+/// Events a compile asks to append to the session once its pipeline has
+/// finished. Processors read the session but never write it mid-pipeline, so
+/// a failed compile leaves the session untouched.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct SessionWrites {
+    records: Vec<(String, Value)>,
+}
+
+impl SessionWrites {
+    /// Asks for an event of `kind` with `data` to be recorded.
+    pub fn record(&mut self, kind: &str, data: Value) {
+        self.records.push((kind.to_string(), data));
+    }
+
+    /// The requested records, in order.
+    pub fn records(&self) -> &[(String, Value)] {
+        &self.records
+    }
+
+    /// Records every requested event in `session`, except `artifact_stored`
+    /// records for a payload the session already knows as externalised (two
+    /// compiles may have raced to externalise it).
+    pub fn apply(self, session: &mut Session) -> Result<()> {
+        for (kind, data) in self.records {
+            let known = kind == ARTIFACT_STORED
+                && data
+                    .get("event_id")
+                    .and_then(Value::as_str)
+                    .is_some_and(|id| session.event_log().externalized(id).is_some());
+            if !known {
+                session.record(&kind, data, None)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A named, composable context processor (single-threaded, no `Send` bound).
+#[async_trait(?Send)]
+pub trait Processor {
+    /// The processor's name, used in errors.
+    fn name(&self) -> &str;
+
+    /// Returns the context transformed. `budget` is the compile's budget.
+    async fn process(
+        &self,
+        session: &Session,
+        ctx: WorkingContext,
+        budget: u64,
+        writes: &mut SessionWrites,
+    ) -> Result<WorkingContext>;
+}

@@ -1,0 +1,44 @@
+//! A context compiler for LLM agents.
+//!
+//! The core (everything but `js`) is pure Rust with no host dependency:
+//!
+//! - [`session`]: the event-sourced [`Session`] with token counts.
+//! - [`tokens`] and [`budget`]: token counting and the seed's [`TokenBudget`].
+//! - [`working_context`]: the compiled [`WorkingContext`] and its messages.
+//! - [`compiler`]: the [`ContextCompiler`] and its processors.
+//! - [`artifacts`]: content-addressed, verified [`ArtifactStore`]s.
+//! - [`memory`]: the [`MemoryStore`] that compiles preload.
+//!
+//! Everything the core needs from the outside world is a trait ([`Clock`],
+//! [`TokenCounter`], [`ArtifactStore`], [`MemoryStore`], [`Processor`]); the
+//! JavaScript binding (feature `js`) implements them on top of the host.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod artifacts;
+pub mod budget;
+pub mod clock;
+pub mod compiler;
+pub mod error;
+pub mod memory;
+pub mod session;
+pub mod tokens;
+pub mod working_context;
+
+#[cfg(feature = "js")]
+mod js;
+
+pub use artifacts::{ArtifactHandle, ArtifactStore, MemoryArtifactStore, StoreOptions};
+pub use budget::TokenBudget;
+pub use clock::Clock;
+pub use compiler::{
+    ArtifactAttacher, Compactor, ContextCompiler, HistorySelector, MemoryPreloader, Processor,
+    SessionWrites,
+};
+pub use error::{Error, ErrorCode, Result};
+pub use memory::{InMemoryBackend, MemoryEntry, MemoryStore};
+pub use session::{EventLog, EvidencePack, Session, SessionEvent};
+pub use tokens::{estimate_tokens, DefaultTokenCounter, TokenCounter, WordsTokenCounter};
+pub use working_context::{
+    ArtifactRef, DroppedItem, HistoryMessage, MemoryHit, Message, ToolResult, WorkingContext,
+};

@@ -1,0 +1,180 @@
+//! Export and import of a whole session as JSON.
+//!
+//! The format is `{"format": SESSION_FORMAT, "version": 1, "sessionId": ...,
+//! "events": [...]}`. Export then import then export gives the same bytes.
+//! Import checks everything before building anything: a malformed document is
+//! an error naming the offending field, never a partial session.
+
+use std::collections::HashSet;
+use std::rc::Rc;
+
+use serde_json::{Map, Value};
+
+use crate::clock::Clock;
+use crate::error::{Error, ErrorCode, Result};
+use crate::session::log::{EventLog, SessionEvent};
+use crate::session::Session;
+use crate::tokens::TokenCounter;
+
+/// The `format` tag of a session export.
+pub const SESSION_FORMAT: &str = "agent-context-compiler/session";
+const VERSION: u64 = 1;
+/// Integers above this do not survive a trip through a JavaScript number.
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+fn invalid(path: &str, what: impl std::fmt::Display) -> Error {
+    Error::new(ErrorCode::InvalidSessionImport, format!("{path}: {what}"))
+}
+
+impl Session {
+    /// Exports the whole session as compact JSON.
+    pub fn export_json(&self) -> String {
+        let doc = serde_json::json!({
+            "format": SESSION_FORMAT,
+            "version": VERSION,
+            "sessionId": self.session_id,
+            "events": self.event_log.events(),
+        });
+        doc.to_string()
+    }
+
+    /// Imports a session exported by [`Session::export_json`], with the given
+    /// clock, token counter and id seed for the events appended afterwards.
+    pub fn import_json(
+        json: &str,
+        clock: Rc<dyn Clock>,
+        counter: Rc<dyn TokenCounter>,
+        seed: u64,
+    ) -> Result<Session> {
+        let doc: Value = serde_json::from_str(json)
+            .map_err(|e| invalid("$", format!("not valid JSON ({e})")))?;
+        let root = doc
+            .as_object()
+            .ok_or_else(|| invalid("$", "expected an object"))?;
+        check_keys(root, "$", &["format", "version", "sessionId", "events"])?;
+        match root.get("format").and_then(Value::as_str) {
+            Some(SESSION_FORMAT) => {}
+            _ => {
+                return Err(invalid(
+                    "$.format",
+                    format!("expected \"{SESSION_FORMAT}\""),
+                ))
+            }
+        }
+        match root.get("version").and_then(Value::as_u64) {
+            Some(VERSION) => {}
+            _ => {
+                return Err(invalid(
+                    "$.version",
+                    format!("unsupported version (expected {VERSION})"),
+                ))
+            }
+        }
+        let session_id = match root.get("sessionId").and_then(Value::as_str) {
+            Some(id) if !id.is_empty() => id.to_string(),
+            _ => return Err(invalid("$.sessionId", "expected a non-empty string")),
+        };
+        let raw_events = root
+            .get("events")
+            .and_then(Value::as_array)
+            .ok_or_else(|| invalid("$.events", "expected an array"))?;
+
+        let mut events = Vec::with_capacity(raw_events.len());
+        let mut ids = HashSet::with_capacity(raw_events.len());
+        let mut last_ts = 0.0f64;
+        for (i, raw) in raw_events.iter().enumerate() {
+            let path = format!("$.events[{i}]");
+            let event = parse_event(raw, &path)?;
+            if !ids.insert(event.event_id.clone()) {
+                return Err(invalid(&format!("{path}.eventId"), "duplicate event id"));
+            }
+            if event.timestamp < last_ts {
+                return Err(invalid(
+                    &format!("{path}.timestamp"),
+                    "timestamps must not decrease along the log",
+                ));
+            }
+            last_ts = event.timestamp;
+            events.push(event);
+        }
+
+        let mut log = EventLog::with_env(clock, counter, seed);
+        for event in events {
+            let estimate = event.token_estimate;
+            log.push(event, Some(estimate));
+        }
+        log.resume_ids_after_import();
+        Ok(Session {
+            session_id,
+            event_log: log,
+        })
+    }
+}
+
+fn check_keys(obj: &Map<String, Value>, path: &str, allowed: &[&str]) -> Result<()> {
+    for key in obj.keys() {
+        if !allowed.contains(&key.as_str()) {
+            return Err(invalid(path, format!("unknown field \"{key}\"")));
+        }
+    }
+    for key in allowed {
+        if !obj.contains_key(*key) {
+            return Err(invalid(path, format!("missing field \"{key}\"")));
+        }
+    }
+    Ok(())
+}
+
+fn parse_event(raw: &Value, path: &str) -> Result<SessionEvent> {
+    let obj = raw
+        .as_object()
+        .ok_or_else(|| invalid(path, "expected an object"))?;
+    check_keys(
+        obj,
+        path,
+        &["eventId", "timestamp", "kind", "data", "tokenEstimate"],
+    )?;
+    let event_id = match obj.get("eventId").and_then(Value::as_str) {
+        Some(id) if !id.is_empty() => id.to_string(),
+        _ => {
+            return Err(invalid(
+                &format!("{path}.eventId"),
+                "expected a non-empty string",
+            ))
+        }
+    };
+    let timestamp = match obj.get("timestamp").and_then(Value::as_f64) {
+        Some(t) if t.is_finite() && t >= 0.0 => t,
+        _ => {
+            return Err(invalid(
+                &format!("{path}.timestamp"),
+                "expected a non-negative number",
+            ))
+        }
+    };
+    let kind = match obj.get("kind").and_then(Value::as_str) {
+        Some(k) if !k.is_empty() => k.to_string(),
+        _ => {
+            return Err(invalid(
+                &format!("{path}.kind"),
+                "expected a non-empty string",
+            ))
+        }
+    };
+    let token_estimate = match obj.get("tokenEstimate").and_then(Value::as_u64) {
+        Some(t) if t <= MAX_SAFE_INTEGER => t,
+        _ => {
+            return Err(invalid(
+                &format!("{path}.tokenEstimate"),
+                "expected a non-negative integer",
+            ))
+        }
+    };
+    Ok(SessionEvent {
+        event_id,
+        timestamp,
+        kind,
+        data: obj.get("data").cloned().unwrap_or(Value::Null),
+        token_estimate,
+    })
+}

@@ -1,0 +1,287 @@
+//! The append-only event log and its indices.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::clock::{Clock, IdRng};
+use crate::error::{Error, ErrorCode, Result};
+use crate::session::render::{self, Rendered};
+use crate::tokens::TokenCounter;
+use crate::working_context::ArtifactRef;
+
+/// The event kind of user turns.
+pub const USER_INPUT: &str = "user_input";
+/// The event kind of assistant turns.
+pub const ASSISTANT_OUTPUT: &str = "assistant_output";
+/// The event kind of pipeline phase results (assistant turns in the seed).
+pub const PHASE_RESULT: &str = "phase_result";
+/// The event kind of a successful tool call.
+pub const TOOL_SUCCESS: &str = "tool_success";
+/// The event kind of a failed tool call.
+pub const TOOL_ERROR: &str = "tool_error";
+/// The event kind of a tool call that timed out.
+pub const TOOL_TIMEOUT: &str = "tool_timeout";
+/// The event kind recorded when a payload is externalised to an artifact store.
+pub const ARTIFACT_STORED: &str = "artifact_stored";
+
+/// A typed event in the session timeline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionEvent {
+    /// Time-sortable id: `{milliseconds:012x}-{sequence:06x}{random:06x}`.
+    pub event_id: String,
+    /// Milliseconds since the Unix epoch; never decreases along the log.
+    pub timestamp: f64,
+    /// The event kind, e.g. `"user_input"` or `"tool_success"`.
+    pub kind: String,
+    /// The event payload, any JSON value.
+    pub data: Value,
+    /// The token estimate given at record time, or the counter's count of the
+    /// event's rendered content when none was given.
+    pub token_estimate: u64,
+}
+
+/// What the log remembers about an event besides the event itself: its
+/// rendered form's token count, computed once at append time.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EventMeta {
+    pub(crate) rendered_tokens: u64,
+}
+
+/// Append-only ordered log of [`SessionEvent`]s, with indices that keep a
+/// compile's cost independent of the log's length.
+pub struct EventLog {
+    events: Vec<SessionEvent>,
+    meta: Vec<EventMeta>,
+    conversation: Vec<usize>,
+    tool_outcomes: Vec<usize>,
+    last_user_input: Option<usize>,
+    externalized: HashMap<String, ArtifactRef>,
+    total_tokens: u64,
+    last_ms: u64,
+    seq: u32,
+    rng: IdRng,
+    clock: Rc<dyn Clock>,
+    counter: Rc<dyn TokenCounter>,
+}
+
+impl EventLog {
+    /// Creates an empty log using the operating system's clock and
+    /// randomness and the default token counter.
+    #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+    pub fn new() -> Self {
+        EventLog::with_env(
+            Rc::new(crate::clock::SystemClock),
+            Rc::new(crate::tokens::DefaultTokenCounter),
+            crate::clock::os_seed(),
+        )
+    }
+
+    /// Creates an empty log with the given clock, token counter and id seed.
+    pub fn with_env(clock: Rc<dyn Clock>, counter: Rc<dyn TokenCounter>, seed: u64) -> Self {
+        EventLog {
+            events: Vec::new(),
+            meta: Vec::new(),
+            conversation: Vec::new(),
+            tool_outcomes: Vec::new(),
+            last_user_input: None,
+            externalized: HashMap::new(),
+            total_tokens: 0,
+            last_ms: 0,
+            seq: 0,
+            rng: IdRng::new(seed),
+            clock,
+            counter,
+        }
+    }
+
+    /// Appends an event. When `token_estimate` is `None`, the estimate is the
+    /// counter's count of the event's rendered content.
+    pub fn append(
+        &mut self,
+        kind: &str,
+        data: Value,
+        token_estimate: Option<u64>,
+    ) -> Result<&SessionEvent> {
+        if kind.is_empty() {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "event kind must be a non-empty string",
+            ));
+        }
+        let now = self.clock.now_ms();
+        let now = if now.is_finite() && now >= 0.0 {
+            now
+        } else {
+            0.0
+        };
+        let last_ts = self.events.last().map_or(0.0, |e| e.timestamp);
+        let timestamp = now.max(last_ts);
+        let ms = timestamp as u64;
+        if ms == self.last_ms {
+            self.seq = self.seq.wrapping_add(1) & 0xFF_FFFF;
+        } else {
+            self.last_ms = ms;
+            self.seq = 0;
+        }
+        let random = self.rng.next_u64() & 0xFF_FFFF;
+        let event = SessionEvent {
+            event_id: format!("{ms:012x}-{:06x}{random:06x}", self.seq),
+            timestamp,
+            kind: kind.to_string(),
+            data,
+            token_estimate: 0,
+        };
+        self.push(event, token_estimate);
+        Ok(self.events.last().expect("an event was just pushed"))
+    }
+
+    /// Adds an event that already has its id and timestamp (used by import),
+    /// updating every index.
+    pub(crate) fn push(&mut self, mut event: SessionEvent, token_estimate: Option<u64>) {
+        let index = self.events.len();
+        let rendered = render::render(&event.kind, &event.data);
+        let rendered_tokens = rendered
+            .as_ref()
+            .map_or(0, |r| self.counter.count(r.text()));
+        event.token_estimate = token_estimate.unwrap_or_else(|| {
+            if rendered.is_some() {
+                rendered_tokens
+            } else {
+                self.counter.count(&render::data_text(&event.data))
+            }
+        });
+        match &rendered {
+            Some(Rendered::Message { .. }) => {
+                self.conversation.push(index);
+                if event.kind == USER_INPUT {
+                    self.last_user_input = Some(index);
+                }
+            }
+            Some(Rendered::ToolOutcome { .. } | Rendered::Artifact(_)) => {
+                self.tool_outcomes.push(index)
+            }
+            None => {}
+        }
+        if event.kind == ARTIFACT_STORED {
+            if let Some((source_event, aref)) = render::externalized_ref(&event.data) {
+                self.externalized.insert(source_event, aref);
+            }
+        }
+        self.total_tokens = self.total_tokens.saturating_add(event.token_estimate);
+        self.meta.push(EventMeta { rendered_tokens });
+        self.events.push(event);
+    }
+
+    /// Continues id sequencing after imported events.
+    pub(crate) fn resume_ids_after_import(&mut self) {
+        if let Some(last) = self.events.last() {
+            self.last_ms = last.timestamp as u64;
+            let tail = self
+                .events
+                .iter()
+                .rev()
+                .take_while(|e| e.timestamp as u64 == self.last_ms)
+                .count() as u32;
+            let parsed = last
+                .event_id
+                .split_once('-')
+                .and_then(|(_, rest)| rest.get(..6))
+                .and_then(|s| u32::from_str_radix(s, 16).ok())
+                .unwrap_or(0);
+            self.seq = parsed.max(tail);
+        }
+    }
+
+    /// All events, oldest first.
+    pub fn events(&self) -> &[SessionEvent] {
+        &self.events
+    }
+
+    /// The number of events.
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Whether the log has no events.
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// The events whose kind is one of `kinds`, oldest first.
+    pub fn filter(&self, kinds: &[&str]) -> Vec<&SessionEvent> {
+        self.events
+            .iter()
+            .filter(|e| kinds.contains(&e.kind.as_str()))
+            .collect()
+    }
+
+    /// The sum of every event's token estimate (kept up to date on append).
+    pub fn total_tokens(&self) -> u64 {
+        self.total_tokens
+    }
+
+    /// The events at or after `timestamp` (milliseconds), oldest first.
+    pub fn since(&self, timestamp: f64) -> &[SessionEvent] {
+        let start = self.events.partition_point(|e| e.timestamp < timestamp);
+        &self.events[start..]
+    }
+
+    /// The token counter this log counts with.
+    pub fn counter(&self) -> &dyn TokenCounter {
+        self.counter.as_ref()
+    }
+
+    /// A shared handle on the token counter this log counts with.
+    pub fn counter_rc(&self) -> Rc<dyn TokenCounter> {
+        self.counter.clone()
+    }
+
+    /// A shared handle on the clock this log stamps events with.
+    pub fn clock_rc(&self) -> Rc<dyn Clock> {
+        self.clock.clone()
+    }
+
+    /// Positions of conversation events (user and assistant turns).
+    pub(crate) fn conversation(&self) -> &[usize] {
+        &self.conversation
+    }
+
+    /// Positions of tool outcome events (success, error, timeout).
+    pub(crate) fn tool_outcomes(&self) -> &[usize] {
+        &self.tool_outcomes
+    }
+
+    /// The latest `user_input` event.
+    pub fn last_user_input(&self) -> Option<&SessionEvent> {
+        self.last_user_input.map(|i| &self.events[i])
+    }
+
+    /// The token count of the rendered form of the event at `index`.
+    pub(crate) fn rendered_tokens(&self, index: usize) -> u64 {
+        self.meta[index].rendered_tokens
+    }
+
+    /// The artifact that the tool outcome `event_id` was externalised to.
+    pub fn externalized(&self, event_id: &str) -> Option<&ArtifactRef> {
+        self.externalized.get(event_id)
+    }
+}
+
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+impl Default for EventLog {
+    fn default() -> Self {
+        EventLog::new()
+    }
+}
+
+impl std::fmt::Debug for EventLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventLog")
+            .field("events", &self.events)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,107 @@
+//! The session: the ground truth of an agent run, an append-only log of typed
+//! events with token counts.
+
+mod evidence;
+mod export;
+mod log;
+pub(crate) mod render;
+
+use std::rc::Rc;
+
+use serde_json::Value;
+
+use crate::clock::{Clock, IdRng};
+use crate::error::Result;
+use crate::tokens::TokenCounter;
+
+pub use evidence::{evidence_kind, EvidenceEntry, EvidencePack};
+pub use export::SESSION_FORMAT;
+pub use log::{
+    EventLog, SessionEvent, ARTIFACT_STORED, ASSISTANT_OUTPUT, PHASE_RESULT, TOOL_ERROR,
+    TOOL_SUCCESS, TOOL_TIMEOUT, USER_INPUT,
+};
+
+/// A session: an id and its [`EventLog`]. The single source of truth of one
+/// agent run; compiles read it, tools and the conversation append to it.
+#[derive(Debug)]
+pub struct Session {
+    session_id: String,
+    event_log: EventLog,
+}
+
+impl Session {
+    /// Creates a session with a random id, the operating system's clock and
+    /// the default token counter.
+    #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+    pub fn new() -> Self {
+        Session::with_env(
+            None,
+            Rc::new(crate::clock::SystemClock),
+            Rc::new(crate::tokens::DefaultTokenCounter),
+            crate::clock::os_seed(),
+        )
+    }
+
+    /// Creates a session with the given id (random when `None`), clock, token
+    /// counter and id seed.
+    pub fn with_env(
+        session_id: Option<String>,
+        clock: Rc<dyn Clock>,
+        counter: Rc<dyn TokenCounter>,
+        seed: u64,
+    ) -> Self {
+        let mut rng = IdRng::new(seed);
+        let session_id =
+            session_id.unwrap_or_else(|| format!("{:012x}", rng.next_u64() & 0xFFFF_FFFF_FFFF));
+        Session {
+            session_id,
+            event_log: EventLog::with_env(clock, counter, rng.next_u64()),
+        }
+    }
+
+    /// The session id.
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    /// The session's event log.
+    pub fn event_log(&self) -> &EventLog {
+        &self.event_log
+    }
+
+    /// Records an event. When `token_estimate` is `None` the session's token
+    /// counter estimates it from the event's content.
+    pub fn record(
+        &mut self,
+        kind: &str,
+        data: Value,
+        token_estimate: Option<u64>,
+    ) -> Result<&SessionEvent> {
+        self.event_log.append(kind, data, token_estimate)
+    }
+
+    /// The session's evidence: one entry per event, with the seed's kind mapping.
+    pub fn to_evidence_pack(&self) -> EvidencePack {
+        EvidencePack {
+            session_id: self.session_id.clone(),
+            entries: self
+                .event_log
+                .events()
+                .iter()
+                .map(|e| EvidenceEntry {
+                    timestamp: e.timestamp,
+                    phase: e.kind.clone(),
+                    kind: evidence_kind(&e.kind).to_string(),
+                    data: e.data.clone(),
+                })
+                .collect(),
+        }
+    }
+}
+
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+impl Default for Session {
+    fn default() -> Self {
+        Session::new()
+    }
+}

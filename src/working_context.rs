@@ -1,0 +1,373 @@
+//! The compiled, budget-aware view of a session, ready for a model call.
+
+use serde::{Deserialize, Serialize};
+
+use crate::tokens::TokenCounter;
+
+/// A conversation turn in a compiled context.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryMessage {
+    /// `user`, `assistant`, or any role the provider accepts.
+    pub role: String,
+    /// The message text.
+    pub content: String,
+    /// The session event this message came from, when it came from one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_id: Option<String>,
+    /// Cached token count of `content` (`None` when unknown or stale).
+    #[serde(skip)]
+    pub tokens: Option<u64>,
+}
+
+impl HistoryMessage {
+    /// A message with the given role and content.
+    pub fn new(role: impl Into<String>, content: impl Into<String>) -> Self {
+        HistoryMessage {
+            role: role.into(),
+            content: content.into(),
+            event_id: None,
+            tokens: None,
+        }
+    }
+}
+
+/// A memory recalled into the context.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MemoryHit {
+    /// The memory's key.
+    pub key: String,
+    /// The memory's text.
+    pub content: String,
+    /// The memory's category.
+    #[serde(default)]
+    pub category: String,
+    /// Cached token count of `content`.
+    #[serde(skip)]
+    pub tokens: Option<u64>,
+}
+
+/// A reference to an externalised payload: its handle and a short summary
+/// stand in for the payload itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArtifactRef {
+    /// The artifact id (SHA-256 of the content, hex).
+    pub handle: String,
+    /// A short summary of the content.
+    pub summary: String,
+    /// The content's size in bytes.
+    pub size_bytes: u64,
+    /// Where the payload came from, e.g. `tool:file_read`.
+    #[serde(default)]
+    pub source: String,
+    /// The session event whose payload was externalised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_id: Option<String>,
+    /// Cached token count of `summary`.
+    #[serde(skip)]
+    pub tokens: Option<u64>,
+}
+
+/// A tool result shown inline in the context.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResult {
+    /// The tool's name.
+    pub tool: String,
+    /// The result text (JSON results are serialised).
+    pub result: String,
+    /// The session event this result came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_id: Option<String>,
+    /// Cached token count of `result`.
+    #[serde(skip)]
+    pub tokens: Option<u64>,
+}
+
+/// The part of a context an item lives in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Section {
+    /// The system prompt.
+    SystemPrompt,
+    /// Conversation history.
+    History,
+    /// Recalled memories.
+    MemoryHits,
+    /// Artifact references.
+    ArtifactRefs,
+    /// Inline tool results.
+    ToolResults,
+}
+
+/// What the budget step did to an item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DropAction {
+    /// The item was removed.
+    Dropped,
+    /// The item's text was cut.
+    Truncated,
+}
+
+/// A record of an item the compiler dropped or truncated to fit the budget.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DroppedItem {
+    /// Where the item was.
+    pub section: Section,
+    /// Whether it was dropped or truncated.
+    pub action: DropAction,
+    /// The session event it came from, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_id: Option<String>,
+    /// Tokens removed from the context.
+    pub tokens_removed: u64,
+}
+
+/// A chat message for a provider.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    /// `system`, `user`, `assistant`, ...
+    pub role: String,
+    /// The message text.
+    pub content: String,
+}
+
+/// Budget-aware compiled context for a model call (the seed's fields, plus
+/// the record of what the budget step dropped).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkingContext {
+    /// The system prompt.
+    pub system_prompt: String,
+    /// Conversation history, oldest first.
+    #[serde(default)]
+    pub history: Vec<HistoryMessage>,
+    /// Recalled memories.
+    #[serde(default)]
+    pub memory_hits: Vec<MemoryHit>,
+    /// References to externalised payloads.
+    #[serde(default)]
+    pub artifact_refs: Vec<ArtifactRef>,
+    /// Tool results shown inline.
+    #[serde(default)]
+    pub tool_results: Vec<ToolResult>,
+    /// Tokens of the context. After a compile, exactly the counter's count of
+    /// [`WorkingContext::to_messages`].
+    #[serde(default)]
+    pub token_count: u64,
+    /// The budget this context was compiled for.
+    #[serde(default)]
+    pub budget: u64,
+    /// What the compiler dropped or truncated to fit the budget.
+    #[serde(default)]
+    pub dropped: Vec<DroppedItem>,
+}
+
+const MEMORY_HEADER: &str = "\n\n## Relevant memories";
+const ARTIFACT_HEADER: &str = "\n\n## Available artifacts (use handle to retrieve)";
+const TOOL_HEADER: &str = "\n\n## Recent tool results";
+
+impl WorkingContext {
+    /// An empty context holding only a system prompt.
+    pub fn new(system_prompt: impl Into<String>, budget: u64) -> Self {
+        WorkingContext {
+            system_prompt: system_prompt.into(),
+            budget,
+            ..WorkingContext::default()
+        }
+    }
+
+    /// Whether `token_count` is at most `budget`.
+    pub fn is_within_budget(&self) -> bool {
+        self.token_count <= self.budget
+    }
+
+    /// Tokens beyond the budget (zero when within it).
+    pub fn overflow(&self) -> u64 {
+        self.token_count.saturating_sub(self.budget)
+    }
+
+    /// The system message's content: the prompt, then memories, artifact
+    /// handles and tool results, formatted as the seed formats them.
+    pub fn system_content(&self) -> String {
+        let mut parts: Vec<String> = vec![self.system_prompt.clone()];
+        if !self.memory_hits.is_empty() {
+            parts.push(MEMORY_HEADER.to_string());
+            parts.extend(self.memory_hits.iter().map(memory_line));
+        }
+        if !self.artifact_refs.is_empty() {
+            parts.push(ARTIFACT_HEADER.to_string());
+            parts.extend(self.artifact_refs.iter().map(artifact_line));
+        }
+        if !self.tool_results.is_empty() {
+            parts.push(TOOL_HEADER.to_string());
+            parts.extend(self.tool_results.iter().map(tool_line));
+        }
+        parts.join("\n")
+    }
+
+    /// The provider messages: one system message, then the history.
+    pub fn to_messages(&self) -> Vec<Message> {
+        let mut messages = Vec::with_capacity(self.history.len() + 1);
+        messages.push(Message {
+            role: "system".into(),
+            content: self.system_content(),
+        });
+        messages.extend(self.history.iter().map(|h| Message {
+            role: h.role.clone(),
+            content: h.content.clone(),
+        }));
+        messages
+    }
+
+    /// The exact token count of [`WorkingContext::to_messages`] under `counter`:
+    /// each message's content plus the counter's per-message overhead.
+    pub fn exact_token_count(&self, counter: &dyn TokenCounter) -> u64 {
+        let overhead = counter.message_overhead();
+        let system = counter.count(&self.system_content()) + overhead;
+        self.history
+            .iter()
+            .fold(system, |acc, h| acc + counter.count(&h.content) + overhead)
+    }
+
+    /// A fast estimate of the token count from cached per-item counts (items
+    /// without a cached count are counted and cached). Used between
+    /// processors; the compiler's last step replaces it with the exact count.
+    pub fn measure(&mut self, counter: &dyn TokenCounter) -> u64 {
+        let overhead = counter.message_overhead();
+        let mut total = counter.count(&self.system_prompt) + overhead;
+        if !self.memory_hits.is_empty() {
+            total += counter.count(MEMORY_HEADER) + 1;
+        }
+        for m in &mut self.memory_hits {
+            total += *m.tokens.get_or_insert_with(|| counter.count(&m.content))
+                + counter.count(&m.key)
+                + 3;
+        }
+        if !self.artifact_refs.is_empty() {
+            total += counter.count(ARTIFACT_HEADER) + 1;
+        }
+        for a in &mut self.artifact_refs {
+            total += *a.tokens.get_or_insert_with(|| counter.count(&a.summary))
+                + counter.count(&a.handle)
+                + 8;
+        }
+        if !self.tool_results.is_empty() {
+            total += counter.count(TOOL_HEADER) + 1;
+        }
+        for t in &mut self.tool_results {
+            total += *t.tokens.get_or_insert_with(|| counter.count(&t.result))
+                + counter.count(&t.tool)
+                + 3;
+        }
+        for h in &mut self.history {
+            total += *h.tokens.get_or_insert_with(|| counter.count(&h.content)) + overhead;
+        }
+        self.token_count = total;
+        total
+    }
+}
+
+fn memory_line(hit: &MemoryHit) -> String {
+    format!("- [{}]: {}", hit.key, hit.content)
+}
+
+fn artifact_line(r: &ArtifactRef) -> String {
+    format!("- [{}] ({} bytes): {}", r.handle, r.size_bytes, r.summary)
+}
+
+fn tool_line(t: &ToolResult) -> String {
+    format!("- {}: {}", t.tool, t.result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokens::DefaultTokenCounter;
+
+    fn ctx(token_count: u64, budget: u64) -> WorkingContext {
+        WorkingContext {
+            system_prompt: "You are a helpful assistant.".into(),
+            history: vec![HistoryMessage::new("user", "hello")],
+            token_count,
+            budget,
+            ..WorkingContext::default()
+        }
+    }
+
+    // The seed's test_budget_checking.
+    #[test]
+    fn budget_checking() {
+        let within = ctx(50, 100);
+        assert!(within.is_within_budget());
+        assert_eq!(within.overflow(), 0);
+        let over = ctx(150, 100);
+        assert!(!over.is_within_budget());
+        assert_eq!(over.overflow(), 50);
+    }
+
+    // The seed's test_to_messages.
+    #[test]
+    fn to_messages_formats_like_the_seed() {
+        let ctx = WorkingContext {
+            system_prompt: "You are helpful.".into(),
+            history: vec![
+                HistoryMessage::new("user", "What is 2+2?"),
+                HistoryMessage::new("assistant", "4"),
+            ],
+            memory_hits: vec![MemoryHit {
+                key: "math".into(),
+                content: "basic arithmetic".into(),
+                category: String::new(),
+                tokens: None,
+            }],
+            artifact_refs: vec![ArtifactRef {
+                handle: "abc123".into(),
+                summary: "large file".into(),
+                size_bytes: 5000,
+                source: String::new(),
+                event_id: None,
+                tokens: None,
+            }],
+            tool_results: vec![ToolResult {
+                tool: "calc".into(),
+                result: "4".into(),
+                event_id: None,
+                tokens: None,
+            }],
+            token_count: 80,
+            budget: 200,
+            dropped: vec![],
+        };
+        let msgs = ctx.to_messages();
+        assert_eq!(msgs[0].role, "system");
+        assert!(msgs[0].content.contains("You are helpful."));
+        assert!(msgs[0].content.contains("basic arithmetic"));
+        assert!(msgs[0].content.contains("abc123"));
+        assert!(msgs[0]
+            .content
+            .contains("- [abc123] (5000 bytes): large file"));
+        assert!(msgs[0].content.contains("- calc: 4"));
+        assert_eq!(msgs[1].role, "user");
+        assert_eq!(msgs[2].role, "assistant");
+    }
+
+    #[test]
+    fn measure_is_close_to_exact_and_exact_matches_messages() {
+        let c = DefaultTokenCounter;
+        let mut ctx = ctx(0, 100);
+        let estimate = ctx.measure(&c);
+        let exact = ctx.exact_token_count(&c);
+        let by_hand: u64 = ctx
+            .to_messages()
+            .iter()
+            .map(|m| c.count(&m.content) + c.message_overhead())
+            .sum();
+        assert_eq!(exact, by_hand);
+        assert!(estimate.abs_diff(exact) <= 2);
+    }
+}
