@@ -201,6 +201,8 @@ pub const TRUNCATION_MARKER: &str = " …[truncated]";
 /// Cuts `text` so that it counts at most `max_tokens` tokens, keeping its head
 /// and ending it with [`TRUNCATION_MARKER`]. Returns an empty string when not
 /// even the marker fits. Cuts on a character boundary, preferring whitespace.
+/// The result always counts at most `max_tokens`, so repeated truncation
+/// strictly shrinks text.
 pub fn truncate_to_tokens(counter: &dyn TokenCounter, text: &str, max_tokens: u64) -> String {
     let total = counter.count(text);
     if total <= max_tokens {
@@ -220,9 +222,13 @@ pub fn truncate_to_tokens(counter: &dyn TokenCounter, text: &str, max_tokens: u6
                 cut = space;
             }
         }
-        let head = &text[..cut];
+        let head = text[..cut].trim_end();
         if counter.count(head) <= target {
-            return format!("{head}{TRUNCATION_MARKER}");
+            // Counting is not exactly additive: check the whole result.
+            let candidate = format!("{head}{TRUNCATION_MARKER}");
+            if counter.count(&candidate) <= max_tokens {
+                return candidate;
+            }
         }
         if cut == 0 {
             return String::new();
@@ -282,6 +288,15 @@ mod tests {
         assert!(cut.ends_with(TRUNCATION_MARKER));
         assert_eq!(truncate_to_tokens(&c, "short", 50), "short");
         assert_eq!(truncate_to_tokens(&c, &text, 1), "");
+    }
+
+    #[test]
+    fn truncation_shrinks_text_that_ends_in_spaces_before_the_marker() {
+        let c = DefaultTokenCounter;
+        let text = format!("e  {TRUNCATION_MARKER}");
+        let t = c.count(&text);
+        let cut = truncate_to_tokens(&c, &text, t - 1);
+        assert!(c.count(&cut) < t, "{cut:?}");
     }
 
     #[test]

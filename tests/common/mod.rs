@@ -1,0 +1,52 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use context_compiler::clock::Clock;
+use context_compiler::tokens::{DefaultTokenCounter, TokenCounter};
+use context_compiler::Session;
+
+/// A clock that advances by `step` milliseconds on every reading.
+pub struct StepClock {
+    now: Cell<f64>,
+    step: f64,
+}
+
+impl StepClock {
+    pub fn new(start: f64, step: f64) -> Rc<Self> {
+        Rc::new(StepClock {
+            now: Cell::new(start),
+            step,
+        })
+    }
+}
+
+impl Clock for StepClock {
+    fn now_ms(&self) -> f64 {
+        let t = self.now.get();
+        self.now.set(t + self.step);
+        t
+    }
+}
+
+/// A deterministic session with the default counter.
+pub fn session(id: &str) -> Session {
+    session_with(id, Rc::new(DefaultTokenCounter))
+}
+
+/// A deterministic session with the given counter.
+pub fn session_with(id: &str, counter: Rc<dyn TokenCounter>) -> Session {
+    Session::with_env(
+        Some(id.to_string()),
+        StepClock::new(1_700_000_000_000.0, 1.0),
+        counter,
+        42,
+    )
+}
+
+/// Runs a future to completion on the current thread.
+pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    pollster::block_on(f)
+}
