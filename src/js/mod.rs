@@ -1,1 +1,16 @@
-//! JavaScript bindings.
+//! JavaScript bindings (feature `js`): thin wrappers that convert between JS
+//! values and the core's types. No behaviour lives here that the core lacks.
+
+mod artifacts;
+mod budget;
+mod compiler;
+mod convert;
+mod env;
+mod error;
+mod memory;
+mod processors;
+mod promise;
+mod registry;
+mod session;
+mod types;
+mod working_context;

@@ -1,0 +1,26 @@
+// Node entry: loads the wasm synchronously from the package, ready on import.
+import { readFileSync } from "node:fs";
+import { initSync as initGlue } from "../pkg/context_compiler.js";
+
+initGlue({ module: readFileSync(new URL("../pkg/context_compiler_bg.wasm", import.meta.url)) });
+
+export {
+  ArtifactAttacher,
+  Compactor,
+  ContextCompiler,
+  EventLog,
+  HistorySelector,
+  InMemoryBackend,
+  MemoryArtifactStore,
+  MemoryPreloader,
+  Session,
+  TokenBudget,
+  WorkingContext,
+  countTokens,
+  estimateTokens,
+} from "../pkg/context_compiler.js";
+
+/** Already initialised in Node; kept so code written for the web entry runs unchanged. */
+export async function init() {}
+/** Already initialised in Node; kept so code written for the web entry runs unchanged. */
+export function initSync() {}

@@ -1,0 +1,97 @@
+//! `TokenBudget` and the token-counting functions for JS.
+
+use wasm_bindgen::prelude::*;
+
+use crate::budget::TokenBudget as CoreBudget;
+use crate::error::{Error, ErrorCode};
+use crate::js::convert::{count, describe, MAX_SAFE_INTEGER};
+use crate::js::error::to_js_error;
+use crate::tokens::{estimate_tokens as seed_estimate, DefaultTokenCounter, TokenCounter};
+
+/// The seed's token budget tracker.
+#[wasm_bindgen]
+pub struct TokenBudget {
+    inner: CoreBudget,
+}
+
+/// A positive safe integer budget, or `INVALID_BUDGET`.
+pub(crate) fn positive_budget(value: &JsValue) -> Result<u64, JsValue> {
+    match value.as_f64() {
+        Some(n) if n >= 1.0 && n.fract() == 0.0 && n <= MAX_SAFE_INTEGER => Ok(n as u64),
+        _ => Err(to_js_error(Error::new(
+            ErrorCode::InvalidBudget,
+            format!("max_tokens must be positive (got {})", describe(value)),
+        ))),
+    }
+}
+
+#[wasm_bindgen]
+impl TokenBudget {
+    /// A budget of `maxTokens`, which must be a positive integer.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(js_name = maxTokens, unchecked_param_type = "number")] max_tokens: JsValue,
+    ) -> Result<TokenBudget, JsValue> {
+        let max = positive_budget(&max_tokens)?;
+        Ok(TokenBudget {
+            inner: CoreBudget::new(max as i64).map_err(to_js_error)?,
+        })
+    }
+
+    /// Records `tokens` (a non-negative integer) as consumed.
+    pub fn consume(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "number")] tokens: JsValue,
+    ) -> Result<(), JsValue> {
+        let n = count(&tokens, "tokens", ErrorCode::InvalidTokenCount)
+            .map_err(to_js_error)?
+            .ok_or_else(|| {
+                to_js_error(Error::new(
+                    ErrorCode::InvalidTokenCount,
+                    "tokens is required",
+                ))
+            })?;
+        self.inner.consume(n);
+        Ok(())
+    }
+
+    /// Tokens left; negative once overspent.
+    pub fn remaining(&self) -> f64 {
+        self.inner.remaining() as f64
+    }
+
+    /// Whether consumption is within the maximum.
+    #[wasm_bindgen(js_name = isWithinBudget)]
+    pub fn is_within_budget(&self) -> bool {
+        self.inner.is_within_budget()
+    }
+
+    /// Tokens beyond the maximum.
+    pub fn overflow(&self) -> f64 {
+        self.inner.overflow() as f64
+    }
+
+    /// The maximum.
+    #[wasm_bindgen(getter, js_name = maxTokens)]
+    pub fn max_tokens(&self) -> f64 {
+        self.inner.max_tokens() as f64
+    }
+
+    /// Tokens consumed so far.
+    #[wasm_bindgen(getter)]
+    pub fn consumed(&self) -> f64 {
+        self.inner.consumed() as f64
+    }
+}
+
+/// Tokens of `text` under the default counter (calibrated on o200k_base).
+#[wasm_bindgen(js_name = countTokens)]
+pub fn count_tokens(text: &str) -> f64 {
+    DefaultTokenCounter.count(text) as f64
+}
+
+/// The seed's estimate: `ceil(words × 1.3)`.
+#[wasm_bindgen(js_name = estimateTokens)]
+pub fn estimate_tokens(text: &str) -> f64 {
+    seed_estimate(text) as f64
+}

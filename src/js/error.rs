@@ -1,0 +1,32 @@
+//! Core errors as real JS `Error` objects with a stable `code`.
+
+use js_sys::Reflect;
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::error::Error;
+
+/// Converts a core error into a JS `Error` whose `name` is
+/// `ContextCompilerError` and whose `code` is the stable error code.
+pub(crate) fn to_js_error(e: Error) -> JsValue {
+    let err = js_sys::Error::new(e.message());
+    err.set_name("ContextCompilerError");
+    let _ = Reflect::set(&err, &"code".into(), &e.code().as_str().into());
+    err.into()
+}
+
+/// The message of anything a JS callback threw or rejected with.
+pub(crate) fn thrown_message(value: &JsValue) -> String {
+    if let Some(err) = value.dyn_ref::<js_sys::Error>() {
+        return String::from(err.message());
+    }
+    if let Some(s) = value.as_string() {
+        return s;
+    }
+    if value.is_undefined() {
+        return "undefined".into();
+    }
+    js_sys::JSON::stringify(value)
+        .ok()
+        .and_then(|s| s.as_string())
+        .unwrap_or_else(|| "a value that is not an Error".to_string())
+}

@@ -1,0 +1,128 @@
+//! `InMemoryBackend` for JS, and JS-supplied memory stores.
+
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use js_sys::{Function, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::future_to_promise;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::js::convert::{from_js, to_js};
+use crate::js::error::to_js_error;
+use crate::js::promise::call_and_await;
+use crate::js::registry::{self, Native};
+use crate::memory::{InMemoryBackend as CoreMemory, MemoryEntry, MemoryStore};
+
+/// The built-in memory: entries held in memory, recall ranked by BM25.
+#[wasm_bindgen]
+pub struct InMemoryBackend {
+    inner: Rc<CoreMemory>,
+    id: u32,
+}
+
+impl Drop for InMemoryBackend {
+    fn drop(&mut self) {
+        registry::unregister(self.id);
+    }
+}
+
+#[wasm_bindgen]
+impl InMemoryBackend {
+    /// An empty memory.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> InMemoryBackend {
+        let inner = Rc::new(CoreMemory::new());
+        let weak: std::rc::Weak<dyn MemoryStore> =
+            Rc::downgrade(&(inner.clone() as Rc<dyn MemoryStore>));
+        let id = registry::register(Native::Memory(weak));
+        InMemoryBackend { inner, id }
+    }
+
+    #[wasm_bindgen(getter = __nativeId, skip_typescript)]
+    /// Registry id (internal).
+    pub fn native_id(&self) -> u32 {
+        self.id
+    }
+
+    /// Stores (or replaces) the entry `key`.
+    pub fn store(&self, key: &str, content: &str, category: Option<String>) {
+        self.inner
+            .store(key, content, category.as_deref().unwrap_or(""));
+    }
+
+    /// Removes the entry `key`; `false` when there was none.
+    pub fn forget(&self, key: &str) -> bool {
+        self.inner.forget(key)
+    }
+
+    /// The number of entries.
+    #[wasm_bindgen(getter)]
+    pub fn size(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Resolves to up to `limit` (default 5) entries relevant to `query`, best first.
+    #[wasm_bindgen(unchecked_return_type = "Promise<MemoryEntry[]>")]
+    pub fn recall(&self, query: String, limit: Option<u32>) -> js_sys::Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let hits = inner
+                .recall(&query, limit.unwrap_or(5) as usize)
+                .await
+                .map_err(to_js_error)?;
+            to_js(&hits).map_err(to_js_error)
+        })
+    }
+}
+
+impl Default for InMemoryBackend {
+    fn default() -> Self {
+        InMemoryBackend::new()
+    }
+}
+
+/// A memory store supplied by JS: an object with `recall(query, limit)` or a
+/// bare function `(query, limit) => entries`, sync or async.
+pub(crate) struct JsMemoryStore {
+    this: JsValue,
+    recall: Function,
+}
+
+impl JsMemoryStore {
+    /// Wraps `value`, or fails when it has no `recall` to call.
+    pub(crate) fn from_js(value: &JsValue) -> Result<Self> {
+        if let Some(f) = value.dyn_ref::<Function>() {
+            return Ok(JsMemoryStore {
+                this: JsValue::UNDEFINED,
+                recall: f.clone(),
+            });
+        }
+        let recall = Reflect::get(value, &"recall".into()).unwrap_or(JsValue::UNDEFINED);
+        match recall.dyn_into::<Function>() {
+            Ok(f) => Ok(JsMemoryStore { this: value.clone(), recall: f }),
+            Err(_) => Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "memory must be an InMemoryBackend, an object with recall(query, limit), or a function",
+            )),
+        }
+    }
+}
+
+#[async_trait(?Send)]
+impl MemoryStore for JsMemoryStore {
+    async fn recall(&self, query: &str, limit: usize) -> Result<Vec<MemoryEntry>> {
+        let args = [JsValue::from_str(query), JsValue::from_f64(limit as f64)];
+        let value = call_and_await(
+            &self.recall,
+            &self.this,
+            &args,
+            ErrorCode::MemoryFailed,
+            "memory recall",
+        )
+        .await?;
+        from_js(&value, "memory recall result")
+            .map_err(|e| Error::new(ErrorCode::MemoryFailed, e.message()))
+    }
+}

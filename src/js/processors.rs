@@ -1,0 +1,332 @@
+//! The built-in processors for JS, and processors written in JS.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use js_sys::{Function, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::artifacts::ArtifactStore;
+use crate::compiler::{
+    ArtifactAttacher as CoreAttacher, Compactor as CoreCompactor, HistorySelector as CoreSelector,
+    MemoryPreloader as CorePreloader, Processor, SessionWrites,
+};
+use crate::error::{Error, ErrorCode, Result};
+use crate::js::convert::{from_js, limit, option, to_js};
+use crate::js::error::to_js_error;
+use crate::js::memory::JsMemoryStore;
+use crate::js::promise::call_and_await;
+use crate::js::registry::{self, Native};
+use crate::js::session::JsSession;
+use crate::memory::MemoryStore;
+use crate::session::Session;
+use crate::working_context::WorkingContext;
+
+fn register<P: Processor + 'static>(p: Rc<P>) -> u32 {
+    let weak: std::rc::Weak<dyn Processor> = Rc::downgrade(&(p as Rc<dyn Processor>));
+    registry::register(Native::Processor(weak))
+}
+
+macro_rules! native_processor {
+    ($js:ident, $core:ty, $doc:literal) => {
+        #[doc = $doc]
+        #[wasm_bindgen]
+        pub struct $js {
+            inner: Rc<$core>,
+            id: u32,
+        }
+
+        impl $js {
+            fn wrap(inner: $core) -> $js {
+                let inner = Rc::new(inner);
+                let id = register(inner.clone());
+                $js { inner, id }
+            }
+        }
+
+        impl Drop for $js {
+            fn drop(&mut self) {
+                registry::unregister(self.id);
+            }
+        }
+
+        #[wasm_bindgen]
+        impl $js {
+            /// The processor's name.
+            #[wasm_bindgen(getter)]
+            pub fn name(&self) -> String {
+                self.inner.name().to_string()
+            }
+
+            #[wasm_bindgen(getter = __nativeId, skip_typescript)]
+            /// Registry id (internal).
+            pub fn native_id(&self) -> u32 {
+                self.id
+            }
+        }
+    };
+}
+
+native_processor!(HistorySelector, CoreSelector, "Keeps the first and the most recent turns that fit the budget, and brings recent tool outcomes in.");
+native_processor!(
+    Compactor,
+    CoreCompactor,
+    "Merges consecutive same-role turns and trims whitespace."
+);
+native_processor!(
+    MemoryPreloader,
+    CorePreloader,
+    "Recalls memories relevant to the latest user input."
+);
+native_processor!(
+    ArtifactAttacher,
+    CoreAttacher,
+    "Replaces large tool results with artifact handles."
+);
+
+#[wasm_bindgen]
+impl HistorySelector {
+    /// Options: `keepFirst` (default 2), `keepLast` (default 5; `Infinity`
+    /// keeps every recent turn that fits).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "HistorySelectorOptions")] options: JsValue,
+    ) -> std::result::Result<HistorySelector, JsValue> {
+        let first = limit(
+            &option(&options, "keepFirst", "options").map_err(to_js_error)?,
+            "options.keepFirst",
+            2,
+        )
+        .map_err(to_js_error)?;
+        let last = limit(
+            &option(&options, "keepLast", "options").map_err(to_js_error)?,
+            "options.keepLast",
+            5,
+        )
+        .map_err(to_js_error)?;
+        Ok(HistorySelector::wrap(CoreSelector::new(first, last)))
+    }
+
+    /// How many leading turns are kept.
+    #[wasm_bindgen(getter, js_name = keepFirst)]
+    pub fn keep_first(&self) -> f64 {
+        as_js_limit(self.inner.keep_first())
+    }
+
+    /// How many trailing turns are kept (`Infinity`: all that fit).
+    #[wasm_bindgen(getter, js_name = keepLast)]
+    pub fn keep_last(&self) -> f64 {
+        as_js_limit(self.inner.keep_last())
+    }
+}
+
+fn as_js_limit(n: usize) -> f64 {
+    if n == usize::MAX {
+        f64::INFINITY
+    } else {
+        n as f64
+    }
+}
+
+#[wasm_bindgen]
+impl Compactor {
+    /// A compactor.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Compactor {
+        Compactor::wrap(CoreCompactor::new())
+    }
+}
+
+impl Default for Compactor {
+    fn default() -> Self {
+        Compactor::new()
+    }
+}
+
+#[wasm_bindgen]
+impl MemoryPreloader {
+    /// `memory` is an `InMemoryBackend`, an object with `recall(query,
+    /// limit)`, or a function `(query, limit) => entries` (sync or async).
+    /// Options: `topK` (default 5).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(
+            unchecked_param_type = "InMemoryBackend | MemoryStoreLike | MemoryRecallFunction"
+        )]
+        memory: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "MemoryPreloaderOptions")] options: JsValue,
+    ) -> std::result::Result<MemoryPreloader, JsValue> {
+        let top_k = limit(
+            &option(&options, "topK", "options").map_err(to_js_error)?,
+            "options.topK",
+            5,
+        )
+        .map_err(to_js_error)?;
+        let store: Rc<dyn MemoryStore> = match registry::memory(&memory) {
+            Some(native) => native,
+            None => Rc::new(JsMemoryStore::from_js(&memory).map_err(to_js_error)?),
+        };
+        Ok(MemoryPreloader::wrap(CorePreloader::new(store, top_k)))
+    }
+
+    /// How many memories are recalled at most.
+    #[wasm_bindgen(getter, js_name = topK)]
+    pub fn top_k(&self) -> f64 {
+        as_js_limit(self.inner.top_k())
+    }
+}
+
+#[wasm_bindgen]
+impl ArtifactAttacher {
+    /// Externalises tool results of at least `thresholdBytes` (default 1024)
+    /// to `store`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "MemoryArtifactStore")] store: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ArtifactAttacherOptions")] options: JsValue,
+    ) -> std::result::Result<ArtifactAttacher, JsValue> {
+        let threshold = limit(
+            &option(&options, "thresholdBytes", "options").map_err(to_js_error)?,
+            "options.thresholdBytes",
+            1024,
+        )
+        .map_err(to_js_error)?;
+        let store: Rc<dyn ArtifactStore> = registry::artifact_store(&store).ok_or_else(|| {
+            to_js_error(Error::new(
+                ErrorCode::InvalidArgument,
+                "store must be a MemoryArtifactStore",
+            ))
+        })?;
+        Ok(ArtifactAttacher::wrap(CoreAttacher::new(store, threshold)))
+    }
+
+    /// The size in bytes from which results are externalised.
+    #[wasm_bindgen(getter, js_name = thresholdBytes)]
+    pub fn threshold_bytes(&self) -> f64 {
+        as_js_limit(self.inner.threshold_bytes())
+    }
+}
+
+/// A processor in a compiler's pipeline, as given from JS.
+#[derive(Clone)]
+pub(crate) enum ProcessorEntry {
+    Native(Rc<dyn Processor>),
+    Js {
+        name: String,
+        this: JsValue,
+        process: Function,
+    },
+}
+
+impl ProcessorEntry {
+    /// Reads a native processor, an object with `process(session, ctx,
+    /// budget)` (and optionally `name`), or a function.
+    pub(crate) fn from_js(value: &JsValue, what: &str) -> Result<ProcessorEntry> {
+        if let Some(native) = registry::processor(value) {
+            return Ok(ProcessorEntry::Native(native));
+        }
+        let name_of = |v: &JsValue| {
+            Reflect::get(v, &"name".into())
+                .ok()
+                .and_then(|n| n.as_string())
+                .filter(|n| !n.is_empty())
+        };
+        if let Some(f) = value.dyn_ref::<Function>() {
+            return Ok(ProcessorEntry::Js {
+                name: name_of(value).unwrap_or_else(|| "anonymous".into()),
+                this: JsValue::UNDEFINED,
+                process: f.clone(),
+            });
+        }
+        if value.is_object() {
+            if let Ok(f) = Reflect::get(value, &"process".into())
+                .unwrap_or(JsValue::UNDEFINED)
+                .dyn_into::<Function>()
+            {
+                return Ok(ProcessorEntry::Js {
+                    name: name_of(value).unwrap_or_else(|| "custom".into()),
+                    this: value.clone(),
+                    process: f,
+                });
+            }
+        }
+        Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!("{what} must be a built-in processor, an object with process(session, ctx, budget), or a function"),
+        ))
+    }
+
+    /// The core processor for one compile of `session`.
+    pub(crate) fn bind(&self, session: &Rc<RefCell<Session>>) -> Rc<dyn Processor> {
+        match self {
+            ProcessorEntry::Native(p) => p.clone(),
+            ProcessorEntry::Js {
+                name,
+                this,
+                process,
+            } => Rc::new(JsProcessor {
+                name: name.clone(),
+                this: this.clone(),
+                process: process.clone(),
+                session: session.clone(),
+            }),
+        }
+    }
+
+    /// The processor's name.
+    pub(crate) fn name(&self) -> String {
+        match self {
+            ProcessorEntry::Native(p) => p.name().to_string(),
+            ProcessorEntry::Js { name, .. } => name.clone(),
+        }
+    }
+}
+
+/// A processor written in JS, bound to the session being compiled. It gets
+/// `(session, ctx, budget)` with `ctx` a plain object, and returns (or
+/// resolves to) a plain object or a `WorkingContext`.
+struct JsProcessor {
+    name: String,
+    this: JsValue,
+    process: Function,
+    session: Rc<RefCell<Session>>,
+}
+
+#[async_trait(?Send)]
+impl Processor for JsProcessor {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    async fn process(
+        &self,
+        _: &Session,
+        ctx: WorkingContext,
+        budget: u64,
+        _: &mut SessionWrites,
+    ) -> Result<WorkingContext> {
+        let session: JsValue = JsSession {
+            inner: self.session.clone(),
+        }
+        .into();
+        let args = [session, to_js(&ctx)?, JsValue::from_f64(budget as f64)];
+        let out = call_and_await(
+            &self.process,
+            &self.this,
+            &args,
+            ErrorCode::ProcessorFailed,
+            "process",
+        )
+        .await?;
+        if out.is_undefined() || out.is_null() {
+            return Err(Error::new(
+                ErrorCode::ProcessorFailed,
+                "process must return a context",
+            ));
+        }
+        from_js(&out, "returned context")
+            .map_err(|e| Error::new(ErrorCode::ProcessorFailed, e.message()))
+    }
+}

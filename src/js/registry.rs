@@ -1,0 +1,80 @@
+//! Finds the Rust object behind a JS instance of one of our classes.
+//!
+//! wasm-bindgen cannot borrow an exported struct out of a `JsValue` held in
+//! an array or options object, so each native processor and store registers a
+//! weak reference under a numeric id, exposed to JS as the hidden getter
+//! `__nativeId`. The JS object keeps the strong reference; dropping it (via
+//! `free()` or garbage collection) unregisters it.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::{Rc, Weak};
+
+use js_sys::Reflect;
+use wasm_bindgen::JsValue;
+
+use crate::artifacts::ArtifactStore;
+use crate::compiler::Processor;
+use crate::memory::MemoryStore;
+
+/// A registered native object.
+#[derive(Clone)]
+pub(crate) enum Native {
+    Processor(Weak<dyn Processor>),
+    ArtifactStore(Weak<dyn ArtifactStore>),
+    Memory(Weak<dyn MemoryStore>),
+}
+
+thread_local! {
+    static NEXT: Cell<u32> = const { Cell::new(1) };
+    static OBJECTS: RefCell<HashMap<u32, Native>> = RefCell::new(HashMap::new());
+}
+
+/// Registers `native` and returns its id.
+pub(crate) fn register(native: Native) -> u32 {
+    let id = NEXT.with(|n| {
+        let id = n.get();
+        n.set(id.wrapping_add(1).max(1));
+        id
+    });
+    OBJECTS.with(|o| o.borrow_mut().insert(id, native));
+    id
+}
+
+/// Removes `id` (called when the JS object is dropped).
+pub(crate) fn unregister(id: u32) {
+    OBJECTS.with(|o| o.borrow_mut().remove(&id));
+}
+
+/// The native object behind `value`, if it is a live instance of our classes.
+pub(crate) fn lookup(value: &JsValue) -> Option<Native> {
+    if !value.is_object() {
+        return None;
+    }
+    let id = Reflect::get(value, &"__nativeId".into()).ok()?.as_f64()?;
+    OBJECTS.with(|o| o.borrow().get(&(id as u32)).cloned())
+}
+
+/// The live processor behind `value`.
+pub(crate) fn processor(value: &JsValue) -> Option<Rc<dyn Processor>> {
+    match lookup(value)? {
+        Native::Processor(w) => w.upgrade(),
+        _ => None,
+    }
+}
+
+/// The live artifact store behind `value`.
+pub(crate) fn artifact_store(value: &JsValue) -> Option<Rc<dyn ArtifactStore>> {
+    match lookup(value)? {
+        Native::ArtifactStore(w) => w.upgrade(),
+        _ => None,
+    }
+}
+
+/// The live memory store behind `value`.
+pub(crate) fn memory(value: &JsValue) -> Option<Rc<dyn MemoryStore>> {
+    match lookup(value)? {
+        Native::Memory(w) => w.upgrade(),
+        _ => None,
+    }
+}

@@ -1,0 +1,265 @@
+//! `Session` and `EventLog` for JS.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::Array;
+use wasm_bindgen::prelude::*;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::js::convert::{count, js_to_json, option, string, to_js};
+use crate::js::env::{seed, JsClock};
+use crate::js::error::to_js_error;
+use crate::session::{EventLog as CoreLog, Session as CoreSession, SessionEvent};
+use crate::tokens::{DefaultTokenCounter, TokenCounter, WordsTokenCounter};
+
+/// The counter named by `options.tokenCounter` (`"default"` or `"words"`).
+pub(crate) fn counter_option(options: &JsValue, what: &str) -> Result<Rc<dyn TokenCounter>> {
+    let v = option(options, "tokenCounter", what)?;
+    match v.as_string().as_deref() {
+        None if v.is_undefined() || v.is_null() => Ok(Rc::new(DefaultTokenCounter)),
+        Some("default") => Ok(Rc::new(DefaultTokenCounter)),
+        Some("words") => Ok(Rc::new(WordsTokenCounter)),
+        _ => Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!("{what}.tokenCounter must be \"default\" or \"words\""),
+        )),
+    }
+}
+
+fn busy() -> JsValue {
+    to_js_error(Error::new(
+        ErrorCode::SessionBusy,
+        "the session is in use by a running compile; record after it resolves",
+    ))
+}
+
+fn record_args(
+    kind: &JsValue,
+    data: &JsValue,
+    options: &JsValue,
+) -> Result<(String, serde_json::Value, Option<u64>)> {
+    let kind = string(kind, "kind")?;
+    let data = js_to_json(data, "data")?;
+    let estimate = count(
+        &option(options, "tokenEstimate", "options")?,
+        "tokenEstimate",
+        ErrorCode::InvalidTokenCount,
+    )?;
+    Ok((kind, data, estimate))
+}
+
+fn events_to_js(events: &[SessionEvent]) -> Result<JsValue> {
+    to_js(events)
+}
+
+/// The seed's Session: an id and an append-only event log.
+#[wasm_bindgen(js_name = Session)]
+pub struct JsSession {
+    pub(crate) inner: Rc<RefCell<CoreSession>>,
+}
+
+#[wasm_bindgen(js_class = Session)]
+impl JsSession {
+    /// Creates a session. Options: `sessionId` (random when absent) and
+    /// `tokenCounter` (`"default"` or the seed's `"words"`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "SessionOptions")] options: JsValue,
+    ) -> std::result::Result<JsSession, JsValue> {
+        let id = option(&options, "sessionId", "options").map_err(to_js_error)?;
+        let id = if id.is_undefined() || id.is_null() {
+            None
+        } else {
+            Some(string(&id, "options.sessionId").map_err(to_js_error)?).filter(|s| !s.is_empty())
+        };
+        let counter = counter_option(&options, "options").map_err(to_js_error)?;
+        Ok(JsSession {
+            inner: Rc::new(RefCell::new(CoreSession::with_env(
+                id,
+                Rc::new(JsClock),
+                counter,
+                seed(),
+            ))),
+        })
+    }
+
+    /// The session id.
+    #[wasm_bindgen(getter, js_name = sessionId)]
+    pub fn session_id(&self) -> std::result::Result<String, JsValue> {
+        Ok(self
+            .inner
+            .try_borrow()
+            .map_err(|_| busy())?
+            .session_id()
+            .to_string())
+    }
+
+    /// Records an event and returns it. `data` must be JSON-compatible.
+    #[wasm_bindgen(unchecked_return_type = "SessionEvent")]
+    pub fn record(
+        &self,
+        kind: JsValue,
+        data: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "RecordOptions")] options: JsValue,
+    ) -> std::result::Result<JsValue, JsValue> {
+        let (kind, data, estimate) = record_args(&kind, &data, &options).map_err(to_js_error)?;
+        let mut session = self.inner.try_borrow_mut().map_err(|_| busy())?;
+        let event = session.record(&kind, data, estimate).map_err(to_js_error)?;
+        to_js(event).map_err(to_js_error)
+    }
+
+    /// The session's event log (a live view).
+    #[wasm_bindgen(getter, js_name = eventLog)]
+    pub fn event_log(&self) -> EventLog {
+        EventLog {
+            owner: Owner::Session(self.inner.clone()),
+        }
+    }
+
+    /// The seed's evidence pack: one entry per event.
+    #[wasm_bindgen(js_name = toEvidencePack, unchecked_return_type = "EvidencePack")]
+    pub fn to_evidence_pack(&self) -> std::result::Result<JsValue, JsValue> {
+        let session = self.inner.try_borrow().map_err(|_| busy())?;
+        to_js(&session.to_evidence_pack()).map_err(to_js_error)
+    }
+
+    /// Exports the whole session as a JSON string.
+    #[wasm_bindgen(js_name = exportJson)]
+    pub fn export_json(&self) -> std::result::Result<String, JsValue> {
+        Ok(self.inner.try_borrow().map_err(|_| busy())?.export_json())
+    }
+
+    /// Imports a session exported by `exportJson`; a malformed document throws
+    /// `INVALID_SESSION_IMPORT` naming the offending field.
+    #[wasm_bindgen(js_name = importJson)]
+    pub fn import_json(
+        json: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ImportOptions")] options: JsValue,
+    ) -> std::result::Result<JsSession, JsValue> {
+        let json = string(&json, "json").map_err(to_js_error)?;
+        let counter = counter_option(&options, "options").map_err(to_js_error)?;
+        let session = CoreSession::import_json(&json, Rc::new(JsClock), counter, seed())
+            .map_err(to_js_error)?;
+        Ok(JsSession {
+            inner: Rc::new(RefCell::new(session)),
+        })
+    }
+}
+
+enum Owner {
+    Own(Rc<RefCell<CoreLog>>),
+    Session(Rc<RefCell<CoreSession>>),
+}
+
+/// The seed's EventLog: standalone, or a live view of a session's log.
+#[wasm_bindgen]
+pub struct EventLog {
+    owner: Owner,
+}
+
+impl EventLog {
+    fn read<T>(&self, f: impl FnOnce(&CoreLog) -> Result<T>) -> std::result::Result<T, JsValue> {
+        let out = match &self.owner {
+            Owner::Own(log) => f(&*log.try_borrow().map_err(|_| busy())?),
+            Owner::Session(s) => f(s.try_borrow().map_err(|_| busy())?.event_log()),
+        };
+        out.map_err(to_js_error)
+    }
+}
+
+#[wasm_bindgen]
+impl EventLog {
+    /// Creates an empty standalone log. Options: `tokenCounter`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "EventLogOptions")] options: JsValue,
+    ) -> std::result::Result<EventLog, JsValue> {
+        let counter = counter_option(&options, "options").map_err(to_js_error)?;
+        Ok(EventLog {
+            owner: Owner::Own(Rc::new(RefCell::new(CoreLog::with_env(
+                Rc::new(JsClock),
+                counter,
+                seed(),
+            )))),
+        })
+    }
+
+    /// Appends an event and returns it.
+    #[wasm_bindgen(unchecked_return_type = "SessionEvent")]
+    pub fn append(
+        &self,
+        kind: JsValue,
+        data: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "RecordOptions")] options: JsValue,
+    ) -> std::result::Result<JsValue, JsValue> {
+        let (kind, data, estimate) = record_args(&kind, &data, &options).map_err(to_js_error)?;
+        let event = match &self.owner {
+            Owner::Own(log) => to_js(
+                log.try_borrow_mut()
+                    .map_err(|_| busy())?
+                    .append(&kind, data, estimate)
+                    .map_err(to_js_error)?,
+            ),
+            Owner::Session(s) => to_js(
+                s.try_borrow_mut()
+                    .map_err(|_| busy())?
+                    .record(&kind, data, estimate)
+                    .map_err(to_js_error)?,
+            ),
+        };
+        event.map_err(to_js_error)
+    }
+
+    /// Every event, oldest first (a copy).
+    #[wasm_bindgen(getter, unchecked_return_type = "SessionEvent[]")]
+    pub fn events(&self) -> std::result::Result<JsValue, JsValue> {
+        self.read(|log| events_to_js(log.events()))
+    }
+
+    /// The number of events.
+    #[wasm_bindgen(getter)]
+    pub fn length(&self) -> std::result::Result<usize, JsValue> {
+        self.read(|log| Ok(log.len()))
+    }
+
+    /// The events whose kind is one of `kinds`.
+    #[wasm_bindgen(unchecked_return_type = "SessionEvent[]")]
+    pub fn filter(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string[]")] kinds: JsValue,
+    ) -> std::result::Result<JsValue, JsValue> {
+        let kinds: Vec<String> = if Array::is_array(&kinds) {
+            Array::from(&kinds)
+                .iter()
+                .map(|k| string(&k, "kinds[]"))
+                .collect::<Result<_>>()
+                .map_err(to_js_error)?
+        } else {
+            return Err(to_js_error(Error::new(
+                ErrorCode::InvalidArgument,
+                "kinds must be an array of strings",
+            )));
+        };
+        let refs: Vec<&str> = kinds.iter().map(String::as_str).collect();
+        self.read(|log| to_js(&log.filter(&refs)))
+    }
+
+    /// The sum of every event's token estimate.
+    #[wasm_bindgen(js_name = totalTokens)]
+    pub fn total_tokens(&self) -> std::result::Result<f64, JsValue> {
+        self.read(|log| Ok(log.total_tokens() as f64))
+    }
+
+    /// The events at or after `timestamp` (milliseconds since the epoch).
+    #[wasm_bindgen(unchecked_return_type = "SessionEvent[]")]
+    pub fn since(&self, timestamp: f64) -> std::result::Result<JsValue, JsValue> {
+        if timestamp.is_nan() {
+            return Err(to_js_error(Error::new(
+                ErrorCode::InvalidArgument,
+                "timestamp must be a number",
+            )));
+        }
+        self.read(|log| events_to_js(log.since(timestamp)))
+    }
+}

@@ -1,0 +1,113 @@
+//! TypeScript declarations for the plain objects the classes take and return.
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = r#"
+/** Any JSON value. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** Stable error codes carried by `error.code`. */
+export type ErrorCode =
+  | "INVALID_BUDGET" | "INVALID_TOKEN_COUNT" | "INVALID_ARGUMENT" | "NOT_SERIALIZABLE"
+  | "INVALID_SESSION_IMPORT" | "ARTIFACT_INTEGRITY" | "STORE_FAILED" | "MEMORY_FAILED"
+  | "PROCESSOR_FAILED" | "BUDGET_TOO_SMALL" | "SESSION_BUSY" | "NOT_INITIALIZED";
+
+/** Every error this library throws or rejects with. */
+export interface ContextCompilerError extends Error {
+  name: "ContextCompilerError";
+  code: ErrorCode;
+}
+
+/** Which built-in token counter to use: calibrated on o200k_base, or the seed's words × 1.3. */
+export type TokenCounterName = "default" | "words";
+
+export interface SessionOptions { sessionId?: string; tokenCounter?: TokenCounterName }
+export interface EventLogOptions { tokenCounter?: TokenCounterName }
+export interface ImportOptions { tokenCounter?: TokenCounterName }
+/** `tokenEstimate`: a non-negative integer; computed from the content when absent. */
+export interface RecordOptions { tokenEstimate?: number }
+
+/** Event kinds the compiler understands; any other non-empty string is allowed too. */
+export type SessionEventKind =
+  | "user_input" | "assistant_output" | "phase_result" | "memory_hit" | "tool_call"
+  | "tool_success" | "tool_error" | "tool_timeout" | "artifact_stored" | "guard_decision"
+  | (string & {});
+
+export interface SessionEvent {
+  /** Time-sortable: `{ms:012x}-{sequence:06x}{random:06x}`. */
+  eventId: string;
+  /** Milliseconds since the epoch; never decreases along a log. */
+  timestamp: number;
+  kind: SessionEventKind;
+  data: Json;
+  tokenEstimate: number;
+}
+
+export interface EvidenceEntry { timestamp: number; phase: string; kind: string; data: Json }
+export interface EvidencePack { sessionId: string; entries: EvidenceEntry[] }
+
+export interface HistoryMessage { role: string; content: string; eventId?: string }
+export interface MemoryHit { key: string; content: string; category?: string }
+export interface ArtifactRef { handle: string; summary: string; sizeBytes: number; source?: string; eventId?: string }
+export interface ToolResult { tool: string; result: string; eventId?: string }
+export interface DroppedItem {
+  section: "systemPrompt" | "history" | "memoryHits" | "artifactRefs" | "toolResults";
+  action: "dropped" | "truncated";
+  eventId?: string;
+  tokensRemoved: number;
+}
+export interface Message { role: string; content: string }
+
+export interface WorkingContextInit {
+  systemPrompt: string;
+  history?: HistoryMessage[];
+  memoryHits?: MemoryHit[];
+  artifactRefs?: ArtifactRef[];
+  toolResults?: ToolResult[];
+  tokenCount?: number;
+  budget?: number;
+}
+/** The plain-object form of a `WorkingContext`, as custom processors get it. */
+export interface WorkingContextData {
+  systemPrompt: string;
+  history: HistoryMessage[];
+  memoryHits: MemoryHit[];
+  artifactRefs: ArtifactRef[];
+  toolResults: ToolResult[];
+  tokenCount: number;
+  budget: number;
+  dropped: DroppedItem[];
+}
+
+export interface ArtifactHandle {
+  /** SHA-256 of the content, lower-case hex. */
+  artifactId: string;
+  summary: string;
+  sizeBytes: number;
+  mimeType: string;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  source: string;
+  sessionId?: string;
+}
+export interface StoreOptions { mimeType?: string; sessionId?: string }
+export interface StoredArtifact { handle: ArtifactHandle; sessions: string[]; content: Uint8Array }
+
+export interface MemoryEntry { key: string; content: string; category?: string }
+export interface MemoryStoreLike { recall(query: string, limit: number): MemoryEntry[] | Promise<MemoryEntry[]> }
+export type MemoryRecallFunction = (query: string, limit: number) => MemoryEntry[] | Promise<MemoryEntry[]>;
+
+export interface HistorySelectorOptions { keepFirst?: number; keepLast?: number }
+export interface MemoryPreloaderOptions { topK?: number }
+export interface ArtifactAttacherOptions { thresholdBytes?: number }
+
+/** A processor written in JS: gets a plain-object context, returns one (or a WorkingContext). */
+export type ProcessorFunction = (session: Session, ctx: WorkingContextData, budget: number) =>
+  WorkingContextInit | WorkingContext | Promise<WorkingContextInit | WorkingContext>;
+export interface CustomProcessor { name?: string; process: ProcessorFunction }
+export type Processor = HistorySelector | Compactor | MemoryPreloader | ArtifactAttacher | CustomProcessor | ProcessorFunction;
+
+export interface ContextCompilerOptions { processors?: Processor[] }
+export interface CompileOptions { systemPrompt?: string }
+"#;
