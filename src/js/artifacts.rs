@@ -4,6 +4,8 @@ use std::rc::Rc;
 
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
+
+use crate::js::types::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use crate::artifacts::{
@@ -28,7 +30,7 @@ impl Drop for MemoryArtifactStore {
     }
 }
 
-fn optional_string(options: &JsValue, key: &str) -> Result<Option<String>> {
+fn optional_string<T: AsRef<JsValue>>(options: &Option<T>, key: &str) -> Result<Option<String>> {
     let v = option(options, key, "options")?;
     if v.is_undefined() || v.is_null() {
         Ok(None)
@@ -67,8 +69,8 @@ impl MemoryArtifactStore {
         &self,
         #[wasm_bindgen(unchecked_param_type = "Uint8Array | ArrayBuffer | string")]
         content: JsValue,
-        source: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "StoreOptions")] options: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] source: JsValue,
+        options: Option<StoreOptionsArg>,
     ) -> js_sys::Promise {
         let args = (|| -> Result<_> {
             Ok((

@@ -2,6 +2,8 @@
 
 use js_sys::{Array, Reflect};
 use wasm_bindgen::prelude::*;
+
+use crate::js::types::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use crate::compiler::ContextCompiler as CoreCompiler;
@@ -24,7 +26,7 @@ impl ContextCompiler {
     /// Options: `processors`, built-in or custom, run in order.
     #[wasm_bindgen(constructor)]
     pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "ContextCompilerOptions")] options: JsValue,
+        options: Option<ContextCompilerOptionsArg>,
     ) -> std::result::Result<ContextCompiler, JsValue> {
         let list = option(&options, "processors", "options").map_err(to_js_error)?;
         let mut processors = Vec::new();
@@ -71,7 +73,7 @@ impl ContextCompiler {
         &self,
         session: &JsSession,
         #[wasm_bindgen(unchecked_param_type = "number | TokenBudget")] budget: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "CompileOptions")] options: JsValue,
+        options: Option<CompileOptionsArg>,
     ) -> js_sys::Promise {
         let prepared = (|| -> std::result::Result<(u64, String), JsValue> {
             let budget = if budget.is_object() {
@@ -96,6 +98,10 @@ impl ContextCompiler {
         let session = session.inner.clone();
         let compiler =
             CoreCompiler::new(self.processors.iter().map(|p| p.bind(&session)).collect());
+        // The shared borrow is held across the pipeline's awaits on purpose:
+        // every other access to a session goes through `try_borrow*`, so a
+        // `record` during the compile is a SESSION_BUSY error, never a panic.
+        #[allow(clippy::await_holding_refcell_ref)]
         future_to_promise(async move {
             let result: Result<_> = async {
                 let (ctx, writes) = {

@@ -140,10 +140,15 @@ pub(crate) fn from_js<T: DeserializeOwned>(value: &JsValue, what: &str) -> Resul
 
 /// Reads the property `key` of an options object (`undefined` when the
 /// options are absent). Non-objects are an `INVALID_ARGUMENT` error.
-pub(crate) fn option(options: &JsValue, key: &str, what: &str) -> Result<JsValue> {
-    if options.is_undefined() || options.is_null() {
-        return Ok(JsValue::UNDEFINED);
-    }
+pub(crate) fn option<T: AsRef<JsValue>>(
+    options: &Option<T>,
+    key: &str,
+    what: &str,
+) -> Result<JsValue> {
+    let options = match options.as_ref().map(AsRef::as_ref) {
+        Some(o) if !o.is_undefined() && !o.is_null() => o,
+        _ => return Ok(JsValue::UNDEFINED),
+    };
     if !options.is_object() {
         return Err(Error::new(
             ErrorCode::InvalidArgument,
@@ -193,7 +198,7 @@ pub(crate) fn describe(value: &JsValue) -> String {
         let short: String = s.chars().take(40).collect();
         return format!("\"{short}\"");
     }
-    String::from(value.js_typeof().as_string().unwrap_or_default())
+    value.js_typeof().as_string().unwrap_or_default()
 }
 
 /// A required string argument.

@@ -12,5 +12,5 @@ mod processors;
 mod promise;
 mod registry;
 mod session;
-mod types;
+pub(crate) mod types;
 mod working_context;

@@ -6,6 +6,8 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
+
+use crate::js::types::*;
 use wasm_bindgen::JsCast;
 
 use crate::artifacts::ArtifactStore;
@@ -92,7 +94,7 @@ impl HistorySelector {
     /// keeps every recent turn that fits).
     #[wasm_bindgen(constructor)]
     pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "HistorySelectorOptions")] options: JsValue,
+        options: Option<HistorySelectorOptionsArg>,
     ) -> std::result::Result<HistorySelector, JsValue> {
         let first = limit(
             &option(&options, "keepFirst", "options").map_err(to_js_error)?,
@@ -156,7 +158,7 @@ impl MemoryPreloader {
             unchecked_param_type = "InMemoryBackend | MemoryStoreLike | MemoryRecallFunction"
         )]
         memory: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "MemoryPreloaderOptions")] options: JsValue,
+        options: Option<MemoryPreloaderOptionsArg>,
     ) -> std::result::Result<MemoryPreloader, JsValue> {
         let top_k = limit(
             &option(&options, "topK", "options").map_err(to_js_error)?,
@@ -185,7 +187,7 @@ impl ArtifactAttacher {
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "MemoryArtifactStore")] store: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "ArtifactAttacherOptions")] options: JsValue,
+        options: Option<ArtifactAttacherOptionsArg>,
     ) -> std::result::Result<ArtifactAttacher, JsValue> {
         let threshold = limit(
             &option(&options, "thresholdBytes", "options").map_err(to_js_error)?,

@@ -6,6 +6,8 @@ use std::rc::Rc;
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
+use crate::js::types::*;
+
 use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{count, js_to_json, option, string, to_js};
 use crate::js::env::{seed, JsClock};
@@ -14,7 +16,10 @@ use crate::session::{EventLog as CoreLog, Session as CoreSession, SessionEvent};
 use crate::tokens::{DefaultTokenCounter, TokenCounter, WordsTokenCounter};
 
 /// The counter named by `options.tokenCounter` (`"default"` or `"words"`).
-pub(crate) fn counter_option(options: &JsValue, what: &str) -> Result<Rc<dyn TokenCounter>> {
+pub(crate) fn counter_option<T: AsRef<JsValue>>(
+    options: &Option<T>,
+    what: &str,
+) -> Result<Rc<dyn TokenCounter>> {
     let v = option(options, "tokenCounter", what)?;
     match v.as_string().as_deref() {
         None if v.is_undefined() || v.is_null() => Ok(Rc::new(DefaultTokenCounter)),
@@ -34,10 +39,10 @@ fn busy() -> JsValue {
     ))
 }
 
-fn record_args(
+fn record_args<T: AsRef<JsValue>>(
     kind: &JsValue,
     data: &JsValue,
-    options: &JsValue,
+    options: &Option<T>,
 ) -> Result<(String, serde_json::Value, Option<u64>)> {
     let kind = string(kind, "kind")?;
     let data = js_to_json(data, "data")?;
@@ -64,9 +69,7 @@ impl JsSession {
     /// Creates a session. Options: `sessionId` (random when absent) and
     /// `tokenCounter` (`"default"` or the seed's `"words"`).
     #[wasm_bindgen(constructor)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "SessionOptions")] options: JsValue,
-    ) -> std::result::Result<JsSession, JsValue> {
+    pub fn new(options: Option<SessionOptionsArg>) -> std::result::Result<JsSession, JsValue> {
         let id = option(&options, "sessionId", "options").map_err(to_js_error)?;
         let id = if id.is_undefined() || id.is_null() {
             None
@@ -99,9 +102,9 @@ impl JsSession {
     #[wasm_bindgen(unchecked_return_type = "SessionEvent")]
     pub fn record(
         &self,
-        kind: JsValue,
-        data: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "RecordOptions")] options: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "SessionEventKind")] kind: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Json")] data: JsValue,
+        options: Option<RecordOptionsArg>,
     ) -> std::result::Result<JsValue, JsValue> {
         let (kind, data, estimate) = record_args(&kind, &data, &options).map_err(to_js_error)?;
         let mut session = self.inner.try_borrow_mut().map_err(|_| busy())?;
@@ -134,8 +137,8 @@ impl JsSession {
     /// `INVALID_SESSION_IMPORT` naming the offending field.
     #[wasm_bindgen(js_name = importJson)]
     pub fn import_json(
-        json: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "ImportOptions")] options: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] json: JsValue,
+        options: Option<ImportOptionsArg>,
     ) -> std::result::Result<JsSession, JsValue> {
         let json = string(&json, "json").map_err(to_js_error)?;
         let counter = counter_option(&options, "options").map_err(to_js_error)?;
@@ -172,9 +175,7 @@ impl EventLog {
 impl EventLog {
     /// Creates an empty standalone log. Options: `tokenCounter`.
     #[wasm_bindgen(constructor)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "EventLogOptions")] options: JsValue,
-    ) -> std::result::Result<EventLog, JsValue> {
+    pub fn new(options: Option<EventLogOptionsArg>) -> std::result::Result<EventLog, JsValue> {
         let counter = counter_option(&options, "options").map_err(to_js_error)?;
         Ok(EventLog {
             owner: Owner::Own(Rc::new(RefCell::new(CoreLog::with_env(
@@ -189,9 +190,9 @@ impl EventLog {
     #[wasm_bindgen(unchecked_return_type = "SessionEvent")]
     pub fn append(
         &self,
-        kind: JsValue,
-        data: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "RecordOptions")] options: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "SessionEventKind")] kind: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Json")] data: JsValue,
+        options: Option<RecordOptionsArg>,
     ) -> std::result::Result<JsValue, JsValue> {
         let (kind, data, estimate) = record_args(&kind, &data, &options).map_err(to_js_error)?;
         let event = match &self.owner {

@@ -111,3 +111,37 @@ export type Processor = HistorySelector | Compactor | MemoryPreloader | Artifact
 export interface ContextCompilerOptions { processors?: Processor[] }
 export interface CompileOptions { systemPrompt?: string }
 "#;
+
+#[wasm_bindgen]
+extern "C" {
+    /// The `ArtifactAttacherOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "ArtifactAttacherOptions")]
+    pub type ArtifactAttacherOptionsArg;
+    /// The `CompileOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "CompileOptions")]
+    pub type CompileOptionsArg;
+    /// The `ContextCompilerOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "ContextCompilerOptions")]
+    pub type ContextCompilerOptionsArg;
+    /// The `EventLogOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "EventLogOptions")]
+    pub type EventLogOptionsArg;
+    /// The `HistorySelectorOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "HistorySelectorOptions")]
+    pub type HistorySelectorOptionsArg;
+    /// The `ImportOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "ImportOptions")]
+    pub type ImportOptionsArg;
+    /// The `MemoryPreloaderOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "MemoryPreloaderOptions")]
+    pub type MemoryPreloaderOptionsArg;
+    /// The `RecordOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "RecordOptions")]
+    pub type RecordOptionsArg;
+    /// The `SessionOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "SessionOptions")]
+    pub type SessionOptionsArg;
+    /// The `StoreOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "StoreOptions")]
+    pub type StoreOptionsArg;
+}

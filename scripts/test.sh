@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs every test: formatting, lints, the native core's tests, the wasm build,
+# the TypeScript check of the generated types, and the JS tests against the
+# built package.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh
+cargo fmt --check
+cargo clippy --all-targets -- -D warnings
+cargo clippy --target wasm32-unknown-unknown --features js -- -D warnings
+cargo test
+bash scripts/build.sh
+npx tsc -p tests/ts/tsconfig.json
+node --test tests/js/

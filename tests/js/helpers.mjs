@@ -1,0 +1,17 @@
+import assert from "node:assert/strict";
+
+/** Asserts that `fn` throws (or rejects with) a ContextCompilerError with `code`. */
+export async function rejectsWithCode(fn, code, messagePart) {
+  let caught;
+  try {
+    await fn();
+  } catch (e) {
+    caught = e;
+  }
+  assert.ok(caught, `expected an error with code ${code}`);
+  assert.ok(caught instanceof Error, `expected an Error, got ${typeof caught}`);
+  assert.equal(caught.name, "ContextCompilerError");
+  assert.equal(caught.code, code, caught.message);
+  if (messagePart) assert.match(caught.message, messagePart instanceof RegExp ? messagePart : new RegExp(messagePart.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
+  return caught;
+}

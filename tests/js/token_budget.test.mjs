@@ -1,0 +1,46 @@
+// The seed's test_token_budget, ported, plus counter bounds in JS.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { TokenBudget, countTokens, estimateTokens } from "agent-context-compiler";
+import { rejectsWithCode } from "./helpers.mjs";
+
+test("budget tracking", () => {
+  const b = new TokenBudget(100);
+  assert.equal(b.remaining(), 100);
+  assert.ok(b.isWithinBudget());
+  b.consume(60);
+  assert.equal(b.remaining(), 40);
+  b.consume(50);
+  assert.equal(b.remaining(), -10);
+  assert.ok(!b.isWithinBudget());
+  assert.equal(b.overflow(), 10);
+  assert.equal(b.maxTokens, 100);
+  assert.equal(b.consumed, 110);
+});
+
+test("budget requires a positive integer max", async () => {
+  for (const bad of [0, -1, NaN, 1.5, Infinity, "100", undefined]) {
+    await rejectsWithCode(() => new TokenBudget(bad), "INVALID_BUDGET", "max_tokens must be positive");
+  }
+  const b = new TokenBudget(10);
+  for (const bad of [NaN, -3, 0.5]) await rejectsWithCode(() => b.consume(bad), "INVALID_TOKEN_COUNT");
+  assert.equal(b.consumed, 0);
+});
+
+test("estimate tokens (the seed's words × 1.3)", () => {
+  assert.equal(estimateTokens("hello world"), 3);
+  assert.equal(estimateTokens(""), 0);
+  assert.ok(estimateTokens("a ".repeat(100)) > 100);
+});
+
+test("countTokens matches the Rust counter's documented bounds on the o200k fixture", () => {
+  const { samples } = JSON.parse(readFileSync(new URL("../fixtures/token_counts.json", import.meta.url), "utf8"));
+  const bounds = { prose: 0.2, code: 0.35, json: 0.15, logs: 0.25, cjk: 0.3 };
+  for (const s of samples) {
+    const err = (countTokens(s.text) - s.o200k) / s.o200k;
+    assert.ok(Math.abs(err) <= bounds[s.category], `${s.category}: ${err}`);
+  }
+  const json = JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ id: i, name: "item" })));
+  assert.ok(estimateTokens(json) <= 2 && countTokens(json) > 1000);
+});

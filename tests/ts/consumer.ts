@@ -1,0 +1,49 @@
+// A small consumer type-checked with `tsc --noEmit`: the generated types must
+// describe the API precisely (no `any` on public methods) for both entries.
+import {
+  ArtifactAttacher, Compactor, ContextCompiler, HistorySelector, InMemoryBackend,
+  MemoryArtifactStore, MemoryPreloader, Session, TokenBudget, WorkingContext, countTokens,
+  type ArtifactHandle, type ContextCompilerError, type Message, type SessionEvent,
+  type WorkingContextData,
+} from "agent-context-compiler";
+import * as web from "agent-context-compiler/web";
+
+export async function run(): Promise<number> {
+  const session = new Session({ sessionId: "ts" });
+  const event: SessionEvent = session.record("user_input", { text: "hi" }, { tokenEstimate: 3 });
+  const id: string = event.eventId;
+  const store = new MemoryArtifactStore();
+  const handle: ArtifactHandle = await store.store(new Uint8Array([1, 2]), "tool:x", { mimeType: "application/octet-stream" });
+  const bytes: Uint8Array | null = await store.retrieve(handle.artifactId);
+  const memory = new InMemoryBackend();
+  memory.store("k", "v", "core");
+  const compiler = new ContextCompiler({
+    processors: [
+      new HistorySelector({ keepFirst: 1, keepLast: Infinity }),
+      new Compactor(),
+      new MemoryPreloader(memory, { topK: 3 }),
+      new MemoryPreloader(async (query: string) => [{ key: query, content: "x" }]),
+      new ArtifactAttacher(store, { thresholdBytes: 2048 }),
+      { name: "noop", process: (_s: Session, ctx: WorkingContextData) => ctx },
+      async (_s, ctx, budget: number) => ({ ...ctx, budget }),
+    ],
+  });
+  const ctx: WorkingContext = await compiler.compile(session, new TokenBudget(1000), { systemPrompt: "sys" });
+  const messages: Message[] = ctx.toMessages();
+  try {
+    new TokenBudget(0);
+  } catch (e) {
+    const err = e as ContextCompilerError;
+    const code: "INVALID_BUDGET" | string = err.code;
+    void code;
+  }
+  // @ts-expect-error tokenEstimate is a number
+  session.record("user_input", "x", { tokenEstimate: "3" });
+  // @ts-expect-error data must be JSON
+  session.record("user_input", () => 1);
+  // @ts-expect-error unknown option
+  new HistorySelector({ keepFrist: 1 });
+  await web.init();
+  web.initSync(new Uint8Array());
+  return messages.length + countTokens(id) + (bytes?.length ?? 0) + ctx.tokenCount;
+}
