@@ -42,3 +42,8 @@ pub use tokens::{estimate_tokens, DefaultTokenCounter, TokenCounter, WordsTokenC
 pub use working_context::{
     ArtifactRef, DroppedItem, HistoryMessage, MemoryHit, Message, ToolResult, WorkingContext,
 };
+
+/// The README's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
