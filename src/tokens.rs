@@ -92,17 +92,8 @@ enum Class {
     Other,
 }
 
+/// The class of a non-ASCII character (ASCII goes through [`ASCII_CLASS`]).
 fn classify(c: char) -> Class {
-    if c.is_ascii() {
-        return match c {
-            'a'..='z' | 'A'..='Z' => Class::Letter,
-            '0'..='9' => Class::Digit,
-            ' ' => Class::Space,
-            '\n' | '\r' | '\t' => Class::LineBreak,
-            _ if c.is_ascii_control() => Class::Other,
-            _ => Class::Punct,
-        };
-    }
     match c as u32 {
         0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF => {
             Class::Cjk
@@ -114,37 +105,80 @@ fn classify(c: char) -> Class {
     }
 }
 
-/// Tokens of `text` in thousandths of a token.
+/// The class of every ASCII byte.
+const ASCII_CLASS: [Class; 128] = {
+    let mut table = [Class::Punct; 128];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = match b as u8 {
+            b'a'..=b'z' | b'A'..=b'Z' => Class::Letter,
+            b'0'..=b'9' => Class::Digit,
+            b' ' => Class::Space,
+            b'\n' | b'\r' | b'\t' => Class::LineBreak,
+            0..=31 | 127 => Class::Other,
+            _ => Class::Punct,
+        };
+        b += 1;
+    }
+    table
+};
+
+/// Tokens of `text` in thousandths of a token. ASCII is scanned byte by
+/// byte with a class table; only non-ASCII characters are decoded.
 fn count_milli(text: &str) -> u64 {
+    let bytes = text.as_bytes();
+    let n = bytes.len();
+    let ascii_class = |i: usize| -> Option<Class> {
+        bytes
+            .get(i)
+            .filter(|b| b.is_ascii())
+            .map(|&b| ASCII_CLASS[b as usize])
+    };
     let mut total = 0u64;
-    let mut chars = text.char_indices().peekable();
-    while let Some((start, c)) = chars.next() {
+    let mut i = 0;
+    while i < n {
+        let start = i;
+        if let Some(class) = ascii_class(i) {
+            let first = bytes[i];
+            let mut same_char = true;
+            i += 1;
+            while ascii_class(i) == Some(class) {
+                same_char &= bytes[i] == first;
+                i += 1;
+            }
+            let run = (i - start) as u64;
+            total += match class {
+                Class::Letter => word_cost(&bytes[start..i]),
+                Class::Digit => run.div_ceil(3) * WORD,
+                Class::Space if run > 1 => WORD,
+                Class::Space => 0,
+                Class::LineBreak => LINE_BREAK_RUN,
+                Class::Punct if run == 1 => SINGLE_PUNCT,
+                Class::Punct if run > 3 && same_char => PUNCT_RUN,
+                Class::Punct => PUNCT_RUN + (run - 1) * PUNCT_RUN_PER_CHAR,
+                _ => run * OTHER_CHAR,
+            };
+            continue;
+        }
+        // A run of non-ASCII characters of one class.
+        let mut chars = text[start..].chars();
+        let Some(c) = chars.next() else { break };
         let class = classify(c);
-        let mut end = start + c.len_utf8();
+        i += c.len_utf8();
         let mut run = 1u64;
-        let mut same_char = true;
-        while let Some(&(i, d)) = chars.peek() {
-            if classify(d) != class {
+        for d in chars {
+            if d.is_ascii() || classify(d) != class {
                 break;
             }
-            same_char &= d == c;
-            end = i + d.len_utf8();
+            i += d.len_utf8();
             run += 1;
-            chars.next();
         }
         total += match class {
-            Class::Letter => word_cost(&text.as_bytes()[start..end]),
-            Class::Digit => run.div_ceil(3) * WORD,
-            Class::Space if run > 1 => WORD,
-            Class::Space => 0,
-            Class::LineBreak => LINE_BREAK_RUN,
-            Class::Punct if run == 1 => SINGLE_PUNCT,
-            Class::Punct if run > 3 && same_char => PUNCT_RUN,
-            Class::Punct => PUNCT_RUN + (run - 1) * PUNCT_RUN_PER_CHAR,
             Class::Cjk => run * CJK_CHAR,
             Class::CjkPunct => run * CJK_PUNCT_CHAR,
             Class::OtherLetter => OTHER_LETTER_RUN + run * OTHER_LETTER_PER_CHAR,
-            Class::Other => run * OTHER_CHAR,
+            Class::LineBreak => LINE_BREAK_RUN,
+            _ => run * OTHER_CHAR,
         };
     }
     total

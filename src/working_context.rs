@@ -226,12 +226,16 @@ impl WorkingContext {
 
     /// The exact token count of [`WorkingContext::to_messages`] under `counter`:
     /// each message's content plus the counter's per-message overhead.
+    ///
+    /// A history message's cached count is used when present: it is the
+    /// counter's count of that very content (every change to the content
+    /// clears it), so the result is exact without re-reading the text.
     pub fn exact_token_count(&self, counter: &dyn TokenCounter) -> u64 {
         let overhead = counter.message_overhead();
         let system = counter.count(&self.system_content()) + overhead;
-        self.history
-            .iter()
-            .fold(system, |acc, h| acc + counter.count(&h.content) + overhead)
+        self.history.iter().fold(system, |acc, h| {
+            acc + h.tokens.unwrap_or_else(|| counter.count(&h.content)) + overhead
+        })
     }
 
     /// A fast estimate of the token count from cached per-item counts (items

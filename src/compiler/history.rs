@@ -70,8 +70,8 @@ impl Processor for HistorySelector {
             let event = &log.events()[i];
             match render(&event.kind, &event.data) {
                 Some(Rendered::Message { role, content }) => Some(HistoryMessage {
-                    role,
-                    content,
+                    role: role.into_owned(),
+                    content: content.into_owned(),
                     event_id: Some(event.event_id.clone()),
                     tokens: Some(log.rendered_tokens(i)),
                 }),
@@ -112,8 +112,8 @@ impl Processor for HistorySelector {
             }
             match render(&event.kind, &event.data) {
                 Some(Rendered::ToolOutcome { tool, result }) => ctx.tool_results.push(ToolResult {
-                    tool,
-                    result,
+                    tool: tool.into_owned(),
+                    result: result.into_owned(),
                     event_id: Some(event.event_id.clone()),
                     tokens: Some(log.rendered_tokens(i)),
                 }),

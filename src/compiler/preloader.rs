@@ -46,7 +46,9 @@ impl Processor for MemoryPreloader {
     ) -> Result<WorkingContext> {
         let log = session.event_log();
         let query = match log.last_user_input().and_then(|e| render(&e.kind, &e.data)) {
-            Some(Rendered::Message { content, .. }) if !content.trim().is_empty() => content,
+            Some(Rendered::Message { content, .. }) if !content.trim().is_empty() => {
+                content.into_owned()
+            }
             _ => return Ok(ctx),
         };
         let counter = log.counter();

@@ -6,7 +6,6 @@ use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use crate::js::types::*;
-use wasm_bindgen_futures::future_to_promise;
 
 use crate::artifacts::{
     ArtifactHandle, ArtifactStore, MemoryArtifactStore as CoreStore, StoreOptions, StoredArtifact,
@@ -15,6 +14,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{bytes, from_js, option, string, to_js};
 use crate::js::env::JsClock;
 use crate::js::error::to_js_error;
+use crate::js::promise::spawn;
 use crate::js::registry::{self, Native};
 
 /// Content-addressed artifacts held in memory, verified on every read.
@@ -87,13 +87,7 @@ impl MemoryArtifactStore {
             Err(e) => return reject(e),
         };
         let store = self.inner.clone();
-        future_to_promise(async move {
-            let handle = store
-                .store(&content, &source, opts)
-                .await
-                .map_err(to_js_error)?;
-            to_js(&handle).map_err(to_js_error)
-        })
+        spawn(async move { to_js(&store.store(&content, &source, opts).await?) })
     }
 
     /// Resolves to the content of `artifactId` (verified against its hash), or
@@ -104,11 +98,11 @@ impl MemoryArtifactStore {
         #[wasm_bindgen(js_name = artifactId)] artifact_id: String,
     ) -> js_sys::Promise {
         let store = self.inner.clone();
-        future_to_promise(async move {
-            match store.retrieve(&artifact_id).await.map_err(to_js_error)? {
-                Some(bytes) => Ok(Uint8Array::from(bytes.as_slice()).into()),
-                None => Ok(JsValue::NULL),
-            }
+        spawn(async move {
+            Ok(match store.retrieve(&artifact_id).await? {
+                Some(bytes) => Uint8Array::from(bytes.as_slice()).into(),
+                None => JsValue::NULL,
+            })
         })
     }
 
@@ -119,13 +113,7 @@ impl MemoryArtifactStore {
         #[wasm_bindgen(js_name = artifactId)] artifact_id: String,
     ) -> js_sys::Promise {
         let store = self.inner.clone();
-        future_to_promise(async move {
-            Ok(store
-                .exists(&artifact_id)
-                .await
-                .map_err(to_js_error)?
-                .into())
-        })
+        spawn(async move { Ok(store.exists(&artifact_id).await?.into()) })
     }
 
     /// Resolves to every handle, or those stored by `sessionId`.
@@ -135,13 +123,7 @@ impl MemoryArtifactStore {
         #[wasm_bindgen(js_name = sessionId)] session_id: Option<String>,
     ) -> js_sys::Promise {
         let store = self.inner.clone();
-        future_to_promise(async move {
-            let handles = store
-                .list_handles(session_id.as_deref())
-                .await
-                .map_err(to_js_error)?;
-            to_js(&handles).map_err(to_js_error)
-        })
+        spawn(async move { to_js(&store.list_handles(session_id.as_deref()).await?) })
     }
 
     /// Deletes `artifactId`; resolves to `false` when it was not stored.
@@ -151,13 +133,7 @@ impl MemoryArtifactStore {
         #[wasm_bindgen(js_name = artifactId)] artifact_id: String,
     ) -> js_sys::Promise {
         let store = self.inner.clone();
-        future_to_promise(async move {
-            Ok(store
-                .delete(&artifact_id)
-                .await
-                .map_err(to_js_error)?
-                .into())
-        })
+        spawn(async move { Ok(store.delete(&artifact_id).await?.into()) })
     }
 
     /// Every stored artifact with its bytes, for persisting the store.

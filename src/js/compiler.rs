@@ -4,14 +4,14 @@ use js_sys::{Array, Reflect};
 use wasm_bindgen::prelude::*;
 
 use crate::js::types::*;
-use wasm_bindgen_futures::future_to_promise;
 
 use crate::compiler::ContextCompiler as CoreCompiler;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode};
 use crate::js::budget::positive_budget;
 use crate::js::convert::{option, string};
 use crate::js::error::to_js_error;
 use crate::js::processors::ProcessorEntry;
+use crate::js::promise::spawn;
 use crate::js::session::JsSession;
 use crate::js::working_context::WorkingContext;
 
@@ -102,25 +102,20 @@ impl ContextCompiler {
         // every other access to a session goes through `try_borrow*`, so a
         // `record` during the compile is a SESSION_BUSY error, never a panic.
         #[allow(clippy::await_holding_refcell_ref)]
-        future_to_promise(async move {
-            let result: Result<_> = async {
-                let (ctx, writes) = {
-                    let view = session.try_borrow().map_err(|_| {
-                        Error::new(ErrorCode::SessionBusy, "the session is being written to")
-                    })?;
-                    compiler.compile_view(&view, budget, &prompt).await?
-                };
-                let mut s = session.try_borrow_mut().map_err(|_| {
-                    Error::new(
-                        ErrorCode::SessionBusy,
-                        "the session is in use by another compile",
-                    )
+        spawn(async move {
+            let (ctx, writes) = {
+                let view = session.try_borrow().map_err(|_| {
+                    Error::new(ErrorCode::SessionBusy, "the session is being written to")
                 })?;
-                writes.apply(&mut s)?;
-                Ok(ctx)
-            }
-            .await;
-            let ctx = result.map_err(to_js_error)?;
+                compiler.compile_view(&view, budget, &prompt).await?
+            };
+            let mut s = session.try_borrow_mut().map_err(|_| {
+                Error::new(
+                    ErrorCode::SessionBusy,
+                    "the session is in use by another compile",
+                )
+            })?;
+            writes.apply(&mut s)?;
             Ok(WorkingContext { inner: ctx }.into())
         })
     }

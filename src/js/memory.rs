@@ -6,12 +6,10 @@ use async_trait::async_trait;
 use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::future_to_promise;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{from_js, to_js};
-use crate::js::error::to_js_error;
-use crate::js::promise::call_and_await;
+use crate::js::promise::{call_and_await, spawn};
 use crate::js::registry::{self, Native};
 use crate::memory::{InMemoryBackend as CoreMemory, MemoryEntry, MemoryStore};
 
@@ -67,13 +65,7 @@ impl InMemoryBackend {
     #[wasm_bindgen(unchecked_return_type = "Promise<MemoryEntry[]>")]
     pub fn recall(&self, query: String, limit: Option<u32>) -> js_sys::Promise {
         let inner = self.inner.clone();
-        future_to_promise(async move {
-            let hits = inner
-                .recall(&query, limit.unwrap_or(5) as usize)
-                .await
-                .map_err(to_js_error)?;
-            to_js(&hits).map_err(to_js_error)
-        })
+        spawn(async move { to_js(&inner.recall(&query, limit.unwrap_or(5) as usize).await?) })
     }
 }
 

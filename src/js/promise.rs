@@ -1,11 +1,13 @@
 //! Calling JS callbacks that may return a value or a promise.
 
+use std::future::Future;
+
 use js_sys::{Function, Promise};
 use wasm_bindgen::JsValue;
-use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
 use crate::error::{Error, ErrorCode};
-use crate::js::error::thrown_message;
+use crate::js::error::{thrown_message, to_js_error};
 
 /// Calls `f` with `args` on `this` and awaits the result if it is a promise
 /// (or any thenable). A synchronous throw or a rejection — of an `Error` or
@@ -24,4 +26,13 @@ pub(crate) async fn call_and_await(
     JsFuture::from(Promise::resolve(&returned))
         .await
         .map_err(|e| Error::new(code, format!("{what} rejected: {}", thrown_message(&e))))
+}
+
+/// Runs `fut` and returns a promise of its value; its error rejects the
+/// promise as a JS `Error` with a stable code.
+pub(crate) fn spawn<F>(fut: F) -> Promise
+where
+    F: Future<Output = Result<JsValue, Error>> + 'static,
+{
+    future_to_promise(async move { fut.await.map_err(to_js_error) })
 }

@@ -106,10 +106,7 @@ impl JsSession {
         #[wasm_bindgen(unchecked_param_type = "Json")] data: JsValue,
         options: Option<RecordOptionsArg>,
     ) -> std::result::Result<JsValue, JsValue> {
-        let (kind, data, estimate) = record_args(&kind, &data, &options).map_err(to_js_error)?;
-        let mut session = self.inner.try_borrow_mut().map_err(|_| busy())?;
-        let event = session.record(&kind, data, estimate).map_err(to_js_error)?;
-        to_js(event).map_err(to_js_error)
+        self.event_log().append(kind, data, options)
     }
 
     /// The session's event log (a live view).

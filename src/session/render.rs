@@ -1,6 +1,8 @@
 //! How events appear in a compiled context: conversation turns become history
 //! messages, tool outcomes become tool results or artifact references.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::session::log::{
@@ -10,16 +12,22 @@ use crate::working_context::ArtifactRef;
 
 /// The rendered form of an event that can enter a context.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Rendered {
+pub(crate) enum Rendered<'a> {
     /// A conversation turn.
-    Message { role: String, content: String },
+    Message {
+        role: Cow<'a, str>,
+        content: Cow<'a, str>,
+    },
     /// A tool outcome shown inline.
-    ToolOutcome { tool: String, result: String },
+    ToolOutcome {
+        tool: Cow<'a, str>,
+        result: Cow<'a, str>,
+    },
     /// A tool outcome already externalised (its data carries a handle).
     Artifact(ArtifactRef),
 }
 
-impl Rendered {
+impl Rendered<'_> {
     /// The text whose tokens the event costs in a context.
     pub(crate) fn text(&self) -> &str {
         match self {
@@ -36,14 +44,14 @@ fn str_field<'a>(data: &'a Value, keys: &[&str]) -> Option<&'a str> {
 }
 
 /// The text of an arbitrary payload: a string as is, anything else as JSON.
-pub(crate) fn data_text(data: &Value) -> String {
+pub(crate) fn data_text(data: &Value) -> Cow<'_, str> {
     match data {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
+        Value::String(s) => Cow::Borrowed(s),
+        other => Cow::Owned(other.to_string()),
     }
 }
 
-fn field_text(data: &Value, keys: &[&str]) -> Option<String> {
+fn field_text<'a>(data: &'a Value, keys: &[&str]) -> Option<Cow<'a, str>> {
     keys.iter()
         .find_map(|k| data.get(*k))
         .filter(|v| !v.is_null())
@@ -52,7 +60,7 @@ fn field_text(data: &Value, keys: &[&str]) -> Option<String> {
 
 /// Renders an event for a context, or `None` for kinds that never enter one
 /// (tool calls, guard decisions, artifact records, custom kinds).
-pub(crate) fn render(kind: &str, data: &Value) -> Option<Rendered> {
+pub(crate) fn render<'a>(kind: &str, data: &'a Value) -> Option<Rendered<'a>> {
     match kind {
         USER_INPUT | ASSISTANT_OUTPUT | PHASE_RESULT => {
             let default_role = if kind == USER_INPUT {
@@ -60,19 +68,16 @@ pub(crate) fn render(kind: &str, data: &Value) -> Option<Rendered> {
             } else {
                 "assistant"
             };
-            let role = str_field(data, &["role"])
-                .unwrap_or(default_role)
-                .to_string();
+            let role = Cow::Borrowed(str_field(data, &["role"]).unwrap_or(default_role));
             let content = match data {
-                Value::String(s) => s.clone(),
+                Value::String(s) => Cow::Borrowed(s.as_str()),
                 _ => field_text(data, &["content", "text"]).unwrap_or_else(|| data_text(data)),
             };
             Some(Rendered::Message { role, content })
         }
         TOOL_SUCCESS | TOOL_ERROR | TOOL_TIMEOUT => {
-            let tool = str_field(data, &["tool", "tool_name", "toolName", "name"])
-                .unwrap_or("unknown")
-                .to_string();
+            let tool =
+                str_field(data, &["tool", "tool_name", "toolName", "name"]).unwrap_or("unknown");
             if kind == TOOL_SUCCESS {
                 if let Some(handle) = str_field(data, &["handle", "artifact_id", "artifactId"]) {
                     return Some(Rendered::Artifact(ArtifactRef {
@@ -87,17 +92,20 @@ pub(crate) fn render(kind: &str, data: &Value) -> Option<Rendered> {
             }
             let result = match kind {
                 TOOL_SUCCESS => field_text(data, &["result", "output"]).unwrap_or_default(),
-                TOOL_ERROR => format!(
+                TOOL_ERROR => Cow::Owned(format!(
                     "error: {}",
                     field_text(data, &["error", "message"])
-                        .unwrap_or_else(|| "unknown error".into())
-                ),
-                _ => format!(
+                        .unwrap_or(Cow::Borrowed("unknown error"))
+                )),
+                _ => Cow::Owned(format!(
                     "timeout: {}",
-                    field_text(data, &["error", "message"]).unwrap_or_else(|| "timed out".into())
-                ),
+                    field_text(data, &["error", "message"]).unwrap_or(Cow::Borrowed("timed out"))
+                )),
             };
-            Some(Rendered::ToolOutcome { tool, result })
+            Some(Rendered::ToolOutcome {
+                tool: Cow::Borrowed(tool),
+                result,
+            })
         }
         _ => None,
     }
@@ -128,7 +136,8 @@ mod tests {
 
     #[test]
     fn messages_take_role_and_content() {
-        let r = render("user_input", &json!({"text": "hi"})).unwrap();
+        let d1 = json!({"text": "hi"});
+        let r = render("user_input", &d1).unwrap();
         assert_eq!(
             r,
             Rendered::Message {
@@ -136,7 +145,8 @@ mod tests {
                 content: "hi".into()
             }
         );
-        let r = render("phase_result", &json!({"content": "ok"})).unwrap();
+        let d2 = json!({"content": "ok"});
+        let r = render("phase_result", &d2).unwrap();
         assert_eq!(
             r,
             Rendered::Message {
@@ -144,13 +154,15 @@ mod tests {
                 content: "ok".into()
             }
         );
-        let r = render("user_input", &json!("plain")).unwrap();
+        let d3 = json!("plain");
+        let r = render("user_input", &d3).unwrap();
         assert_eq!(r.text(), "plain");
     }
 
     #[test]
     fn tool_outcomes_render_results_errors_and_timeouts() {
-        let r = render("tool_success", &json!({"tool": "calc", "result": {"x": 1}})).unwrap();
+        let d4 = json!({"tool": "calc", "result": {"x": 1}});
+        let r = render("tool_success", &d4).unwrap();
         assert_eq!(
             r,
             Rendered::ToolOutcome {
@@ -158,9 +170,11 @@ mod tests {
                 result: "{\"x\":1}".into()
             }
         );
-        let r = render("tool_error", &json!({"tool_name": "f", "error": "boom"})).unwrap();
+        let d5 = json!({"tool_name": "f", "error": "boom"});
+        let r = render("tool_error", &d5).unwrap();
         assert_eq!(r.text(), "error: boom");
-        let r = render("tool_timeout", &json!({"tool": "slow"})).unwrap();
+        let d6 = json!({"tool": "slow"});
+        let r = render("tool_timeout", &d6).unwrap();
         assert_eq!(r.text(), "timeout: timed out");
         assert!(render("tool_call", &json!({})).is_none());
     }

@@ -1,0 +1,106 @@
+// Benchmarks (not tests): prints this library's figures side by side with
+// the peer's, measured in the same run, and the ratio between them.
+//
+//   npm run bench            (BENCH_CAP_S=20 limits each peer run, in seconds)
+import { readFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
+import { Worker } from "node:worker_threads";
+import { AIMessage, ChatMessage, HumanMessage } from "@langchain/core/messages";
+import { Session } from "agent-context-compiler";
+import { generateTrace } from "./trace.mjs";
+
+const SIZES = [1_000, 10_000, 50_000];
+const TURNS = 30;
+const BUDGET = 128_000;
+const OVERHEAD = 3; // the default counter's per-message overhead
+const SYSTEM = "You are a coding agent. Use the tools; keep answers short.";
+const CAP_MS = Number(process.env.BENCH_CAP_S ?? 20) * 1000;
+
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms >= 1 ? ms.toFixed(2) : ms.toFixed(3));
+const record = (session, e) =>
+  e.kind === "user_input"
+    ? session.record("user_input", { content: e.content })
+    : session.record(e.kind === "tool_output" ? "phase_result" : "assistant_output", { role: e.role, content: e.content });
+
+const maxSize = Math.max(...SIZES);
+const trace = generateTrace(maxSize + TURNS, 42);
+const bytes = trace.reduce((n, e) => n + e.content.length, 0);
+console.log(`trace: ${trace.length} events, ${(bytes / 1e6).toFixed(1)} MB of text (seed 42)\n`);
+
+// 1. Recording throughput.
+{
+  const events = trace.slice(0, maxSize);
+  const t0 = performance.now();
+  const session = new Session();
+  for (const e of events) record(session, e);
+  const ours = events.length / ((performance.now() - t0) / 1000);
+  const t1 = performance.now();
+  const msgs = [];
+  for (const e of events) {
+    msgs.push(e.role === "user" ? new HumanMessage(e.content) : e.role === "assistant" ? new AIMessage(e.content) : new ChatMessage({ role: "tool", content: e.content }));
+  }
+  const peer = events.length / ((performance.now() - t1) / 1000);
+  console.log("records per second (50k events)");
+  console.log(`  this library  session.record (JSON-checked, token-counted, indexed): ${Math.round(ours).toLocaleString("en")}/s`);
+  console.log(`  @langchain/core  new HumanMessage/AIMessage/ChatMessage (no counting): ${Math.round(peer).toLocaleString("en")}/s`);
+  console.log(`  ratio (ours / peer): ${(ours / peer).toFixed(2)}\n`);
+}
+
+// 2. Per-turn compile latency.
+function inWorker(script, size) {
+  return new Promise((resolve) => {
+    const samples = [];
+    const kept = [];
+    const worker = new Worker(new URL(script, import.meta.url), {
+      workerData: { size, turns: TURNS, budget: BUDGET, systemPrompt: SYSTEM, overhead: OVERHEAD },
+    });
+    const timer = setTimeout(() => {
+      worker.terminate();
+      resolve({ samples, kept, capped: true });
+    }, CAP_MS);
+    worker.on("message", (m) => {
+      if (m.done) {
+        clearTimeout(timer);
+        worker.terminate();
+        resolve({ samples, kept, capped: false });
+      } else {
+        samples.push(m.ms);
+        kept.push(m.kept);
+      }
+    });
+    worker.on("error", (e) => {
+      clearTimeout(timer);
+      resolve({ samples, kept, capped: false, error: e.message });
+    });
+  });
+}
+
+console.log(`per-turn compile latency under a ${BUDGET.toLocaleString("en")}-token budget (${TURNS} turns; ms)`);
+console.log("  events   this library p50 / p95   trimMessages p50 / p95                  p50 ratio       same messages kept");
+for (const size of SIZES) {
+  const o = await inWorker("./ours.mjs", size);
+  const samples = o.samples;
+  const kept = o.kept;
+  const p = await inWorker("./peer_langchain.mjs", size);
+  const ours = `${fmt(pct(samples, 50))} / ${fmt(pct(samples, 95))}`;
+  let theirs;
+  let ratio = "-";
+  if (p.samples.length) {
+    theirs = `${fmt(pct(p.samples, 50))} / ${fmt(pct(p.samples, 95))}${p.capped ? ` (${p.samples.length} turns in ${CAP_MS / 1000}s cap)` : ""}`;
+    ratio = `${(pct(p.samples, 50) / pct(samples, 50)).toFixed(0)}x faster`;
+  } else {
+    theirs = p.error ? `error: ${p.error}` : `no turn finished in ${CAP_MS / 1000} s`;
+    ratio = `>${(CAP_MS / pct(samples, 50)).toFixed(0)}x faster`;
+  }
+  const compared = p.kept.length;
+  const same = compared === 0 ? "-" : p.kept.every((k, i) => k === kept[i]) ? `yes (${compared} turns, ~${kept[0]} msgs)` : "NO";
+  console.log(`  ${String(size).padStart(6)}   ${ours.padEnd(24)} ${theirs.padEnd(39)} ${ratio.padEnd(15)} ${same}`);
+}
+
+// 3. Size.
+const wasm = readFileSync(new URL("../pkg/context_compiler_bg.wasm", import.meta.url));
+console.log(`\nwasm size: ${wasm.length.toLocaleString("en")} bytes, ${gzipSync(wasm, { level: 9 }).length.toLocaleString("en")} gzipped`);
