@@ -48,7 +48,11 @@ fn limit(v: &Value, default: usize) -> usize {
 fn processors(fixture: &Value, store: Rc<MemoryArtifactStore>) -> Vec<Rc<dyn Processor>> {
     let memory = Rc::new(InMemoryBackend::new());
     for m in fixture["memories"].as_array().into_iter().flatten() {
-        memory.store(m[0].as_str().unwrap(), m[1].as_str().unwrap(), m[2].as_str().unwrap());
+        memory.store(
+            m[0].as_str().unwrap(),
+            m[1].as_str().unwrap(),
+            m[2].as_str().unwrap(),
+        );
     }
     fixture["compile"]["processors"]
         .as_array()
@@ -56,10 +60,18 @@ fn processors(fixture: &Value, store: Rc<MemoryArtifactStore>) -> Vec<Rc<dyn Pro
         .iter()
         .map(|p| -> Rc<dyn Processor> {
             match p["type"].as_str().expect("type") {
-                "history_selector" => Rc::new(HistorySelector::new(limit(&p["keepFirst"], 2), limit(&p["keepLast"], 5))),
+                "history_selector" => Rc::new(HistorySelector::new(
+                    limit(&p["keepFirst"], 2),
+                    limit(&p["keepLast"], 5),
+                )),
                 "compactor" => Rc::new(Compactor::new()),
-                "memory_preloader" => Rc::new(MemoryPreloader::new(memory.clone(), limit(&p["topK"], 5))),
-                "artifact_attacher" => Rc::new(ArtifactAttacher::new(store.clone(), limit(&p["thresholdBytes"], 1024))),
+                "memory_preloader" => {
+                    Rc::new(MemoryPreloader::new(memory.clone(), limit(&p["topK"], 5)))
+                }
+                "artifact_attacher" => Rc::new(ArtifactAttacher::new(
+                    store.clone(),
+                    limit(&p["thresholdBytes"], 1024),
+                )),
                 other => panic!("unknown processor {other}"),
             }
         })
@@ -68,14 +80,23 @@ fn processors(fixture: &Value, store: Rc<MemoryArtifactStore>) -> Vec<Rc<dyn Pro
 
 fn run(fixture: &Value) -> Value {
     let doc = export_doc(fixture).to_string();
-    let mut session = Session::import_json(&doc, Rc::new(SystemClock), Rc::new(DefaultTokenCounter), 1).expect("import");
+    let mut session =
+        Session::import_json(&doc, Rc::new(SystemClock), Rc::new(DefaultTokenCounter), 1)
+            .expect("import");
     let before = session.event_log().len();
     let store = Rc::new(MemoryArtifactStore::new(Rc::new(SystemClock)));
     let compiler = ContextCompiler::new(processors(fixture, store));
     let c = &fixture["compile"];
-    let ctx = block_on(compiler.compile(&mut session, c["budget"].as_u64().unwrap(), c["systemPrompt"].as_str().unwrap()))
-        .expect("compile");
-    let recorded: Vec<&str> = session.event_log().events()[before..].iter().map(|e| e.kind.as_str()).collect();
+    let ctx = block_on(compiler.compile(
+        &mut session,
+        c["budget"].as_u64().unwrap(),
+        c["systemPrompt"].as_str().unwrap(),
+    ))
+    .expect("compile");
+    let recorded: Vec<&str> = session.event_log().events()[before..]
+        .iter()
+        .map(|e| e.kind.as_str())
+        .collect();
     json!({
         "messages": ctx.to_messages(),
         "tokenCount": ctx.token_count,
@@ -89,7 +110,10 @@ fn run(fixture: &Value) -> Value {
 #[test]
 fn golden_fixtures() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/golden");
-    let mut paths: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     paths.sort();
     assert!(paths.len() >= 3);
     for path in paths {
@@ -98,10 +122,17 @@ fn golden_fixtures() {
         let actual = run(&fixture);
         if std::env::var_os("UPDATE_GOLDEN").is_some() {
             fixture["expected"] = actual;
-            std::fs::write(&path, serde_json::to_string_pretty(&fixture).unwrap() + "\n").unwrap();
+            std::fs::write(
+                &path,
+                serde_json::to_string_pretty(&fixture).unwrap() + "\n",
+            )
+            .unwrap();
             continue;
         }
         assert_eq!(actual, fixture["expected"], "{}", path.display());
-        assert!(actual["tokenCount"].as_u64().unwrap() <= fixture["compile"]["budget"].as_u64().unwrap());
+        assert!(
+            actual["tokenCount"].as_u64().unwrap()
+                <= fixture["compile"]["budget"].as_u64().unwrap()
+        );
     }
 }

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import * as nodeEntry from "agent-context-compiler";
 import * as glue from "../../pkg/context_compiler.js";
-import { EXPORTED_NAMES } from "../../js/exports.js";
+import { EXPORTED_NAMES } from "./exported-names.mjs";
 
 test("both entries export exactly the glue's public names", async () => {
   const glueNames = Object.keys(glue).filter((n) => n !== "default" && n !== "initSync").sort();

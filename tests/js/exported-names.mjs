@@ -1,5 +1,5 @@
-// The names the package exports besides init/initSync, shared by both entries.
-// tests/js/entries.test.mjs checks this list against the generated glue.
+// The names both entries must export besides init/initSync.
+// entries.test.mjs checks this list against the generated glue and both entries.
 export const EXPORTED_NAMES = [
   "ArtifactAttacher",
   "Compactor",

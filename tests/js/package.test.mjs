@@ -1,0 +1,40 @@
+// The packed tarball installs into a fresh consumer and works from both
+// entries (what a user gets from the registry, not the repository layout).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const root = new URL("../..", import.meta.url).pathname;
+const npm = (args, cwd) => execFileSync("npm", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+
+test("the packed package installs and runs in a fresh consumer", () => {
+  const dir = mkdtempSync(join(tmpdir(), "acc-pack-"));
+  npm(["pack", "--silent", "--pack-destination", dir], root);
+  const tarball = readdirSync(dir).find((n) => n.endsWith(".tgz"));
+  assert.ok(tarball, "npm pack produced a tarball");
+  const consumer = join(dir, "consumer");
+  execFileSync("mkdir", ["-p", consumer]);
+  writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+  npm(["install", "--no-audit", "--no-fund", "--offline", join(dir, tarball)], consumer);
+  writeFileSync(
+    join(consumer, "main.mjs"),
+    `import { Session, ContextCompiler, HistorySelector } from "agent-context-compiler";
+     import * as web from "agent-context-compiler/web";
+     import { readFileSync } from "node:fs";
+     const s = new Session({ sessionId: "c" });
+     s.record("user_input", "hello from a consumer");
+     const ctx = await new ContextCompiler({ processors: [new HistorySelector()] }).compile(s, 100);
+     web.initSync(readFileSync(new URL(import.meta.resolve("agent-context-compiler/wasm"))));
+     console.log(JSON.stringify({ messages: ctx.toMessages().length, web: web.countTokens("hello world") }));`,
+  );
+  const out = execFileSync(process.execPath, ["main.mjs"], { cwd: consumer, encoding: "utf8" });
+  assert.deepEqual(JSON.parse(out), { messages: 2, web: 2 });
+  const files = JSON.parse(npm(["pack", "--dry-run", "--json"], root))[0].files.map((f) => f.path).sort();
+  for (const f of ["js/node.js", "js/web.js", "js/node.d.ts", "js/web.d.ts", "pkg/context_compiler_bg.wasm", "pkg/context_compiler.js", "pkg/context_compiler.d.ts"]) {
+    assert.ok(files.includes(f), `${f} is packed`);
+  }
+  assert.ok(!files.some((f) => f.startsWith("src/") || f.startsWith("target/")), "no sources or build output beyond pkg/");
+});
