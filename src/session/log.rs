@@ -136,7 +136,9 @@ impl EventLog {
             token_estimate: 0,
         };
         self.push(event, token_estimate);
-        Ok(self.events.last().expect("an event was just pushed"))
+        self.events
+            .last()
+            .ok_or_else(|| Error::new(ErrorCode::InvalidArgument, "the event was not appended"))
     }
 
     /// Adds an event that already has its id and timestamp (used by import),
