@@ -8,6 +8,7 @@
 //! - [`compiler`]: the [`ContextCompiler`] and its processors.
 //! - [`artifacts`]: content-addressed, verified [`ArtifactStore`]s.
 //! - [`memory`]: the [`MemoryStore`] that compiles preload.
+//! - [`normalize`]: secret redaction of tool outputs.
 //!
 //! Everything the core needs from the outside world is a trait ([`Clock`],
 //! [`TokenCounter`], [`ArtifactStore`], [`MemoryStore`], [`Processor`]); the
@@ -21,6 +22,7 @@ pub mod clock;
 pub mod compiler;
 pub mod error;
 pub mod memory;
+pub mod normalize;
 pub mod session;
 pub mod tokens;
 pub mod working_context;

@@ -1,0 +1,4 @@
+//! Normalisation of tool outputs: secret redaction (more to come: schema
+//! validation and summaries for the PerceptionAligner).
+
+pub mod redact;
