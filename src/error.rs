@@ -17,6 +17,8 @@ pub enum ErrorCode {
     NotSerializable,
     /// A session export that cannot be imported; the message names the field.
     InvalidSessionImport,
+    /// A JSON Schema that cannot be compiled (or a resource that cannot be added).
+    InvalidSchema,
     /// A stored artifact whose content no longer hashes to its id.
     ArtifactIntegrity,
     /// An artifact store backend failed.
@@ -40,6 +42,7 @@ impl ErrorCode {
             ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
             ErrorCode::NotSerializable => "NOT_SERIALIZABLE",
             ErrorCode::InvalidSessionImport => "INVALID_SESSION_IMPORT",
+            ErrorCode::InvalidSchema => "INVALID_SCHEMA",
             ErrorCode::ArtifactIntegrity => "ARTIFACT_INTEGRITY",
             ErrorCode::StoreFailed => "STORE_FAILED",
             ErrorCode::MemoryFailed => "MEMORY_FAILED",

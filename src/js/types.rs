@@ -10,7 +10,7 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 /** Stable error codes carried by `error.code`. */
 export type ErrorCode =
   | "INVALID_BUDGET" | "INVALID_TOKEN_COUNT" | "INVALID_ARGUMENT" | "NOT_SERIALIZABLE"
-  | "INVALID_SESSION_IMPORT" | "ARTIFACT_INTEGRITY" | "STORE_FAILED" | "MEMORY_FAILED"
+  | "INVALID_SESSION_IMPORT" | "INVALID_SCHEMA" | "ARTIFACT_INTEGRITY" | "STORE_FAILED" | "MEMORY_FAILED"
   | "PROCESSOR_FAILED" | "BUDGET_TOO_SMALL" | "SESSION_BUSY" | "NOT_INITIALIZED";
 
 /** Every error this library throws or rejects with. */

@@ -2,3 +2,4 @@
 //! validation and summaries for the PerceptionAligner).
 
 pub mod redact;
+pub mod schemas;
