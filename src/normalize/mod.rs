@@ -1,5 +1,7 @@
-//! Normalisation of tool outputs: secret redaction (more to come: schema
-//! validation and summaries for the PerceptionAligner).
+//! Normalisation of tool outputs for a model: secret redaction, JSON Schema
+//! validation and summaries, put together by the [`aligner::PerceptionAligner`].
 
+pub mod aligner;
 pub mod redact;
 pub mod schemas;
+pub mod summary;

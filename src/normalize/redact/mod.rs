@@ -142,45 +142,61 @@ pub fn redact(text: &str) -> Redaction {
     apply(text, hits)
 }
 
-fn key_value_hits<'a>(re: &'a Regex, text: &'a str) -> impl Iterator<Item = Hit> + 'a {
-    re.captures_iter(text).filter_map(|caps| {
-        let key = caps.name("key")?.as_str();
-        if !is_secret_key(key) {
-            return None;
-        }
-        let value = caps
-            .name("dq")
-            .or_else(|| caps.name("sq"))
-            .map(|m| (m.start(), m.end()));
-        let (start, end) = match value {
-            Some(span) => span,
-            None => {
-                let bare = caps.name("bare")?;
-                let sep = caps.name("sep").map_or("", |s| s.as_str());
-                let raw = bare.as_str();
-                // `=` values end at whitespace (log lines, env files); `:` values
-                // run to the end of the line (YAML).
-                let cut = if sep == ":" {
-                    raw.len()
-                } else {
-                    raw.find(char::is_whitespace).unwrap_or(raw.len())
-                };
-                let value = raw[..cut]
-                    .trim_end()
-                    .trim_end_matches([',', ';', '`', '"', '\'']);
-                (bare.start(), bare.start() + value.len())
-            }
+/// Key-value hits of `re` in `text`. Scanning resumes right after each value
+/// taken (not after the whole match), so `a=1 password=x` finds both.
+fn key_value_hits(re: &Regex, text: &str) -> Vec<Hit> {
+    let mut hits = Vec::new();
+    let mut pos = 0;
+    while pos < text.len() {
+        let Some(caps) = re.captures_at(text, pos) else {
+            break;
         };
-        let value = &text[start..end];
-        if is_placeholder(value) {
-            return None;
+        let Some(whole) = caps.get(0) else { break };
+        let Some((start, end)) = value_span(&caps) else {
+            pos = next_pos(text, whole.start(), whole.end());
+            continue;
+        };
+        pos = next_pos(text, whole.start(), end.max(start));
+        let key = caps.name("key").map_or("", |k| k.as_str());
+        if is_secret_key(key) && !is_placeholder(&text[start..end]) {
+            hits.push(Hit {
+                rule: "secret-key-value",
+                start,
+                end,
+            });
         }
-        Some(Hit {
-            rule: "secret-key-value",
-            start,
-            end,
-        })
-    })
+    }
+    hits
+}
+
+/// Where to resume: past `end`, and always past `start` (no empty loops).
+fn next_pos(text: &str, start: usize, end: usize) -> usize {
+    let mut p = end.max(start + 1);
+    while p < text.len() && !text.is_char_boundary(p) {
+        p += 1;
+    }
+    p
+}
+
+/// The span of the value in a key-value match.
+fn value_span(caps: &regex::Captures<'_>) -> Option<(usize, usize)> {
+    if let Some(m) = caps.name("dq").or_else(|| caps.name("sq")) {
+        return Some((m.start(), m.end()));
+    }
+    let bare = caps.name("bare")?;
+    let sep = caps.name("sep").map_or("", |s| s.as_str());
+    let raw = bare.as_str();
+    // `=` values end at whitespace (log lines, env files); `:` values run to
+    // the end of the line (YAML).
+    let cut = if sep == ":" {
+        raw.len()
+    } else {
+        raw.find(char::is_whitespace).unwrap_or(raw.len())
+    };
+    let value = raw[..cut]
+        .trim_end()
+        .trim_end_matches([',', ';', '`', '"', '\'']);
+    Some((bare.start(), bare.start() + value.len()))
 }
 
 /// Replaces non-overlapping hits (earliest first, longer first on ties).
