@@ -3,10 +3,16 @@
 //! The core never reads the system clock directly: on `wasm32-unknown-unknown`
 //! there is none, so every binding hands in a [`Clock`].
 
-/// A source of wall-clock time, in milliseconds since the Unix epoch.
+use async_trait::async_trait;
+
+/// Wall-clock time and timers: what timeouts and idle monitors need.
+#[async_trait(?Send)]
 pub trait Clock {
     /// The current time in milliseconds since the Unix epoch.
     fn now_ms(&self) -> f64;
+
+    /// Completes after `ms` milliseconds (at once for zero or less).
+    async fn sleep(&self, ms: f64);
 }
 
 /// The operating system's clock (not available on `wasm32-unknown-unknown`).
@@ -15,12 +21,67 @@ pub trait Clock {
 pub struct SystemClock;
 
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+#[async_trait(?Send)]
 impl Clock for SystemClock {
     fn now_ms(&self) -> f64 {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs_f64() * 1000.0)
             .unwrap_or(0.0)
+    }
+
+    async fn sleep(&self, ms: f64) {
+        if ms > 0.0 && ms.is_finite() {
+            timer::sleep(std::time::Duration::from_secs_f64(ms / 1000.0)).await;
+        }
+    }
+}
+
+/// A timer future for hosts with an operating-system clock.
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+mod timer {
+    use std::time::Duration;
+
+    /// Native: a helper thread wakes the task, so any executor works.
+    #[cfg(not(target_family = "wasm"))]
+    pub(super) async fn sleep(duration: Duration) {
+        use std::sync::{Arc, Mutex};
+        use std::task::{Poll, Waker};
+        let state: Arc<Mutex<(bool, Option<Waker>)>> = Arc::new(Mutex::new((false, None)));
+        let mut started = false;
+        std::future::poll_fn(|cx| {
+            let mut s = match state.lock() {
+                Ok(s) => s,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            if s.0 {
+                return Poll::Ready(());
+            }
+            s.1 = Some(cx.waker().clone());
+            if !started {
+                started = true;
+                let shared = state.clone();
+                std::thread::spawn(move || {
+                    std::thread::sleep(duration);
+                    let mut s = match shared.lock() {
+                        Ok(s) => s,
+                        Err(poisoned) => poisoned.into_inner(),
+                    };
+                    s.0 = true;
+                    if let Some(w) = s.1.take() {
+                        w.wake();
+                    }
+                });
+            }
+            Poll::Pending
+        })
+        .await
+    }
+
+    /// WASI: single-threaded and driven by a blocking executor, so block.
+    #[cfg(target_family = "wasm")]
+    pub(super) async fn sleep(duration: Duration) {
+        std::thread::sleep(duration);
     }
 }
 

@@ -8,7 +8,8 @@
 //! - [`compiler`]: the [`ContextCompiler`] and its processors.
 //! - [`artifacts`]: content-addressed, verified [`ArtifactStore`]s.
 //! - [`memory`]: the [`MemoryStore`] that compiles preload.
-//! - [`normalize`]: secret redaction of tool outputs.
+//! - [`normalize`]: redaction, JSON Schema validation and summaries of tool outputs.
+//! - [`tools`]: tool calls with deadlines, abort and typed events.
 //!
 //! Everything the core needs from the outside world is a trait ([`Clock`],
 //! [`TokenCounter`], [`ArtifactStore`], [`MemoryStore`], [`Processor`]); the
@@ -25,6 +26,7 @@ pub mod memory;
 pub mod normalize;
 pub mod session;
 pub mod tokens;
+pub mod tools;
 pub mod working_context;
 
 #[cfg(feature = "js")]

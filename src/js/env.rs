@@ -1,13 +1,83 @@
 //! The host's clock and entropy.
 
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use async_trait::async_trait;
+use js_sys::{Function, Promise, Reflect};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
 use crate::clock::Clock;
 
-/// `Date.now()`, which every JS host has.
+/// `Date.now()` and `setTimeout`, which Node, Deno, workerd and browsers have.
 pub(crate) struct JsClock;
 
+#[async_trait(?Send)]
 impl Clock for JsClock {
     fn now_ms(&self) -> f64 {
         js_sys::Date::now()
+    }
+
+    async fn sleep(&self, ms: f64) {
+        Sleep::new(ms).await
+    }
+}
+
+fn global_fn(name: &str) -> Option<Function> {
+    Reflect::get(&js_sys::global(), &name.into())
+        .ok()?
+        .dyn_into::<Function>()
+        .ok()
+}
+
+/// A `setTimeout` promise that clears its timer when dropped, so an abandoned
+/// deadline does not keep the host's event loop alive.
+struct Sleep {
+    done: JsFuture,
+    timer: JsValue,
+}
+
+impl Sleep {
+    fn new(ms: f64) -> Sleep {
+        let mut timer = JsValue::UNDEFINED;
+        let promise = Promise::new(&mut |resolve, _reject| match global_fn("setTimeout") {
+            Some(set_timeout) => {
+                timer = set_timeout
+                    .call2(
+                        &JsValue::UNDEFINED,
+                        &resolve,
+                        &JsValue::from_f64(ms.max(0.0)),
+                    )
+                    .unwrap_or(JsValue::UNDEFINED);
+            }
+            None => {
+                let _ = resolve.call0(&JsValue::UNDEFINED);
+            }
+        });
+        Sleep {
+            done: JsFuture::from(promise),
+            timer,
+        }
+    }
+}
+
+impl Future for Sleep {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        Pin::new(&mut self.done).poll(cx).map(|_| ())
+    }
+}
+
+impl Drop for Sleep {
+    fn drop(&mut self) {
+        if !self.timer.is_undefined() {
+            if let Some(clear) = global_fn("clearTimeout") {
+                let _ = clear.call1(&JsValue::UNDEFINED, &self.timer);
+            }
+        }
     }
 }
 

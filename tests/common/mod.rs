@@ -23,11 +23,17 @@ impl StepClock {
     }
 }
 
+#[async_trait::async_trait(?Send)]
 impl Clock for StepClock {
     fn now_ms(&self) -> f64 {
         let t = self.now.get();
         self.now.set(t + self.step);
         t
+    }
+
+    /// Advances the clock instead of waiting.
+    async fn sleep(&self, ms: f64) {
+        self.now.set(self.now.get() + ms);
     }
 }
 

@@ -1,0 +1,219 @@
+//! The ToolInterruptHandler: a tool call with a deadline, typed events,
+//! normalisation and externalisation.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use serde_json::{json, Value};
+
+use crate::artifacts::{ArtifactStore, StoreOptions};
+use crate::clock::Clock;
+use crate::error::{Error, ErrorCode, Result};
+use crate::normalize::aligner::PerceptionAligner;
+use crate::session::{Session, SessionEvent, ARTIFACT_STORED};
+use crate::tools::race::{race, First};
+use crate::tools::{AbortSignal, ToolBridge, ToolEvent, ToolEventKind};
+
+/// The timeout of a call when none is given (the seed's 30 seconds).
+pub const DEFAULT_TIMEOUT_MS: f64 = 30_000.0;
+
+/// How the handler externalises outputs.
+#[derive(Clone)]
+pub struct ToolInterruptOptions {
+    /// Where large outputs go; `None` keeps every output inline.
+    pub artifact_store: Option<Rc<dyn ArtifactStore>>,
+    /// Outputs of at least this many bytes (after redaction) are externalised.
+    pub externalize_threshold: usize,
+}
+
+impl Default for ToolInterruptOptions {
+    fn default() -> Self {
+        ToolInterruptOptions {
+            artifact_store: None,
+            externalize_threshold: 1024,
+        }
+    }
+}
+
+/// Wraps a [`ToolBridge`] with typed events recorded in a session, a deadline
+/// with abort, normalisation and externalisation.
+///
+/// Each call records `tool_call`, then exactly one of `tool_success`,
+/// `tool_error` or `tool_timeout` (with `artifact_stored` before a success
+/// whose output was externalised). All of a call's events carry the same
+/// `call_id` (the id of its `tool_call` event), so concurrent calls stay
+/// apart. Only redacted output is kept, in the event, the session and the
+/// artifact store.
+pub struct ToolInterruptHandler {
+    bridge: Rc<dyn ToolBridge>,
+    normalizer: PerceptionAligner,
+    session: Rc<RefCell<Session>>,
+    clock: Rc<dyn Clock>,
+    options: ToolInterruptOptions,
+}
+
+fn busy() -> Error {
+    Error::new(
+        ErrorCode::SessionBusy,
+        "the session is in use by a running compile; the tool call could not be recorded",
+    )
+}
+
+impl ToolInterruptHandler {
+    /// A handler calling tools through `bridge`, recording into `session`.
+    pub fn new(
+        bridge: Rc<dyn ToolBridge>,
+        normalizer: PerceptionAligner,
+        session: Rc<RefCell<Session>>,
+        clock: Rc<dyn Clock>,
+        options: ToolInterruptOptions,
+    ) -> Self {
+        ToolInterruptHandler {
+            bridge,
+            normalizer,
+            session,
+            clock,
+            options,
+        }
+    }
+
+    fn record(&self, kind: &str, data: Value) -> Result<SessionEvent> {
+        let mut session = self.session.try_borrow_mut().map_err(|_| busy())?;
+        session.record(kind, data, None).cloned()
+    }
+
+    /// Calls `tool_name` with `arguments`, giving up after `timeout_ms`
+    /// (default 30 s). A failing or late tool is an event, not an error; an
+    /// `Err` means the session could not be written (or the timeout is invalid).
+    pub async fn call(
+        &self,
+        tool_name: &str,
+        arguments: Value,
+        timeout_ms: Option<f64>,
+    ) -> Result<ToolEvent> {
+        let timeout_ms = timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
+        if timeout_ms.is_nan() || timeout_ms <= 0.0 || !timeout_ms.is_finite() {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!("timeoutMs must be a positive number (got {timeout_ms})"),
+            ));
+        }
+        let call = self.record(
+            "tool_call",
+            json!({"tool_name": tool_name, "arguments": arguments}),
+        )?;
+        let call_id = call.event_id.clone();
+        let start = self.clock.now_ms();
+        let signal = AbortSignal::new();
+        let outcome = race(
+            self.bridge.execute(tool_name, &arguments, &signal),
+            self.clock.sleep(timeout_ms),
+        )
+        .await;
+        let latency_ms = (self.clock.now_ms() - start).max(0.0);
+        let event = |kind, recorded: SessionEvent| ToolEvent {
+            event_id: recorded.event_id,
+            timestamp: recorded.timestamp,
+            kind,
+            tool_name: tool_name.to_string(),
+            arguments: arguments.clone(),
+            result: None,
+            error: None,
+            latency_ms,
+            normalized: None,
+            artifact: None,
+        };
+        match outcome {
+            First::Right(()) => {
+                let message = format!("tool '{tool_name}' timed out after {timeout_ms} ms");
+                signal.abort(&message);
+                let recorded = self.record(
+                    "tool_timeout",
+                    json!({"tool": tool_name, "call_id": call_id, "latency_ms": latency_ms, "timeout_ms": timeout_ms, "error": message}),
+                )?;
+                Ok(ToolEvent {
+                    error: Some(message),
+                    ..event(ToolEventKind::Timeout, recorded)
+                })
+            }
+            First::Left(Err(message)) => {
+                let recorded = self.record(
+                    "tool_error",
+                    json!({"tool": tool_name, "call_id": call_id, "latency_ms": latency_ms, "error": message}),
+                )?;
+                Ok(ToolEvent {
+                    error: Some(message),
+                    ..event(ToolEventKind::Error, recorded)
+                })
+            }
+            First::Left(Ok(output)) => {
+                let normalized = self.normalizer.normalize(tool_name, &output.into_text());
+                let text = match &normalized.data {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                let mut data = json!({
+                    "tool": tool_name,
+                    "call_id": call_id,
+                    "latency_ms": latency_ms,
+                    "valid": normalized.valid,
+                    "summary": normalized.summary_concise,
+                });
+                let mut artifact = None;
+                if let Some(store) = self
+                    .options
+                    .artifact_store
+                    .as_ref()
+                    .filter(|_| text.len() >= self.options.externalize_threshold)
+                {
+                    let source = format!("tool:{tool_name}");
+                    let session_id = self
+                        .session
+                        .try_borrow()
+                        .map_err(|_| busy())?
+                        .session_id()
+                        .to_string();
+                    let mime = if normalized.is_json {
+                        "application/json"
+                    } else {
+                        "text/plain"
+                    };
+                    match store
+                        .store(
+                            text.as_bytes(),
+                            &source,
+                            StoreOptions {
+                                mime_type: Some(mime.into()),
+                                session_id: Some(session_id),
+                            },
+                        )
+                        .await
+                    {
+                        Ok(handle) => {
+                            self.record(
+                                ARTIFACT_STORED,
+                                json!({"handle": handle.artifact_id, "source": source, "size_bytes": handle.size_bytes,
+                                       "summary": handle.summary, "mime_type": handle.mime_type, "call_id": call_id}),
+                            )?;
+                            data["handle"] = json!(handle.artifact_id);
+                            data["size_bytes"] = json!(handle.size_bytes);
+                            artifact = Some(handle);
+                        }
+                        // Nothing is lost: the output stays inline, and why is recorded.
+                        Err(e) => data["externalize_error"] = json!(e.to_string()),
+                    }
+                }
+                if artifact.is_none() {
+                    data["result"] = json!(text);
+                }
+                let recorded = self.record("tool_success", data)?;
+                Ok(ToolEvent {
+                    result: Some(text),
+                    normalized: Some(normalized),
+                    artifact,
+                    ..event(ToolEventKind::Success, recorded)
+                })
+            }
+        }
+    }
+}

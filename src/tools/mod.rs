@@ -1,0 +1,15 @@
+//! Tool interrupts: every tool call goes through a host-supplied async
+//! [`ToolBridge`] with a timeout and an abort signal, yields typed
+//! [`ToolEvent`]s recorded in the session, and has its output normalised and,
+//! when large, externalised to an artifact store.
+
+mod abort;
+mod bridge;
+mod events;
+mod handler;
+mod race;
+
+pub use abort::AbortSignal;
+pub use bridge::{ToolBridge, ToolOutput};
+pub use events::{ToolEvent, ToolEventInit, ToolEventKind};
+pub use handler::{ToolInterruptHandler, ToolInterruptOptions, DEFAULT_TIMEOUT_MS};
