@@ -13,12 +13,19 @@ export {
   InMemoryBackend,
   MemoryArtifactStore,
   MemoryPreloader,
+  PerceptionAligner,
+  SchemaRegistry,
   Session,
   TokenBudget,
+  ToolEvent,
+  ToolInterruptHandler,
   WorkingContext,
   countTokens,
   estimateTokens,
+  redact,
 } from "../pkg/context_compiler.js";
+
+export { ToolEventKind } from "./constants.js";
 
 /** Already initialised in Node; kept so code written for the web entry runs unchanged. */
 export async function init() {}

@@ -1,4 +1,5 @@
 export * from "../pkg/context_compiler.js";
+export * from "./constants.js";
 /**
  * Initialises the module. `input` is a URL, a `Response`, bytes, or a
  * `WebAssembly.Module`; by default the `.wasm` next to the glue is fetched.

@@ -309,10 +309,7 @@ impl Processor for JsProcessor {
         budget: u64,
         _: &mut SessionWrites,
     ) -> Result<WorkingContext> {
-        let session: JsValue = JsSession {
-            inner: self.session.clone(),
-        }
-        .into();
+        let session: JsValue = JsSession::wrap(self.session.clone()).into();
         let args = [session, to_js(&ctx)?, JsValue::from_f64(budget as f64)];
         let out = call_and_await(
             &self.process,

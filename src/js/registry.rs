@@ -16,6 +16,8 @@ use wasm_bindgen::JsValue;
 use crate::artifacts::ArtifactStore;
 use crate::compiler::Processor;
 use crate::memory::MemoryStore;
+use crate::normalize::aligner::PerceptionAligner;
+use crate::session::Session;
 
 /// A registered native object.
 #[derive(Clone)]
@@ -23,6 +25,8 @@ pub(crate) enum Native {
     Processor(Weak<dyn Processor>),
     ArtifactStore(Weak<dyn ArtifactStore>),
     Memory(Weak<dyn MemoryStore>),
+    Aligner(Weak<PerceptionAligner>),
+    Session(Weak<RefCell<Session>>),
 }
 
 thread_local! {
@@ -75,6 +79,22 @@ pub(crate) fn artifact_store(value: &JsValue) -> Option<Rc<dyn ArtifactStore>> {
 pub(crate) fn memory(value: &JsValue) -> Option<Rc<dyn MemoryStore>> {
     match lookup(value)? {
         Native::Memory(w) => w.upgrade(),
+        _ => None,
+    }
+}
+
+/// The live perception aligner behind `value`.
+pub(crate) fn aligner(value: &JsValue) -> Option<Rc<PerceptionAligner>> {
+    match lookup(value)? {
+        Native::Aligner(w) => w.upgrade(),
+        _ => None,
+    }
+}
+
+/// The live session behind `value`.
+pub(crate) fn session(value: &JsValue) -> Option<Rc<RefCell<Session>>> {
+    match lookup(value)? {
+        Native::Session(w) => w.upgrade(),
         _ => None,
     }
 }

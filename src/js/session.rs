@@ -12,6 +12,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{count, js_to_json, option, string, to_js};
 use crate::js::env::{seed, JsClock};
 use crate::js::error::to_js_error;
+use crate::js::registry::{self, Native};
 use crate::session::{EventLog as CoreLog, Session as CoreSession, SessionEvent};
 use crate::tokens::{DefaultTokenCounter, TokenCounter, WordsTokenCounter};
 
@@ -62,6 +63,21 @@ fn events_to_js(events: &[SessionEvent]) -> Result<JsValue> {
 #[wasm_bindgen(js_name = Session)]
 pub struct JsSession {
     pub(crate) inner: Rc<RefCell<CoreSession>>,
+    id: u32,
+}
+
+impl JsSession {
+    /// Wraps a shared session (registering it so options objects can name it).
+    pub(crate) fn wrap(inner: Rc<RefCell<CoreSession>>) -> JsSession {
+        let id = registry::register(Native::Session(Rc::downgrade(&inner)));
+        JsSession { inner, id }
+    }
+}
+
+impl Drop for JsSession {
+    fn drop(&mut self) {
+        registry::unregister(self.id);
+    }
 }
 
 #[wasm_bindgen(js_class = Session)]
@@ -77,14 +93,15 @@ impl JsSession {
             Some(string(&id, "options.sessionId").map_err(to_js_error)?).filter(|s| !s.is_empty())
         };
         let counter = counter_option(&options, "options").map_err(to_js_error)?;
-        Ok(JsSession {
-            inner: Rc::new(RefCell::new(CoreSession::with_env(
-                id,
-                Rc::new(JsClock),
-                counter,
-                seed(),
-            ))),
-        })
+        Ok(JsSession::wrap(Rc::new(RefCell::new(
+            CoreSession::with_env(id, Rc::new(JsClock), counter, seed()),
+        ))))
+    }
+
+    #[wasm_bindgen(getter = __nativeId, skip_typescript)]
+    /// Registry id (internal).
+    pub fn native_id(&self) -> u32 {
+        self.id
     }
 
     /// The session id.
@@ -141,9 +158,7 @@ impl JsSession {
         let counter = counter_option(&options, "options").map_err(to_js_error)?;
         let session = CoreSession::import_json(&json, Rc::new(JsClock), counter, seed())
             .map_err(to_js_error)?;
-        Ok(JsSession {
-            inner: Rc::new(RefCell::new(session)),
-        })
+        Ok(JsSession::wrap(Rc::new(RefCell::new(session))))
     }
 }
 

@@ -109,6 +109,50 @@ export interface CustomProcessor { name?: string; process: ProcessorFunction }
 export type Processor = HistorySelector | Compactor | MemoryPreloader | ArtifactAttacher | CustomProcessor | ProcessorFunction;
 
 export interface ContextCompilerOptions { processors?: Processor[] }
+
+export interface Finding { rule: string; path?: string; start: number; end: number }
+export interface Redaction { text: string; findings: Finding[] }
+export interface SchemaError { instancePath: string; schemaPath: string; message: string }
+export interface ValidationResult { valid: boolean; errors: SchemaError[] }
+export interface NormalizedOutput {
+  valid: boolean;
+  data: Json;
+  isJson: boolean;
+  /** At most 200 characters, from the redacted output. */
+  summaryConcise: string;
+  /** At most 2,000 characters, from the redacted output. */
+  summaryDetailed: string;
+  redactedFields: Finding[];
+  validationErrors: SchemaError[];
+}
+export type ToolEventKindName = "tool_call" | "tool_success" | "tool_error" | "tool_timeout";
+export interface ToolEventInit {
+  kind: ToolEventKindName;
+  toolName: string;
+  arguments?: Json;
+  result?: string | null;
+  error?: string | null;
+  latencyMs?: number;
+  normalized?: NormalizedOutput | null;
+}
+export interface ToolEventData {
+  eventId: string; timestamp: number; kind: ToolEventKindName; toolName: string; arguments: Json;
+  result: string | null; error: string | null; latencyMs: number; normalized: NormalizedOutput | null;
+  artifact?: ArtifactHandle;
+}
+/** What a tool gets besides its name and arguments: a signal aborted when the call times out. */
+export interface ToolCallContext { signal: AbortSignal }
+export type ToolExecute = (name: string, args: Json, context: ToolCallContext) => unknown | Promise<unknown>;
+export interface ToolBridgeLike { execute: ToolExecute }
+export interface ToolInterruptHandlerOptions {
+  bridge: ToolBridgeLike | ToolExecute;
+  session: Session;
+  normalizer?: PerceptionAligner;
+  artifactStore?: MemoryArtifactStore;
+  /** Outputs of at least this many bytes (after redaction) are externalised; default 1024. */
+  externalizeThreshold?: number;
+}
+export interface CallOptions { timeoutMs?: number }
 export interface CompileOptions { systemPrompt?: string }
 "#;
 
@@ -144,4 +188,14 @@ extern "C" {
     /// The `StoreOptions` object (checked at run time, typed in TypeScript).
     #[wasm_bindgen(typescript_type = "StoreOptions")]
     pub type StoreOptionsArg;
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// The `ToolInterruptHandlerOptions` object.
+    #[wasm_bindgen(typescript_type = "ToolInterruptHandlerOptions")]
+    pub type ToolInterruptHandlerOptionsArg;
+    /// The `CallOptions` object.
+    #[wasm_bindgen(typescript_type = "CallOptions")]
+    pub type CallOptionsArg;
 }

@@ -2,7 +2,9 @@
 // describe the API precisely (no `any` on public methods) for both entries.
 import {
   ArtifactAttacher, Compactor, ContextCompiler, HistorySelector, InMemoryBackend,
-  MemoryArtifactStore, MemoryPreloader, Session, TokenBudget, WorkingContext, countTokens,
+  MemoryArtifactStore, MemoryPreloader, PerceptionAligner, SchemaRegistry, Session, TokenBudget,
+  ToolEvent, ToolEventKind, ToolInterruptHandler, WorkingContext, countTokens, redact,
+  type NormalizedOutput, type ValidationResult,
   type ArtifactHandle, type ContextCompilerError, type Message, type SessionEvent,
   type WorkingContextData,
 } from "agent-context-compiler";
@@ -37,6 +39,24 @@ export async function run(): Promise<number> {
     const code: "INVALID_BUDGET" | string = err.code;
     void code;
   }
+  const registry = new SchemaRegistry();
+  registry.register("calc", { type: "object" });
+  const checked: ValidationResult = registry.validate("calc", { result: 1 });
+  const normalized: NormalizedOutput = new PerceptionAligner(registry).normalize("calc", "{}");
+  const handler = new ToolInterruptHandler({
+    session,
+    normalizer: new PerceptionAligner(registry),
+    artifactStore: store,
+    bridge: async (name: string, _args, { signal }) => (signal.aborted ? "" : name),
+  });
+  const toolEvent: ToolEvent = await handler.call("calc", { x: 1 }, { timeoutMs: 1000 });
+  const kind: "tool_call" | "tool_success" | "tool_error" | "tool_timeout" = toolEvent.kind;
+  const error: string | null = toolEvent.error;
+  const success: typeof ToolEventKind.SUCCESS = "tool_success";
+  const findings = redact("x").findings.length;
+  void checked; void normalized; void kind; void error; void success; void findings;
+  // @ts-expect-error timeoutMs is a number
+  await handler.call("calc", {}, { timeoutMs: "1s" });
   // @ts-expect-error tokenEstimate is a number
   session.record("user_input", "x", { tokenEstimate: "3" });
   // @ts-expect-error data must be JSON

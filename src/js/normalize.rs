@@ -1,0 +1,176 @@
+//! `redact`, `SchemaRegistry` and `PerceptionAligner` for JS.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::js::convert::{bytes, js_to_json, string, to_js};
+use crate::js::error::to_js_error;
+use crate::js::registry::{self, Native};
+use crate::normalize::aligner::PerceptionAligner as CoreAligner;
+use crate::normalize::redact::redact as core_redact;
+use crate::normalize::schemas::SchemaRegistry as CoreRegistry;
+
+fn js<T: serde::Serialize + ?Sized>(v: &T) -> std::result::Result<JsValue, JsValue> {
+    to_js(v).map_err(to_js_error)
+}
+
+/// Replaces every secret in `text` with `[REDACTED:<rule>]`; returns the
+/// redacted text and where each secret was (`{ rule, start, end }`, UTF-8 byte
+/// offsets into the original).
+#[wasm_bindgen(unchecked_return_type = "Redaction")]
+pub fn redact(text: &str) -> std::result::Result<JsValue, JsValue> {
+    js(&core_redact(text))
+}
+
+/// Per-tool output JSON Schemas (draft 2020-12 unless `$schema` says
+/// otherwise), validated with the `jsonschema` crate.
+#[wasm_bindgen]
+pub struct SchemaRegistry {
+    pub(crate) inner: Rc<RefCell<CoreRegistry>>,
+}
+
+#[wasm_bindgen]
+impl SchemaRegistry {
+    /// An empty registry.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> SchemaRegistry {
+        SchemaRegistry {
+            inner: Rc::new(RefCell::new(CoreRegistry::new())),
+        }
+    }
+
+    /// Registers (or replaces) `tool`'s output schema; an invalid schema
+    /// throws `INVALID_SCHEMA`.
+    pub fn register(
+        &self,
+        tool: &str,
+        #[wasm_bindgen(unchecked_param_type = "Json")] schema: JsValue,
+    ) -> std::result::Result<(), JsValue> {
+        let schema = js_to_json(&schema, "schema").map_err(to_js_error)?;
+        self.inner
+            .borrow_mut()
+            .register(tool, schema)
+            .map_err(to_js_error)
+    }
+
+    /// The schema registered for `tool`, or `undefined`.
+    #[wasm_bindgen(unchecked_return_type = "Json | undefined")]
+    pub fn get(&self, tool: &str) -> std::result::Result<JsValue, JsValue> {
+        match self.inner.borrow().get(tool) {
+            Some(schema) => js(schema),
+            None => Ok(JsValue::UNDEFINED),
+        }
+    }
+
+    /// Validates `data` against `tool`'s schema: `{ valid, errors }` (data,
+    /// not an exception). Tools without a schema pass.
+    #[wasm_bindgen(unchecked_return_type = "ValidationResult")]
+    pub fn validate(
+        &self,
+        tool: &str,
+        #[wasm_bindgen(unchecked_param_type = "Json")] data: JsValue,
+    ) -> std::result::Result<JsValue, JsValue> {
+        let data = js_to_json(&data, "data").map_err(to_js_error)?;
+        js(&self.inner.borrow().validate(tool, &data))
+    }
+
+    /// Registers every `outputSchema` of an MCP `tools/list` result; returns
+    /// the names registered.
+    #[wasm_bindgen(js_name = autoDiscover)]
+    pub fn auto_discover(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Json")] tools: JsValue,
+    ) -> std::result::Result<Vec<String>, JsValue> {
+        let tools = js_to_json(&tools, "tools").map_err(to_js_error)?;
+        self.inner
+            .borrow_mut()
+            .auto_discover(&tools)
+            .map_err(to_js_error)
+    }
+
+    /// Makes `document` available to `$ref`s as `uri` (never fetched).
+    #[wasm_bindgen(js_name = addResource)]
+    pub fn add_resource(
+        &self,
+        uri: &str,
+        #[wasm_bindgen(unchecked_param_type = "Json")] document: JsValue,
+    ) -> std::result::Result<(), JsValue> {
+        let document = js_to_json(&document, "document").map_err(to_js_error)?;
+        self.inner
+            .borrow_mut()
+            .add_resource(uri, document)
+            .map_err(to_js_error)
+    }
+}
+
+impl Default for SchemaRegistry {
+    fn default() -> Self {
+        SchemaRegistry::new()
+    }
+}
+
+/// Normalises tool outputs: parse, validate, redact, summarise.
+#[wasm_bindgen]
+pub struct PerceptionAligner {
+    pub(crate) inner: Rc<CoreAligner>,
+    id: u32,
+}
+
+impl Drop for PerceptionAligner {
+    fn drop(&mut self) {
+        registry::unregister(self.id);
+    }
+}
+
+/// The text of a raw output: strings as is, bytes as (lossy) UTF-8, anything
+/// else serialised as JSON.
+pub(crate) fn raw_text(raw: &JsValue) -> Result<String> {
+    if let Some(s) = raw.as_string() {
+        return Ok(s);
+    }
+    if raw.is_instance_of::<js_sys::ArrayBuffer>() || js_sys::ArrayBuffer::is_view(raw) {
+        return Ok(String::from_utf8_lossy(&bytes(raw, "raw")?).into_owned());
+    }
+    if raw.is_undefined() {
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            "raw output is undefined",
+        ));
+    }
+    Ok(js_to_json(raw, "raw")?.to_string())
+}
+
+#[wasm_bindgen]
+impl PerceptionAligner {
+    /// An aligner validating against `registry` (shared: schemas registered
+    /// later apply too).
+    #[wasm_bindgen(constructor)]
+    pub fn new(registry: &SchemaRegistry) -> PerceptionAligner {
+        let inner = Rc::new(CoreAligner::new(registry.inner.clone()));
+        let id = registry::register(Native::Aligner(Rc::downgrade(&inner)));
+        PerceptionAligner { inner, id }
+    }
+
+    #[wasm_bindgen(getter = __nativeId, skip_typescript)]
+    /// Registry id (internal).
+    pub fn native_id(&self) -> u32 {
+        self.id
+    }
+
+    /// Normalises a raw output (a string, bytes, or any JSON value):
+    /// `{ valid, data, isJson, summaryConcise, summaryDetailed, redactedFields,
+    /// validationErrors }`.
+    #[wasm_bindgen(unchecked_return_type = "NormalizedOutput")]
+    pub fn normalize(
+        &self,
+        tool: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array | Json")] raw: JsValue,
+    ) -> std::result::Result<JsValue, JsValue> {
+        let tool = string(&tool, "tool").map_err(to_js_error)?;
+        let text = raw_text(&raw).map_err(to_js_error)?;
+        js(&self.inner.normalize(&tool, &text))
+    }
+}

@@ -1,0 +1,331 @@
+//! `ToolEvent` and `ToolInterruptHandler` for JS, and JS tool bridges.
+
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use js_sys::{Function, Object, Reflect};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::clock::IdRng;
+use crate::error::{Error, ErrorCode, Result};
+use crate::js::convert::{count, from_js, js_to_json, option, string, to_js};
+use crate::js::env::{seed, JsClock};
+use crate::js::error::to_js_error;
+use crate::js::promise::{call_and_await, spawn};
+use crate::js::registry;
+use crate::js::types::*;
+use crate::normalize::aligner::PerceptionAligner as CoreAligner;
+use crate::tools::{
+    AbortSignal, ToolBridge, ToolEvent as CoreEvent, ToolEventInit,
+    ToolInterruptHandler as CoreHandler, ToolInterruptOptions, ToolOutput,
+};
+
+/// A typed tool interaction event (`tool_call`, `tool_success`,
+/// `tool_error`, `tool_timeout`).
+#[wasm_bindgen]
+pub struct ToolEvent {
+    inner: CoreEvent,
+}
+
+fn js<T: serde::Serialize + ?Sized>(v: &T) -> std::result::Result<JsValue, JsValue> {
+    to_js(v).map_err(to_js_error)
+}
+
+#[wasm_bindgen]
+impl ToolEvent {
+    /// The seed's `ToolEvent.create`: `{ kind, toolName, arguments, result,
+    /// error, latencyMs, normalized }`, stamped now with a fresh id.
+    pub fn create(
+        #[wasm_bindgen(unchecked_param_type = "ToolEventInit")] init: JsValue,
+    ) -> std::result::Result<ToolEvent, JsValue> {
+        let init: ToolEventInit = from_js(&init, "ToolEvent.create").map_err(to_js_error)?;
+        if !init.latency_ms.is_finite() || init.latency_ms < 0.0 {
+            return Err(to_js_error(Error::new(
+                ErrorCode::InvalidArgument,
+                "latencyMs must be a non-negative number",
+            )));
+        }
+        let mut rng = IdRng::new(seed());
+        Ok(ToolEvent {
+            inner: CoreEvent::create(init, &JsClock, &mut rng),
+        })
+    }
+
+    /// Time-sortable id (that of the session event that recorded it).
+    #[wasm_bindgen(getter, js_name = eventId)]
+    pub fn event_id(&self) -> String {
+        self.inner.event_id.clone()
+    }
+
+    /// Milliseconds since the epoch.
+    #[wasm_bindgen(getter)]
+    pub fn timestamp(&self) -> f64 {
+        self.inner.timestamp
+    }
+
+    /// `"tool_call" | "tool_success" | "tool_error" | "tool_timeout"`.
+    #[wasm_bindgen(getter, unchecked_return_type = "ToolEventKindName")]
+    pub fn kind(&self) -> JsValue {
+        self.inner.kind.as_str().into()
+    }
+
+    /// The tool's name.
+    #[wasm_bindgen(getter, js_name = toolName)]
+    pub fn tool_name(&self) -> String {
+        self.inner.tool_name.clone()
+    }
+
+    /// The call's arguments.
+    #[wasm_bindgen(getter, unchecked_return_type = "Json")]
+    pub fn arguments(&self) -> std::result::Result<JsValue, JsValue> {
+        js(&self.inner.arguments)
+    }
+
+    /// The (redacted) output, on success; otherwise `null`.
+    #[wasm_bindgen(getter, unchecked_return_type = "string | null")]
+    pub fn result(&self) -> JsValue {
+        self.inner
+            .result
+            .as_deref()
+            .map_or(JsValue::NULL, JsValue::from_str)
+    }
+
+    /// The failure's message, on error or timeout; otherwise `null`.
+    #[wasm_bindgen(getter, unchecked_return_type = "string | null")]
+    pub fn error(&self) -> JsValue {
+        self.inner
+            .error
+            .as_deref()
+            .map_or(JsValue::NULL, JsValue::from_str)
+    }
+
+    /// Milliseconds from the call to its outcome.
+    #[wasm_bindgen(getter, js_name = latencyMs)]
+    pub fn latency_ms(&self) -> f64 {
+        self.inner.latency_ms
+    }
+
+    /// The normalised output, on success; otherwise `null`.
+    #[wasm_bindgen(getter, unchecked_return_type = "NormalizedOutput | null")]
+    pub fn normalized(&self) -> std::result::Result<JsValue, JsValue> {
+        match &self.inner.normalized {
+            Some(n) => js(n),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// The artifact the output was externalised to; otherwise `null`.
+    #[wasm_bindgen(getter, unchecked_return_type = "ArtifactHandle | null")]
+    pub fn artifact(&self) -> std::result::Result<JsValue, JsValue> {
+        match &self.inner.artifact {
+            Some(a) => js(a),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// The event as a plain object.
+    #[wasm_bindgen(js_name = toJSON, unchecked_return_type = "ToolEventData")]
+    pub fn to_json(&self) -> std::result::Result<JsValue, JsValue> {
+        js(&self.inner)
+    }
+}
+
+/// A tool bridge supplied by JS: an object with `execute(name, args,
+/// { signal })` or a bare function with the same parameters, sync or async.
+struct JsToolBridge {
+    this: JsValue,
+    execute: Function,
+}
+
+impl JsToolBridge {
+    fn from_js(value: &JsValue) -> Result<JsToolBridge> {
+        if let Some(f) = value.dyn_ref::<Function>() {
+            return Ok(JsToolBridge {
+                this: JsValue::UNDEFINED,
+                execute: f.clone(),
+            });
+        }
+        let execute = Reflect::get(value, &"execute".into()).unwrap_or(JsValue::UNDEFINED);
+        match execute.dyn_into::<Function>() {
+            Ok(f) => Ok(JsToolBridge { this: value.clone(), execute: f }),
+            Err(_) => Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "options.bridge must be an object with execute(name, args, { signal }) or a function",
+            )),
+        }
+    }
+}
+
+/// An `AbortController` if the host has one.
+fn abort_controller() -> Option<JsValue> {
+    let ctor = Reflect::get(&js_sys::global(), &"AbortController".into())
+        .ok()?
+        .dyn_into::<Function>()
+        .ok()?;
+    Reflect::construct(&ctor, &js_sys::Array::new()).ok()
+}
+
+#[async_trait(?Send)]
+impl ToolBridge for JsToolBridge {
+    async fn execute(
+        &self,
+        name: &str,
+        arguments: &Value,
+        signal: &AbortSignal,
+    ) -> std::result::Result<ToolOutput, String> {
+        let opts = Object::new();
+        if let Some(controller) = abort_controller() {
+            let js_signal =
+                Reflect::get(&controller, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
+            let _ = Reflect::set(&opts, &"signal".into(), &js_signal);
+            signal.on_abort(move |reason| {
+                if let Ok(abort) = Reflect::get(&controller, &"abort".into())
+                    .and_then(|f| f.dyn_into::<Function>())
+                {
+                    let _ = abort.call1(&controller, &js_sys::Error::new(reason).into());
+                }
+            });
+        }
+        let args = to_js(arguments).map_err(|e| e.message().to_string())?;
+        let out = call_and_await(
+            &self.execute,
+            &self.this,
+            &[name.into(), args, opts.into()],
+            ErrorCode::InvalidArgument,
+            "execute",
+        )
+        .await
+        .map_err(|e| {
+            // Keep the thrown value's own message (the seed's `event.error == "boom"`).
+            let m = e.message();
+            m.split_once(": ").map_or(m, |(_, rest)| rest).to_string()
+        })?;
+        if let Some(s) = out.as_string() {
+            return Ok(ToolOutput::Text(s));
+        }
+        if out.is_undefined() {
+            return Ok(ToolOutput::Text(String::new()));
+        }
+        js_to_json(&out, "tool result")
+            .map(ToolOutput::Json)
+            .map_err(|e| e.message().to_string())
+    }
+}
+
+/// Calls tools through a bridge with a deadline, records typed events in a
+/// session, normalises and externalises outputs.
+#[wasm_bindgen]
+pub struct ToolInterruptHandler {
+    inner: Rc<CoreHandler>,
+}
+
+#[wasm_bindgen]
+impl ToolInterruptHandler {
+    /// Options: `bridge` (required), `session` (required), `normalizer` (a
+    /// `PerceptionAligner`; an empty one by default), `artifactStore` and
+    /// `externalizeThreshold` (bytes, default 1024).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        options: ToolInterruptHandlerOptionsArg,
+    ) -> std::result::Result<ToolInterruptHandler, JsValue> {
+        let options = Some(options);
+        let get = |k: &str| option(&options, k, "options").map_err(to_js_error);
+        let bridge = JsToolBridge::from_js(&get("bridge")?).map_err(to_js_error)?;
+        let session = registry::session(&get("session")?).ok_or_else(|| {
+            to_js_error(Error::new(
+                ErrorCode::InvalidArgument,
+                "options.session must be a Session",
+            ))
+        })?;
+        let normalizer = get("normalizer")?;
+        let normalizer = if normalizer.is_undefined() || normalizer.is_null() {
+            CoreAligner::default()
+        } else {
+            registry::aligner(&normalizer)
+                .map(|a| (*a).clone())
+                .ok_or_else(|| {
+                    to_js_error(Error::new(
+                        ErrorCode::InvalidArgument,
+                        "options.normalizer must be a PerceptionAligner",
+                    ))
+                })?
+        };
+        let store = get("artifactStore")?;
+        let artifact_store = if store.is_undefined() || store.is_null() {
+            None
+        } else {
+            Some(registry::artifact_store(&store).ok_or_else(|| {
+                to_js_error(Error::new(
+                    ErrorCode::InvalidArgument,
+                    "options.artifactStore must be a MemoryArtifactStore",
+                ))
+            })?)
+        };
+        let threshold = count(
+            &get("externalizeThreshold")?,
+            "options.externalizeThreshold",
+            ErrorCode::InvalidArgument,
+        )
+        .map_err(to_js_error)?
+        .unwrap_or(1024) as usize;
+        let inner = CoreHandler::new(
+            Rc::new(bridge),
+            normalizer,
+            session,
+            Rc::new(JsClock),
+            ToolInterruptOptions {
+                artifact_store,
+                externalize_threshold: threshold,
+            },
+        );
+        Ok(ToolInterruptHandler {
+            inner: Rc::new(inner),
+        })
+    }
+
+    /// Calls `name` with `args`; resolves to a `ToolEvent` of kind
+    /// `tool_success`, `tool_error` or `tool_timeout` (failures are events,
+    /// not rejections). Options: `timeoutMs` (default 30,000).
+    #[wasm_bindgen(unchecked_return_type = "Promise<ToolEvent>")]
+    pub fn call(
+        &self,
+        name: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Json")] args: JsValue,
+        options: Option<CallOptionsArg>,
+    ) -> js_sys::Promise {
+        let prepared = (|| -> Result<(String, Value, Option<f64>)> {
+            let name = string(&name, "name")?;
+            let args = if args.is_undefined() {
+                Value::Object(Default::default())
+            } else {
+                js_to_json(&args, "args")?
+            };
+            let timeout = option(&options, "timeoutMs", "options")?;
+            let timeout = if timeout.is_undefined() || timeout.is_null() {
+                None
+            } else {
+                match timeout.as_f64() {
+                    Some(t) if t > 0.0 && t.is_finite() => Some(t),
+                    _ => {
+                        return Err(Error::new(
+                            ErrorCode::InvalidArgument,
+                            "options.timeoutMs must be a positive number",
+                        ))
+                    }
+                }
+            };
+            Ok((name, args, timeout))
+        })();
+        let (name, args, timeout) = match prepared {
+            Ok(p) => p,
+            Err(e) => return js_sys::Promise::reject(&to_js_error(e)),
+        };
+        let handler = self.inner.clone();
+        spawn(async move {
+            let event = handler.call(&name, args, timeout).await?;
+            Ok(ToolEvent { inner: event }.into())
+        })
+    }
+}

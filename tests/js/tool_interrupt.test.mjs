@@ -1,0 +1,130 @@
+// The seed's test_tool_events and test_tool_interrupt, ported, plus the
+// cases the issue names: never-settling promises, throws of non-Errors,
+// concurrent calls, late results.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  MemoryArtifactStore, PerceptionAligner, SchemaRegistry, Session, ToolEvent, ToolEventKind, ToolInterruptHandler,
+} from "agent-context-compiler";
+import { rejectsWithCode } from "./helpers.mjs";
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function setup(bridge, extra = {}) {
+  const session = new Session();
+  const handler = new ToolInterruptHandler({ bridge, normalizer: new PerceptionAligner(new SchemaRegistry()), session, ...extra });
+  return { session, handler, kinds: () => session.eventLog.events.map((e) => e.kind) };
+}
+
+test("tool event kinds", () => {
+  assert.equal(ToolEventKind.CALL, "tool_call");
+  assert.equal(ToolEventKind.SUCCESS, "tool_success");
+  assert.equal(ToolEventKind.ERROR, "tool_error");
+  assert.equal(ToolEventKind.TIMEOUT, "tool_timeout");
+});
+
+test("tool event creation", async () => {
+  const evt = ToolEvent.create({ kind: ToolEventKind.SUCCESS, toolName: "echo", arguments: { text: "hello" }, result: "hello", latencyMs: 42 });
+  assert.equal(evt.kind, ToolEventKind.SUCCESS);
+  assert.equal(evt.toolName, "echo");
+  assert.equal(evt.result, "hello");
+  assert.equal(evt.error, null);
+  assert.equal(evt.latencyMs, 42);
+  assert.ok(evt.eventId);
+  const err = ToolEvent.create({ kind: ToolEventKind.ERROR, toolName: "fail_tool", arguments: {}, error: "Connection refused", latencyMs: 100 });
+  assert.equal(err.result, null);
+  assert.equal(err.error, "Connection refused");
+  await rejectsWithCode(() => ToolEvent.create({ kind: "nope", toolName: "x" }), "INVALID_ARGUMENT");
+});
+
+test("handler success", async () => {
+  const { handler, kinds } = setup({ execute: async (name, args) => `echo: ${args.text}` });
+  const event = await handler.call("echo", { text: "hello" });
+  assert.ok(event instanceof ToolEvent);
+  assert.equal(event.kind, ToolEventKind.SUCCESS);
+  assert.equal(event.result, "echo: hello");
+  assert.equal(event.error, null);
+  assert.ok(event.latencyMs >= 0);
+  assert.deepEqual(kinds(), ["tool_call", "tool_success"]);
+  assert.equal(event.normalized.summaryConcise, "echo: hello");
+});
+
+test("handler error: Error, string, undefined and objects thrown or rejected", async () => {
+  for (const [bridge, message] of [
+    [async () => { throw new Error("boom"); }, "boom"],
+    [() => { throw "a string"; }, "a string"],
+    [async () => { throw undefined; }, "undefined"],
+    [() => Promise.reject({ code: 42 }), '{"code":42}'],
+    [async () => 10n, "bigint"],
+  ]) {
+    const { handler, kinds } = setup(bridge);
+    const event = await handler.call("fail_tool", {});
+    assert.equal(event.kind, ToolEventKind.ERROR, message);
+    assert.ok(event.error.includes(message), `${event.error} should include ${message}`);
+    assert.equal(event.result, null);
+    assert.deepEqual(kinds(), ["tool_call", "tool_error"]);
+  }
+});
+
+test("handler timeout: a never-settling promise times out and its signal is aborted", async () => {
+  let seen;
+  const { handler, kinds } = setup({ execute: (name, args, { signal }) => { seen = signal; return new Promise(() => {}); } });
+  const event = await handler.call("slow_tool", {}, { timeoutMs: 50 });
+  assert.equal(event.kind, ToolEventKind.TIMEOUT);
+  assert.match(event.error, /timed out/);
+  assert.ok(seen instanceof AbortSignal);
+  assert.equal(seen.aborted, true);
+  assert.match(String(seen.reason?.message ?? seen.reason), /timed out/);
+  assert.deepEqual(kinds(), ["tool_call", "tool_timeout"]);
+});
+
+test("a result arriving after its timeout is ignored", async () => {
+  const { handler, kinds } = setup(async () => { await sleep(120); return "too late"; });
+  const event = await handler.call("late", {}, { timeoutMs: 20 });
+  assert.equal(event.kind, ToolEventKind.TIMEOUT);
+  await sleep(200);
+  assert.deepEqual(kinds(), ["tool_call", "tool_timeout"]);
+});
+
+test("concurrent calls: every call's events land in order", async () => {
+  const { handler, session } = setup(async (name) => {
+    const ms = Number(name.slice(1));
+    await sleep(ms);
+    if (ms === 30) throw new Error("failed");
+    return name;
+  });
+  const events = await Promise.all(["t50", "t10", "t30", "t5", "t200"].map((n) => handler.call(n, {}, { timeoutMs: 100 })));
+  assert.deepEqual(events.map((e) => e.kind), ["tool_success", "tool_success", "tool_error", "tool_success", "tool_timeout"]);
+  const log = session.eventLog.events;
+  assert.equal(log.length, 10);
+  for (const [i, call] of log.entries()) {
+    if (call.kind !== "tool_call") continue;
+    const outcomes = log.filter((e) => e.data.call_id === call.eventId);
+    assert.equal(outcomes.length, 1);
+    assert.ok(log.indexOf(outcomes[0]) > i);
+  }
+});
+
+test("large outputs are redacted and externalised; JSON results are serialised", async () => {
+  const store = new MemoryArtifactStore();
+  const secret = "ghp_" + "a1B2".repeat(9);
+  const { handler, kinds } = setup(async () => `token=${secret}\n` + "log line ok\n".repeat(500), { artifactStore: store, externalizeThreshold: 1024 });
+  const event = await handler.call("logs", {});
+  assert.ok(event.artifact?.artifactId);
+  assert.deepEqual(kinds(), ["tool_call", "artifact_stored", "tool_success"]);
+  const stored = new TextDecoder().decode(await store.retrieve(event.artifact.artifactId));
+  assert.ok(!stored.includes(secret));
+  const json = setup(async () => ({ result: 42, api_key: "k-123456789" }));
+  const e = await json.handler.call("calc", {});
+  assert.equal(e.normalized.isJson, true);
+  assert.equal(e.normalized.data.api_key, "[REDACTED:secret-key]");
+});
+
+test("bad options are clear errors", async () => {
+  const session = new Session();
+  await rejectsWithCode(() => new ToolInterruptHandler({ bridge: 42, session }), "INVALID_ARGUMENT", "bridge");
+  await rejectsWithCode(() => new ToolInterruptHandler({ bridge: () => 1, session: {} }), "INVALID_ARGUMENT", "Session");
+  const { handler } = setup(() => "x");
+  await rejectsWithCode(() => handler.call("t", {}, { timeoutMs: -1 }), "INVALID_ARGUMENT", "timeoutMs");
+  await rejectsWithCode(() => handler.call(5, {}), "INVALID_ARGUMENT", "name");
+});
