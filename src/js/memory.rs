@@ -3,13 +3,12 @@
 use std::rc::Rc;
 
 use async_trait::async_trait;
-use js_sys::{Function, Reflect};
+use js_sys::Function;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{from_js, to_js};
-use crate::js::promise::{call_and_await, spawn};
+use crate::js::promise::{call_and_await, callable, spawn};
 use crate::js::registry::{self, Native};
 use crate::memory::{InMemoryBackend as CoreMemory, MemoryEntry, MemoryStore};
 
@@ -85,20 +84,13 @@ pub(crate) struct JsMemoryStore {
 impl JsMemoryStore {
     /// Wraps `value`, or fails when it has no `recall` to call.
     pub(crate) fn from_js(value: &JsValue) -> Result<Self> {
-        if let Some(f) = value.dyn_ref::<Function>() {
-            return Ok(JsMemoryStore {
-                this: JsValue::UNDEFINED,
-                recall: f.clone(),
-            });
-        }
-        let recall = Reflect::get(value, &"recall".into()).unwrap_or(JsValue::UNDEFINED);
-        match recall.dyn_into::<Function>() {
-            Ok(f) => Ok(JsMemoryStore { this: value.clone(), recall: f }),
-            Err(_) => Err(Error::new(
+        let (this, recall) = callable(value, "recall").ok_or_else(|| {
+            Error::new(
                 ErrorCode::InvalidArgument,
                 "memory must be an InMemoryBackend, an object with recall(query, limit), or a function",
-            )),
-        }
+            )
+        })?;
+        Ok(JsMemoryStore { this, recall })
     }
 }
 

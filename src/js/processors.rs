@@ -8,7 +8,6 @@ use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
 
 use crate::js::types::*;
-use wasm_bindgen::JsCast;
 
 use crate::artifacts::ArtifactStore;
 use crate::compiler::{
@@ -19,7 +18,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{from_js, limit, option, to_js};
 use crate::js::error::to_js_error;
 use crate::js::memory::JsMemoryStore;
-use crate::js::promise::call_and_await;
+use crate::js::promise::{call_and_await, callable};
 use crate::js::registry::{self, Native};
 use crate::js::session::JsSession;
 use crate::memory::MemoryStore;
@@ -235,24 +234,18 @@ impl ProcessorEntry {
                 .and_then(|n| n.as_string())
                 .filter(|n| !n.is_empty())
         };
-        if let Some(f) = value.dyn_ref::<Function>() {
+        if let Some((this, process)) = callable(value, "process") {
+            // A bare function's name is the function's own; an object's is its `name`.
+            let fallback = if this.is_undefined() {
+                "anonymous"
+            } else {
+                "custom"
+            };
             return Ok(ProcessorEntry::Js {
-                name: name_of(value).unwrap_or_else(|| "anonymous".into()),
-                this: JsValue::UNDEFINED,
-                process: f.clone(),
+                name: name_of(value).unwrap_or_else(|| fallback.into()),
+                this,
+                process,
             });
-        }
-        if value.is_object() {
-            if let Ok(f) = Reflect::get(value, &"process".into())
-                .unwrap_or(JsValue::UNDEFINED)
-                .dyn_into::<Function>()
-            {
-                return Ok(ProcessorEntry::Js {
-                    name: name_of(value).unwrap_or_else(|| "custom".into()),
-                    this: value.clone(),
-                    process: f,
-                });
-            }
         }
         Err(Error::new(
             ErrorCode::InvalidArgument,

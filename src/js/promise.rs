@@ -36,3 +36,20 @@ where
 {
     future_to_promise(async move { fut.await.map_err(to_js_error) })
 }
+
+/// `value` when it is a function (called with `this` undefined), or its
+/// method `name` bound to it; `None` when it is neither.
+pub(crate) fn callable(value: &JsValue, name: &str) -> Option<(JsValue, Function)> {
+    use wasm_bindgen::JsCast;
+    if let Some(f) = value.dyn_ref::<Function>() {
+        return Some((JsValue::UNDEFINED, f.clone()));
+    }
+    if !value.is_object() {
+        return None;
+    }
+    let method = js_sys::Reflect::get(value, &name.into()).ok()?;
+    method
+        .dyn_into::<Function>()
+        .ok()
+        .map(|f| (value.clone(), f))
+}
