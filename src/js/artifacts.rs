@@ -15,19 +15,13 @@ use crate::js::convert::{bytes, from_js, option, string, to_js};
 use crate::js::env::JsClock;
 use crate::js::error::to_js_error;
 use crate::js::promise::spawn;
-use crate::js::registry::{self, Native};
+use crate::js::registry::{Native, Registration};
 
 /// Content-addressed artifacts held in memory, verified on every read.
 #[wasm_bindgen]
 pub struct MemoryArtifactStore {
     inner: Rc<CoreStore>,
-    id: u32,
-}
-
-impl Drop for MemoryArtifactStore {
-    fn drop(&mut self) {
-        registry::unregister(self.id);
-    }
+    registration: Registration,
 }
 
 fn optional_string<T: AsRef<JsValue>>(options: &Option<T>, key: &str) -> Result<Option<String>> {
@@ -51,14 +45,17 @@ impl MemoryArtifactStore {
         let inner = Rc::new(CoreStore::new(Rc::new(JsClock)));
         let weak: std::rc::Weak<dyn ArtifactStore> =
             Rc::downgrade(&(inner.clone() as Rc<dyn ArtifactStore>));
-        let id = registry::register(Native::ArtifactStore(weak));
-        MemoryArtifactStore { inner, id }
+        let registration = Registration::new(Native::ArtifactStore(weak));
+        MemoryArtifactStore {
+            inner,
+            registration,
+        }
     }
 
     #[wasm_bindgen(getter = __nativeId, skip_typescript)]
     /// Registry id (internal).
     pub fn native_id(&self) -> u32 {
-        self.id
+        self.registration.id()
     }
 
     /// Stores `content` (bytes or a string) and resolves to its handle; the

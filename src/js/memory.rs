@@ -8,21 +8,15 @@ use wasm_bindgen::prelude::*;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{from_js, to_js};
-use crate::js::promise::{call_and_await, callable, spawn};
-use crate::js::registry::{self, Native};
+use crate::js::promise::{call_and_await, require_callable, spawn};
+use crate::js::registry::{Native, Registration};
 use crate::memory::{InMemoryBackend as CoreMemory, MemoryEntry, MemoryStore};
 
 /// The built-in memory: entries held in memory, recall ranked by BM25.
 #[wasm_bindgen]
 pub struct InMemoryBackend {
     inner: Rc<CoreMemory>,
-    id: u32,
-}
-
-impl Drop for InMemoryBackend {
-    fn drop(&mut self) {
-        registry::unregister(self.id);
-    }
+    registration: Registration,
 }
 
 #[wasm_bindgen]
@@ -33,14 +27,17 @@ impl InMemoryBackend {
         let inner = Rc::new(CoreMemory::new());
         let weak: std::rc::Weak<dyn MemoryStore> =
             Rc::downgrade(&(inner.clone() as Rc<dyn MemoryStore>));
-        let id = registry::register(Native::Memory(weak));
-        InMemoryBackend { inner, id }
+        let registration = Registration::new(Native::Memory(weak));
+        InMemoryBackend {
+            inner,
+            registration,
+        }
     }
 
     #[wasm_bindgen(getter = __nativeId, skip_typescript)]
     /// Registry id (internal).
     pub fn native_id(&self) -> u32 {
-        self.id
+        self.registration.id()
     }
 
     /// Stores (or replaces) the entry `key`.
@@ -84,12 +81,11 @@ pub(crate) struct JsMemoryStore {
 impl JsMemoryStore {
     /// Wraps `value`, or fails when it has no `recall` to call.
     pub(crate) fn from_js(value: &JsValue) -> Result<Self> {
-        let (this, recall) = callable(value, "recall").ok_or_else(|| {
-            Error::new(
-                ErrorCode::InvalidArgument,
-                "memory must be an InMemoryBackend, an object with recall(query, limit), or a function",
-            )
-        })?;
+        let (this, recall) = require_callable(
+            value,
+            "recall",
+            "memory must be an InMemoryBackend, an object with recall(query, limit), or a function",
+        )?;
         Ok(JsMemoryStore { this, recall })
     }
 }

@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{bytes, js_to_json, string, to_js};
 use crate::js::error::to_js_error;
-use crate::js::registry::{self, Native};
+use crate::js::registry::{Native, Registration};
 use crate::normalize::aligner::PerceptionAligner as CoreAligner;
 use crate::normalize::redact::redact as core_redact;
 use crate::normalize::schemas::SchemaRegistry as CoreRegistry;
@@ -116,13 +116,7 @@ impl Default for SchemaRegistry {
 #[wasm_bindgen]
 pub struct PerceptionAligner {
     pub(crate) inner: Rc<CoreAligner>,
-    id: u32,
-}
-
-impl Drop for PerceptionAligner {
-    fn drop(&mut self) {
-        registry::unregister(self.id);
-    }
+    registration: Registration,
 }
 
 /// The text of a raw output: strings as is, bytes as (lossy) UTF-8, anything
@@ -150,14 +144,17 @@ impl PerceptionAligner {
     #[wasm_bindgen(constructor)]
     pub fn new(registry: &SchemaRegistry) -> PerceptionAligner {
         let inner = Rc::new(CoreAligner::new(registry.inner.clone()));
-        let id = registry::register(Native::Aligner(Rc::downgrade(&inner)));
-        PerceptionAligner { inner, id }
+        let registration = Registration::new(Native::Aligner(Rc::downgrade(&inner)));
+        PerceptionAligner {
+            inner,
+            registration,
+        }
     }
 
     #[wasm_bindgen(getter = __nativeId, skip_typescript)]
     /// Registry id (internal).
     pub fn native_id(&self) -> u32 {
-        self.id
+        self.registration.id()
     }
 
     /// Normalises a raw output (a string, bytes, or any JSON value):

@@ -19,15 +19,15 @@ use crate::js::convert::{from_js, limit, option, to_js};
 use crate::js::error::to_js_error;
 use crate::js::memory::JsMemoryStore;
 use crate::js::promise::{call_and_await, callable};
-use crate::js::registry::{self, Native};
+use crate::js::registry::{self, Native, Registration};
 use crate::js::session::JsSession;
 use crate::memory::MemoryStore;
 use crate::session::Session;
 use crate::working_context::WorkingContext;
 
-fn register<P: Processor + 'static>(p: Rc<P>) -> u32 {
+fn register<P: Processor + 'static>(p: Rc<P>) -> Registration {
     let weak: std::rc::Weak<dyn Processor> = Rc::downgrade(&(p as Rc<dyn Processor>));
-    registry::register(Native::Processor(weak))
+    Registration::new(Native::Processor(weak))
 }
 
 macro_rules! native_processor {
@@ -36,20 +36,17 @@ macro_rules! native_processor {
         #[wasm_bindgen]
         pub struct $js {
             inner: Rc<$core>,
-            id: u32,
+            registration: Registration,
         }
 
         impl $js {
             fn wrap(inner: $core) -> $js {
                 let inner = Rc::new(inner);
-                let id = register(inner.clone());
-                $js { inner, id }
-            }
-        }
-
-        impl Drop for $js {
-            fn drop(&mut self) {
-                registry::unregister(self.id);
+                let registration = register(inner.clone());
+                $js {
+                    inner,
+                    registration,
+                }
             }
         }
 
@@ -64,7 +61,7 @@ macro_rules! native_processor {
             #[wasm_bindgen(getter = __nativeId, skip_typescript)]
             /// Registry id (internal).
             pub fn native_id(&self) -> u32 {
-                self.id
+                self.registration.id()
             }
         }
     };

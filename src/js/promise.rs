@@ -53,3 +53,13 @@ pub(crate) fn callable(value: &JsValue, name: &str) -> Option<(JsValue, Function
         .ok()
         .map(|f| (value.clone(), f))
 }
+
+/// Like [`callable`], but an `INVALID_ARGUMENT` error saying `expected` when
+/// `value` is neither a function nor an object with the method.
+pub(crate) fn require_callable(
+    value: &JsValue,
+    name: &str,
+    expected: &str,
+) -> Result<(JsValue, Function), Error> {
+    callable(value, name).ok_or_else(|| Error::new(ErrorCode::InvalidArgument, expected))
+}

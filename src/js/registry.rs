@@ -34,8 +34,30 @@ thread_local! {
     static OBJECTS: RefCell<HashMap<u32, Native>> = RefCell::new(HashMap::new());
 }
 
+/// A native object's entry in the registry, held by the JS object that owns
+/// it: dropping the JS object (`free()` or garbage collection) unregisters it.
+pub(crate) struct Registration(u32);
+
+impl Registration {
+    /// Registers `native` for as long as the returned guard lives.
+    pub(crate) fn new(native: Native) -> Registration {
+        Registration(register(native))
+    }
+
+    /// The id exposed to JS as `__nativeId`.
+    pub(crate) fn id(&self) -> u32 {
+        self.0
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        unregister(self.0);
+    }
+}
+
 /// Registers `native` and returns its id.
-pub(crate) fn register(native: Native) -> u32 {
+fn register(native: Native) -> u32 {
     let id = NEXT.with(|n| {
         let id = n.get();
         n.set(id.wrapping_add(1).max(1));
@@ -45,8 +67,8 @@ pub(crate) fn register(native: Native) -> u32 {
     id
 }
 
-/// Removes `id` (called when the JS object is dropped).
-pub(crate) fn unregister(id: u32) {
+/// Removes `id` (when its [`Registration`] is dropped).
+fn unregister(id: u32) {
     OBJECTS.with(|o| o.borrow_mut().remove(&id));
 }
 

@@ -12,7 +12,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{count, js_to_json, option, string, to_js};
 use crate::js::env::{seed, JsClock};
 use crate::js::error::to_js_error;
-use crate::js::registry::{self, Native};
+use crate::js::registry::{Native, Registration};
 use crate::session::{EventLog as CoreLog, Session as CoreSession, SessionEvent};
 use crate::tokens::{DefaultTokenCounter, TokenCounter, WordsTokenCounter};
 
@@ -63,20 +63,17 @@ fn events_to_js(events: &[SessionEvent]) -> Result<JsValue> {
 #[wasm_bindgen(js_name = Session)]
 pub struct JsSession {
     pub(crate) inner: Rc<RefCell<CoreSession>>,
-    id: u32,
+    registration: Registration,
 }
 
 impl JsSession {
     /// Wraps a shared session (registering it so options objects can name it).
     pub(crate) fn wrap(inner: Rc<RefCell<CoreSession>>) -> JsSession {
-        let id = registry::register(Native::Session(Rc::downgrade(&inner)));
-        JsSession { inner, id }
-    }
-}
-
-impl Drop for JsSession {
-    fn drop(&mut self) {
-        registry::unregister(self.id);
+        let registration = Registration::new(Native::Session(Rc::downgrade(&inner)));
+        JsSession {
+            inner,
+            registration,
+        }
     }
 }
 
@@ -101,7 +98,7 @@ impl JsSession {
     #[wasm_bindgen(getter = __nativeId, skip_typescript)]
     /// Registry id (internal).
     pub fn native_id(&self) -> u32 {
-        self.id
+        self.registration.id()
     }
 
     /// The session id.

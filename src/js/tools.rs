@@ -13,7 +13,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{count, from_js, js_to_json, option, string, to_js};
 use crate::js::env::{seed, JsClock};
 use crate::js::error::to_js_error;
-use crate::js::promise::{call_and_await, callable, spawn};
+use crate::js::promise::{call_and_await, require_callable, spawn};
 use crate::js::registry;
 use crate::js::types::*;
 use crate::normalize::aligner::PerceptionAligner as CoreAligner;
@@ -141,12 +141,11 @@ struct JsToolBridge {
 
 impl JsToolBridge {
     fn from_js(value: &JsValue) -> Result<JsToolBridge> {
-        let (this, execute) = callable(value, "execute").ok_or_else(|| {
-            Error::new(
-                ErrorCode::InvalidArgument,
-                "options.bridge must be an object with execute(name, args, { signal }) or a function",
-            )
-        })?;
+        let (this, execute) = require_callable(
+            value,
+            "execute",
+            "options.bridge must be an object with execute(name, args, { signal }) or a function",
+        )?;
         Ok(JsToolBridge { this, execute })
     }
 }
