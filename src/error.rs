@@ -21,8 +21,32 @@ pub enum ErrorCode {
     InvalidSchema,
     /// A stored artifact whose content no longer hashes to its id.
     ArtifactIntegrity,
+    /// A stored artifact is missing one of its chunks; it is never returned
+    /// truncated.
+    ArtifactIncomplete,
     /// An artifact store backend failed.
     StoreFailed,
+    /// The backend refused a write for lack of space (IndexedDB's
+    /// `QuotaExceededError`); nothing of the write was kept.
+    StoreQuotaExceeded,
+    /// The database cannot be opened or upgraded while another connection
+    /// holds it open at an older version.
+    StoreBlocked,
+    /// The database connection was closed (deleted, upgraded elsewhere, or
+    /// closed by the browser or by `close()`).
+    StoreClosed,
+    /// The backend does not exist in this host (e.g. IndexedDB in Node).
+    StoreUnavailable,
+    /// The backend cannot do what was asked (e.g. listing on a key-value store
+    /// without `list`).
+    StoreUnsupported,
+    /// A key-value store returned a value of a type it must not return.
+    StoreInvalidValue,
+    /// Stored data is malformed (a record that does not parse, a session
+    /// segment that does not match its digest, a missing segment).
+    StoreCorrupt,
+    /// A backend operation did not settle within the store's timeout.
+    StoreTimeout,
     /// A memory store backend failed.
     MemoryFailed,
     /// A context processor failed; the message names the processor.
@@ -44,7 +68,16 @@ impl ErrorCode {
             ErrorCode::InvalidSessionImport => "INVALID_SESSION_IMPORT",
             ErrorCode::InvalidSchema => "INVALID_SCHEMA",
             ErrorCode::ArtifactIntegrity => "ARTIFACT_INTEGRITY",
+            ErrorCode::ArtifactIncomplete => "ARTIFACT_INCOMPLETE",
             ErrorCode::StoreFailed => "STORE_FAILED",
+            ErrorCode::StoreQuotaExceeded => "STORE_QUOTA_EXCEEDED",
+            ErrorCode::StoreBlocked => "STORE_BLOCKED",
+            ErrorCode::StoreClosed => "STORE_CLOSED",
+            ErrorCode::StoreUnavailable => "STORE_UNAVAILABLE",
+            ErrorCode::StoreUnsupported => "STORE_UNSUPPORTED",
+            ErrorCode::StoreInvalidValue => "STORE_INVALID_VALUE",
+            ErrorCode::StoreCorrupt => "STORE_CORRUPT",
+            ErrorCode::StoreTimeout => "STORE_TIMEOUT",
             ErrorCode::MemoryFailed => "MEMORY_FAILED",
             ErrorCode::ProcessorFailed => "PROCESSOR_FAILED",
             ErrorCode::BudgetTooSmall => "BUDGET_TOO_SMALL",

@@ -7,6 +7,7 @@
 //! - [`working_context`]: the compiled [`WorkingContext`] and its messages.
 //! - [`compiler`]: the [`ContextCompiler`] and its processors.
 //! - [`artifacts`]: content-addressed, verified [`ArtifactStore`]s.
+//! - [`kv`]: artifacts and sessions kept in any key-value store, chunked and verified.
 //! - [`memory`]: the [`MemoryStore`] that compiles preload.
 //! - [`normalize`]: redaction, JSON Schema validation and summaries of tool outputs.
 //! - [`tools`]: tool calls with deadlines, abort and typed events.
@@ -22,12 +23,15 @@ pub mod budget;
 pub mod clock;
 pub mod compiler;
 pub mod error;
+pub mod kv;
 pub mod memory;
 pub mod normalize;
 pub mod session;
 pub mod tokens;
 pub mod tools;
 pub mod working_context;
+
+mod race;
 
 #[cfg(feature = "js")]
 mod js;

@@ -6,12 +6,10 @@ use std::rc::Rc;
 
 use async_trait::async_trait;
 
-use crate::artifacts::{
-    content_id, make_summary, verify, ArtifactHandle, ArtifactStore, StoreOptions,
-    DEFAULT_MIME_TYPE,
-};
+use crate::artifacts::{content_id, verify, ArtifactHandle, ArtifactStore, StoreOptions};
 use crate::clock::Clock;
 use crate::error::Result;
+use crate::session::{SaveReport, Session, SessionEnv, SessionEvent, SessionStore};
 
 /// One stored artifact: its handle, the sessions that stored it, its bytes.
 /// [`MemoryArtifactStore::snapshot`] returns these and
@@ -27,8 +25,10 @@ pub struct StoredArtifact {
 }
 
 /// An artifact store held in memory. Reads are verified like every backend's.
+/// It keeps saved sessions too (see [`SessionStore`]).
 pub struct MemoryArtifactStore {
     entries: RefCell<BTreeMap<String, StoredArtifact>>,
+    sessions: RefCell<BTreeMap<String, Vec<SessionEvent>>>,
     clock: Rc<dyn Clock>,
 }
 
@@ -37,6 +37,7 @@ impl MemoryArtifactStore {
     pub fn new(clock: Rc<dyn Clock>) -> Self {
         MemoryArtifactStore {
             entries: RefCell::new(BTreeMap::new()),
+            sessions: RefCell::new(BTreeMap::new()),
             clock,
         }
     }
@@ -82,17 +83,7 @@ impl ArtifactStore for MemoryArtifactStore {
             }
             return Ok(Self::handle_for(existing, options.session_id.as_deref()));
         }
-        let handle = ArtifactHandle {
-            artifact_id: id.clone(),
-            summary: make_summary(content),
-            size_bytes: content.len() as u64,
-            mime_type: options
-                .mime_type
-                .unwrap_or_else(|| DEFAULT_MIME_TYPE.into()),
-            created_at: self.clock.now_ms(),
-            source: source.to_string(),
-            session_id: options.session_id.clone(),
-        };
+        let handle = ArtifactHandle::describe(content, source, &options, self.clock.now_ms());
         entries.insert(
             id,
             StoredArtifact {
@@ -130,5 +121,54 @@ impl ArtifactStore for MemoryArtifactStore {
 
     async fn delete(&self, artifact_id: &str) -> Result<bool> {
         Ok(self.entries.borrow_mut().remove(artifact_id).is_some())
+    }
+}
+
+#[async_trait(?Send)]
+impl SessionStore for MemoryArtifactStore {
+    async fn save_session(&self, session: &RefCell<Session>) -> Result<SaveReport> {
+        let session = crate::session::read_session(session)?;
+        let events = session.event_log().events();
+        let mut sessions = self.sessions.borrow_mut();
+        let saved = sessions
+            .entry(session.session_id().to_string())
+            .or_default();
+        let extends = saved.len() <= events.len()
+            && saved
+                .last()
+                .is_none_or(|last| events[saved.len() - 1].event_id == last.event_id);
+        if extends && !saved.is_empty() {
+            let new = &events[saved.len()..];
+            saved.extend_from_slice(new);
+            return Ok(SaveReport {
+                events_written: new.len() as u64,
+                rewritten: false,
+            });
+        }
+        *saved = events.to_vec();
+        Ok(SaveReport {
+            events_written: events.len() as u64,
+            rewritten: true,
+        })
+    }
+
+    async fn load_session(&self, session_id: &str, env: SessionEnv) -> Result<Option<Session>> {
+        Ok(self.sessions.borrow().get(session_id).map(|events| {
+            Session::from_events(
+                session_id.to_string(),
+                events.clone(),
+                env.clock,
+                env.counter,
+                env.seed,
+            )
+        }))
+    }
+
+    async fn list_sessions(&self) -> Result<Vec<String>> {
+        Ok(self.sessions.borrow().keys().cloned().collect())
+    }
+
+    async fn delete_session(&self, session_id: &str) -> Result<bool> {
+        Ok(self.sessions.borrow_mut().remove(session_id).is_some())
     }
 }

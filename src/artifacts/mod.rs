@@ -36,6 +36,24 @@ pub struct ArtifactHandle {
     pub session_id: Option<String>,
 }
 
+impl ArtifactHandle {
+    /// The handle of `content` stored now (`created_at`) for the first time.
+    pub fn describe(content: &[u8], source: &str, options: &StoreOptions, created_at: f64) -> Self {
+        ArtifactHandle {
+            artifact_id: content_id(content),
+            summary: make_summary(content),
+            size_bytes: content.len() as u64,
+            mime_type: options
+                .mime_type
+                .clone()
+                .unwrap_or_else(|| DEFAULT_MIME_TYPE.into()),
+            created_at,
+            source: source.to_string(),
+            session_id: options.session_id.clone(),
+        }
+    }
+}
+
 /// Options of [`ArtifactStore::store`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StoreOptions {

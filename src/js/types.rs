@@ -10,7 +10,9 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 /** Stable error codes carried by `error.code`. */
 export type ErrorCode =
   | "INVALID_BUDGET" | "INVALID_TOKEN_COUNT" | "INVALID_ARGUMENT" | "NOT_SERIALIZABLE"
-  | "INVALID_SESSION_IMPORT" | "INVALID_SCHEMA" | "ARTIFACT_INTEGRITY" | "STORE_FAILED" | "MEMORY_FAILED"
+  | "INVALID_SESSION_IMPORT" | "INVALID_SCHEMA" | "ARTIFACT_INTEGRITY" | "ARTIFACT_INCOMPLETE"
+  | "STORE_FAILED" | "STORE_QUOTA_EXCEEDED" | "STORE_BLOCKED" | "STORE_CLOSED" | "STORE_UNAVAILABLE"
+  | "STORE_UNSUPPORTED" | "STORE_INVALID_VALUE" | "STORE_CORRUPT" | "STORE_TIMEOUT" | "MEMORY_FAILED"
   | "PROCESSOR_FAILED" | "BUDGET_TOO_SMALL" | "SESSION_BUSY" | "NOT_INITIALIZED";
 
 /** Every error this library throws or rejects with. */

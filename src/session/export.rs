@@ -79,36 +79,57 @@ impl Session {
             .and_then(Value::as_array)
             .ok_or_else(|| invalid("$.events", "expected an array"))?;
 
-        let mut events = Vec::with_capacity(raw_events.len());
-        let mut ids = HashSet::with_capacity(raw_events.len());
-        let mut last_ts = 0.0f64;
-        for (i, raw) in raw_events.iter().enumerate() {
-            let path = format!("$.events[{i}]");
-            let event = parse_event(raw, &path)?;
-            if !ids.insert(event.event_id.clone()) {
-                return Err(invalid(&format!("{path}.eventId"), "duplicate event id"));
-            }
-            if event.timestamp < last_ts {
-                return Err(invalid(
-                    &format!("{path}.timestamp"),
-                    "timestamps must not decrease along the log",
-                ));
-            }
-            last_ts = event.timestamp;
-            events.push(event);
-        }
+        let events = parse_events(raw_events, "$.events")?;
+        Ok(Session::from_events(
+            session_id, events, clock, counter, seed,
+        ))
+    }
 
+    /// A session with the given id and events (already validated, e.g. by a
+    /// store that kept them), with the given clock, token counter and id seed
+    /// for the events appended afterwards.
+    pub(crate) fn from_events(
+        session_id: String,
+        events: Vec<SessionEvent>,
+        clock: Rc<dyn Clock>,
+        counter: Rc<dyn TokenCounter>,
+        seed: u64,
+    ) -> Session {
         let mut log = EventLog::with_env(clock, counter, seed);
         for event in events {
             let estimate = event.token_estimate;
             log.push(event, Some(estimate));
         }
         log.resume_ids_after_import();
-        Ok(Session {
+        Session {
             session_id,
             event_log: log,
-        })
+        }
     }
+}
+
+/// Parses and checks a list of exported events: every field's shape, unique
+/// ids, timestamps that never decrease. Errors name `path[i].field`.
+pub(crate) fn parse_events(raw_events: &[Value], path: &str) -> Result<Vec<SessionEvent>> {
+    let mut events = Vec::with_capacity(raw_events.len());
+    let mut ids = HashSet::with_capacity(raw_events.len());
+    let mut last_ts = 0.0f64;
+    for (i, raw) in raw_events.iter().enumerate() {
+        let path = format!("{path}[{i}]");
+        let event = parse_event(raw, &path)?;
+        if !ids.insert(event.event_id.clone()) {
+            return Err(invalid(&format!("{path}.eventId"), "duplicate event id"));
+        }
+        if event.timestamp < last_ts {
+            return Err(invalid(
+                &format!("{path}.timestamp"),
+                "timestamps must not decrease along the log",
+            ));
+        }
+        last_ts = event.timestamp;
+        events.push(event);
+    }
+    Ok(events)
 }
 
 fn check_keys(obj: &Map<String, Value>, path: &str, allowed: &[&str]) -> Result<()> {

@@ -5,6 +5,7 @@ mod evidence;
 mod export;
 mod log;
 pub(crate) mod render;
+mod store;
 
 use std::rc::Rc;
 
@@ -15,11 +16,14 @@ use crate::error::Result;
 use crate::tokens::TokenCounter;
 
 pub use evidence::{evidence_kind, EvidenceEntry, EvidencePack};
+pub(crate) use export::parse_events;
 pub use export::SESSION_FORMAT;
 pub use log::{
     EventLog, SessionEvent, ARTIFACT_STORED, ASSISTANT_OUTPUT, PHASE_RESULT, TOOL_ERROR,
     TOOL_SUCCESS, TOOL_TIMEOUT, USER_INPUT,
 };
+pub(crate) use store::read_session;
+pub use store::{SaveReport, SessionEnv, SessionStore};
 
 /// A session: an id and its [`EventLog`]. The single source of truth of one
 /// agent run; compiles read it, tools and the conversation append to it.

@@ -10,8 +10,8 @@ use crate::artifacts::{ArtifactStore, StoreOptions};
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
 use crate::normalize::aligner::PerceptionAligner;
+use crate::race::{race, First};
 use crate::session::{Session, SessionEvent, ARTIFACT_STORED};
-use crate::tools::race::{race, First};
 use crate::tools::{AbortSignal, ToolBridge, ToolEvent, ToolEventKind};
 
 /// The timeout of a call when none is given (the seed's 30 seconds).

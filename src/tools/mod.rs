@@ -7,7 +7,6 @@ mod abort;
 mod bridge;
 mod events;
 mod handler;
-mod race;
 
 pub use abort::AbortSignal;
 pub use bridge::{ToolBridge, ToolOutput};

@@ -1,0 +1,92 @@
+//! A key-value store in memory, optionally enforcing a value-size limit.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use async_trait::async_trait;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::kv::KeyValue;
+
+/// A [`KeyValue`] store held in memory. With a value limit it rejects larger
+/// values the way Deno KV (64 KiB) or Cloudflare KV (25 MiB) do, which makes
+/// it the native stand-in for those stores in tests.
+#[derive(Debug, Default)]
+pub struct MemoryKv {
+    values: RefCell<BTreeMap<String, Vec<u8>>>,
+    max_value_bytes: Option<usize>,
+}
+
+impl MemoryKv {
+    /// An empty store without a value limit.
+    pub fn new() -> Self {
+        MemoryKv::default()
+    }
+
+    /// An empty store whose `put` rejects values over `max_value_bytes`.
+    pub fn with_value_limit(max_value_bytes: usize) -> Self {
+        MemoryKv {
+            values: RefCell::default(),
+            max_value_bytes: Some(max_value_bytes),
+        }
+    }
+
+    /// Every key, sorted (for inspecting what a store wrote).
+    pub fn keys(&self) -> Vec<String> {
+        self.values.borrow().keys().cloned().collect()
+    }
+
+    /// The raw value of `key`, read without going through a store.
+    pub fn raw_get(&self, key: &str) -> Option<Vec<u8>> {
+        self.values.borrow().get(key).cloned()
+    }
+
+    /// Sets `key` behind any store's back (for corruption tests).
+    pub fn raw_put(&self, key: &str, value: Vec<u8>) {
+        self.values.borrow_mut().insert(key.to_string(), value);
+    }
+
+    /// Removes `key` behind any store's back (for corruption tests).
+    pub fn raw_delete(&self, key: &str) {
+        self.values.borrow_mut().remove(key);
+    }
+}
+
+#[async_trait(?Send)]
+impl KeyValue for MemoryKv {
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        Ok(self.raw_get(key))
+    }
+
+    async fn put(&self, key: &str, value: &[u8]) -> Result<()> {
+        if let Some(max) = self.max_value_bytes {
+            if value.len() > max {
+                return Err(Error::new(
+                    ErrorCode::StoreFailed,
+                    format!(
+                        "value of {key} is {} bytes, over the limit of {max}",
+                        value.len()
+                    ),
+                ));
+            }
+        }
+        self.raw_put(key, value.to_vec());
+        Ok(())
+    }
+
+    async fn delete(&self, key: &str) -> Result<()> {
+        self.raw_delete(key);
+        Ok(())
+    }
+
+    async fn list(&self, prefix: &str) -> Result<Option<Vec<String>>> {
+        Ok(Some(
+            self.values
+                .borrow()
+                .range(prefix.to_string()..)
+                .take_while(|(k, _)| k.starts_with(prefix))
+                .map(|(k, _)| k.clone())
+                .collect(),
+        ))
+    }
+}

@@ -1,0 +1,96 @@
+//! Artifacts and sessions kept in any key-value store.
+//!
+//! Hosts hand in a store with `get` / `put` / `delete` and optionally `list`
+//! (a JS `Map`, Cloudflare Workers KV, Deno KV, Redis, the wasmtime host's
+//! KV...). [`KvArtifactStore`] lays artifacts and sessions out in it:
+//!
+//! - `{prefix}a/{id}`: an artifact record (a JSON header, a newline, then the
+//!   content when it fits in one value); `{prefix}a/{id}#{i}`: its chunks
+//!   when it does not.
+//! - `{prefix}as/{session}/{id}`: marks `id` as stored by `session`, so
+//!   artifacts can be listed by session.
+//! - `{prefix}s/{session}`: a saved session's head (its segments and their
+//!   digests), written last, so a save interrupted part-way leaves the previous
+//!   head, and so the previous complete session, in place.
+//! - `{prefix}s/{session}/{generation}/{start}-{end}`: the segment holding
+//!   events `start..end`, chunked like artifacts.
+//!
+//! Every read is verified: an artifact whose content does not hash to its id
+//! is [`ErrorCode::ArtifactIntegrity`](crate::error::ErrorCode::ArtifactIntegrity),
+//! a missing chunk is [`ErrorCode::ArtifactIncomplete`](crate::error::ErrorCode::ArtifactIncomplete).
+
+mod artifacts;
+mod framed;
+mod memory;
+mod sessions;
+
+use async_trait::async_trait;
+
+use crate::error::Result;
+
+pub use artifacts::{KvArtifactStore, KvStoreOptions, DEFAULT_CHUNK_BYTES};
+pub use memory::MemoryKv;
+
+/// An async key-value store of byte values (single-threaded, like every
+/// WebAssembly host).
+#[async_trait(?Send)]
+pub trait KeyValue {
+    /// The value of `key`, or `None` when it is absent.
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>>;
+    /// Sets `key` to `value`.
+    async fn put(&self, key: &str, value: &[u8]) -> Result<()>;
+    /// Removes `key` (absent keys are not an error).
+    async fn delete(&self, key: &str) -> Result<()>;
+    /// Every key starting with `prefix`, or `None` when this store cannot list.
+    async fn list(&self, prefix: &str) -> Result<Option<Vec<String>>>;
+}
+
+/// `part` made safe to put between `/` separators in a key: `%`, `/` and `#`
+/// are percent-encoded, so ids containing them cannot collide with the layout.
+pub(crate) fn escape_key_part(part: &str) -> String {
+    let mut out = String::with_capacity(part.len());
+    for c in part.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '/' => out.push_str("%2F"),
+            '#' => out.push_str("%23"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The inverse of [`escape_key_part`]; `None` for a malformed escape.
+pub(crate) fn unescape_key_part(part: &str) -> Option<String> {
+    let mut out = String::with_capacity(part.len());
+    let mut rest = part;
+    while let Some(i) = rest.find('%') {
+        out.push_str(&rest[..i]);
+        let code = rest.get(i + 1..i + 3)?;
+        out.push(match code {
+            "25" => '%',
+            "2F" => '/',
+            "23" => '#',
+            _ => return None,
+        });
+        rest = &rest[i + 3..];
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_parts_round_trip_and_never_contain_separators() {
+        for s in ["plain", "a/b#c%d", "%2F", "", "é/%"] {
+            let e = escape_key_part(s);
+            assert!(!e.contains('/') && !e.contains('#'), "{e}");
+            assert_eq!(unescape_key_part(&e).as_deref(), Some(s));
+        }
+        assert_eq!(unescape_key_part("%zz"), None);
+        assert_eq!(unescape_key_part("%2"), None);
+    }
+}

@@ -1,0 +1,238 @@
+//! Saved sessions in a key-value store: a head per session naming its
+//! segments (each a run of events with its SHA-256), written after the
+//! segments, so the head always describes a complete, verified state.
+
+use std::cell::RefCell;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::artifacts::content_id;
+use crate::error::{Error, ErrorCode, Result};
+use crate::kv::{escape_key_part, unescape_key_part, KeyValue, KvArtifactStore};
+use crate::session::{parse_events, read_session, SaveReport, Session, SessionEnv, SessionStore};
+
+/// After this many appended segments the next save rewrites the session as
+/// one segment, so loading never takes more than this many reads (plus chunks).
+const MAX_SEGMENTS: usize = 32;
+
+/// One run of saved events.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Segment {
+    start: u64,
+    end: u64,
+    sha256: String,
+}
+
+/// A saved session's head: what a load reads first.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Head {
+    session_id: String,
+    generation: u64,
+    event_count: u64,
+    last_event_id: Option<String>,
+    segments: Vec<Segment>,
+}
+
+fn corrupt(session_id: &str, what: impl std::fmt::Display) -> Error {
+    Error::new(
+        ErrorCode::StoreCorrupt,
+        format!("saved session {session_id}: {what}"),
+    )
+}
+
+impl<K: KeyValue> KvArtifactStore<K> {
+    fn sessions_prefix(&self) -> String {
+        format!("{}s/", self.options.prefix)
+    }
+
+    fn head_key(&self, session_id: &str) -> String {
+        format!("{}{}", self.sessions_prefix(), escape_key_part(session_id))
+    }
+
+    fn segment_key(&self, session_id: &str, generation: u64, seg: &Segment) -> String {
+        format!(
+            "{}/{generation}/{}-{}",
+            self.head_key(session_id),
+            seg.start,
+            seg.end
+        )
+    }
+
+    async fn read_head(&self, session_id: &str) -> Result<Option<Head>> {
+        let key = self.head_key(session_id);
+        let Some(record) = self.read_framed(&key).await? else {
+            return Ok(None);
+        };
+        let head: Head = serde_json::from_slice(&record.inline)
+            .map_err(|e| corrupt(session_id, format!("head is malformed ({e})")))?;
+        Ok(Some(head))
+    }
+
+    async fn delete_segments(&self, session_id: &str, head: &Head) -> Result<()> {
+        for seg in &head.segments {
+            let key = self.segment_key(session_id, head.generation, seg);
+            if let Some(record) = self.read_record(&key).await? {
+                self.delete_framed(&key, record.chunks()).await?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[async_trait(?Send)]
+impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
+    async fn save_session(&self, session: &RefCell<Session>) -> Result<SaveReport> {
+        let session_id = read_session(session)?.session_id().to_string();
+        // A corrupt head is replaced by a full rewrite; other failures
+        // (an unreachable store, a timeout) fail the save.
+        let old = match self.read_head(&session_id).await {
+            Ok(head) => head,
+            Err(e) if e.code() == ErrorCode::StoreCorrupt => None,
+            Err(e) => return Err(e),
+        };
+
+        // Serialise under a short borrow: never held across an await.
+        let (mut head, segment, body, rewritten) = {
+            let s = read_session(session)?;
+            let events = s.event_log().events();
+            let count = events.len() as u64;
+            let last_event_id = events.last().map(|e| e.event_id.clone());
+            let appendable = old.as_ref().filter(|h| {
+                h.event_count <= count
+                    && h.segments.len() < MAX_SEGMENTS
+                    && (h.event_count == 0
+                        || h.last_event_id.as_deref()
+                            == Some(events[h.event_count as usize - 1].event_id.as_str()))
+            });
+            let (head, start) = match appendable {
+                Some(h) if h.event_count == count => {
+                    return Ok(SaveReport {
+                        events_written: 0,
+                        rewritten: false,
+                    })
+                }
+                Some(h) => (h.clone(), h.event_count),
+                None => (
+                    Head {
+                        session_id: session_id.clone(),
+                        generation: old.as_ref().map_or(0, |h| h.generation + 1),
+                        event_count: 0,
+                        last_event_id: None,
+                        segments: Vec::new(),
+                    },
+                    0,
+                ),
+            };
+            let body = serde_json::to_vec(&events[start as usize..]).map_err(|e| {
+                Error::new(ErrorCode::NotSerializable, format!("session events ({e})"))
+            })?;
+            let segment = Segment {
+                start,
+                end: count,
+                sha256: content_id(&body),
+            };
+            let mut head = head;
+            head.event_count = count;
+            head.last_event_id = last_event_id;
+            (head, segment, body, appendable.is_none())
+        };
+
+        let key = self.segment_key(&session_id, head.generation, &segment);
+        self.write_framed(&key, Map::new(), &body).await?;
+        let written = segment.end - segment.start;
+        head.segments.push(segment);
+        let head_body = serde_json::to_vec(&head)
+            .map_err(|e| Error::new(ErrorCode::StoreFailed, format!("session head ({e})")))?;
+        self.write_framed(&self.head_key(&session_id), Map::new(), &head_body)
+            .await?;
+        if rewritten {
+            if let Some(old) = old {
+                // The new head is in place; the old generation is garbage.
+                let _ = self.delete_segments(&session_id, &old).await;
+            }
+        }
+        Ok(SaveReport {
+            events_written: written,
+            rewritten,
+        })
+    }
+
+    async fn load_session(&self, session_id: &str, env: SessionEnv) -> Result<Option<Session>> {
+        let Some(head) = self.read_head(session_id).await? else {
+            return Ok(None);
+        };
+        let mut raw: Vec<Value> = Vec::new();
+        for seg in &head.segments {
+            let key = self.segment_key(session_id, head.generation, seg);
+            let record = self
+                .read_framed(&key)
+                .await
+                .map_err(|e| corrupt(session_id, e.message()))?
+                .ok_or_else(|| corrupt(session_id, format!("segment {key} is missing")))?;
+            if content_id(&record.inline) != seg.sha256 {
+                return Err(corrupt(
+                    session_id,
+                    format!("segment {key} does not match its digest"),
+                ));
+            }
+            let events: Vec<Value> = serde_json::from_slice(&record.inline)
+                .map_err(|e| corrupt(session_id, format!("segment {key} ({e})")))?;
+            if events.len() as u64 != seg.end - seg.start {
+                return Err(corrupt(
+                    session_id,
+                    format!("segment {key} has the wrong length"),
+                ));
+            }
+            raw.extend(events);
+        }
+        if raw.len() as u64 != head.event_count {
+            return Err(corrupt(session_id, "segments do not cover the log"));
+        }
+        let events = parse_events(&raw, "events").map_err(|e| corrupt(session_id, e.message()))?;
+        Ok(Some(Session::from_events(
+            session_id.to_string(),
+            events,
+            env.clock,
+            env.counter,
+            env.seed,
+        )))
+    }
+
+    async fn list_sessions(&self) -> Result<Vec<String>> {
+        let prefix = self.sessions_prefix();
+        let mut ids: Vec<String> = self
+            .kv_list(&prefix)
+            .await?
+            .iter()
+            .filter_map(|k| k.strip_prefix(&prefix))
+            .filter(|rest| !rest.contains('/') && !rest.contains('#'))
+            .filter_map(unescape_key_part)
+            .collect();
+        ids.sort();
+        Ok(ids)
+    }
+
+    async fn delete_session(&self, session_id: &str) -> Result<bool> {
+        let key = self.head_key(session_id);
+        let Some(record) = self.read_record(&key).await? else {
+            return Ok(false);
+        };
+        let head = self.read_head(session_id).await.ok().flatten();
+        // The head goes first: from then on the session is gone, whatever
+        // happens to the segment deletions that follow.
+        self.delete_framed(&key, record.chunks()).await?;
+        if let Some(head) = head {
+            self.delete_segments(session_id, &head).await?;
+        }
+        // Segments orphaned by interrupted saves, when the store can list.
+        if let Ok(keys) = self.kv_list(&format!("{key}/")).await {
+            for k in keys {
+                self.kv_delete(&k).await?;
+            }
+        }
+        Ok(true)
+    }
+}

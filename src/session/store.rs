@@ -1,0 +1,64 @@
+//! Persisting sessions: the [`SessionStore`] trait every artifact store
+//! backend also implements, so a session lives where its artifacts live.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use serde::Serialize;
+
+use crate::clock::Clock;
+use crate::error::{Error, ErrorCode, Result};
+use crate::session::Session;
+use crate::tokens::TokenCounter;
+
+/// What a loaded session is given for the events appended after loading.
+#[derive(Clone)]
+pub struct SessionEnv {
+    /// The clock stamping new events.
+    pub clock: Rc<dyn Clock>,
+    /// The token counter of new events.
+    pub counter: Rc<dyn TokenCounter>,
+    /// The seed of new event ids.
+    pub seed: u64,
+}
+
+/// What one [`SessionStore::save_session`] wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SaveReport {
+    /// Events written by this save (0 when the store was already up to date).
+    pub events_written: u64,
+    /// Whether the whole log was rewritten (first save, a log that no longer
+    /// extends the stored one, or a compaction of many small appends) rather
+    /// than only the new events appended.
+    pub rewritten: bool,
+}
+
+/// Saving and loading sessions.
+///
+/// Saving is incremental: only the events appended since the last save are
+/// written, and a save that fails part-way leaves the previous complete state
+/// loadable.
+#[async_trait(?Send)]
+pub trait SessionStore {
+    /// Saves `session` under its id. The session is borrowed only while its
+    /// new events are serialised, never across the backend's awaits.
+    async fn save_session(&self, session: &RefCell<Session>) -> Result<SaveReport>;
+    /// The session saved under `session_id`, or `None` when there is none.
+    async fn load_session(&self, session_id: &str, env: SessionEnv) -> Result<Option<Session>>;
+    /// The ids of every saved session, sorted.
+    async fn list_sessions(&self) -> Result<Vec<String>>;
+    /// Deletes the saved session; `false` when there was none.
+    async fn delete_session(&self, session_id: &str) -> Result<bool>;
+}
+
+/// Borrows `session` for reading, or fails with [`ErrorCode::SessionBusy`].
+pub(crate) fn read_session(session: &RefCell<Session>) -> Result<std::cell::Ref<'_, Session>> {
+    session.try_borrow().map_err(|_| {
+        Error::new(
+            ErrorCode::SessionBusy,
+            "the session is being changed and cannot be saved now",
+        )
+    })
+}

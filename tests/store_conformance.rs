@@ -1,0 +1,375 @@
+//! The store conformance suite (tests/fixtures/store_conformance.json), run
+//! natively against the memory store and the key-value store over an
+//! in-memory KV, with and without Deno KV's 64 KiB value limit.
+
+mod common;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use common::{block_on, session, StepClock};
+use context_compiler::artifacts::{content_id, ArtifactStore, MemoryArtifactStore, StoreOptions};
+use context_compiler::error::ErrorCode;
+use context_compiler::kv::{KvArtifactStore, KvStoreOptions, MemoryKv};
+use context_compiler::session::{SessionEnv, SessionStore};
+use context_compiler::tokens::DefaultTokenCounter;
+use context_compiler::Session;
+use serde_json::json;
+
+/// The behaviours this file implements, in the fixture's order.
+const BEHAVIOURS: &[&str] = &[
+    "store_retrieve",
+    "absent",
+    "dedup",
+    "exists",
+    "list_by_session",
+    "delete",
+    "verified_read",
+    "large_value",
+    "concurrent_same",
+    "concurrent_different",
+    "session_round_trip",
+    "session_incremental",
+    "session_rewrite",
+    "session_list_delete",
+];
+
+/// A backend under test.
+trait Backend {
+    type Store: ArtifactStore + SessionStore;
+    fn make(&self) -> Self::Store;
+    /// Alters the stored content of `id` behind the store's back.
+    fn corrupt(&self, store: &Self::Store, id: &str);
+    /// The size of a value that must be split into many chunks.
+    fn large_size(&self) -> usize;
+}
+
+struct Memory;
+
+impl Backend for Memory {
+    type Store = MemoryArtifactStore;
+    fn make(&self) -> MemoryArtifactStore {
+        MemoryArtifactStore::new(StepClock::new(1000.0, 1.0))
+    }
+    fn corrupt(&self, store: &MemoryArtifactStore, id: &str) {
+        let mut all = store.snapshot();
+        let a = all.iter_mut().find(|a| a.handle.artifact_id == id).unwrap();
+        a.content[0] ^= 1;
+        store.restore(all);
+    }
+    fn large_size(&self) -> usize {
+        3 << 20
+    }
+}
+
+struct Kv {
+    value_limit: Option<usize>,
+    chunk_bytes: usize,
+}
+
+impl Backend for Kv {
+    type Store = KvArtifactStore<MemoryKv>;
+    fn make(&self) -> Self::Store {
+        let kv = match self.value_limit {
+            Some(limit) => MemoryKv::with_value_limit(limit),
+            None => MemoryKv::new(),
+        };
+        let options = KvStoreOptions {
+            chunk_bytes: self.chunk_bytes,
+            prefix: "test/".into(),
+            timeout_ms: None,
+        };
+        KvArtifactStore::new(kv, StepClock::new(1000.0, 1.0), options).unwrap()
+    }
+    fn corrupt(&self, store: &Self::Store, id: &str) {
+        let kv = store.kv();
+        // Alter the last byte of the content, inline or in the last chunk.
+        let key = kv
+            .keys()
+            .into_iter()
+            .filter(|k| k.starts_with(&format!("test/a/{id}")))
+            .max()
+            .unwrap();
+        let mut value = kv.raw_get(&key).unwrap();
+        *value.last_mut().unwrap() ^= 1;
+        kv.raw_put(&key, value);
+    }
+    fn large_size(&self) -> usize {
+        self.chunk_bytes * 40 + 123
+    }
+}
+
+fn env() -> SessionEnv {
+    SessionEnv {
+        clock: StepClock::new(2e12, 1.0),
+        counter: Rc::new(DefaultTokenCounter),
+        seed: 7,
+    }
+}
+
+fn opts(session: Option<&str>) -> StoreOptions {
+    StoreOptions {
+        mime_type: None,
+        session_id: session.map(str::to_string),
+    }
+}
+
+fn pattern(size: usize, salt: u8) -> Vec<u8> {
+    (0..size)
+        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(salt))
+        .collect()
+}
+
+fn recorded(id: &str, turns: usize) -> RefCell<Session> {
+    let mut s = session(id);
+    for i in 0..turns {
+        s.record("user_input", json!(format!("question {i}")), None)
+            .unwrap();
+        s.record(
+            "tool_success",
+            json!({"tool": "t", "result": {"i": i}}),
+            None,
+        )
+        .unwrap();
+    }
+    RefCell::new(s)
+}
+
+async fn run<B: Backend>(b: &B, name: &str) {
+    let store = b.make();
+    match name {
+        "store_retrieve" => {
+            let h = store
+                .store(b"hello world", "tool:x", opts(None))
+                .await
+                .unwrap();
+            assert_eq!(h.artifact_id, content_id(b"hello world"));
+            assert_eq!(h.size_bytes, 11);
+            assert_eq!(h.source, "tool:x");
+            assert_eq!(h.mime_type, "text/plain");
+            let bytes = store.retrieve(&h.artifact_id).await.unwrap();
+            assert_eq!(bytes.as_deref(), Some(&b"hello world"[..]));
+        }
+        "absent" => {
+            let id = content_id(b"never stored");
+            assert_eq!(store.retrieve(&id).await.unwrap(), None);
+            assert!(!store.exists(&id).await.unwrap());
+            assert!(!store.delete(&id).await.unwrap());
+        }
+        "dedup" => {
+            let a = store.store(b"same", "a", opts(None)).await.unwrap();
+            let b2 = store.store(b"same", "b", opts(None)).await.unwrap();
+            assert_eq!(a, b2);
+            assert_eq!(store.list_handles(None).await.unwrap().len(), 1);
+        }
+        "exists" => {
+            let h = store.store(b"here", "s", opts(None)).await.unwrap();
+            assert!(store.exists(&h.artifact_id).await.unwrap());
+            store.delete(&h.artifact_id).await.unwrap();
+            assert!(!store.exists(&h.artifact_id).await.unwrap());
+        }
+        "list_by_session" => {
+            let a = store.store(b"one", "s", opts(Some("s1"))).await.unwrap();
+            let b2 = store.store(b"two", "s", opts(Some("s2"))).await.unwrap();
+            let c = store.store(b"one", "s", opts(Some("s2"))).await.unwrap();
+            assert_eq!(c.session_id.as_deref(), Some("s2"));
+            let s1: Vec<_> = store.list_handles(Some("s1")).await.unwrap();
+            assert_eq!(s1.len(), 1);
+            assert_eq!(s1[0].artifact_id, a.artifact_id);
+            assert_eq!(s1[0].session_id.as_deref(), Some("s1"));
+            let mut s2: Vec<_> = store
+                .list_handles(Some("s2"))
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|h| h.artifact_id)
+                .collect();
+            s2.sort();
+            let mut want = vec![a.artifact_id.clone(), b2.artifact_id.clone()];
+            want.sort();
+            assert_eq!(s2, want);
+            assert_eq!(store.list_handles(None).await.unwrap().len(), 2);
+            assert!(store.list_handles(Some("nobody")).await.unwrap().is_empty());
+        }
+        "delete" => {
+            let h = store
+                .store(b"gone soon", "s", opts(Some("s1")))
+                .await
+                .unwrap();
+            assert!(store.delete(&h.artifact_id).await.unwrap());
+            assert_eq!(store.retrieve(&h.artifact_id).await.unwrap(), None);
+            assert!(store.list_handles(Some("s1")).await.unwrap().is_empty());
+            assert!(store.list_handles(None).await.unwrap().is_empty());
+        }
+        "verified_read" => {
+            let h = store
+                .store(b"precious bytes", "s", opts(None))
+                .await
+                .unwrap();
+            b.corrupt(&store, &h.artifact_id);
+            let err = store.retrieve(&h.artifact_id).await.unwrap_err();
+            assert_eq!(err.code(), ErrorCode::ArtifactIntegrity, "{err}");
+        }
+        "large_value" => {
+            let content = pattern(b.large_size(), 3);
+            let h = store.store(&content, "s", opts(None)).await.unwrap();
+            assert_eq!(h.size_bytes, content.len() as u64);
+            let back = store.retrieve(&h.artifact_id).await.unwrap().unwrap();
+            assert!(back == content, "large value differs");
+        }
+        "concurrent_same" => {
+            let content = pattern(b.large_size() / 4, 9);
+            let futures = (0..8).map(|_| store.store(&content, "s", opts(None)));
+            let handles = join_all(futures).await;
+            let first = handles[0].as_ref().unwrap().clone();
+            for h in &handles {
+                assert_eq!(h.as_ref().unwrap().artifact_id, first.artifact_id);
+            }
+            assert_eq!(
+                store.retrieve(&first.artifact_id).await.unwrap().unwrap(),
+                content
+            );
+        }
+        "concurrent_different" => {
+            let contents: Vec<Vec<u8>> = (0..8).map(|i| pattern(5000 + i * 777, i as u8)).collect();
+            let handles = join_all(
+                contents
+                    .iter()
+                    .map(|c| store.store(c, "s", opts(Some("c")))),
+            )
+            .await;
+            for (h, c) in handles.iter().zip(&contents) {
+                let h = h.as_ref().unwrap();
+                assert_eq!(&store.retrieve(&h.artifact_id).await.unwrap().unwrap(), c);
+            }
+            assert_eq!(store.list_handles(Some("c")).await.unwrap().len(), 8);
+        }
+        "session_round_trip" => {
+            let s = recorded("round", 5);
+            store.save_session(&s).await.unwrap();
+            let loaded = store.load_session("round", env()).await.unwrap().unwrap();
+            assert_eq!(loaded.export_json(), s.borrow().export_json());
+            assert!(store
+                .load_session("missing", env())
+                .await
+                .unwrap()
+                .is_none());
+        }
+        "session_incremental" => {
+            let s = recorded("inc", 3);
+            let first = store.save_session(&s).await.unwrap();
+            assert_eq!(first.events_written, 6);
+            s.borrow_mut()
+                .record("user_input", json!("more"), None)
+                .unwrap();
+            let second = store.save_session(&s).await.unwrap();
+            assert_eq!((second.events_written, second.rewritten), (1, false));
+            let third = store.save_session(&s).await.unwrap();
+            assert_eq!(third.events_written, 0);
+            let loaded = store.load_session("inc", env()).await.unwrap().unwrap();
+            assert_eq!(loaded.export_json(), s.borrow().export_json());
+        }
+        "session_rewrite" => {
+            store.save_session(&recorded("same-id", 4)).await.unwrap();
+            let other = RefCell::new(Session::with_env(
+                Some("same-id".into()),
+                StepClock::new(5e12, 1.0),
+                Rc::new(DefaultTokenCounter),
+                99,
+            ));
+            other
+                .borrow_mut()
+                .record("user_input", json!("new log"), None)
+                .unwrap();
+            let report = store.save_session(&other).await.unwrap();
+            assert!(report.rewritten);
+            let loaded = store.load_session("same-id", env()).await.unwrap().unwrap();
+            assert_eq!(loaded.export_json(), other.borrow().export_json());
+        }
+        "session_list_delete" => {
+            store.save_session(&recorded("b/2", 1)).await.unwrap();
+            store.save_session(&recorded("a#1", 1)).await.unwrap();
+            assert_eq!(store.list_sessions().await.unwrap(), vec!["a#1", "b/2"]);
+            assert!(store.delete_session("a#1").await.unwrap());
+            assert!(!store.delete_session("a#1").await.unwrap());
+            assert_eq!(store.list_sessions().await.unwrap(), vec!["b/2"]);
+            assert!(store.load_session("a#1", env()).await.unwrap().is_none());
+        }
+        other => panic!("no behaviour named {other}"),
+    }
+}
+
+/// Polls every future together on one thread (concurrent, not sequential).
+async fn join_all<F: std::future::Future>(futures: impl Iterator<Item = F>) -> Vec<F::Output> {
+    let mut pending: Vec<_> = futures.map(|f| Some(Box::pin(f))).collect();
+    let mut out: Vec<Option<F::Output>> = pending.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut done = true;
+        for (slot, result) in pending.iter_mut().zip(out.iter_mut()) {
+            if let Some(f) = slot {
+                match f.as_mut().poll(cx) {
+                    std::task::Poll::Ready(v) => {
+                        *result = Some(v);
+                        *slot = None;
+                    }
+                    std::task::Poll::Pending => done = false,
+                }
+            }
+        }
+        if done {
+            std::task::Poll::Ready(())
+        } else {
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+    out.into_iter().map(|o| o.unwrap()).collect()
+}
+
+fn run_all<B: Backend>(b: &B) {
+    for name in BEHAVIOURS {
+        block_on(run(b, name));
+    }
+}
+
+#[test]
+fn behaviours_match_the_fixture() {
+    let text = std::fs::read_to_string("tests/fixtures/store_conformance.json").unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let names: Vec<&str> = doc["behaviours"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, BEHAVIOURS);
+}
+
+#[test]
+fn memory_store_conforms() {
+    run_all(&Memory);
+}
+
+#[test]
+fn kv_store_conforms() {
+    run_all(&Kv {
+        value_limit: None,
+        chunk_bytes: 64 * 1024,
+    });
+}
+
+#[test]
+fn kv_store_with_deno_value_limit_conforms() {
+    run_all(&Kv {
+        value_limit: Some(64 * 1024),
+        chunk_bytes: 64 * 1024,
+    });
+}
+
+#[test]
+fn kv_store_with_tiny_chunks_conforms() {
+    run_all(&Kv {
+        value_limit: Some(1024),
+        chunk_bytes: 1024,
+    });
+}
