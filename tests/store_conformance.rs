@@ -16,24 +16,6 @@ use context_compiler::tokens::DefaultTokenCounter;
 use context_compiler::Session;
 use serde_json::json;
 
-/// The behaviours this file implements, in the fixture's order.
-const BEHAVIOURS: &[&str] = &[
-    "store_retrieve",
-    "absent",
-    "dedup",
-    "exists",
-    "list_by_session",
-    "delete",
-    "verified_read",
-    "large_value",
-    "concurrent_same",
-    "concurrent_different",
-    "session_round_trip",
-    "session_incremental",
-    "session_rewrite",
-    "session_list_delete",
-];
-
 /// A backend under test.
 trait Backend {
     type Store: ArtifactStore + SessionStore;
@@ -326,23 +308,24 @@ async fn join_all<F: std::future::Future>(futures: impl Iterator<Item = F>) -> V
     out.into_iter().map(|o| o.unwrap()).collect()
 }
 
-fn run_all<B: Backend>(b: &B) {
-    for name in BEHAVIOURS {
-        block_on(run(b, name));
-    }
-}
-
-#[test]
-fn behaviours_match_the_fixture() {
+/// The fixture's behaviour names; `run` panics on a name it does not implement.
+fn behaviours() -> Vec<String> {
     let text = std::fs::read_to_string("tests/fixtures/store_conformance.json").unwrap();
     let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let names: Vec<&str> = doc["behaviours"]
+    doc["behaviours"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|b| b["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, BEHAVIOURS);
+        .map(|b| b["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn run_all<B: Backend>(b: &B) {
+    let names = behaviours();
+    assert!(names.len() >= 14, "the fixture lists the behaviours");
+    for name in names {
+        block_on(run(b, &name));
+    }
 }
 
 #[test]

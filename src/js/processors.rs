@@ -182,7 +182,7 @@ impl ArtifactAttacher {
     /// to `store`.
     #[wasm_bindgen(constructor)]
     pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "MemoryArtifactStore")] store: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ArtifactStoreLike")] store: JsValue,
         options: Option<ArtifactAttacherOptionsArg>,
     ) -> std::result::Result<ArtifactAttacher, JsValue> {
         let threshold = limit(
@@ -194,7 +194,7 @@ impl ArtifactAttacher {
         let store: Rc<dyn ArtifactStore> = registry::artifact_store(&store).ok_or_else(|| {
             to_js_error(Error::new(
                 ErrorCode::InvalidArgument,
-                "store must be a MemoryArtifactStore",
+                "store must be a MemoryArtifactStore, KvArtifactStore or IndexedDbArtifactStore",
             ))
         })?;
         Ok(ArtifactAttacher::wrap(CoreAttacher::new(store, threshold)))

@@ -75,6 +75,11 @@ impl JsSession {
             registration,
         }
     }
+
+    /// Wraps a session the core built (e.g. loaded from a store).
+    pub(crate) fn from_core(session: CoreSession) -> JsSession {
+        JsSession::wrap(Rc::new(RefCell::new(session)))
+    }
 }
 
 #[wasm_bindgen(js_class = Session)]
@@ -155,7 +160,7 @@ impl JsSession {
         let counter = counter_option(&options, "options").map_err(to_js_error)?;
         let session = CoreSession::import_json(&json, Rc::new(JsClock), counter, seed())
             .map_err(to_js_error)?;
-        Ok(JsSession::wrap(Rc::new(RefCell::new(session))))
+        Ok(JsSession::from_core(session))
     }
 }
 

@@ -251,7 +251,7 @@ impl ToolInterruptHandler {
             Some(registry::artifact_store(&store).ok_or_else(|| {
                 to_js_error(Error::new(
                     ErrorCode::InvalidArgument,
-                    "options.artifactStore must be a MemoryArtifactStore",
+                    "options.artifactStore must be a MemoryArtifactStore, KvArtifactStore or IndexedDbArtifactStore",
                 ))
             })?)
         };

@@ -94,6 +94,41 @@ export interface ArtifactHandle {
   sessionId?: string;
 }
 export interface StoreOptions { mimeType?: string; sessionId?: string }
+/** Any of the library's artifact stores. */
+export type ArtifactStoreLike = MemoryArtifactStore | KvArtifactStore | IndexedDbArtifactStore;
+/** What one `saveSession` wrote. */
+export interface SaveReport {
+  /** Events written by this save (0 when the store was already up to date). */
+  eventsWritten: number;
+  /** Whether the whole log was rewritten rather than the new events appended. */
+  rewritten: boolean;
+}
+/** A key-value store for `KvArtifactStore`. `get` resolves to bytes, a string (read as UTF-8), or
+ * `null`/`undefined` when absent; `list` (optional) resolves to the keys starting with `prefix`. */
+export interface KeyValueLike {
+  get(key: string): Promise<Uint8Array | ArrayBuffer | string | null | undefined> | Uint8Array | ArrayBuffer | string | null | undefined;
+  put(key: string, value: Uint8Array): Promise<unknown> | unknown;
+  delete(key: string): Promise<unknown> | unknown;
+  list?(options: { prefix: string }): Promise<Array<string | { key: string } | { name: string }>> | Array<string | { key: string } | { name: string }>;
+}
+export interface KvStoreOptions {
+  /** The largest value written, header included; default 65536 (Deno KV's limit), at least 1024. */
+  chunkBytes?: number;
+  /** Put before every key; default "". */
+  prefix?: string;
+  /** How long one KV operation may take before `STORE_TIMEOUT`; default 30000, `Infinity` waits forever. */
+  timeoutMs?: number;
+}
+export interface IndexedDbStoreOptions {
+  /** Default "agent-context-compiler". */
+  databaseName?: string;
+  /** The object store of artifacts; default "artifacts". */
+  storeName?: string;
+  /** The object store of saved sessions; default "sessions" (events go to "<name>.events"). */
+  sessionStoreName?: string;
+  /** Transaction durability of writes; default "default". */
+  durability?: "default" | "strict" | "relaxed";
+}
 export interface StoredArtifact { handle: ArtifactHandle; sessions: string[]; content: Uint8Array }
 
 export interface MemoryEntry { key: string; content: string; category?: string }
@@ -150,7 +185,7 @@ export interface ToolInterruptHandlerOptions {
   bridge: ToolBridgeLike | ToolExecute;
   session: Session;
   normalizer?: PerceptionAligner;
-  artifactStore?: MemoryArtifactStore;
+  artifactStore?: ArtifactStoreLike;
   /** Outputs of at least this many bytes (after redaction) are externalised; default 1024. */
   externalizeThreshold?: number;
 }
@@ -190,6 +225,12 @@ extern "C" {
     /// The `StoreOptions` object (checked at run time, typed in TypeScript).
     #[wasm_bindgen(typescript_type = "StoreOptions")]
     pub type StoreOptionsArg;
+    /// The `KvStoreOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "KvStoreOptions")]
+    pub type KvStoreOptionsArg;
+    /// The `IndexedDbStoreOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "IndexedDbStoreOptions")]
+    pub type IndexedDbStoreOptionsArg;
 }
 
 #[wasm_bindgen]

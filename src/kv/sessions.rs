@@ -11,7 +11,9 @@ use serde_json::{Map, Value};
 use crate::artifacts::content_id;
 use crate::error::{Error, ErrorCode, Result};
 use crate::kv::{escape_key_part, unescape_key_part, KeyValue, KvArtifactStore};
-use crate::session::{parse_events, read_session, SaveReport, Session, SessionEnv, SessionStore};
+use crate::session::{
+    read_session, restore_session, SaveReport, Session, SessionEnv, SessionStore,
+};
 
 /// After this many appended segments the next save rewrites the session as
 /// one segment, so loading never takes more than this many reads (plus chunks).
@@ -188,17 +190,7 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
             }
             raw.extend(events);
         }
-        if raw.len() as u64 != head.event_count {
-            return Err(corrupt(session_id, "segments do not cover the log"));
-        }
-        let events = parse_events(&raw, "events").map_err(|e| corrupt(session_id, e.message()))?;
-        Ok(Some(Session::from_events(
-            session_id.to_string(),
-            events,
-            env.clock,
-            env.counter,
-            env.seed,
-        )))
+        restore_session(session_id, &raw, head.event_count, env).map(Some)
     }
 
     async fn list_sessions(&self) -> Result<Vec<String>> {

@@ -22,7 +22,7 @@ pub use log::{
     EventLog, SessionEvent, ARTIFACT_STORED, ASSISTANT_OUTPUT, PHASE_RESULT, TOOL_ERROR,
     TOOL_SUCCESS, TOOL_TIMEOUT, USER_INPUT,
 };
-pub(crate) use store::read_session;
+pub(crate) use store::{read_session, restore_session};
 pub use store::{SaveReport, SessionEnv, SessionStore};
 
 /// A session: an id and its [`EventLog`]. The single source of truth of one

@@ -53,6 +53,33 @@ pub trait SessionStore {
     async fn delete_session(&self, session_id: &str) -> Result<bool>;
 }
 
+/// Rebuilds a saved session from its stored events (JSON, as exported),
+/// checking them like an import: anything wrong is [`ErrorCode::StoreCorrupt`].
+pub(crate) fn restore_session(
+    session_id: &str,
+    raw: &[serde_json::Value],
+    expected_events: u64,
+    env: SessionEnv,
+) -> Result<Session> {
+    let corrupt = |what: &str| {
+        Error::new(
+            ErrorCode::StoreCorrupt,
+            format!("saved session {session_id}: {what}"),
+        )
+    };
+    if raw.len() as u64 != expected_events {
+        return Err(corrupt("the stored events do not match its head"));
+    }
+    let events = crate::session::parse_events(raw, "events").map_err(|e| corrupt(e.message()))?;
+    Ok(Session::from_events(
+        session_id.to_string(),
+        events,
+        env.clock,
+        env.counter,
+        env.seed,
+    ))
+}
+
 /// Borrows `session` for reading, or fails with [`ErrorCode::SessionBusy`].
 pub(crate) fn read_session(session: &RefCell<Session>) -> Result<std::cell::Ref<'_, Session>> {
     session.try_borrow().map_err(|_| {

@@ -1,0 +1,223 @@
+//! `KvArtifactStore` for JS: the core's key-value store over a JS object with
+//! async `get` / `put` / `delete` and optional `list` (a `Map` adapter,
+//! Cloudflare Workers KV, Deno KV, Redis...).
+
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use js_sys::{Array, Object, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::js::convert::{count, describe, option, string};
+use crate::js::env::JsClock;
+use crate::js::error::to_js_error;
+use crate::js::promise::{call_and_await, callable, require_callable};
+use crate::js::registry::{Native, Registration};
+use crate::js::store_methods::store_methods;
+use crate::js::types::KvStoreOptionsArg;
+use crate::kv::{KeyValue, KvArtifactStore as CoreStore, KvStoreOptions, DEFAULT_CHUNK_BYTES};
+
+/// How long one KV operation may take by default before `STORE_TIMEOUT`.
+const DEFAULT_TIMEOUT_MS: f64 = 30_000.0;
+
+/// A JS key-value object seen as the core's [`KeyValue`]. Its methods are
+/// looked up on every call, as JS code calling `kv.get(...)` would.
+struct JsKv {
+    this: JsValue,
+}
+
+const KV_SHAPE: &str = "kv must be an object with async get, put and delete methods";
+
+impl JsKv {
+    fn new(kv: &JsValue) -> Result<JsKv> {
+        if kv.is_function() || !kv.is_object() {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!("{KV_SHAPE} (got {})", describe(kv)),
+            ));
+        }
+        for name in ["get", "put", "delete"] {
+            require_callable(kv, name, &format!("{KV_SHAPE} (no {name})"))?;
+        }
+        Ok(JsKv { this: kv.clone() })
+    }
+
+    async fn call(&self, name: &str, args: &[JsValue], op: &str) -> Result<JsValue> {
+        let (_, f) = require_callable(&self.this, name, &format!("{KV_SHAPE} (no {name})"))
+            .map_err(|e| Error::new(ErrorCode::StoreFailed, e.message()))?;
+        call_and_await(
+            &f,
+            &self.this,
+            args,
+            ErrorCode::StoreFailed,
+            &format!("kv.{op}"),
+        )
+        .await
+    }
+}
+
+fn invalid_value(what: &str, value: &JsValue) -> Error {
+    Error::new(
+        ErrorCode::StoreInvalidValue,
+        format!("{what} must be bytes (Uint8Array or ArrayBuffer), a string, null or undefined (got {})", describe(value)),
+    )
+}
+
+/// The bytes of a value a KV returned: typed-array views, `ArrayBuffer`s and
+/// strings (as UTF-8); `None` for `null` / `undefined`.
+fn value_bytes(value: &JsValue, key: &str) -> Result<Option<Vec<u8>>> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    if let Some(s) = value.as_string() {
+        return Ok(Some(s.into_bytes()));
+    }
+    if let Some(buf) = value.dyn_ref::<js_sys::ArrayBuffer>() {
+        return Ok(Some(Uint8Array::new(buf).to_vec()));
+    }
+    if let Some(a) = value.dyn_ref::<Uint8Array>() {
+        return Ok(Some(a.to_vec()));
+    }
+    if js_sys::ArrayBuffer::is_view(value) {
+        return crate::js::convert::bytes(value, key).map(Some);
+    }
+    Err(invalid_value(&format!("kv.get({key}) result"), value))
+}
+
+#[async_trait(?Send)]
+impl KeyValue for JsKv {
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        let v = self
+            .call("get", &[key.into()], &format!("get({key})"))
+            .await?;
+        value_bytes(&v, key)
+    }
+
+    async fn put(&self, key: &str, value: &[u8]) -> Result<()> {
+        let bytes = Uint8Array::from(value);
+        self.call("put", &[key.into(), bytes.into()], &format!("put({key})"))
+            .await
+            .map(|_| ())
+    }
+
+    async fn delete(&self, key: &str) -> Result<()> {
+        self.call("delete", &[key.into()], &format!("delete({key})"))
+            .await
+            .map(|_| ())
+    }
+
+    async fn list(&self, prefix: &str) -> Result<Option<Vec<String>>> {
+        if callable(&self.this, "list").is_none() {
+            return Ok(None);
+        }
+        let arg = Object::new();
+        let _ = Reflect::set(&arg, &"prefix".into(), &prefix.into());
+        let v = self.call("list", &[arg.into()], "list").await?;
+        if !Array::is_array(&v) {
+            return Err(Error::new(
+                ErrorCode::StoreInvalidValue,
+                format!(
+                    "kv.list must resolve to an array of keys (got {})",
+                    describe(&v)
+                ),
+            ));
+        }
+        let mut keys = Vec::new();
+        for item in Array::from(&v).iter() {
+            let key = item.as_string().or_else(|| {
+                ["key", "name"]
+                    .iter()
+                    .find_map(|field| Reflect::get(&item, &(*field).into()).ok()?.as_string())
+            });
+            match key {
+                Some(k) if k.starts_with(prefix) => keys.push(k),
+                Some(_) => {}
+                None => {
+                    return Err(Error::new(
+                        ErrorCode::StoreInvalidValue,
+                        format!(
+                            "kv.list returned {} where a key was expected",
+                            describe(&item)
+                        ),
+                    ))
+                }
+            }
+        }
+        Ok(Some(keys))
+    }
+}
+
+/// Artifacts and saved sessions in a key-value store you hand in: any object
+/// with async `get(key)`, `put(key, value)`, `delete(key)` and optionally
+/// `list({ prefix })` (needed by `listHandles` and `listSessions`). Values
+/// larger than `chunkBytes` are split into chunks and reassembled and
+/// verified on read.
+#[wasm_bindgen]
+pub struct KvArtifactStore {
+    inner: Rc<CoreStore<JsKv>>,
+    registration: Registration,
+}
+
+fn store_options(options: &Option<KvStoreOptionsArg>) -> Result<KvStoreOptions> {
+    let chunk = count(
+        &option(options, "chunkBytes", "options")?,
+        "options.chunkBytes",
+        ErrorCode::InvalidArgument,
+    )?;
+    let prefix = option(options, "prefix", "options")?;
+    let prefix = if prefix.is_undefined() || prefix.is_null() {
+        String::new()
+    } else {
+        string(&prefix, "options.prefix")?
+    };
+    let timeout = option(options, "timeoutMs", "options")?;
+    let timeout_ms = if timeout.is_undefined() || timeout.is_null() {
+        Some(DEFAULT_TIMEOUT_MS)
+    } else if timeout.as_f64() == Some(f64::INFINITY) {
+        None
+    } else {
+        Some(timeout.as_f64().ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "options.timeoutMs must be a number (got {})",
+                    describe(&timeout)
+                ),
+            )
+        })?)
+    };
+    Ok(KvStoreOptions {
+        chunk_bytes: chunk.map_or(DEFAULT_CHUNK_BYTES, |c| c as usize),
+        prefix,
+        timeout_ms,
+    })
+}
+
+#[wasm_bindgen]
+impl KvArtifactStore {
+    /// A store over `kv`. Options: `chunkBytes` (largest value written,
+    /// default 65536, Deno KV's limit; at least 1024), `prefix` (put before
+    /// every key), `timeoutMs` (per KV operation, default 30000; `Infinity`
+    /// waits forever).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "KeyValueLike")] kv: JsValue,
+        options: Option<KvStoreOptionsArg>,
+    ) -> std::result::Result<KvArtifactStore, JsValue> {
+        let built = (|| -> Result<_> {
+            let kv = JsKv::new(&kv)?;
+            CoreStore::new(kv, Rc::new(JsClock), store_options(&options)?)
+        })();
+        let inner = Rc::new(built.map_err(to_js_error)?);
+        let weak: std::rc::Weak<dyn crate::artifacts::ArtifactStore> =
+            Rc::downgrade(&(inner.clone() as Rc<dyn crate::artifacts::ArtifactStore>));
+        Ok(KvArtifactStore {
+            inner,
+            registration: Registration::new(Native::ArtifactStore(weak)),
+        })
+    }
+}
+
+store_methods!(KvArtifactStore);

@@ -1,0 +1,235 @@
+//! The methods every JS artifact store class shares (artifacts and saved
+//! sessions), written once here and stamped onto each class by
+//! [`store_methods!`].
+
+use std::rc::Rc;
+
+use js_sys::{Promise, Uint8Array};
+use wasm_bindgen::JsValue;
+
+use crate::artifacts::{ArtifactStore, StoreOptions};
+use crate::error::{Error, Result};
+use crate::js::convert::{bytes, option, string, to_js};
+use crate::js::env::{seed, JsClock};
+use crate::js::error::to_js_error;
+use crate::js::promise::spawn;
+use crate::js::session::{counter_option, JsSession};
+use crate::session::{SessionEnv, SessionStore};
+
+fn reject(e: Error) -> Promise {
+    Promise::reject(&to_js_error(e))
+}
+
+/// An optional string option (`undefined`/`null` give `None`).
+pub(crate) fn optional_string<T: AsRef<JsValue>>(
+    options: &Option<T>,
+    key: &str,
+) -> Result<Option<String>> {
+    let v = option(options, key, "options")?;
+    if v.is_undefined() || v.is_null() {
+        Ok(None)
+    } else {
+        string(&v, &format!("options.{key}")).map(Some)
+    }
+}
+
+/// `store(content, source, options)`.
+pub(crate) fn store<S: ArtifactStore + 'static, T: AsRef<JsValue>>(
+    store: Rc<S>,
+    content: &JsValue,
+    source: &JsValue,
+    options: &Option<T>,
+) -> Promise {
+    let args = (|| -> Result<_> {
+        Ok((
+            bytes(content, "content")?,
+            string(source, "source")?,
+            StoreOptions {
+                mime_type: optional_string(options, "mimeType")?,
+                session_id: optional_string(options, "sessionId")?,
+            },
+        ))
+    })();
+    match args {
+        Ok((content, source, opts)) => {
+            spawn(async move { to_js(&store.store(&content, &source, opts).await?) })
+        }
+        Err(e) => reject(e),
+    }
+}
+
+/// `retrieve(artifactId)`.
+pub(crate) fn retrieve<S: ArtifactStore + 'static>(store: Rc<S>, artifact_id: String) -> Promise {
+    spawn(async move {
+        Ok(match store.retrieve(&artifact_id).await? {
+            Some(bytes) => Uint8Array::from(bytes.as_slice()).into(),
+            None => JsValue::NULL,
+        })
+    })
+}
+
+/// `exists(artifactId)`.
+pub(crate) fn exists<S: ArtifactStore + 'static>(store: Rc<S>, artifact_id: String) -> Promise {
+    spawn(async move { Ok(store.exists(&artifact_id).await?.into()) })
+}
+
+/// `listHandles(sessionId?)`.
+pub(crate) fn list_handles<S: ArtifactStore + 'static>(
+    store: Rc<S>,
+    session_id: Option<String>,
+) -> Promise {
+    spawn(async move { to_js(&store.list_handles(session_id.as_deref()).await?) })
+}
+
+/// `delete(artifactId)`.
+pub(crate) fn delete<S: ArtifactStore + 'static>(store: Rc<S>, artifact_id: String) -> Promise {
+    spawn(async move { Ok(store.delete(&artifact_id).await?.into()) })
+}
+
+/// `saveSession(session)`.
+pub(crate) fn save_session<S: SessionStore + 'static>(
+    store: Rc<S>,
+    session: &JsSession,
+) -> Promise {
+    let session = session.inner.clone();
+    spawn(async move { to_js(&store.save_session(&session).await?) })
+}
+
+/// `loadSession(sessionId, options)`.
+pub(crate) fn load_session<S: SessionStore + 'static, T: AsRef<JsValue>>(
+    store: Rc<S>,
+    session_id: String,
+    options: &Option<T>,
+) -> Promise {
+    let counter = match counter_option(options, "options") {
+        Ok(c) => c,
+        Err(e) => return reject(e),
+    };
+    spawn(async move {
+        let env = SessionEnv {
+            clock: Rc::new(JsClock),
+            counter,
+            seed: seed(),
+        };
+        Ok(match store.load_session(&session_id, env).await? {
+            Some(session) => JsSession::from_core(session).into(),
+            None => JsValue::NULL,
+        })
+    })
+}
+
+/// `listSessions()`.
+pub(crate) fn list_sessions<S: SessionStore + 'static>(store: Rc<S>) -> Promise {
+    spawn(async move { to_js(&store.list_sessions().await?) })
+}
+
+/// `deleteSession(sessionId)`.
+pub(crate) fn delete_session<S: SessionStore + 'static>(
+    store: Rc<S>,
+    session_id: String,
+) -> Promise {
+    spawn(async move { Ok(store.delete_session(&session_id).await?.into()) })
+}
+
+/// Stamps the shared artifact and session methods onto a store class whose
+/// `inner` field is an `Rc` of a type implementing both store traits.
+macro_rules! store_methods {
+    ($js:ident) => {
+        #[wasm_bindgen]
+        impl $js {
+            #[wasm_bindgen(getter = __nativeId, skip_typescript)]
+            /// Registry id (internal).
+            pub fn native_id(&self) -> u32 {
+                self.registration.id()
+            }
+
+            /// Stores `content` (bytes or a string) and resolves to its handle; the
+            /// same content resolves to the same handle. Options: `mimeType`,
+            /// `sessionId`.
+            #[wasm_bindgen(unchecked_return_type = "Promise<ArtifactHandle>")]
+            pub fn store(
+                &self,
+                #[wasm_bindgen(unchecked_param_type = "Uint8Array | ArrayBuffer | string")]
+                content: JsValue,
+                #[wasm_bindgen(unchecked_param_type = "string")] source: JsValue,
+                options: Option<$crate::js::types::StoreOptionsArg>,
+            ) -> js_sys::Promise {
+                $crate::js::store_methods::store(self.inner.clone(), &content, &source, &options)
+            }
+
+            /// Resolves to the content of `artifactId`, verified against its hash, or
+            /// `null` when absent. Altered content rejects with `ARTIFACT_INTEGRITY`,
+            /// a missing chunk with `ARTIFACT_INCOMPLETE`.
+            #[wasm_bindgen(unchecked_return_type = "Promise<Uint8Array | null>")]
+            pub fn retrieve(
+                &self,
+                #[wasm_bindgen(js_name = artifactId)] artifact_id: String,
+            ) -> js_sys::Promise {
+                $crate::js::store_methods::retrieve(self.inner.clone(), artifact_id)
+            }
+
+            /// Resolves to whether `artifactId` is stored.
+            #[wasm_bindgen(unchecked_return_type = "Promise<boolean>")]
+            pub fn exists(
+                &self,
+                #[wasm_bindgen(js_name = artifactId)] artifact_id: String,
+            ) -> js_sys::Promise {
+                $crate::js::store_methods::exists(self.inner.clone(), artifact_id)
+            }
+
+            /// Resolves to every handle, or those stored by `sessionId`, sorted by id.
+            #[wasm_bindgen(js_name = listHandles, unchecked_return_type = "Promise<ArtifactHandle[]>")]
+            pub fn list_handles(
+                &self,
+                #[wasm_bindgen(js_name = sessionId)] session_id: Option<String>,
+            ) -> js_sys::Promise {
+                $crate::js::store_methods::list_handles(self.inner.clone(), session_id)
+            }
+
+            /// Deletes `artifactId`; resolves to `false` when it was not stored.
+            #[wasm_bindgen(unchecked_return_type = "Promise<boolean>")]
+            pub fn delete(
+                &self,
+                #[wasm_bindgen(js_name = artifactId)] artifact_id: String,
+            ) -> js_sys::Promise {
+                $crate::js::store_methods::delete(self.inner.clone(), artifact_id)
+            }
+
+            /// Saves `session` under its id, writing only the events appended since
+            /// its last save; a save that fails part-way leaves the previous saved
+            /// state loadable.
+            #[wasm_bindgen(js_name = saveSession, unchecked_return_type = "Promise<SaveReport>")]
+            pub fn save_session(&self, session: &$crate::js::session::JsSession) -> js_sys::Promise {
+                $crate::js::store_methods::save_session(self.inner.clone(), session)
+            }
+
+            /// Resolves to the session saved under `sessionId`, or `null`. Options:
+            /// `tokenCounter` for the events recorded after loading.
+            #[wasm_bindgen(js_name = loadSession, unchecked_return_type = "Promise<Session | null>")]
+            pub fn load_session(
+                &self,
+                #[wasm_bindgen(js_name = sessionId)] session_id: String,
+                options: Option<$crate::js::types::ImportOptionsArg>,
+            ) -> js_sys::Promise {
+                $crate::js::store_methods::load_session(self.inner.clone(), session_id, &options)
+            }
+
+            /// Resolves to the ids of every saved session, sorted.
+            #[wasm_bindgen(js_name = listSessions, unchecked_return_type = "Promise<string[]>")]
+            pub fn list_sessions(&self) -> js_sys::Promise {
+                $crate::js::store_methods::list_sessions(self.inner.clone())
+            }
+
+            /// Deletes a saved session; resolves to `false` when there was none.
+            #[wasm_bindgen(js_name = deleteSession, unchecked_return_type = "Promise<boolean>")]
+            pub fn delete_session(
+                &self,
+                #[wasm_bindgen(js_name = sessionId)] session_id: String,
+            ) -> js_sys::Promise {
+                $crate::js::store_methods::delete_session(self.inner.clone(), session_id)
+            }
+        }
+    };
+}
+
+pub(crate) use store_methods;
