@@ -26,3 +26,12 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   echo "setup: npm ci"
   npm ci --no-audit --no-fund
 fi
+
+if [ "${1:-}" = "--browser" ] && ! command -v chromium >/dev/null; then
+  echo "setup: installing Debian's chromium and chromium-driver for the browser tests"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get install -y --no-install-recommends chromium chromium-driver ||
+    { "${sudo_cmd[@]}" apt-get update && "${sudo_cmd[@]}" apt-get install -y --no-install-recommends chromium chromium-driver; }
+fi

@@ -6,7 +6,8 @@ import {
   ToolEvent, ToolEventKind, ToolInterruptHandler, WorkingContext, countTokens, redact,
   type NormalizedOutput, type ValidationResult,
   type ArtifactHandle, type ContextCompilerError, type Message, type SessionEvent,
-  type WorkingContextData,
+  type WorkingContextData, KvArtifactStore, IndexedDbArtifactStore, contentId,
+  type KeyValueLike, type SaveReport,
 } from "agent-context-compiler";
 import * as web from "agent-context-compiler/web";
 
@@ -63,6 +64,27 @@ export async function run(): Promise<number> {
   session.record("user_input", () => 1);
   // @ts-expect-error unknown option
   new HistorySelector({ keepFrist: 1 });
+  const map = new Map<string, Uint8Array>();
+  const kvLike: KeyValueLike = {
+    get: async (k) => map.get(k) ?? null,
+    put: async (k, v) => void map.set(k, v),
+    delete: async (k) => void map.delete(k),
+    list: async ({ prefix }) => [...map.keys()].filter((k) => k.startsWith(prefix)),
+  };
+  const kvStore = new KvArtifactStore(kvLike, { chunkBytes: 65536, prefix: "app/", timeoutMs: 1000 });
+  const report: SaveReport = await kvStore.saveSession(session);
+  const loaded: Session | null = await kvStore.loadSession("ts", { tokenCounter: "words" });
+  const sessions: string[] = await kvStore.listSessions();
+  const idb: IndexedDbArtifactStore = await IndexedDbArtifactStore.open({ databaseName: "x", durability: "strict" });
+  const idbHandle: ArtifactHandle = await idb.store("x", "s");
+  new ArtifactAttacher(kvStore);
+  new ToolInterruptHandler({ bridge: async () => "x", session, artifactStore: idb });
+  const hex: string = contentId("abc");
+  void report; void loaded; void sessions; void idbHandle; void hex;
+  // @ts-expect-error durability is one of three strings
+  await IndexedDbArtifactStore.open({ durability: "eventual" });
+  // @ts-expect-error a KV needs get/put/delete
+  new KvArtifactStore({ get: async () => null });
   await web.init();
   web.initSync(new Uint8Array());
   return messages.length + countTokens(id) + (bytes?.length ?? 0) + ctx.tokenCount;

@@ -1,0 +1,200 @@
+// The page side of the browser tests: runs the store conformance suite and
+// the IndexedDB fault scenarios, exposed as globalThis.harness for the Node
+// test (tests/js/browser.test.mjs) to call through Playwright.
+import * as lib from "../../js/web.js";
+import { runStoreSuite } from "../conformance/store_suite.mjs";
+import { corruptInMap, mapKv } from "../conformance/kv_adapters.mjs";
+import { deleteDatabase, indexedDbBackend, rawOpen } from "./idb_backend.mjs";
+
+await lib.init();
+
+function codeOf(promise) {
+  return promise.then(
+    () => "resolved",
+    (e) => e?.code ?? `not a coded error: ${e}`,
+  );
+}
+
+function randomBytes(n) {
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i += 65536) crypto.getRandomValues(out.subarray(i, Math.min(n, i + 65536)));
+  return out;
+}
+
+/** Incompressible text (IndexedDB compresses what it stores). */
+function randomText(n) {
+  const bytes = randomBytes(n);
+  let out = "";
+  for (let i = 0; i < n; i += 8192) {
+    out += String.fromCharCode(...Array.from(bytes.subarray(i, i + 8192), (b) => 33 + (b % 90)));
+  }
+  return out;
+}
+
+const backends = {
+  indexeddb: () => indexedDbBackend(lib, "page"),
+  memory: () => ({
+    make: async () => new lib.MemoryArtifactStore(),
+    async corrupt(store, id) {
+      const all = store.snapshot();
+      all.find((a) => a.handle.artifactId === id).content[0] ^= 1;
+      store.restore(all);
+    },
+    largeSize: 3 << 20,
+  }),
+  kv: () => ({
+    async make() {
+      const kv = mapKv({ maxValueBytes: 65536 });
+      const store = new lib.KvArtifactStore(kv);
+      store.kvForTest = kv;
+      return store;
+    },
+    corrupt: async (store, id) => corruptInMap(store.kvForTest.map, id),
+    largeSize: 65536 * 40 + 123,
+  }),
+};
+
+globalThis.harness = {
+  suite: (name) => runStoreSuite(lib, backends[name]()),
+
+  workerSuite() {
+    return new Promise((resolve, reject) => {
+      const worker = new Worker(new URL("./worker.mjs", import.meta.url), { type: "module" });
+      worker.onmessage = (e) => {
+        worker.terminate();
+        if (e.data.error) reject(new Error(e.data.error));
+        else resolve(e.data);
+      };
+      worker.onerror = (e) => reject(new Error(`worker failed: ${e.message}`));
+    });
+  },
+
+  /** Stores more than the origin's quota (set by the test through CDP). */
+  async quota(bytes) {
+    const databaseName = "quota";
+    const store = await lib.IndexedDbArtifactStore.open({ databaseName });
+    const content = randomBytes(bytes);
+    const code = await codeOf(store.store(content, "big", { sessionId: "q" }));
+    const existsAfter = await store.exists(lib.contentId(content));
+    const listedAfter = (await store.listHandles("q")).length;
+    const small = await store.store("still works", "small");
+    const smallBack = new TextDecoder().decode(await store.retrieve(small.artifactId));
+    const s = new lib.Session({ sessionId: "quota-session" });
+    for (let i = 0; i < 40; i++) s.record("user_input", `turn ${i}`);
+    await store.saveSession(s);
+    s.record("tool_success", { dump: randomText(bytes) });
+    const sessionCode = await codeOf(store.saveSession(s));
+    const reloaded = await store.loadSession("quota-session");
+    const result = {
+      code,
+      existsAfter,
+      listedAfter,
+      smallBack,
+      sessionCode,
+      savedEventsAfterFailure: reloaded.eventLog.length,
+    };
+    store.close();
+    await deleteDatabase(databaseName);
+    return result;
+  },
+
+  /** An upgrade blocked by a connection that keeps the old version open. */
+  async blocked() {
+    const databaseName = "blocked";
+    const raw = await rawOpen(databaseName); // version 1, none of our stores
+    const code = await codeOf(lib.IndexedDbArtifactStore.open({ databaseName }));
+    raw.close();
+    const store = await lib.IndexedDbArtifactStore.open({ databaseName });
+    const h = await store.store("after unblocking", "s");
+    const ok = (await store.retrieve(h.artifactId)) !== null;
+    store.close();
+    await deleteDatabase(databaseName);
+    return { code, ok };
+  },
+
+  /** The database deleted under an open store, and close(). */
+  async closed() {
+    const databaseName = "closed";
+    const store = await lib.IndexedDbArtifactStore.open({ databaseName });
+    await store.store("before", "s");
+    await deleteDatabase(databaseName); // the store yields its connection
+    const afterDelete = await codeOf(store.store("after", "s"));
+    const listAfterDelete = await codeOf(store.listSessions());
+    const other = await lib.IndexedDbArtifactStore.open({ databaseName: "closed-2" });
+    other.close();
+    const afterClose = await codeOf(other.retrieve(lib.contentId("x")));
+    await deleteDatabase("closed-2");
+    return { afterDelete, listAfterDelete, afterClose };
+  },
+
+  /** Data that does not have the record shape is STORE_CORRUPT. */
+  async hostileRecord() {
+    const databaseName = "hostile";
+    const store = await lib.IndexedDbArtifactStore.open({ databaseName });
+    const h = await store.store("soon hostile", "s");
+    const db = await rawOpen(databaseName);
+    await new Promise((resolve, reject) => {
+      const tx = db.transaction("artifacts", "readwrite");
+      tx.objectStore("artifacts").put({ handle: 42, content: "not bytes" }, h.artifactId);
+      tx.oncomplete = resolve;
+      tx.onabort = () => reject(tx.error);
+    });
+    db.close();
+    const retrieve = await codeOf(store.retrieve(h.artifactId));
+    const list = await codeOf(store.listHandles());
+    store.close();
+    await deleteDatabase(databaseName);
+    return { retrieve, list };
+  },
+
+  /** Writes with durability "strict" round-trip, and a bad option is refused. */
+  async strict() {
+    const databaseName = "strict";
+    const store = await lib.IndexedDbArtifactStore.open({ databaseName, durability: "strict" });
+    const h = await store.store("durable", "s");
+    const back = new TextDecoder().decode(await store.retrieve(h.artifactId));
+    const s = new lib.Session({ sessionId: "strict" });
+    s.record("user_input", "hi");
+    const report = await store.saveSession(s);
+    store.close();
+    await deleteDatabase(databaseName);
+    const bad = await codeOf(lib.IndexedDbArtifactStore.open({ durability: "eventual" }));
+    return { back, report, bad };
+  },
+
+  /** Before a reload: a session and an artifact saved in custom-named stores. */
+  async saveBeforeReload() {
+    const store = await lib.IndexedDbArtifactStore.open({
+      databaseName: "reload",
+      storeName: "blobs",
+      sessionStoreName: "chats",
+    });
+    const s = new lib.Session({ sessionId: "conversation" });
+    s.record("user_input", "What is in the log?");
+    const h = await store.store("a large log\n".repeat(1000), "tool:read", { sessionId: "conversation" });
+    s.record("tool_success", { tool: "read", artifact: h.artifactId });
+    await store.saveSession(s);
+    s.record("assistant_output", "It repeats one line.");
+    const second = await store.saveSession(s);
+    store.close();
+    return { exported: s.exportJson(), artifactId: h.artifactId, second };
+  },
+
+  /** After a reload: everything comes back. */
+  async loadAfterReload(artifactId) {
+    const store = await lib.IndexedDbArtifactStore.open({
+      databaseName: "reload",
+      storeName: "blobs",
+      sessionStoreName: "chats",
+    });
+    const s = await store.loadSession("conversation");
+    const content = new TextDecoder().decode(await store.retrieve(artifactId));
+    const handles = await store.listHandles("conversation");
+    const sessions = await store.listSessions();
+    store.close();
+    await deleteDatabase("reload");
+    return { exported: s?.exportJson(), contentLength: content.length, handles: handles.length, sessions };
+  },
+};
+
+globalThis.harnessReady = true;

@@ -1,0 +1,40 @@
+// A static file server on localhost for the browser tests and benchmarks:
+// serves the repository (the built pkg/, js/ and tests/) with the right MIME
+// types, and nothing outside it.
+import { createServer } from "node:http";
+import { readFile } from "node:fs/promises";
+import { extname, join, normalize, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const TYPES = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".json": "application/json",
+  ".wasm": "application/wasm",
+};
+
+/** Starts the server on a free port; resolves to { origin, close() }. */
+export function startServer() {
+  const server = createServer(async (req, res) => {
+    const path = normalize(join(ROOT, decodeURIComponent(new URL(req.url, "http://x").pathname)));
+    if (!path.startsWith(ROOT.endsWith(sep) ? ROOT : ROOT + sep)) {
+      res.writeHead(403).end();
+      return;
+    }
+    try {
+      const body = await readFile(path);
+      res.writeHead(200, { "content-type": TYPES[extname(path)] ?? "application/octet-stream" });
+      res.end(body);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  return new Promise((resolve) => {
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      resolve({ origin: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(r)) });
+    });
+  });
+}

@@ -1,0 +1,116 @@
+// Browser tests in real headless Chromium (Debian's, driven by playwright-core):
+// the store conformance suite against IndexedDB in a page and in a web worker
+// (plus the memory and KV stores in the browser), and IndexedDB's faults:
+// quota, blocked upgrade, deleted/closed database, hostile records, durability,
+// and a session surviving a page reload.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { BEHAVIOURS } from "../conformance/store_suite.mjs";
+import { launchChromium } from "../browser/chromium.mjs";
+import { startServer } from "../browser/server.mjs";
+
+let server;
+let browser;
+let page;
+
+async function openHarness(context) {
+  const p = await context.newPage();
+  const errors = [];
+  p.on("pageerror", (e) => errors.push(e.message));
+  await p.goto(`${server.origin}/tests/browser/harness.html`);
+  await p.waitForFunction(() => globalThis.harnessReady === true, null, { timeout: 30_000 }).catch((e) => {
+    throw new Error(`the harness did not load: ${errors.join("; ") || e.message}`);
+  });
+  return p;
+}
+
+before(async () => {
+  server = await startServer();
+  browser = await launchChromium();
+  page = await openHarness(await browser.newContext());
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function checkSuite(t, results) {
+  assert.deepEqual(results.map((r) => r.name), BEHAVIOURS);
+  for (const r of results) await t.test(r.name, () => assert.ok(r.ok, r.error));
+}
+
+test("store conformance in Chromium: IndexedDB in a page", async (t) => {
+  await checkSuite(t, await page.evaluate(() => globalThis.harness.suite("indexeddb")));
+});
+
+test("store conformance in Chromium: IndexedDB in a web worker", async (t) => {
+  const out = await page.evaluate(() => globalThis.harness.workerSuite());
+  assert.equal(out.isWorker, true);
+  await checkSuite(t, out.indexeddb);
+});
+
+test("store conformance in Chromium: memory and KV stores", async (t) => {
+  await checkSuite(t, await page.evaluate(() => globalThis.harness.suite("memory")));
+  await checkSuite(t, await page.evaluate(() => globalThis.harness.suite("kv")));
+});
+
+test("a write over the quota is STORE_QUOTA_EXCEEDED and leaves nothing half-written", async () => {
+  const context = await browser.newContext();
+  const p = await openHarness(context);
+  const cdp = await context.newCDPSession(p);
+  await cdp.send("Storage.overrideQuotaForOrigin", { origin: server.origin, quotaSize: 4 << 20 });
+  const out = await p.evaluate((n) => globalThis.harness.quota(n), 12 << 20);
+  await context.close();
+  assert.deepEqual(out, {
+    code: "STORE_QUOTA_EXCEEDED",
+    existsAfter: false,
+    listedAfter: 0,
+    smallBack: "still works",
+    sessionCode: "STORE_QUOTA_EXCEEDED",
+    savedEventsAfterFailure: 40,
+  });
+});
+
+test("an upgrade blocked by another connection is STORE_BLOCKED, and opening works once it closes", async () => {
+  assert.deepEqual(await page.evaluate(() => globalThis.harness.blocked()), { code: "STORE_BLOCKED", ok: true });
+});
+
+test("a deleted or closed database is STORE_CLOSED", async () => {
+  assert.deepEqual(await page.evaluate(() => globalThis.harness.closed()), {
+    afterDelete: "STORE_CLOSED",
+    listAfterDelete: "STORE_CLOSED",
+    afterClose: "STORE_CLOSED",
+  });
+});
+
+test("records altered into the wrong shape are STORE_CORRUPT", async () => {
+  assert.deepEqual(await page.evaluate(() => globalThis.harness.hostileRecord()), {
+    retrieve: "STORE_CORRUPT",
+    list: "STORE_CORRUPT",
+  });
+});
+
+test("durability \"strict\" writes round-trip; an unknown durability is refused", async () => {
+  assert.deepEqual(await page.evaluate(() => globalThis.harness.strict()), {
+    back: "durable",
+    report: { eventsWritten: 1, rewritten: true },
+    bad: "INVALID_ARGUMENT",
+  });
+});
+
+test("a session and its artifacts survive a page reload", async () => {
+  const context = await browser.newContext();
+  const p = await openHarness(context);
+  const saved = await p.evaluate(() => globalThis.harness.saveBeforeReload());
+  assert.deepEqual(saved.second, { eventsWritten: 1, rewritten: false });
+  await p.reload();
+  await p.waitForFunction(() => globalThis.harnessReady === true);
+  const loaded = await p.evaluate((id) => globalThis.harness.loadAfterReload(id), saved.artifactId);
+  await context.close();
+  assert.equal(loaded.exported, saved.exported);
+  assert.deepEqual(
+    { contentLength: loaded.contentLength, handles: loaded.handles, sessions: loaded.sessions },
+    { contentLength: 12_000, handles: 1, sessions: ["conversation"] },
+  );
+});
