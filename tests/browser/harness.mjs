@@ -3,7 +3,7 @@
 // test (tests/js/browser.test.mjs) to call through Playwright.
 import * as lib from "../../js/web.js";
 import { runStoreSuite } from "../conformance/store_suite.mjs";
-import { corruptInMap, mapKv } from "../conformance/kv_adapters.mjs";
+import { kvBackend, memoryBackend } from "../conformance/kv_adapters.mjs";
 import { deleteDatabase, indexedDbBackend, rawOpen } from "./idb_backend.mjs";
 
 await lib.init();
@@ -33,25 +33,8 @@ function randomText(n) {
 
 const backends = {
   indexeddb: () => indexedDbBackend(lib, "page"),
-  memory: () => ({
-    make: async () => new lib.MemoryArtifactStore(),
-    async corrupt(store, id) {
-      const all = store.snapshot();
-      all.find((a) => a.handle.artifactId === id).content[0] ^= 1;
-      store.restore(all);
-    },
-    largeSize: 3 << 20,
-  }),
-  kv: () => ({
-    async make() {
-      const kv = mapKv({ maxValueBytes: 65536 });
-      const store = new lib.KvArtifactStore(kv);
-      store.kvForTest = kv;
-      return store;
-    },
-    corrupt: async (store, id) => corruptInMap(store.kvForTest.map, id),
-    largeSize: 65536 * 40 + 123,
-  }),
+  memory: () => memoryBackend(lib),
+  kv: () => kvBackend(lib, { maxValueBytes: 65536 }),
 };
 
 globalThis.harness = {

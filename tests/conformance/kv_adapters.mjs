@@ -38,3 +38,33 @@ export function corruptInMap(map, artifactId, prefix = "") {
   const value = map.get(key);
   value[value.length - 1] ^= 1;
 }
+
+/** The memory store as a conformance-suite backend. */
+export function memoryBackend(lib) {
+  return {
+    make: async () => new lib.MemoryArtifactStore(),
+    async corrupt(store, id) {
+      const all = store.snapshot();
+      all.find((a) => a.handle.artifactId === id).content[0] ^= 1;
+      store.restore(all);
+    },
+    largeSize: 3 << 20,
+  };
+}
+
+/** The KV store over a fresh mapKv(kvOptions) as a conformance-suite backend. */
+export function kvBackend(lib, kvOptions = {}, storeOptions = {}) {
+  const kvs = new WeakMap();
+  return {
+    async make() {
+      const kv = mapKv(kvOptions);
+      const store = new lib.KvArtifactStore(kv, storeOptions);
+      kvs.set(store, kv);
+      return store;
+    },
+    async corrupt(store, id) {
+      corruptInMap(kvs.get(store).map, id, storeOptions.prefix ?? "");
+    },
+    largeSize: (storeOptions.chunkBytes ?? 65536) * 40 + 123,
+  };
+}
