@@ -104,3 +104,7 @@ for (const size of SIZES) {
 // 3. Size.
 const wasm = readFileSync(new URL("../pkg/context_compiler_bg.wasm", import.meta.url));
 console.log(`\nwasm size: ${wasm.length.toLocaleString("en")} bytes, ${gzipSync(wasm, { level: 9 }).length.toLocaleString("en")} gzipped`);
+
+// 4. Storage.
+const { storageBench } = await import("./storage.mjs");
+await storageBench();

@@ -83,7 +83,8 @@ impl ArtifactStore for MemoryArtifactStore {
             }
             return Ok(Self::handle_for(existing, options.session_id.as_deref()));
         }
-        let handle = ArtifactHandle::describe(content, source, &options, self.clock.now_ms());
+        let handle =
+            ArtifactHandle::describe(id.clone(), content, source, &options, self.clock.now_ms());
         entries.insert(
             id,
             StoredArtifact {

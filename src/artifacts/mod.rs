@@ -37,10 +37,17 @@ pub struct ArtifactHandle {
 }
 
 impl ArtifactHandle {
-    /// The handle of `content` stored now (`created_at`) for the first time.
-    pub fn describe(content: &[u8], source: &str, options: &StoreOptions, created_at: f64) -> Self {
+    /// The handle of `content` (whose [`content_id`] is `artifact_id`)
+    /// stored now (`created_at`) for the first time.
+    pub fn describe(
+        artifact_id: String,
+        content: &[u8],
+        source: &str,
+        options: &StoreOptions,
+        created_at: f64,
+    ) -> Self {
         ArtifactHandle {
-            artifact_id: content_id(content),
+            artifact_id,
             summary: make_summary(content),
             size_bytes: content.len() as u64,
             mime_type: options

@@ -198,7 +198,13 @@ impl<K: KeyValue> ArtifactStore for KvArtifactStore<K> {
             return Ok(with_session(meta.handle, session));
         }
         let meta = ArtifactMeta {
-            handle: ArtifactHandle::describe(content, source, &options, self.clock.now_ms()),
+            handle: ArtifactHandle::describe(
+                id.clone(),
+                content,
+                source,
+                &options,
+                self.clock.now_ms(),
+            ),
             sessions: options.session_id.iter().cloned().collect(),
         };
         self.write_framed(&key, artifact_header(&meta), content)

@@ -289,7 +289,13 @@ impl ArtifactStore for IdbStore {
         let existing = request(js_try!(os.get(&key), "get"), "reading the artifact").await?;
         let session = options.session_id.as_deref();
         let handle = if existing.is_undefined() {
-            let handle = ArtifactHandle::describe(content, source, &options, self.clock.now_ms());
+            let handle = ArtifactHandle::describe(
+                id.clone(),
+                content,
+                source,
+                &options,
+                self.clock.now_ms(),
+            );
             let record = Object::new();
             let _ = Reflect::set(&record, &"handle".into(), &to_js(&handle)?);
             let _ = Reflect::set(

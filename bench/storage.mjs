@@ -1,0 +1,154 @@
+// Storage benchmarks: SHA-256 in wasm beside node:crypto, and store / retrieve
+// MB/s for each backend beside a hand-written JS store doing the same work
+// (hash on write, verify on read) over the same backend, all in one run.
+import { createHash } from "node:crypto";
+import { KvArtifactStore, MemoryArtifactStore, contentId } from "agent-context-compiler";
+import { mapKv } from "../tests/conformance/kv_adapters.mjs";
+import { launchChromium } from "../tests/browser/chromium.mjs";
+import { startServer } from "../tests/browser/server.mjs";
+
+const MB = 1 << 20;
+const ARTIFACT_BYTES = 1 * MB;
+const ARTIFACTS = 32;
+
+function payloads(count, size) {
+  const out = [];
+  for (let n = 0; n < count; n++) {
+    const b = new Uint8Array(size);
+    let x = (n + 1) * 2654435761;
+    for (let i = 0; i < size; i++) {
+      x = (x * 1103515245 + 12345) >>> 0;
+      b[i] = x >>> 24;
+    }
+    out.push(b);
+  }
+  return out;
+}
+
+function mbps(bytes, ms) {
+  return bytes / MB / (ms / 1000);
+}
+
+async function timed(fn) {
+  const t0 = performance.now();
+  await fn();
+  return performance.now() - t0;
+}
+
+/** The peer: a content-addressed store written directly in JS over the same KV. */
+function handWrittenStore(kv) {
+  const sha = (b) => createHash("sha256").update(b).digest("hex");
+  return {
+    async store(bytes) {
+      const id = sha(bytes);
+      await kv.put(`a/${id}`, bytes);
+      return id;
+    },
+    async retrieve(id) {
+      const bytes = await kv.get(`a/${id}`);
+      if (sha(bytes) !== id) throw new Error("corrupted");
+      return bytes;
+    },
+  };
+}
+
+async function measure(store, data) {
+  const ids = [];
+  const storeMs = await timed(async () => {
+    for (const d of data) ids.push(await store.store(d, "bench"));
+  });
+  const idOf = (h) => (typeof h === "string" ? h : h.artifactId);
+  const retrieveMs = await timed(async () => {
+    for (const h of ids) await store.retrieve(idOf(h));
+  });
+  const total = data.reduce((n, d) => n + d.length, 0);
+  return { store: mbps(total, storeMs), retrieve: mbps(total, retrieveMs) };
+}
+
+function row(name, ours, peer) {
+  const f = (x) => x.toFixed(0).padStart(6);
+  console.log(
+    `  ${name.padEnd(34)} ${f(ours.store)} / ${f(ours.retrieve)}        ${f(peer.store)} / ${f(peer.retrieve)}        ${(ours.store / peer.store).toFixed(2)} / ${(ours.retrieve / peer.retrieve).toFixed(2)}`,
+  );
+}
+
+export async function storageBench() {
+  // SHA-256.
+  const big = payloads(1, 64 * MB)[0];
+  const rounds = 4;
+  contentId(big.subarray(0, MB));
+  const wasmMs = await timed(() => {
+    for (let i = 0; i < rounds; i++) contentId(big);
+  });
+  const nodeMs = await timed(() => {
+    for (let i = 0; i < rounds; i++) createHash("sha256").update(big).digest("hex");
+  });
+  if (contentId(big) !== createHash("sha256").update(big).digest("hex")) throw new Error("sha256 differs");
+  const ours = mbps(big.length * rounds, wasmMs);
+  const peer = mbps(big.length * rounds, nodeMs);
+  console.log(`\nSHA-256 of 64 MB (x${rounds}), MB/s`);
+  console.log(`  this library  contentId (wasm sha2, copy into wasm included): ${ours.toFixed(0)}`);
+  console.log(`  node:crypto   createHash("sha256") (OpenSSL, native):        ${peer.toFixed(0)}`);
+  console.log(`  ratio (ours / peer): ${(ours / peer).toFixed(2)}`);
+
+  // Store / retrieve in Node.
+  const data = payloads(ARTIFACTS, ARTIFACT_BYTES);
+  console.log(`\nstore / retrieve of ${ARTIFACTS} x ${ARTIFACT_BYTES / MB} MB artifacts, MB/s (peer: hand-written JS, node:crypto hash + the same KV)`);
+  console.log("  backend                            this library store / retrieve   peer store / retrieve   ratio");
+  row("memory", await measure(new MemoryArtifactStore(), data), await measure(handWrittenStore(mapKv()), data));
+  row("KV over a Map (no limit)", await measure(new KvArtifactStore(mapKv(), { chunkBytes: 32 * MB }), data), await measure(handWrittenStore(mapKv()), data));
+  row(
+    "KV, Deno's 64 KiB values (chunked)",
+    await measure(new KvArtifactStore(mapKv({ maxValueBytes: 65536 })), data),
+    await measure(chunkingPeer(mapKv({ maxValueBytes: 65536 }), 65536), data),
+  );
+
+  await indexedDbBench();
+}
+
+/** The peer for a value-limited KV: hash, then chunks of at most `limit` bytes. */
+function chunkingPeer(kv, limit) {
+  const sha = (b) => createHash("sha256").update(b).digest("hex");
+  return {
+    async store(bytes) {
+      const id = sha(bytes);
+      let n = 0;
+      for (let i = 0; i < bytes.length; i += limit) await kv.put(`a/${id}#${n++}`, bytes.subarray(i, i + limit));
+      await kv.put(`a/${id}`, new TextEncoder().encode(JSON.stringify({ chunks: n, bytes: bytes.length })));
+      return id;
+    },
+    async retrieve(id) {
+      const { chunks, bytes } = JSON.parse(new TextDecoder().decode(await kv.get(`a/${id}`)));
+      const out = new Uint8Array(bytes);
+      let at = 0;
+      for (let i = 0; i < chunks; i++) {
+        const c = await kv.get(`a/${id}#${i}`);
+        out.set(c, at);
+        at += c.length;
+      }
+      if (sha(out) !== id) throw new Error("corrupted");
+      return out;
+    },
+  };
+}
+
+async function indexedDbBench() {
+  let browser;
+  const server = await startServer();
+  try {
+    browser = await launchChromium();
+    const page = await browser.newPage();
+    await page.goto(`${server.origin}/bench/browser/idb.html`);
+    await page.waitForFunction(() => globalThis.benchReady === true, null, { timeout: 30_000 });
+    const r = await page.evaluate(([n, size]) => globalThis.idbBench(n, size), [ARTIFACTS, ARTIFACT_BYTES]);
+    console.log("  (headless Chromium; peer: raw IndexedDB + crypto.subtle.digest)");
+    row("IndexedDB", r.ours, r.peer);
+    row("KV over a Map, in Chromium", r.kvOurs, r.kvPeer);
+    console.log(`  SHA-256 in Chromium: contentId ${r.shaOurs.toFixed(0)} MB/s, crypto.subtle.digest ${r.shaPeer.toFixed(0)} MB/s, ratio ${(r.shaOurs / r.shaPeer).toFixed(2)}`);
+  } catch (e) {
+    console.log(`  IndexedDB: not measured (${e.message})`);
+  } finally {
+    await browser?.close();
+    await server.close();
+  }
+}
