@@ -13,7 +13,8 @@
 //! - [`tools`]: tool calls with deadlines, abort and typed events.
 //!
 //! Everything the core needs from the outside world is a trait ([`Clock`],
-//! [`TokenCounter`], [`ArtifactStore`], [`MemoryStore`], [`Processor`]); the
+//! [`TokenCounter`], [`ArtifactStore`], [`SessionStore`], [`KeyValue`],
+//! [`MemoryStore`], [`Processor`]); the
 //! JavaScript binding (feature `js`) implements them on top of the host.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -44,8 +45,9 @@ pub use compiler::{
     SessionWrites,
 };
 pub use error::{Error, ErrorCode, Result};
+pub use kv::{KeyValue, KvArtifactStore, KvStoreOptions, MemoryKv};
 pub use memory::{InMemoryBackend, MemoryEntry, MemoryStore};
-pub use session::{EventLog, EvidencePack, Session, SessionEvent};
+pub use session::{EventLog, EvidencePack, SaveReport, Session, SessionEvent, SessionStore};
 pub use tokens::{estimate_tokens, DefaultTokenCounter, TokenCounter, WordsTokenCounter};
 pub use working_context::{
     ArtifactRef, DroppedItem, HistoryMessage, MemoryHit, Message, ToolResult, WorkingContext,

@@ -28,7 +28,7 @@ use async_trait::async_trait;
 
 use crate::error::Result;
 
-pub use artifacts::{KvArtifactStore, KvStoreOptions, DEFAULT_CHUNK_BYTES};
+pub use artifacts::{KvArtifactStore, KvStoreOptions, DEFAULT_CHUNK_BYTES, MIN_CHUNK_BYTES};
 pub use memory::MemoryKv;
 
 /// An async key-value store of byte values (single-threaded, like every
