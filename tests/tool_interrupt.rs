@@ -14,8 +14,8 @@ use context_compiler::artifacts::{ArtifactHandle, StoreOptions};
 use context_compiler::clock::{Clock, IdRng, SystemClock};
 use context_compiler::normalize::aligner::PerceptionAligner;
 use context_compiler::tools::{
-    AbortSignal, ToolBridge, ToolEvent, ToolEventInit, ToolEventKind, ToolInterruptHandler,
-    ToolInterruptOptions, ToolOutput,
+    AbortSignal, ToolBridge, ToolEvent, ToolEventInit, ToolEventKind, ToolFailure,
+    ToolInterruptHandler, ToolInterruptOptions, ToolOutput,
 };
 use context_compiler::{ArtifactStore, Error, ErrorCode, MemoryArtifactStore, Result, Session};
 use serde_json::{json, Value};
@@ -41,9 +41,12 @@ impl ToolBridge for FnBridge {
         name: &str,
         arguments: &Value,
         signal: &AbortSignal,
-    ) -> std::result::Result<ToolOutput, String> {
+        _deadline_ms: f64,
+    ) -> std::result::Result<ToolOutput, ToolFailure> {
         self.signals.borrow_mut().push(signal.clone());
-        (self.behaviour)(name.to_string(), arguments.clone(), signal.clone()).await
+        (self.behaviour)(name.to_string(), arguments.clone(), signal.clone())
+            .await
+            .map_err(ToolFailure::Failed)
     }
 }
 
@@ -392,4 +395,41 @@ fn concurrent_calls_keep_each_calls_events_in_order() {
             "the call is recorded before its outcome"
         );
     }
+}
+
+/// A bridge that enforces the deadline itself, as a wasmtime host does.
+struct DeadlineBridge;
+
+#[async_trait(?Send)]
+impl ToolBridge for DeadlineBridge {
+    async fn execute(
+        &self,
+        name: &str,
+        _arguments: &Value,
+        _signal: &AbortSignal,
+        deadline_ms: f64,
+    ) -> std::result::Result<ToolOutput, ToolFailure> {
+        Err(ToolFailure::TimedOut(format!(
+            "host stopped {name} after {deadline_ms} ms"
+        )))
+    }
+}
+
+#[test]
+fn a_timeout_reported_by_the_bridge_is_a_timeout_event() {
+    let s = Rc::new(RefCell::new(session("tools")));
+    let h = ToolInterruptHandler::new(
+        Rc::new(DeadlineBridge),
+        PerceptionAligner::default(),
+        s.clone(),
+        Rc::new(SystemClock),
+        ToolInterruptOptions::default(),
+    );
+    let event = block_on(h.call("slow", json!({}), Some(250.0))).unwrap();
+    assert_eq!(event.kind, ToolEventKind::Timeout);
+    assert_eq!(
+        event.error.as_deref(),
+        Some("host stopped slow after 250 ms")
+    );
+    assert_eq!(kinds(&s), vec!["tool_call", "tool_timeout"]);
 }

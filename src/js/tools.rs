@@ -18,7 +18,7 @@ use crate::js::registry;
 use crate::js::types::*;
 use crate::normalize::aligner::PerceptionAligner as CoreAligner;
 use crate::tools::{
-    AbortSignal, ToolBridge, ToolEvent as CoreEvent, ToolEventInit,
+    AbortSignal, ToolBridge, ToolEvent as CoreEvent, ToolEventInit, ToolFailure,
     ToolInterruptHandler as CoreHandler, ToolInterruptOptions, ToolOutput,
 };
 
@@ -166,7 +166,8 @@ impl ToolBridge for JsToolBridge {
         name: &str,
         arguments: &Value,
         signal: &AbortSignal,
-    ) -> std::result::Result<ToolOutput, String> {
+        _deadline_ms: f64,
+    ) -> std::result::Result<ToolOutput, ToolFailure> {
         let opts = Object::new();
         if let Some(controller) = abort_controller() {
             let js_signal =
@@ -202,7 +203,7 @@ impl ToolBridge for JsToolBridge {
         }
         js_to_json(&out, "tool result")
             .map(ToolOutput::Json)
-            .map_err(|e| e.message().to_string())
+            .map_err(|e| ToolFailure::Failed(e.message().to_string()))
     }
 }
 

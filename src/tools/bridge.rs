@@ -25,17 +25,35 @@ impl ToolOutput {
     }
 }
 
+/// Why a tool call failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolFailure {
+    /// The tool failed (threw, rejected, returned an error); the message.
+    Failed(String),
+    /// The bridge itself enforced the deadline and gave up (a host that runs
+    /// the tool synchronously, such as a wasmtime host); the message. The
+    /// handler records it as a `tool_timeout`, like its own deadline.
+    TimedOut(String),
+}
+
+impl From<String> for ToolFailure {
+    fn from(message: String) -> Self {
+        ToolFailure::Failed(message)
+    }
+}
+
 /// Executes tools for the handler (an MCP client, a function table, a host
 /// import...). Single-threaded: no `Send` bound.
 #[async_trait(?Send)]
 pub trait ToolBridge {
     /// Runs `name` with `arguments`. `signal` is raised when the handler
-    /// gives up (timeout): a well-behaved tool stops then. An `Err` carries
-    /// the failure's message.
+    /// gives up (timeout): a well-behaved tool stops then. `deadline_ms` is
+    /// the call's timeout, for bridges that enforce it themselves.
     async fn execute(
         &self,
         name: &str,
         arguments: &Value,
         signal: &AbortSignal,
-    ) -> Result<ToolOutput, String>;
+        deadline_ms: f64,
+    ) -> Result<ToolOutput, ToolFailure>;
 }

@@ -12,7 +12,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::normalize::aligner::PerceptionAligner;
 use crate::race::{race, First};
 use crate::session::{Session, SessionEvent, ARTIFACT_STORED};
-use crate::tools::{AbortSignal, ToolBridge, ToolEvent, ToolEventKind};
+use crate::tools::{AbortSignal, ToolBridge, ToolEvent, ToolEventKind, ToolFailure};
 
 /// The timeout of a call when none is given (the seed's 30 seconds).
 pub const DEFAULT_TIMEOUT_MS: f64 = 30_000.0;
@@ -106,7 +106,8 @@ impl ToolInterruptHandler {
         let start = self.clock.now_ms();
         let signal = AbortSignal::new();
         let outcome = race(
-            self.bridge.execute(tool_name, &arguments, &signal),
+            self.bridge
+                .execute(tool_name, &arguments, &signal, timeout_ms),
             self.clock.sleep(timeout_ms),
         )
         .await;
@@ -123,10 +124,16 @@ impl ToolInterruptHandler {
             normalized: None,
             artifact: None,
         };
-        match outcome {
+        let outcome = match outcome {
             First::Right(()) => {
                 let message = format!("tool '{tool_name}' timed out after {timeout_ms} ms");
                 signal.abort(&message);
+                Err(ToolFailure::TimedOut(message))
+            }
+            First::Left(result) => result,
+        };
+        match outcome {
+            Err(ToolFailure::TimedOut(message)) => {
                 let recorded = self.record(
                     "tool_timeout",
                     json!({"tool": tool_name, "call_id": call_id, "latency_ms": latency_ms, "timeout_ms": timeout_ms, "error": message}),
@@ -136,7 +143,7 @@ impl ToolInterruptHandler {
                     ..event(ToolEventKind::Timeout, recorded)
                 })
             }
-            First::Left(Err(message)) => {
+            Err(ToolFailure::Failed(message)) => {
                 let recorded = self.record(
                     "tool_error",
                     json!({"tool": tool_name, "call_id": call_id, "latency_ms": latency_ms, "error": message}),
@@ -146,7 +153,7 @@ impl ToolInterruptHandler {
                     ..event(ToolEventKind::Error, recorded)
                 })
             }
-            First::Left(Ok(output)) => {
+            Ok(output) => {
                 let normalized = self.normalizer.normalize(tool_name, &output.into_text());
                 let text = match &normalized.data {
                     Value::String(s) => s.clone(),
