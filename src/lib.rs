@@ -16,7 +16,7 @@
 //! [`TokenCounter`], [`ArtifactStore`], [`SessionStore`], [`KeyValue`],
 //! [`MemoryStore`], [`Processor`]); the
 //! JavaScript binding (feature `js`) implements them on top of the host.
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod artifacts;
@@ -34,6 +34,8 @@ pub mod working_context;
 
 mod race;
 
+#[cfg(feature = "component")]
+mod component;
 #[cfg(feature = "js")]
 mod js;
 

@@ -1,0 +1,78 @@
+//! The WebAssembly component binding (feature `component`, target
+//! `wasm32-wasip2`): only glue between the WIT world in `wit/` and the core.
+//! The host's imports are synchronous, so the core's async traits are driven
+//! by a trivial block-on.
+
+mod compiler;
+mod exec;
+mod host;
+mod normalizer;
+mod sessions;
+mod tools;
+
+/// The code wit-bindgen generates from `wit/` (the only unsafe code in the
+/// crate: the canonical ABI's lifting and lowering).
+#[allow(unsafe_code, missing_docs, clippy::all)]
+mod bindings {
+    wit_bindgen::generate!({
+        world: "context-compiler",
+        path: "wit",
+    });
+
+    use super::Component;
+    export!(Component);
+}
+
+use bindings::exports::agent::context_compiler::types::{Error as WitError, ErrorCode as WitCode};
+
+use crate::error::{Error, ErrorCode};
+
+/// The component's implementation of every exported interface.
+struct Component;
+
+/// The WIT error of a core error: the same code, the same message.
+pub(crate) fn wit_error(e: Error) -> WitError {
+    let code = match e.code() {
+        ErrorCode::InvalidBudget => WitCode::InvalidBudget,
+        ErrorCode::InvalidTokenCount => WitCode::InvalidTokenCount,
+        ErrorCode::InvalidArgument => WitCode::InvalidArgument,
+        ErrorCode::NotSerializable => WitCode::NotSerializable,
+        ErrorCode::InvalidSessionImport => WitCode::InvalidSessionImport,
+        ErrorCode::InvalidSchema => WitCode::InvalidSchema,
+        ErrorCode::ArtifactIntegrity => WitCode::ArtifactIntegrity,
+        ErrorCode::ArtifactIncomplete => WitCode::ArtifactIncomplete,
+        ErrorCode::StoreFailed => WitCode::StoreFailed,
+        ErrorCode::StoreQuotaExceeded => WitCode::StoreQuotaExceeded,
+        ErrorCode::StoreBlocked => WitCode::StoreBlocked,
+        ErrorCode::StoreClosed => WitCode::StoreClosed,
+        ErrorCode::StoreUnavailable => WitCode::StoreUnavailable,
+        ErrorCode::StoreUnsupported => WitCode::StoreUnsupported,
+        ErrorCode::StoreInvalidValue => WitCode::StoreInvalidValue,
+        ErrorCode::StoreCorrupt => WitCode::StoreCorrupt,
+        ErrorCode::StoreTimeout => WitCode::StoreTimeout,
+        ErrorCode::MemoryFailed => WitCode::MemoryFailed,
+        ErrorCode::ProcessorFailed => WitCode::ProcessorFailed,
+        ErrorCode::BudgetTooSmall => WitCode::BudgetTooSmall,
+        ErrorCode::SessionBusy => WitCode::SessionBusy,
+    };
+    WitError {
+        code,
+        message: e.message().to_string(),
+    }
+}
+
+/// Parses a JSON argument; malformed JSON is `invalid-argument` naming it.
+pub(crate) fn parse_json(text: &str, what: &str) -> Result<serde_json::Value, WitError> {
+    serde_json::from_str(text).map_err(|e| {
+        wit_error(Error::new(
+            ErrorCode::InvalidArgument,
+            format!("{what} is not valid JSON ({e})"),
+        ))
+    })
+}
+
+/// Serialises a result document (the core's types always serialise).
+pub(crate) fn to_json<T: serde::Serialize>(value: &T) -> Result<String, WitError> {
+    serde_json::to_string(value)
+        .map_err(|e| wit_error(Error::new(ErrorCode::NotSerializable, e.to_string())))
+}
