@@ -104,6 +104,8 @@ for (const size of SIZES) {
 // 3. Size.
 const wasm = readFileSync(new URL("../pkg/context_compiler_bg.wasm", import.meta.url));
 console.log(`\nwasm size: ${wasm.length.toLocaleString("en")} bytes, ${gzipSync(wasm, { level: 9 }).length.toLocaleString("en")} gzipped`);
+const component = readFileSync(new URL("../target/wasm32-wasip2/release/context_compiler.wasm", import.meta.url));
+console.log(`component size (wasm32-wasip2): ${component.length.toLocaleString("en")} bytes, ${gzipSync(component, { level: 9 }).length.toLocaleString("en")} gzipped`);
 
 // 4. Storage.
 const { storageBench } = await import("./storage.mjs");

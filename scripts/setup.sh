@@ -8,7 +8,7 @@ WASM_BINDGEN_VERSION=0.2.130
 
 need_targets=()
 installed_targets=$(rustup target list --installed)
-for t in wasm32-unknown-unknown; do
+for t in wasm32-unknown-unknown wasm32-wasip2; do
   grep -qx "$t" <<<"$installed_targets" || need_targets+=("$t")
 done
 if ((${#need_targets[@]})); then

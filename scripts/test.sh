@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: formatting, lints, the native core's tests, the wasm build,
+# Runs every test: formatting, lints, the component build and its wasmtime
+# host tests, the native core's tests, the wasm build,
 # the TypeScript check of the generated types, and the JS tests against the
 # built package.
 set -euo pipefail
@@ -9,7 +10,10 @@ bash scripts/setup.sh --browser
 cargo fmt --check
 cargo clippy --all-targets -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --features js -- -D warnings
+cargo clippy --target wasm32-wasip2 --features component -- -D warnings
+bash scripts/build-component.sh
 cargo test
+cargo run --quiet --example wasmtime_host
 bash scripts/build.sh
 npx tsc -p tests/ts/tsconfig.json
 node --test tests/js/

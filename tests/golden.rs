@@ -5,6 +5,8 @@
 //! `UPDATE_GOLDEN=1 cargo test --test golden` rewrites the `expected` blocks.
 mod common;
 
+use common::golden::{export_doc, fixtures, limit};
+
 use std::rc::Rc;
 
 use common::block_on;
@@ -14,36 +16,6 @@ use context_compiler::{
     InMemoryBackend, MemoryArtifactStore, MemoryPreloader, Processor, Session,
 };
 use serde_json::{json, Value};
-
-const BASE_MS: u64 = 1_700_000_000_000;
-
-/// The export document a fixture's events stand for (ids and times fixed).
-fn export_doc(fixture: &Value) -> Value {
-    let events: Vec<Value> = fixture["events"]
-        .as_array()
-        .expect("events")
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            json!({
-                "eventId": format!("{:012x}-{:012x}", BASE_MS + i as u64, i),
-                "timestamp": (BASE_MS + i as u64) as f64,
-                "kind": e["kind"],
-                "data": e["data"],
-                "tokenEstimate": e.get("tokenEstimate").cloned().unwrap_or(json!(0)),
-            })
-        })
-        .collect();
-    json!({"format": "agent-context-compiler/session", "version": 1, "sessionId": fixture["sessionId"], "events": events})
-}
-
-fn limit(v: &Value, default: usize) -> usize {
-    match v {
-        Value::String(s) if s == "Infinity" => usize::MAX,
-        Value::Number(n) => n.as_u64().expect("count") as usize,
-        _ => default,
-    }
-}
 
 fn processors(fixture: &Value, store: Rc<MemoryArtifactStore>) -> Vec<Rc<dyn Processor>> {
     let memory = Rc::new(InMemoryBackend::new());
@@ -109,16 +81,7 @@ fn run(fixture: &Value) -> Value {
 
 #[test]
 fn golden_fixtures() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/golden");
-    let mut paths: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    paths.sort();
-    assert!(paths.len() >= 3);
-    for path in paths {
-        let text = std::fs::read_to_string(&path).unwrap();
-        let mut fixture: Value = serde_json::from_str(&text).unwrap();
+    for (path, mut fixture) in fixtures() {
         let actual = run(&fixture);
         if std::env::var_os("UPDATE_GOLDEN").is_some() {
             fixture["expected"] = actual;

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod golden;
+
 use std::cell::Cell;
 use std::rc::Rc;
 

@@ -1,0 +1,53 @@
+//! Reading the golden fixtures (tests/fixtures/golden), shared by the Rust
+//! golden test and the wasmtime host test.
+
+use serde_json::{json, Value};
+
+const BASE_MS: u64 = 1_700_000_000_000;
+
+/// The export document a fixture's events stand for (ids and times fixed).
+pub fn export_doc(fixture: &Value) -> Value {
+    let events: Vec<Value> = fixture["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            json!({
+                "eventId": format!("{:012x}-{:012x}", BASE_MS + i as u64, i),
+                "timestamp": (BASE_MS + i as u64) as f64,
+                "kind": e["kind"],
+                "data": e["data"],
+                "tokenEstimate": e.get("tokenEstimate").cloned().unwrap_or(json!(0)),
+            })
+        })
+        .collect();
+    json!({"format": "agent-context-compiler/session", "version": 1, "sessionId": fixture["sessionId"], "events": events})
+}
+
+pub fn limit(v: &Value, default: usize) -> usize {
+    match v {
+        Value::String(s) if s == "Infinity" => usize::MAX,
+        Value::Number(n) => n.as_u64().expect("count") as usize,
+        _ => default,
+    }
+}
+
+/// Every golden fixture, parsed, with its path, sorted by name.
+pub fn fixtures() -> Vec<(std::path::PathBuf, Value)> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/golden");
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 3);
+    paths
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            let v = serde_json::from_str(&text).unwrap();
+            (p, v)
+        })
+        .collect()
+}
