@@ -13,6 +13,7 @@ use context_compiler::error::{ErrorCode, Result};
 use context_compiler::kv::{KeyValue, KvArtifactStore, KvStoreOptions, MemoryKv};
 use context_compiler::session::{SessionEnv, SessionStore};
 use context_compiler::tokens::DefaultTokenCounter;
+use context_compiler::Session;
 use serde_json::json;
 
 /// Which keys' puts fail.
@@ -89,6 +90,17 @@ fn env() -> SessionEnv {
         counter: Rc::new(DefaultTokenCounter),
         seed: 1,
     }
+}
+
+/// A session `id` with one user turn, saved to `store`; and its export.
+async fn saved_once(store: &KvArtifactStore<FaultyKv>, id: &str) -> (RefCell<Session>, String) {
+    let s = RefCell::new(session(id));
+    s.borrow_mut()
+        .record("user_input", json!("first"), None)
+        .unwrap();
+    store.save_session(&s).await.unwrap();
+    let saved = s.borrow().export_json();
+    (s, saved)
 }
 
 fn big(size: usize) -> Vec<u8> {
@@ -214,12 +226,7 @@ fn malformed_and_hostile_records_are_corrupt_not_panics() {
 fn a_save_interrupted_before_its_head_leaves_the_previous_state_loadable() {
     block_on(async {
         let store = store_over(FaultyKv::default(), 1024);
-        let s = RefCell::new(session("crashy"));
-        s.borrow_mut()
-            .record("user_input", json!("first"), None)
-            .unwrap();
-        store.save_session(&s).await.unwrap();
-        let saved = s.borrow().export_json();
+        let (s, saved) = saved_once(&store, "crashy").await;
         for i in 0..30 {
             s.borrow_mut()
                 .record(
@@ -248,12 +255,7 @@ fn a_save_interrupted_before_its_head_leaves_the_previous_state_loadable() {
 fn a_save_failing_on_a_segment_chunk_leaves_the_previous_state_loadable() {
     block_on(async {
         let store = store_over(FaultyKv::default(), 1024);
-        let s = RefCell::new(session("chunky"));
-        s.borrow_mut()
-            .record("user_input", json!("first"), None)
-            .unwrap();
-        store.save_session(&s).await.unwrap();
-        let saved = s.borrow().export_json();
+        let (s, saved) = saved_once(&store, "chunky").await;
         s.borrow_mut()
             .record("user_input", json!("word ".repeat(2000)), None)
             .unwrap();
@@ -269,11 +271,7 @@ fn a_save_failing_on_a_segment_chunk_leaves_the_previous_state_loadable() {
 fn altered_or_missing_session_segments_are_corrupt() {
     block_on(async {
         let store = store_over(FaultyKv::default(), 1024);
-        let s = RefCell::new(session("victim"));
-        s.borrow_mut()
-            .record("user_input", json!("hello"), None)
-            .unwrap();
-        store.save_session(&s).await.unwrap();
+        saved_once(&store, "victim").await;
         let seg = store
             .kv()
             .inner
@@ -339,11 +337,7 @@ fn listing_without_list_is_unsupported_but_everything_else_works() {
         assert_eq!(err.code(), ErrorCode::StoreUnsupported);
         let err = store.list_sessions().await.unwrap_err();
         assert_eq!(err.code(), ErrorCode::StoreUnsupported);
-        let s = RefCell::new(session("no-list"));
-        s.borrow_mut()
-            .record("user_input", json!("hi"), None)
-            .unwrap();
-        store.save_session(&s).await.unwrap();
+        saved_once(&store, "no-list").await;
         assert!(store
             .load_session("no-list", env())
             .await

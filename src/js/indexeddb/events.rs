@@ -106,14 +106,19 @@ pub(super) async fn request(request: IdbRequest, what: &str) -> Result<JsValue> 
     if event.type_() == "success" {
         request.result().map_err(|e| dom_error(what, &e))
     } else {
-        let error = request
-            .error()
-            .ok()
-            .flatten()
-            .map(JsValue::from)
-            .unwrap_or(JsValue::NULL);
-        Err(dom_error(what, &error))
+        Err(request_error(&request, what))
     }
+}
+
+/// The error of a failed request (an open request included).
+pub(super) fn request_error(request: &IdbRequest, what: &str) -> Error {
+    let error = request
+        .error()
+        .ok()
+        .flatten()
+        .map(JsValue::from)
+        .unwrap_or(JsValue::NULL);
+    dom_error(what, &error)
 }
 
 /// Waits for `tx` to commit; an abort (quota, a failed request, a closed

@@ -20,7 +20,7 @@ use crate::artifacts::{content_id, verify, ArtifactHandle, ArtifactStore, StoreO
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{from_js, to_js};
-use crate::js::indexeddb::events::{committed, dom_error, request, NextEvent};
+use crate::js::indexeddb::events::{committed, dom_error, request, request_error, NextEvent};
 use crate::session::{
     read_session, restore_session, SaveReport, Session, SessionEnv, SessionStore,
 };
@@ -146,15 +146,7 @@ async fn open_db(factory: &IdbFactory, names: &Names, version: Option<u32>) -> R
                 format!("{what}: blocked by another connection that keeps an older version open"),
             ))
         }
-        _ => {
-            let error = req
-                .error()
-                .ok()
-                .flatten()
-                .map(JsValue::from)
-                .unwrap_or(JsValue::NULL);
-            Err(dom_error(&what, &error))
-        }
+        _ => Err(request_error(&req, &what)),
     }
 }
 
@@ -274,6 +266,20 @@ macro_rules! js_try {
     };
 }
 
+/// The value stored under `key` (`undefined` when absent).
+async fn get_value(os: &IdbObjectStore, key: &JsValue, what: &str) -> Result<JsValue> {
+    let req = os.get(key).map_err(|e| dom_error(what, &e))?;
+    request(req, what).await
+}
+
+/// Whether anything is stored under `key`.
+async fn has_key(os: &IdbObjectStore, key: &JsValue) -> Result<bool> {
+    let req = os
+        .count_with_key(key)
+        .map_err(|e| dom_error("counting", &e))?;
+    Ok(request(req, "counting").await?.as_f64().unwrap_or(0.0) > 0.0)
+}
+
 #[async_trait(?Send)]
 impl ArtifactStore for IdbStore {
     async fn store(
@@ -286,7 +292,7 @@ impl ArtifactStore for IdbStore {
         let tx = self.transaction(&[&self.names.artifacts], true)?;
         let os = Self::object_store(&tx, &self.names.artifacts)?;
         let key = JsValue::from(id.as_str());
-        let existing = request(js_try!(os.get(&key), "get"), "reading the artifact").await?;
+        let existing = get_value(&os, &key, "reading the artifact").await?;
         let session = options.session_id.as_deref();
         let handle = if existing.is_undefined() {
             let handle = ArtifactHandle::describe(
@@ -324,11 +330,7 @@ impl ArtifactStore for IdbStore {
     async fn retrieve(&self, artifact_id: &str) -> Result<Option<Vec<u8>>> {
         let tx = self.transaction(&[&self.names.artifacts], false)?;
         let os = Self::object_store(&tx, &self.names.artifacts)?;
-        let record = request(
-            js_try!(os.get(&artifact_id.into()), "get"),
-            "reading the artifact",
-        )
-        .await?;
+        let record = get_value(&os, &artifact_id.into(), "reading the artifact").await?;
         if record.is_undefined() {
             return Ok(None);
         }
@@ -347,12 +349,7 @@ impl ArtifactStore for IdbStore {
     async fn exists(&self, artifact_id: &str) -> Result<bool> {
         let tx = self.transaction(&[&self.names.artifacts], false)?;
         let os = Self::object_store(&tx, &self.names.artifacts)?;
-        let n = request(
-            js_try!(os.count_with_key(&artifact_id.into()), "count"),
-            "counting",
-        )
-        .await?;
-        Ok(n.as_f64().unwrap_or(0.0) > 0.0)
+        has_key(&os, &artifact_id.into()).await
     }
 
     async fn list_handles(&self, session_id: Option<&str>) -> Result<Vec<ArtifactHandle>> {
@@ -379,10 +376,10 @@ impl ArtifactStore for IdbStore {
         let tx = self.transaction(&[&self.names.artifacts], true)?;
         let os = Self::object_store(&tx, &self.names.artifacts)?;
         let key = JsValue::from(artifact_id);
-        let n = request(js_try!(os.count_with_key(&key), "count"), "counting").await?;
+        let existed = has_key(&os, &key).await?;
         js_try!(os.delete(&key), "delete");
         committed(&tx, &format!("deleting artifact {artifact_id}")).await?;
-        Ok(n.as_f64().unwrap_or(0.0) > 0.0)
+        Ok(existed)
     }
 }
 
@@ -394,7 +391,7 @@ impl SessionStore for IdbStore {
         let heads = Self::object_store(&tx, &self.names.sessions)?;
         let events_store = Self::object_store(&tx, &self.names.events)?;
         let key = JsValue::from(session_id.as_str());
-        let head = request(js_try!(heads.get(&key), "get"), "reading the session head").await?;
+        let head = get_value(&heads, &key, "reading the session head").await?;
         let saved_count = get(&head, "eventCount").as_f64().map(|n| n as usize);
         let saved_last = get(&head, "lastEventId").as_string();
         let report = {
@@ -450,11 +447,7 @@ impl SessionStore for IdbStore {
         let tx = self.transaction(&[&self.names.sessions, &self.names.events], false)?;
         let heads = Self::object_store(&tx, &self.names.sessions)?;
         let events_store = Self::object_store(&tx, &self.names.events)?;
-        let head = request(
-            js_try!(heads.get(&session_id.into()), "get"),
-            "reading the session head",
-        )
-        .await?;
+        let head = get_value(&heads, &session_id.into(), "reading the session head").await?;
         if head.is_undefined() {
             return Ok(None);
         }
@@ -505,11 +498,11 @@ impl SessionStore for IdbStore {
         let heads = Self::object_store(&tx, &self.names.sessions)?;
         let events_store = Self::object_store(&tx, &self.names.events)?;
         let key = JsValue::from(session_id);
-        let n = request(js_try!(heads.count_with_key(&key), "count"), "counting").await?;
+        let existed = has_key(&heads, &key).await?;
         js_try!(heads.delete(&key), "delete");
         let range = Self::events_range(session_id)?;
         js_try!(events_store.delete(&range), "delete");
         committed(&tx, &format!("deleting session {session_id}")).await?;
-        Ok(n.as_f64().unwrap_or(0.0) > 0.0)
+        Ok(existed)
     }
 }
