@@ -6,11 +6,14 @@
 //! - [`tokens`] and [`budget`]: token counting and the seed's [`TokenBudget`].
 //! - [`working_context`]: the compiled [`WorkingContext`] and its messages.
 //! - [`compiler`]: the [`ContextCompiler`] and its processors.
+//! - [`zones`] and [`context_window`]: the four zones, compaction levels,
+//!   and the corteX-style [`ContextWindow`].
 //! - [`artifacts`]: content-addressed, verified [`ArtifactStore`]s.
 //! - [`kv`]: artifacts and sessions kept in any key-value store, chunked and verified.
 //! - [`memory`]: the [`MemoryStore`] that compiles preload.
 //! - [`normalize`]: redaction, JSON Schema validation and summaries of tool outputs.
 //! - [`tools`]: tool calls with deadlines, abort and typed events.
+//! - [`llm`]: the [`Llm`] the host injects for summaries.
 //!
 //! Everything the core needs from the outside world is a trait ([`Clock`],
 //! [`TokenCounter`], [`ArtifactStore`], [`SessionStore`], [`KeyValue`],
@@ -23,14 +26,17 @@ pub mod artifacts;
 pub mod budget;
 pub mod clock;
 pub mod compiler;
+pub mod context_window;
 pub mod error;
 pub mod kv;
+pub mod llm;
 pub mod memory;
 pub mod normalize;
 pub mod session;
 pub mod tokens;
 pub mod tools;
 pub mod working_context;
+pub mod zones;
 
 mod race;
 
@@ -43,16 +49,23 @@ pub use artifacts::{ArtifactHandle, ArtifactStore, MemoryArtifactStore, StoreOpt
 pub use budget::TokenBudget;
 pub use clock::Clock;
 pub use compiler::{
-    ArtifactAttacher, Compactor, ContextCompiler, HistorySelector, MemoryPreloader, Processor,
-    SessionWrites,
+    ArtifactAttacher, Compactor, CompileOptions, ContextCompiler, HistorySelector,
+    MemoryPreloader, Processor, SessionWrites,
 };
+pub use context_window::{CompiledContext, ContextItem, ContextStats, ContextWindow};
 pub use error::{Error, ErrorCode, Result};
 pub use kv::{KeyValue, KvArtifactStore, KvStoreOptions, MemoryKv};
+pub use llm::{Llm, LlmOptions};
 pub use memory::{InMemoryBackend, MemoryEntry, MemoryStore};
 pub use session::{EventLog, EvidencePack, SaveReport, Session, SessionEvent, SessionStore};
 pub use tokens::{estimate_tokens, DefaultTokenCounter, TokenCounter, WordsTokenCounter};
 pub use working_context::{
-    ArtifactRef, DroppedItem, HistoryMessage, MemoryHit, Message, ToolResult, WorkingContext,
+    ArtifactRef, DroppedItem, HistoryMessage, Layout, MemoryHit, Message, ProviderFormat,
+    ToolCallPart, ToolResult, WorkingContext,
+};
+pub use zones::{
+    CompactionLevel, Zone, ZoneBudgets, ZoneUsage, COMPACT_EMERGENCY, COMPACT_FULL,
+    COMPACT_LIGHT, DEFAULT_ZONE_BUDGETS,
 };
 
 /// The README's Rust examples, compiled and run as doctests.

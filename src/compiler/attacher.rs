@@ -6,13 +6,16 @@ use async_trait::async_trait;
 use serde_json::json;
 
 use crate::artifacts::{ArtifactStore, StoreOptions};
+use crate::compiler::exchanges::artifact_content;
 use crate::compiler::processor::{Processor, SessionWrites};
 use crate::error::Result;
 use crate::session::{Session, ARTIFACT_STORED};
 use crate::working_context::{ArtifactRef, WorkingContext};
 
 /// Replaces tool results of `threshold_bytes` or more with artifact handles
-/// and summaries, storing the payload in an [`ArtifactStore`].
+/// and summaries, storing the payload in an [`ArtifactStore`]: the seed
+/// layout's tool results become artifact references; in the zoned layout a
+/// tool message's content becomes the handle and summary, in place.
 ///
 /// Each payload is hashed and stored once: the first time, an
 /// `artifact_stored` event naming the tool outcome (`event_id`) is recorded,
@@ -35,6 +38,51 @@ impl ArtifactAttacher {
     /// The size from which results are externalised.
     pub fn threshold_bytes(&self) -> usize {
         self.threshold_bytes
+    }
+}
+
+impl ArtifactAttacher {
+    /// Stores `text` and asks for an `artifact_stored` record naming the
+    /// outcome `event_id`.
+    async fn externalize(
+        &self,
+        session: &Session,
+        text: &str,
+        tool: &str,
+        event_id: Option<String>,
+        writes: &mut SessionWrites,
+    ) -> Result<ArtifactRef> {
+        let source = format!("tool:{tool}");
+        let handle = self
+            .store
+            .store(
+                text.as_bytes(),
+                &source,
+                StoreOptions {
+                    mime_type: None,
+                    session_id: Some(session.session_id().to_string()),
+                },
+            )
+            .await?;
+        let mut data = json!({
+            "handle": handle.artifact_id,
+            "source": source,
+            "size_bytes": handle.size_bytes,
+            "summary": handle.summary,
+            "mime_type": handle.mime_type,
+        });
+        if let Some(id) = &event_id {
+            data["event_id"] = json!(id);
+        }
+        writes.record(ARTIFACT_STORED, data);
+        Ok(ArtifactRef {
+            handle: handle.artifact_id,
+            summary: handle.summary,
+            size_bytes: handle.size_bytes,
+            source,
+            event_id,
+            tokens: None,
+        })
     }
 }
 
@@ -62,39 +110,32 @@ impl Processor for ArtifactAttacher {
                 kept.push(tr);
                 continue;
             }
-            let source = format!("tool:{}", tr.tool);
-            let handle = self
-                .store
-                .store(
-                    tr.result.as_bytes(),
-                    &source,
-                    StoreOptions {
-                        mime_type: None,
-                        session_id: Some(session.session_id().to_string()),
-                    },
-                )
+            let r = self
+                .externalize(session, &tr.result, &tr.tool, tr.event_id, writes)
                 .await?;
-            let mut data = json!({
-                "handle": handle.artifact_id,
-                "source": source,
-                "size_bytes": handle.size_bytes,
-                "summary": handle.summary,
-                "mime_type": handle.mime_type,
-            });
-            if let Some(id) = &tr.event_id {
-                data["event_id"] = json!(id);
-            }
-            writes.record(ARTIFACT_STORED, data);
-            ctx.artifact_refs.push(ArtifactRef {
-                handle: handle.artifact_id,
-                summary: handle.summary,
-                size_bytes: handle.size_bytes,
-                source,
-                event_id: tr.event_id,
-                tokens: None,
-            });
+            ctx.artifact_refs.push(r);
         }
         ctx.tool_results = kept;
+        // Zoned layout: tool results in the history are replaced in place, so
+        // each call keeps its result.
+        for i in 0..ctx.history.len() {
+            let h = &ctx.history[i];
+            if !h.is_tool_result() || h.artifact.is_some() || h.masked {
+                continue;
+            }
+            if h.content.len() < self.threshold_bytes {
+                continue;
+            }
+            let tool = h.tool_name.clone().unwrap_or_else(|| "unknown".into());
+            let event_id = h.event_id.clone();
+            let r = self
+                .externalize(session, &h.content, &tool, event_id, writes)
+                .await?;
+            let h = &mut ctx.history[i];
+            h.content = artifact_content(&r);
+            h.artifact = Some(r);
+            h.tokens = None;
+        }
         ctx.measure(log.counter());
         Ok(ctx)
     }

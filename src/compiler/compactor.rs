@@ -1,21 +1,77 @@
-//! Compaction: merge consecutive same-role turns and trim whitespace.
+//! Compaction. Seed layout: merge consecutive same-role turns and trim
+//! whitespace. Zoned layout: compaction with hysteresis at the seed's
+//! levels (see [`crate::compiler::compaction`]).
+
+use std::rc::Rc;
 
 use async_trait::async_trait;
 
+use crate::compiler::compaction::{self, DEFAULT_COMPACTION_TARGET};
 use crate::compiler::processor::{Processor, SessionWrites};
-use crate::error::Result;
+use crate::error::{Error, ErrorCode, Result};
+use crate::llm::Llm;
 use crate::session::Session;
-use crate::working_context::{HistoryMessage, WorkingContext};
+use crate::working_context::{HistoryMessage, Layout, WorkingContext};
 
-/// Merges consecutive messages of the same role (joined by a newline) and
-/// trims surrounding whitespace; merged or trimmed messages are recounted.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Compactor;
+/// The seed's compactor, and the zoned layout's level-based compaction.
+///
+/// In the seed layout it merges consecutive messages of the same role
+/// (joined by a newline) and trims surrounding whitespace; merged or trimmed
+/// messages are recounted. In the zoned layout it masks old tool outputs at
+/// 80% of the budget and folds the oldest turns into a summary at 90% (and
+/// at 95%, all but the last two), down to `target` of the budget, and
+/// records the result in the session. The summary comes from `summarizer`
+/// when given, else from a deterministic built-in digest.
+#[derive(Clone)]
+pub struct Compactor {
+    summarizer: Option<Rc<dyn Llm>>,
+    target: f64,
+}
+
+impl Default for Compactor {
+    fn default() -> Self {
+        Compactor::new()
+    }
+}
+
+impl std::fmt::Debug for Compactor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compactor")
+            .field("summarizer", &self.summarizer.is_some())
+            .field("target", &self.target)
+            .finish()
+    }
+}
 
 impl Compactor {
-    /// A compactor.
+    /// A compactor with the built-in summary and a target of half the budget.
     pub fn new() -> Self {
-        Compactor
+        Compactor {
+            summarizer: None,
+            target: DEFAULT_COMPACTION_TARGET,
+        }
+    }
+
+    /// A compactor summarising with `summarizer` (the built-in digest when
+    /// `None`) down to `target` of the budget (a fraction in `(0, 0.8)`).
+    pub fn with_options(summarizer: Option<Rc<dyn Llm>>, target: f64) -> Result<Self> {
+        if !(target > 0.0 && target < crate::zones::COMPACT_LIGHT) {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!("the compaction target must be a fraction above 0 and below 0.8 (got {target})"),
+            ));
+        }
+        Ok(Compactor { summarizer, target })
+    }
+
+    /// The utilisation a zoned compaction brings the context down to.
+    pub fn target(&self) -> f64 {
+        self.target
+    }
+
+    /// Whether summaries come from an injected model.
+    pub fn has_summarizer(&self) -> bool {
+        self.summarizer.is_some()
     }
 }
 
@@ -29,9 +85,20 @@ impl Processor for Compactor {
         &self,
         session: &Session,
         mut ctx: WorkingContext,
-        _budget: u64,
-        _writes: &mut SessionWrites,
+        budget: u64,
+        writes: &mut SessionWrites,
     ) -> Result<WorkingContext> {
+        if ctx.layout == Layout::Zoned {
+            return compaction::compact(
+                self.summarizer.as_deref(),
+                self.target,
+                session,
+                ctx,
+                budget,
+                writes,
+            )
+            .await;
+        }
         if ctx.history.is_empty() {
             return Ok(ctx);
         }

@@ -3,17 +3,24 @@
 use async_trait::async_trait;
 
 use crate::compiler::processor::{Processor, SessionWrites};
+use crate::compiler::zoned_selection::{self, SELECTION_COST_CAP};
 use crate::error::Result;
 use crate::session::render::{render, Rendered};
 use crate::session::Session;
-use crate::working_context::{HistoryMessage, ToolResult, WorkingContext};
+use crate::working_context::{HistoryMessage, Layout, ToolResult, WorkingContext};
 
 /// Selects conversation history: the first `keep_first` turns and the last
 /// `keep_last`, dropping the middle, and never more than the budget left
-/// (the seed's selector ignored the budget). It also brings the session's last
-/// `keep_last` tool outcomes into the context (the seed's never reached it):
-/// inline as tool results, or as artifact references when already
-/// externalised. Its cost grows with what it selects, not with the session.
+/// (the seed's selector ignored the budget).
+///
+/// Seed layout: it also brings the session's last `keep_last` tool outcomes
+/// that fit into the context (the seed's never reached it): inline as tool
+/// results, or as artifact references when already externalised. Zoned
+/// layout: the first turns are pinned in PERSISTENT, and the newest turns
+/// and tool exchanges after the last compaction follow, each call paired
+/// with its result; the window start moves in steps of a quarter of
+/// `keep_last` so the prompt prefix stays stable. Either way its cost grows
+/// with what it selects, not with the session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HistorySelector {
     keep_first: usize,
@@ -58,8 +65,18 @@ impl Processor for HistorySelector {
         session: &Session,
         mut ctx: WorkingContext,
         budget: u64,
-        _writes: &mut SessionWrites,
+        writes: &mut SessionWrites,
     ) -> Result<WorkingContext> {
+        if ctx.layout == Layout::Zoned {
+            return zoned_selection::select(
+                self.keep_first,
+                self.keep_last,
+                session,
+                ctx,
+                budget,
+                writes,
+            );
+        }
         let log = session.event_log();
         let counter = log.counter();
         let overhead = counter.message_overhead();
@@ -70,10 +87,10 @@ impl Processor for HistorySelector {
             let event = &log.events()[i];
             match render(&event.kind, &event.data) {
                 Some(Rendered::Message { role, content }) => Some(HistoryMessage {
-                    role: role.into_owned(),
-                    content: content.into_owned(),
                     event_id: Some(event.event_id.clone()),
                     tokens: Some(log.rendered_tokens(i)),
+                    position: Some(i),
+                    ..HistoryMessage::new(role, content)
                 }),
                 _ => None,
             }
@@ -102,9 +119,21 @@ impl Processor for HistorySelector {
         ctx.history.extend(first);
         ctx.history.extend(last);
 
-        let outcomes = log.tool_outcomes();
-        let start = outcomes.len().saturating_sub(self.keep_last);
-        for &i in &outcomes[start..] {
+        // The newest outcomes that fit what is left, newest first, so the
+        // walk ends at the budget whatever `keep_last` is. Inline outputs
+        // count at most SELECTION_COST_CAP: an externaliser later in the
+        // pipeline shrinks them, the final fit cuts what still does not fit.
+        let mut picked = Vec::new();
+        for &i in log.tool_outcomes().iter().rev().take(self.keep_last) {
+            let cost = log.rendered_tokens(i).min(SELECTION_COST_CAP) + 8;
+            if cost > available {
+                break;
+            }
+            available -= cost;
+            picked.push(i);
+        }
+        picked.reverse();
+        for i in picked {
             let event = &log.events()[i];
             if let Some(existing) = log.externalized(&event.event_id) {
                 ctx.artifact_refs.push(existing.clone());

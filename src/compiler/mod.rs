@@ -2,17 +2,26 @@
 //! [`WorkingContext`] that never exceeds its budget.
 
 mod attacher;
+pub mod compaction;
 mod compactor;
+mod exchanges;
 mod fit;
+mod fit_zoned;
 mod history;
+mod options;
 mod preloader;
 mod processor;
+mod summary;
+mod zoned_selection;
 
 use std::rc::Rc;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::session::Session;
-use crate::working_context::WorkingContext;
+use crate::working_context::{Layout, WorkingContext};
+use crate::zones::CompactionLevel;
+
+pub use options::CompileOptions;
 
 pub use attacher::ArtifactAttacher;
 pub use compactor::Compactor;
@@ -26,12 +35,27 @@ pub use processor::{Processor, SessionWrites};
 #[derive(Default, Clone)]
 pub struct ContextCompiler {
     processors: Vec<Rc<dyn Processor>>,
+    layout: Layout,
 }
 
 impl ContextCompiler {
-    /// A compiler running `processors` in order.
+    /// A compiler running `processors` in order, with the seed's layout.
     pub fn new(processors: Vec<Rc<dyn Processor>>) -> Self {
-        ContextCompiler { processors }
+        ContextCompiler {
+            processors,
+            layout: Layout::Seed,
+        }
+    }
+
+    /// A compiler running `processors` in order, laying the context out as
+    /// `layout`.
+    pub fn with_layout(processors: Vec<Rc<dyn Processor>>, layout: Layout) -> Self {
+        ContextCompiler { processors, layout }
+    }
+
+    /// The layout compiled contexts have.
+    pub fn layout(&self) -> Layout {
+        self.layout
     }
 
     /// Appends a processor to the pipeline.
@@ -56,7 +80,21 @@ impl ContextCompiler {
         budget: u64,
         system_prompt: &str,
     ) -> Result<WorkingContext> {
-        let (ctx, writes) = self.compile_view(session, budget, system_prompt).await?;
+        self.compile_with(session, budget, &CompileOptions::new(system_prompt))
+            .await
+    }
+
+    /// Compiles `session` under `budget` tokens with `options` (the system
+    /// prompt and, for the zoned layout, policies, tools, preferences,
+    /// goal, state digest and task state), then records the events the
+    /// pipeline asked for. On error the session is left unchanged.
+    pub async fn compile_with(
+        &self,
+        session: &mut Session,
+        budget: u64,
+        options: &CompileOptions,
+    ) -> Result<WorkingContext> {
+        let (ctx, writes) = self.compile_view(session, budget, options).await?;
         writes.apply(session)?;
         Ok(ctx)
     }
@@ -67,7 +105,7 @@ impl ContextCompiler {
         &self,
         session: &Session,
         budget: u64,
-        system_prompt: &str,
+        options: &CompileOptions,
     ) -> Result<(WorkingContext, SessionWrites)> {
         if budget == 0 {
             return Err(Error::new(
@@ -75,8 +113,9 @@ impl ContextCompiler {
                 "budget must be a positive number of tokens (got 0)",
             ));
         }
+        options.validate()?;
         let counter = session.event_log().counter();
-        let mut ctx = WorkingContext::new(system_prompt, budget);
+        let mut ctx = options.context(budget, self.layout);
         ctx.measure(counter);
         let mut writes = SessionWrites::default();
         for p in &self.processors {
@@ -96,7 +135,18 @@ impl ContextCompiler {
             ctx.budget = budget;
             ctx.measure(counter);
         }
-        let ctx = fit::fit_to_budget(ctx, budget, counter)?;
+        if ctx.compaction_level == CompactionLevel::None {
+            ctx.compaction_level =
+                CompactionLevel::for_utilization(ctx.token_count as f64 / budget as f64);
+        }
+        let ctx = match ctx.layout {
+            Layout::Seed => {
+                let mut ctx = fit::fit_to_budget(ctx, budget, counter)?;
+                ctx.zone_usage = ctx.zone_usage_of(counter);
+                ctx
+            }
+            Layout::Zoned => fit_zoned::fit_zoned(ctx, budget, counter)?,
+        };
         Ok((ctx, writes))
     }
 }

@@ -4,7 +4,9 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use crate::error::Result;
+use crate::session::render::externalized_ref;
 use crate::session::{Session, ARTIFACT_STORED};
+use crate::working_context::ArtifactRef;
 use crate::working_context::WorkingContext;
 
 /// Events a compile asks to append to the session once its pipeline has
@@ -19,6 +21,18 @@ impl SessionWrites {
     /// Asks for an event of `kind` with `data` to be recorded.
     pub fn record(&mut self, kind: &str, data: Value) {
         self.records.push((kind.to_string(), data));
+    }
+
+    /// The artifact that a record of this compile externalised the tool
+    /// outcome `event_id` to.
+    pub fn externalized(&self, event_id: &str) -> Option<ArtifactRef> {
+        self.records
+            .iter()
+            .filter(|(kind, _)| kind == ARTIFACT_STORED)
+            .find_map(|(_, data)| {
+                externalized_ref(data).filter(|(id, _)| id == event_id)
+            })
+            .map(|(_, r)| r)
     }
 
     /// The requested records, in order.

@@ -11,6 +11,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::session::render::{self, Rendered};
 use crate::tokens::TokenCounter;
 use crate::working_context::ArtifactRef;
+use crate::zones::CompactionLevel;
 
 /// The event kind of user turns.
 pub const USER_INPUT: &str = "user_input";
@@ -26,6 +27,10 @@ pub const TOOL_ERROR: &str = "tool_error";
 pub const TOOL_TIMEOUT: &str = "tool_timeout";
 /// The event kind recorded when a payload is externalised to an artifact store.
 pub const ARTIFACT_STORED: &str = "artifact_stored";
+/// The event kind of a tool call (its id is the call's `call_id`).
+pub const TOOL_CALL: &str = "tool_call";
+/// The event kind a zoned compile records when it compacts the context.
+pub const CONTEXT_COMPACTED: &str = "context_compacted";
 
 /// A typed event in the session timeline.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -44,6 +49,54 @@ pub struct SessionEvent {
     pub token_estimate: u64,
 }
 
+/// What the latest `context_compacted` event says: which tool outputs are
+/// masked, which events a summary replaces, and the summary itself. Each
+/// compaction event carries the whole state, so the latest one is enough.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompactionState {
+    /// Position of the compaction event.
+    pub position: usize,
+    /// The level that was applied.
+    pub level: CompactionLevel,
+    /// Tool outcomes at or before this position are shown masked.
+    pub masked_through: Option<usize>,
+    /// Events at or before this position are replaced by `summary`.
+    pub summarized_through: Option<usize>,
+    /// The summary of the replaced events.
+    pub summary: Option<String>,
+}
+
+impl CompactionState {
+    /// Reads a compaction event's data; `None` when it does not name events
+    /// of this log (an edited or foreign event is ignored, never trusted).
+    fn parse(position: usize, data: &Value, events: &[SessionEvent]) -> Option<CompactionState> {
+        let level = CompactionLevel::parse(data.get("level")?.as_str()?)?;
+        let mark = |key: &str| -> Option<Option<usize>> {
+            match data.get(key) {
+                None | Some(Value::Null) => Some(None),
+                Some(m) => {
+                    let index = usize::try_from(m.get("index")?.as_u64()?).ok()?;
+                    let id = m.get("event_id")?.as_str()?;
+                    (events.get(index)?.event_id == id).then_some(Some(index))
+                }
+            }
+        };
+        let masked_through = mark("masked_through")?;
+        let summarized_through = mark("summarized_through")?;
+        let summary = match data.get("summary") {
+            None | Some(Value::Null) => None,
+            Some(s) => Some(s.as_str()?.to_string()),
+        };
+        Some(CompactionState {
+            position,
+            level,
+            masked_through,
+            summarized_through,
+            summary,
+        })
+    }
+}
+
 /// What the log remembers about an event besides the event itself: its
 /// rendered form's token count, computed once at append time.
 #[derive(Debug, Clone, Copy)]
@@ -58,6 +111,10 @@ pub struct EventLog {
     meta: Vec<EventMeta>,
     conversation: Vec<usize>,
     tool_outcomes: Vec<usize>,
+    timeline: Vec<usize>,
+    calls: HashMap<String, usize>,
+    outcome_by_call: HashMap<String, usize>,
+    compaction: Option<CompactionState>,
     last_user_input: Option<usize>,
     externalized: HashMap<String, ArtifactRef>,
     total_tokens: u64,
@@ -87,6 +144,10 @@ impl EventLog {
             meta: Vec::new(),
             conversation: Vec::new(),
             tool_outcomes: Vec::new(),
+            timeline: Vec::new(),
+            calls: HashMap::new(),
+            outcome_by_call: HashMap::new(),
+            compaction: None,
             last_user_input: None,
             externalized: HashMap::new(),
             total_tokens: 0,
@@ -146,9 +207,11 @@ impl EventLog {
     pub(crate) fn push(&mut self, mut event: SessionEvent, token_estimate: Option<u64>) {
         let index = self.events.len();
         let rendered = render::render(&event.kind, &event.data);
-        let rendered_tokens = rendered
-            .as_ref()
-            .map_or(0, |r| self.counter.count(r.text()));
+        let rendered_tokens = match &rendered {
+            Some(r) => self.counter.count(r.text()),
+            None if event.kind == TOOL_CALL => render::call_tokens(&event.data, self.counter.as_ref()),
+            None => 0,
+        };
         event.token_estimate = token_estimate.unwrap_or_else(|| {
             if rendered.is_some() {
                 rendered_tokens
@@ -159,14 +222,28 @@ impl EventLog {
         match &rendered {
             Some(Rendered::Message { .. }) => {
                 self.conversation.push(index);
+                self.timeline.push(index);
                 if event.kind == USER_INPUT {
                     self.last_user_input = Some(index);
                 }
             }
             Some(Rendered::ToolOutcome { .. } | Rendered::Artifact(_)) => {
-                self.tool_outcomes.push(index)
+                self.tool_outcomes.push(index);
+                self.timeline.push(index);
+                if let Some(call_id) = render::call_id_of(&event.data) {
+                    self.outcome_by_call.entry(call_id.to_string()).or_insert(index);
+                }
+            }
+            None if event.kind == TOOL_CALL => {
+                self.timeline.push(index);
+                self.calls.insert(event.event_id.clone(), index);
             }
             None => {}
+        }
+        if event.kind == CONTEXT_COMPACTED {
+            if let Some(state) = CompactionState::parse(index, &event.data, &self.events) {
+                self.compaction = Some(state);
+            }
         }
         if event.kind == ARTIFACT_STORED {
             if let Some((source_event, aref)) = render::externalized_ref(&event.data) {
@@ -255,6 +332,32 @@ impl EventLog {
     /// Positions of tool outcome events (success, error, timeout).
     pub(crate) fn tool_outcomes(&self) -> &[usize] {
         &self.tool_outcomes
+    }
+
+    /// Positions of the events a zoned context is built from: conversation
+    /// turns, tool calls and tool outcomes.
+    pub(crate) fn timeline(&self) -> &[usize] {
+        &self.timeline
+    }
+
+    /// The position of the `tool_call` event with id `call_id`.
+    pub(crate) fn call_position(&self, call_id: &str) -> Option<usize> {
+        self.calls.get(call_id).copied()
+    }
+
+    /// The position of the first outcome recorded for `call_id`.
+    pub(crate) fn outcome_position(&self, call_id: &str) -> Option<usize> {
+        self.outcome_by_call.get(call_id).copied()
+    }
+
+    /// The compaction state of the latest valid `context_compacted` event.
+    pub fn compaction(&self) -> Option<&CompactionState> {
+        self.compaction.as_ref()
+    }
+
+    /// The position of the latest `user_input` event.
+    pub(crate) fn last_user_input_position(&self) -> Option<usize> {
+        self.last_user_input
     }
 
     /// The latest `user_input` event.

@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::session::log::{
     ASSISTANT_OUTPUT, PHASE_RESULT, TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT, USER_INPUT,
 };
+use crate::tokens::TokenCounter;
 use crate::working_context::ArtifactRef;
 
 /// The rendered form of an event that can enter a context.
@@ -109,6 +110,35 @@ pub(crate) fn render<'a>(kind: &str, data: &'a Value) -> Option<Rendered<'a>> {
         }
         _ => None,
     }
+}
+
+/// The `call_id` a tool outcome names.
+pub(crate) fn call_id_of(data: &Value) -> Option<&str> {
+    str_field(data, &["call_id", "callId", "tool_call_id"])
+}
+
+/// The tool name of a `tool_call` event.
+pub(crate) fn call_name(data: &Value) -> &str {
+    str_field(data, &["tool_name", "tool", "toolName", "name"]).unwrap_or("unknown")
+}
+
+/// The arguments of a `tool_call` event (`{}` when absent).
+pub(crate) fn call_arguments(data: &Value) -> Value {
+    ["arguments", "args", "input"]
+        .iter()
+        .find_map(|k| data.get(*k))
+        .cloned()
+        .unwrap_or_else(|| Value::Object(Default::default()))
+}
+
+/// An estimate of a `tool_call`'s tokens in a context: its name and arguments.
+pub(crate) fn call_tokens(data: &Value, counter: &dyn TokenCounter) -> u64 {
+    counter.count(call_name(data)) + counter.count(&call_arguments(data).to_string()) + 8
+}
+
+/// The tool name of an outcome event.
+pub(crate) fn outcome_tool(data: &Value) -> &str {
+    str_field(data, &["tool", "tool_name", "toolName", "name"]).unwrap_or("unknown")
 }
 
 /// Reads an `artifact_stored` record that names the tool outcome it

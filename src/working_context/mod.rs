@@ -1,8 +1,16 @@
 //! The compiled, budget-aware view of a session, ready for a model call.
 
+mod provider;
+mod zoned;
+
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::tokens::TokenCounter;
+use crate::zones::{CompactionLevel, Zone, ZoneUsage};
+
+pub use provider::ProviderFormat;
+pub(crate) use zoned::{message_tokens as zoned_message_tokens, recent_start};
 
 /// A conversation turn in a compiled context.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -15,9 +23,42 @@ pub struct HistoryMessage {
     /// The session event this message came from, when it came from one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub event_id: Option<String>,
-    /// Cached token count of `content` (`None` when unknown or stale).
+    /// Tool calls an assistant message makes (zoned layout).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCallPart>,
+    /// The call a `tool` message answers (zoned layout).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+    /// The tool a `tool` message comes from (zoned layout).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_name: Option<String>,
+    /// Whether a `tool` message reports an error or a timeout.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub is_error: bool,
+    /// The artifact a `tool` message's output was externalised to; the
+    /// content is then the handle and summary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifact: Option<ArtifactRef>,
+    /// Whether a `tool` message's output was masked by compaction (the
+    /// content is a summary; the output stays in the session and store).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub masked: bool,
+    /// The zone the message is pinned to (`persistent` for the first turns
+    /// a history selector keeps); otherwise its place decides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone: Option<Zone>,
+    /// Cached token count of the message's plain rendering (`content`, plus
+    /// its tool calls or tool-result label); `None` when unknown or stale.
     #[serde(skip)]
     pub tokens: Option<u64>,
+    /// Position of the source event in the session's log (what compaction
+    /// records; a made-up position is checked against the log and ignored).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<usize>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl HistoryMessage {
@@ -27,9 +68,49 @@ impl HistoryMessage {
             role: role.into(),
             content: content.into(),
             event_id: None,
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+            tool_name: None,
+            is_error: false,
+            artifact: None,
+            masked: false,
+            zone: None,
             tokens: None,
+            position: None,
         }
     }
+
+    /// Whether the message is a tool result.
+    pub fn is_tool_result(&self) -> bool {
+        self.tool_call_id.is_some()
+    }
+}
+
+/// A tool call made by an assistant message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCallPart {
+    /// The call's id, shared with its result.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The call's arguments (any JSON value; usually an object).
+    #[serde(default)]
+    pub arguments: Value,
+}
+
+/// How a compiled context lays its parts out in messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Layout {
+    /// The seed's layout: one system message holding the prompt, memories,
+    /// artifact handles and tool results, then the conversation.
+    #[default]
+    Seed,
+    /// The four zones (SYSTEM, PERSISTENT, WORKING, RECENT): a byte-stable
+    /// prefix, tool calls and results as paired messages, and what changes
+    /// per call at the end.
+    Zoned,
 }
 
 /// A memory recalled into the context.
@@ -100,6 +181,12 @@ pub enum Section {
     ArtifactRefs,
     /// Inline tool results.
     ToolResults,
+    /// The compaction summary (zoned layout).
+    Summary,
+    /// The goal (zoned layout).
+    Goal,
+    /// The task state (zoned layout).
+    TaskState,
 }
 
 /// What the budget step did to an item.
@@ -165,6 +252,39 @@ pub struct WorkingContext {
     /// What the compiler dropped or truncated to fit the budget.
     #[serde(default)]
     pub dropped: Vec<DroppedItem>,
+    /// How the context is laid out in messages.
+    #[serde(default)]
+    pub layout: Layout,
+    /// Active policies (zoned layout: SYSTEM zone, `## Policies`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub policies: Vec<String>,
+    /// Tool definitions, each with a `name` (zoned layout: SYSTEM zone,
+    /// `## Available Tools`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_definitions: Vec<Value>,
+    /// User preferences (zoned layout: SYSTEM zone, `## User Preferences`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_preferences: Option<Value>,
+    /// The goal (zoned layout: PERSISTENT zone, restated at the end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goal: Option<String>,
+    /// A digest of the agent's state (zoned layout: PERSISTENT zone,
+    /// `## Brain State`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_digest: Option<Value>,
+    /// The current task state (zoned layout: RECENT zone, `## Current Task`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_state: Option<String>,
+    /// The compaction summary of earlier conversation (zoned layout: start
+    /// of the WORKING zone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// The compaction level the compile's utilisation called for.
+    #[serde(default)]
+    pub compaction_level: CompactionLevel,
+    /// Tokens per zone of the compiled messages.
+    #[serde(default)]
+    pub zone_usage: ZoneUsage,
 }
 
 const MEMORY_HEADER: &str = "\n\n## Relevant memories";
@@ -210,38 +330,125 @@ impl WorkingContext {
         parts.join("\n")
     }
 
-    /// The provider messages: one system message, then the history.
+    /// The provider messages in the plain `{ role, content }` form.
+    ///
+    /// Seed layout: one system message, then the history. Zoned layout: the
+    /// zones' messages (see [`WorkingContext::context_messages`]), with tool
+    /// calls written into their assistant message's text and tool results as
+    /// `user` messages, so any chat API takes them.
     pub fn to_messages(&self) -> Vec<Message> {
-        let mut messages = Vec::with_capacity(self.history.len() + 1);
-        messages.push(Message {
-            role: "system".into(),
-            content: self.system_content(),
-        });
-        messages.extend(self.history.iter().map(|h| Message {
-            role: h.role.clone(),
-            content: h.content.clone(),
-        }));
-        messages
+        match self.layout {
+            Layout::Seed => {
+                let mut messages = Vec::with_capacity(self.history.len() + 1);
+                messages.push(Message {
+                    role: "system".into(),
+                    content: self.system_content(),
+                });
+                messages.extend(self.history.iter().map(|h| Message {
+                    role: h.role.clone(),
+                    content: h.content.clone(),
+                }));
+                messages
+            }
+            Layout::Zoned => self
+                .context_messages()
+                .iter()
+                .map(zoned::plain_message)
+                .collect(),
+        }
+    }
+
+    /// The messages in provider `format` (see [`ProviderFormat`]), as JSON.
+    pub fn to_provider_messages(&self, format: ProviderFormat) -> Value {
+        match format {
+            ProviderFormat::Plain => serde_json::to_value(self.to_messages())
+                .unwrap_or_else(|_| Value::Array(Vec::new())),
+            other => provider::render(&self.context_messages(), other),
+        }
     }
 
     /// The exact token count of [`WorkingContext::to_messages`] under `counter`:
     /// each message's content plus the counter's per-message overhead.
     ///
     /// A history message's cached count is used when present: it is the
-    /// counter's count of that very content (every change to the content
+    /// counter's count of that very rendering (every change to the content
     /// clears it), so the result is exact without re-reading the text.
     pub fn exact_token_count(&self, counter: &dyn TokenCounter) -> u64 {
-        let overhead = counter.message_overhead();
-        let system = counter.count(&self.system_content()) + overhead;
-        self.history.iter().fold(system, |acc, h| {
-            acc + h.tokens.unwrap_or_else(|| counter.count(&h.content)) + overhead
-        })
+        match self.layout {
+            Layout::Seed => {
+                let overhead = counter.message_overhead();
+                let system = counter.count(&self.system_content()) + overhead;
+                self.history.iter().fold(system, |acc, h| {
+                    acc + h.tokens.unwrap_or_else(|| counter.count(&h.content)) + overhead
+                })
+            }
+            Layout::Zoned => zoned::usage(self, counter).total(),
+        }
+    }
+
+    /// Tokens per zone of the compiled messages. In the seed layout the
+    /// system message is the SYSTEM zone and the history from the newest
+    /// user message on is RECENT.
+    pub fn zone_usage_of(&self, counter: &dyn TokenCounter) -> ZoneUsage {
+        match self.layout {
+            Layout::Seed => {
+                let overhead = counter.message_overhead();
+                let mut usage = ZoneUsage::default();
+                usage.add(Zone::System, counter.count(&self.system_content()) + overhead);
+                let recent = zoned::recent_start(&self.history);
+                for (i, h) in self.history.iter().enumerate() {
+                    let zone = if i >= recent { Zone::Recent } else { Zone::Working };
+                    usage.add(
+                        zone,
+                        h.tokens.unwrap_or_else(|| counter.count(&h.content)) + overhead,
+                    );
+                }
+                usage
+            }
+            Layout::Zoned => zoned::usage(self, counter),
+        }
+    }
+
+    /// The zoned layout's messages with their zones: SYSTEM (prompt,
+    /// policies, tools, preferences), PERSISTENT (goal, state digest, then
+    /// pinned turns), WORKING (the compaction summary, older turns and tool
+    /// exchanges), RECENT (from the newest user message on, then one
+    /// message with per-turn memory hits, artifacts, tool results, the task
+    /// state and the goal restated last). In the seed layout: the system
+    /// message, then the history.
+    pub fn context_messages(&self) -> Vec<HistoryMessage> {
+        match self.layout {
+            Layout::Seed => {
+                let mut out = Vec::with_capacity(self.history.len() + 1);
+                let mut system = HistoryMessage::new("system", self.system_content());
+                system.zone = Some(Zone::System);
+                out.push(system);
+                let recent = zoned::recent_start(&self.history);
+                out.extend(self.history.iter().enumerate().map(|(i, h)| {
+                    let mut m = h.clone();
+                    m.zone = Some(if i >= recent { Zone::Recent } else { Zone::Working });
+                    m
+                }));
+                out
+            }
+            Layout::Zoned => zoned::messages(self),
+        }
     }
 
     /// A fast estimate of the token count from cached per-item counts (items
     /// without a cached count are counted and cached). Used between
     /// processors; the compiler's last step replaces it with the exact count.
+    /// In the zoned layout it is exact.
     pub fn measure(&mut self, counter: &dyn TokenCounter) -> u64 {
+        if self.layout == Layout::Zoned {
+            for h in &mut self.history {
+                if h.tokens.is_none() {
+                    h.tokens = Some(zoned::message_tokens(h, counter));
+                }
+            }
+            self.token_count = zoned::usage(self, counter).total();
+            return self.token_count;
+        }
         let overhead = counter.message_overhead();
         let mut total = counter.count(&self.system_prompt) + overhead;
         if !self.memory_hits.is_empty() {
@@ -276,15 +483,15 @@ impl WorkingContext {
     }
 }
 
-fn memory_line(hit: &MemoryHit) -> String {
+pub(crate) fn memory_line(hit: &MemoryHit) -> String {
     format!("- [{}]: {}", hit.key, hit.content)
 }
 
-fn artifact_line(r: &ArtifactRef) -> String {
+pub(crate) fn artifact_line(r: &ArtifactRef) -> String {
     format!("- [{}] ({} bytes): {}", r.handle, r.size_bytes, r.summary)
 }
 
-fn tool_line(t: &ToolResult) -> String {
+pub(crate) fn tool_line(t: &ToolResult) -> String {
     format!("- {}: {}", t.tool, t.result)
 }
 
@@ -345,7 +552,7 @@ mod tests {
             }],
             token_count: 80,
             budget: 200,
-            dropped: vec![],
+            ..WorkingContext::default()
         };
         let msgs = ctx.to_messages();
         assert_eq!(msgs[0].role, "system");

@@ -1,0 +1,220 @@
+//! Turns selected session events into the zoned layout's history: turns as
+//! messages, tool calls as assistant messages with their calls, each call
+//! followed by its result, paired by `call_id`.
+
+use serde_json::Value;
+
+use crate::compiler::processor::SessionWrites;
+use crate::normalize::summary::summarize_text;
+use crate::session::render::{self, render, Rendered};
+use crate::session::{EventLog, TOOL_CALL, TOOL_ERROR, TOOL_TIMEOUT};
+use crate::working_context::{ArtifactRef, HistoryMessage, ToolCallPart};
+
+/// Characters of a masked output's summary.
+const MASK_SUMMARY_CHARS: usize = 200;
+
+/// A tool result's content when its output is in an artifact store.
+pub(crate) fn artifact_content(r: &ArtifactRef) -> String {
+    format!(
+        "[artifact {} ({} bytes), use the handle to retrieve] {}",
+        r.handle, r.size_bytes, r.summary
+    )
+}
+
+/// A tool result's content when compaction masked its output.
+fn masked_content(event_id: &str, bytes: usize, summary: &str) -> String {
+    format!("[output masked to save context: {bytes} bytes, kept in session event {event_id}] {summary}")
+}
+
+/// How a tool outcome appears as a tool result.
+pub(crate) struct Outcome {
+    pub(crate) content: String,
+    pub(crate) is_error: bool,
+    pub(crate) artifact: Option<ArtifactRef>,
+    pub(crate) masked: bool,
+}
+
+/// The tool result of the outcome at `position`: its artifact reference when
+/// externalised (in the session or by this compile's `writes`), a summary
+/// when `mask` is set, else its text.
+pub(crate) fn outcome(
+    log: &EventLog,
+    position: usize,
+    mask: bool,
+    writes: &SessionWrites,
+) -> Option<Outcome> {
+    let event = log.events().get(position)?;
+    let is_error = event.kind == TOOL_ERROR || event.kind == TOOL_TIMEOUT;
+    let known = log
+        .externalized(&event.event_id)
+        .cloned()
+        .or_else(|| writes.externalized(&event.event_id));
+    if let Some(mut r) = known {
+        r.event_id = Some(event.event_id.clone());
+        return Some(Outcome {
+            content: artifact_content(&r),
+            is_error,
+            artifact: Some(r),
+            masked: false,
+        });
+    }
+    match render(&event.kind, &event.data)? {
+        Rendered::Artifact(mut r) => {
+            r.event_id = Some(event.event_id.clone());
+            Some(Outcome {
+                content: artifact_content(&r),
+                is_error,
+                artifact: Some(r),
+                masked: false,
+            })
+        }
+        Rendered::ToolOutcome { result, .. } if mask => {
+            let summary = match event.data.get("summary").and_then(Value::as_str) {
+                Some(s) => s.to_string(),
+                None => summarize_text(&result, MASK_SUMMARY_CHARS),
+            };
+            Some(Outcome {
+                content: masked_content(&event.event_id, result.len(), &summary),
+                is_error,
+                artifact: None,
+                masked: true,
+            })
+        }
+        Rendered::ToolOutcome { result, .. } => Some(Outcome {
+            content: result.into_owned(),
+            is_error,
+            artifact: None,
+            masked: false,
+        }),
+        Rendered::Message { .. } => None,
+    }
+}
+
+/// Builds history from the events at `positions` (ascending). Tool calls
+/// without an outcome yet are left out; an outcome whose call is not
+/// selected (or was never recorded) gets its call synthesised, with the
+/// recorded arguments when the call is in the log.
+pub(crate) struct ExchangeBuilder<'a> {
+    log: &'a EventLog,
+    writes: &'a SessionWrites,
+    masked_through: Option<usize>,
+    out: Vec<HistoryMessage>,
+    pending: Vec<HistoryMessage>,
+    /// Whether the last item was a call or an assistant turn, so a next call
+    /// joins the same assistant message.
+    open_turn: bool,
+}
+
+impl<'a> ExchangeBuilder<'a> {
+    pub(crate) fn new(
+        log: &'a EventLog,
+        writes: &'a SessionWrites,
+        masked_through: Option<usize>,
+    ) -> Self {
+        ExchangeBuilder {
+            log,
+            writes,
+            masked_through,
+            out: Vec::new(),
+            pending: Vec::new(),
+            open_turn: false,
+        }
+    }
+
+    fn flush(&mut self) {
+        self.out.append(&mut self.pending);
+    }
+
+    /// Adds a conversation turn.
+    pub(crate) fn message(&mut self, position: usize, role: &str, content: &str) {
+        self.flush();
+        let event = &self.log.events()[position];
+        let mut m = HistoryMessage::new(role, content);
+        m.event_id = Some(event.event_id.clone());
+        m.tokens = Some(self.log.rendered_tokens(position));
+        m.position = Some(position);
+        self.open_turn = role == "assistant";
+        self.out.push(m);
+    }
+
+    fn call(&mut self, call: ToolCallPart, call_position: usize, outcome_position: usize) {
+        let mask = self
+            .masked_through
+            .is_some_and(|m| outcome_position <= m);
+        let Some(o) = outcome(self.log, outcome_position, mask, self.writes) else {
+            return;
+        };
+        let joins = self.open_turn
+            && self
+                .out
+                .last()
+                .is_some_and(|m| m.role == "assistant" && !m.is_tool_result());
+        if !joins {
+            self.flush();
+            let mut m = HistoryMessage::new("assistant", "");
+            m.position = Some(call_position);
+            self.out.push(m);
+        }
+        let mut result = HistoryMessage::new("tool", o.content);
+        result.event_id = Some(self.log.events()[outcome_position].event_id.clone());
+        result.tool_call_id = Some(call.id.clone());
+        result.tool_name = Some(call.name.clone());
+        result.is_error = o.is_error;
+        result.artifact = o.artifact;
+        result.masked = o.masked;
+        result.position = Some(outcome_position);
+        if let Some(assistant) = self.out.last_mut() {
+            assistant.tool_calls.push(call);
+            assistant.tokens = None;
+        }
+        self.pending.push(result);
+        self.open_turn = true;
+    }
+
+    /// Adds the `tool_call` event at `position` with its outcome (nothing
+    /// when it has none yet).
+    pub(crate) fn tool_call(&mut self, position: usize) {
+        let event = &self.log.events()[position];
+        let Some(outcome_position) = self.log.outcome_position(&event.event_id) else {
+            return;
+        };
+        let call = ToolCallPart {
+            id: event.event_id.clone(),
+            name: render::call_name(&event.data).to_string(),
+            arguments: render::call_arguments(&event.data),
+        };
+        self.call(call, position, outcome_position);
+    }
+
+    /// Adds the outcome at `position`, whose call is not among the selected
+    /// events, with its call synthesised.
+    pub(crate) fn orphan_outcome(&mut self, position: usize) {
+        let event = &self.log.events()[position];
+        let call_id = render::call_id_of(&event.data).map(str::to_string);
+        let recorded_call = call_id
+            .as_deref()
+            .and_then(|id| self.log.call_position(id))
+            .map(|p| &self.log.events()[p])
+            .filter(|c| c.kind == TOOL_CALL);
+        let call = ToolCallPart {
+            id: call_id.unwrap_or_else(|| format!("call_{}", event.event_id)),
+            name: render::outcome_tool(&event.data).to_string(),
+            arguments: recorded_call
+                .map(|c| render::call_arguments(&c.data))
+                .unwrap_or_else(|| Value::Object(Default::default())),
+        };
+        self.call(call, position, position);
+    }
+
+    /// Marks that an outcome was seen: a call after it starts a new
+    /// assistant message.
+    pub(crate) fn outcome_seen(&mut self) {
+        self.open_turn = false;
+    }
+
+    /// The history built.
+    pub(crate) fn finish(mut self) -> Vec<HistoryMessage> {
+        self.flush();
+        self.out
+    }
+}

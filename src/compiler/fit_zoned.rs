@@ -1,0 +1,194 @@
+//! The zoned layout's last step: make the context fit its budget, exactly,
+//! keeping every tool call with its result and the newest user message.
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::tokens::{truncate_to_tokens, TokenCounter};
+use crate::working_context::{
+    recent_start, DropAction, DroppedItem, HistoryMessage, Section, WorkingContext,
+};
+use crate::zones::Zone;
+
+/// A text that can be cut.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    SystemPrompt,
+    Summary,
+    Goal,
+    TaskState,
+    History(usize),
+}
+
+fn text(ctx: &WorkingContext, slot: Slot) -> &str {
+    match slot {
+        Slot::SystemPrompt => &ctx.system_prompt,
+        Slot::Summary => ctx.summary.as_deref().unwrap_or(""),
+        Slot::Goal => ctx.goal.as_deref().unwrap_or(""),
+        Slot::TaskState => ctx.task_state.as_deref().unwrap_or(""),
+        Slot::History(i) => &ctx.history[i].content,
+    }
+}
+
+fn set_text(ctx: &mut WorkingContext, slot: Slot, value: String) {
+    match slot {
+        Slot::SystemPrompt => ctx.system_prompt = value,
+        Slot::Summary => ctx.summary = Some(value),
+        Slot::Goal => ctx.goal = Some(value),
+        Slot::TaskState => ctx.task_state = Some(value),
+        Slot::History(i) => {
+            ctx.history[i].content = value;
+            ctx.history[i].tokens = None;
+        }
+    }
+}
+
+fn section(slot: Slot) -> Section {
+    match slot {
+        Slot::SystemPrompt => Section::SystemPrompt,
+        Slot::Summary => Section::Summary,
+        Slot::Goal => Section::Goal,
+        Slot::TaskState => Section::TaskState,
+        Slot::History(_) => Section::History,
+    }
+}
+
+fn dropped(section: Section, action: DropAction, event_id: Option<String>, tokens: u64) -> DroppedItem {
+    DroppedItem {
+        section,
+        action,
+        event_id,
+        tokens_removed: tokens,
+    }
+}
+
+/// The end of the turn starting at `start`: a message and the tool results
+/// that follow it.
+fn turn_end(history: &[HistoryMessage], start: usize) -> usize {
+    let mut end = start + 1;
+    while end < history.len() && history[end].is_tool_result() {
+        end += 1;
+    }
+    end
+}
+
+/// Removes the turn at `start`, recording each message.
+fn drop_turn(ctx: &mut WorkingContext, start: usize, counter: &dyn TokenCounter) -> u64 {
+    let end = turn_end(&ctx.history, start);
+    let overhead = counter.message_overhead();
+    let mut removed = 0;
+    for m in ctx.history.drain(start..end).collect::<Vec<_>>() {
+        let tokens = m
+            .tokens
+            .unwrap_or_else(|| crate::working_context::zoned_message_tokens(&m, counter))
+            + overhead;
+        removed += tokens;
+        ctx.dropped
+            .push(dropped(Section::History, DropAction::Dropped, m.event_id, tokens));
+    }
+    removed
+}
+
+/// Makes the zoned `ctx` fit `budget` under `counter` and sets its exact
+/// token count and zone usage.
+///
+/// In order: drops the oldest WORKING turns (a call always with its
+/// results); drops per-turn tool results, artifact references and memory
+/// hits; drops pinned turns; then truncates the largest text (the newest
+/// user message last); when no text is left, drops the RECENT turns after
+/// the newest user message.
+/// Every change is recorded in `ctx.dropped`. Fails with
+/// [`ErrorCode::BudgetTooSmall`] only when the SYSTEM zone's structure
+/// (policies, tools, preferences) and the state digest alone do not fit.
+pub(crate) fn fit_zoned(
+    mut ctx: WorkingContext,
+    budget: u64,
+    counter: &dyn TokenCounter,
+) -> Result<WorkingContext> {
+    ctx.budget = budget;
+    loop {
+        let exact = ctx.measure(counter);
+        if exact <= budget {
+            ctx.zone_usage = ctx.zone_usage_of(counter);
+            ctx.token_count = exact;
+            return Ok(ctx);
+        }
+        let mut over = exact - budget;
+        let pinned = ctx
+            .history
+            .iter()
+            .take_while(|h| h.zone == Some(Zone::Persistent))
+            .count();
+        let recent = recent_start(&ctx.history).max(pinned);
+
+        // 1. The oldest WORKING turns.
+        if pinned < recent {
+            while over > 0 && pinned < recent_start(&ctx.history).max(pinned) {
+                over = over.saturating_sub(drop_turn(&mut ctx, pinned, counter));
+            }
+            continue;
+        }
+        // 2. Per-turn extras, oldest first.
+        if let Some(t) = (!ctx.tool_results.is_empty()).then(|| ctx.tool_results.remove(0)) {
+            ctx.dropped.push(dropped(Section::ToolResults, DropAction::Dropped, t.event_id, 0));
+            continue;
+        }
+        if let Some(a) = (!ctx.artifact_refs.is_empty()).then(|| ctx.artifact_refs.remove(0)) {
+            ctx.dropped.push(dropped(Section::ArtifactRefs, DropAction::Dropped, a.event_id, 0));
+            continue;
+        }
+        if let Some(m) = ctx.memory_hits.pop() {
+            ctx.dropped.push(dropped(Section::MemoryHits, DropAction::Dropped, None, m.tokens.unwrap_or(0)));
+            continue;
+        }
+        // 3. Pinned turns, newest first (never the newest user message).
+        let newest_user = ctx.history.iter().rposition(|h| h.role == "user");
+        if pinned > 0 && newest_user != Some(pinned - 1) {
+            drop_turn(&mut ctx, pinned - 1, counter);
+            continue;
+        }
+        // 4. Truncate the largest text, the newest user message last.
+        let mut slots = vec![Slot::SystemPrompt, Slot::Summary, Slot::Goal, Slot::TaskState];
+        slots.extend((0..ctx.history.len()).map(Slot::History));
+        let size = |ctx: &WorkingContext, s: Slot| counter.count(text(ctx, s));
+        let largest = slots
+            .iter()
+            .copied()
+            .filter(|&s| Some(s) != newest_user.map(Slot::History))
+            .map(|s| (size(&ctx, s), s))
+            .filter(|(t, _)| *t > 0)
+            .max_by_key(|(t, _)| *t)
+            .or_else(|| {
+                newest_user
+                    .map(Slot::History)
+                    .map(|s| (size(&ctx, s), s))
+                    .filter(|(t, _)| *t > 0)
+            });
+        let Some((tokens, slot)) = largest else {
+            // Only structure is left: whole RECENT turns, then give up.
+            if let Some(u) = newest_user.filter(|u| u + 1 < ctx.history.len()) {
+                drop_turn(&mut ctx, u + 1, counter);
+                continue;
+            }
+            return Err(Error::new(
+                ErrorCode::BudgetTooSmall,
+                format!(
+                    "a budget of {budget} tokens cannot hold the context's fixed parts ({exact} tokens)"
+                ),
+            ));
+        };
+        let event_id = match slot {
+            Slot::History(i) => ctx.history[i].event_id.clone(),
+            _ => None,
+        };
+        // The goal appears twice; cut it by half the excess.
+        let cut_by = if slot == Slot::Goal { over.div_ceil(2) } else { over };
+        let cut = truncate_to_tokens(counter, text(&ctx, slot), tokens.saturating_sub(cut_by));
+        set_text(&mut ctx, slot, cut);
+        let after = ctx.measure(counter);
+        ctx.dropped.push(dropped(
+            section(slot),
+            DropAction::Truncated,
+            event_id,
+            exact.saturating_sub(after),
+        ));
+    }
+}

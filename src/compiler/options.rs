@@ -1,0 +1,71 @@
+//! What a compile is given besides the session and the budget.
+
+use serde_json::Value;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::working_context::{Layout, WorkingContext};
+use crate::zones;
+
+/// The system prompt and, for the zoned layout, the SYSTEM zone's policies,
+/// tool definitions and user preferences, the PERSISTENT zone's goal and
+/// state digest, and the RECENT zone's task state. The seed layout uses the
+/// system prompt only.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CompileOptions {
+    /// The system prompt.
+    pub system_prompt: String,
+    /// Active policies (`## Policies`).
+    pub policies: Vec<String>,
+    /// Tool definitions, each with a string `name` (`## Available Tools`).
+    pub tool_definitions: Vec<Value>,
+    /// User preferences, an object (`## User Preferences`).
+    pub user_preferences: Option<Value>,
+    /// The goal: in PERSISTENT, and restated last in RECENT.
+    pub goal: Option<String>,
+    /// A digest of the agent's state, an object (`## Brain State`).
+    pub state_digest: Option<Value>,
+    /// The current task state (`## Current Task`, in RECENT).
+    pub task_state: Option<String>,
+}
+
+impl CompileOptions {
+    /// Options with only a system prompt.
+    pub fn new(system_prompt: impl Into<String>) -> Self {
+        CompileOptions {
+            system_prompt: system_prompt.into(),
+            ..CompileOptions::default()
+        }
+    }
+
+    /// Checks the shapes: tools with names, preferences and digest objects.
+    pub fn validate(&self) -> Result<()> {
+        zones::tool_names(&self.tool_definitions)?;
+        for (what, v) in [
+            ("userPreferences", &self.user_preferences),
+            ("stateDigest", &self.state_digest),
+        ] {
+            if v.as_ref().is_some_and(|v| !v.is_object()) {
+                return Err(Error::new(
+                    ErrorCode::InvalidArgument,
+                    format!("{what} must be an object"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The empty context a compile starts from.
+    pub(crate) fn context(&self, budget: u64, layout: Layout) -> WorkingContext {
+        let mut ctx = WorkingContext::new(self.system_prompt.clone(), budget);
+        ctx.layout = layout;
+        if layout == Layout::Zoned {
+            ctx.policies = self.policies.clone();
+            ctx.tool_definitions = self.tool_definitions.clone();
+            ctx.user_preferences = self.user_preferences.clone();
+            ctx.goal = self.goal.clone().filter(|g| !g.is_empty());
+            ctx.state_digest = self.state_digest.clone();
+            ctx.task_state = self.task_state.clone().filter(|t| !t.is_empty());
+        }
+        ctx
+    }
+}

@@ -1,0 +1,185 @@
+//! History selection for the zoned layout: pinned first turns, then the
+//! newest items after the last compaction that fit, with tool exchanges
+//! paired. The walk starts at the newest event and stops at the budget, so
+//! its cost follows what is selected, not the session's length.
+
+use crate::compiler::exchanges::{artifact_content, ExchangeBuilder};
+use crate::compiler::processor::SessionWrites;
+use crate::error::Result;
+use crate::session::render::{self, render, Rendered};
+use crate::session::{EventLog, Session, TOOL_CALL};
+use crate::working_context::WorkingContext;
+use crate::zones::Zone;
+
+/// The cost at which an inline tool output is selected at most: an
+/// externaliser later in the pipeline shrinks larger ones, and the final fit
+/// removes what still does not fit.
+pub(crate) const SELECTION_COST_CAP: u64 = 1024;
+
+/// The first event position `keep_last` allows. The window start moves in
+/// steps of `ceil(keep_last / 4)` turns, so the prompt prefix stays the same
+/// between steps; between `keep_last - step + 1` and `keep_last` turns are kept.
+fn keep_last_floor(conversation: &[usize], keep_last: usize, len: usize) -> usize {
+    let c = conversation.len();
+    if keep_last == usize::MAX || c <= keep_last {
+        return 0;
+    }
+    if keep_last == 0 {
+        return len;
+    }
+    let step = keep_last.div_ceil(4);
+    let aligned = (c - keep_last).div_ceil(step) * step;
+    conversation.get(aligned).copied().unwrap_or(len)
+}
+
+/// The tokens the event at `position` costs in the context (an estimate;
+/// inline tool outputs at most [`SELECTION_COST_CAP`]).
+fn item_cost(log: &EventLog, position: usize, masked: bool, writes: &SessionWrites) -> u64 {
+    let event = &log.events()[position];
+    if event.kind == TOOL_CALL {
+        return match log.outcome_position(&event.event_id) {
+            Some(_) => log.rendered_tokens(position),
+            None => 0,
+        };
+    }
+    let counter = log.counter();
+    match render(&event.kind, &event.data) {
+        Some(Rendered::Message { .. }) => log.rendered_tokens(position),
+        Some(Rendered::Artifact(r)) => counter.count(&artifact_content(&r)) + 12,
+        Some(Rendered::ToolOutcome { .. }) => {
+            let known = log
+                .externalized(&event.event_id)
+                .cloned()
+                .or_else(|| writes.externalized(&event.event_id));
+            match known {
+                Some(r) => counter.count(&artifact_content(&r)) + 12,
+                None if masked => 80,
+                None => log.rendered_tokens(position).min(SELECTION_COST_CAP) + 12,
+            }
+        }
+        None => 0,
+    }
+}
+
+/// Selects the zoned history of `session` into `ctx`.
+pub(crate) fn select(
+    keep_first: usize,
+    keep_last: usize,
+    session: &Session,
+    mut ctx: WorkingContext,
+    budget: u64,
+    writes: &SessionWrites,
+) -> Result<WorkingContext> {
+    let log = session.event_log();
+    let counter = log.counter();
+    let overhead = counter.message_overhead();
+    let events = log.events();
+    let state = log.compaction();
+    let boundary = state.and_then(|s| s.summarized_through);
+    let masked_through = state.and_then(|s| s.masked_through);
+    if ctx.summary.is_none() {
+        ctx.summary = state.and_then(|s| s.summary.clone());
+    }
+    let mut available = budget.saturating_sub(ctx.measure(counter));
+
+    let conv = log.conversation();
+    let pinned = &conv[..keep_first.min(conv.len())];
+    let mut pinned_kept = Vec::with_capacity(pinned.len());
+    for &p in pinned {
+        let cost = log.rendered_tokens(p) + overhead;
+        if cost > available {
+            break;
+        }
+        available -= cost;
+        pinned_kept.push(p);
+    }
+
+    let recent_from = log.last_user_input_position().unwrap_or(events.len());
+    let lo = boundary
+        .map_or(0, |b| b + 1)
+        .max(keep_last_floor(conv, keep_last, events.len()));
+    let timeline = log.timeline();
+    let start = timeline.partition_point(|&p| p < lo.min(recent_from));
+    let mut selected = Vec::new();
+    for &p in timeline[start..].iter().rev() {
+        if pinned.binary_search(&p).is_ok() {
+            continue;
+        }
+        let masked = masked_through.is_some_and(|m| p <= m);
+        let cost = item_cost(log, p, masked, writes) + overhead;
+        if p >= recent_from {
+            // The newest user message and what follows it are always kept.
+            available = available.saturating_sub(cost);
+            selected.push(p);
+            continue;
+        }
+        if p < lo || cost > available {
+            break;
+        }
+        available -= cost;
+        selected.push(p);
+    }
+    selected.reverse();
+
+    let mut builder = ExchangeBuilder::new(log, writes, masked_through);
+    let add_message = |builder: &mut ExchangeBuilder, p: usize| {
+        let event = &events[p];
+        if let Some(Rendered::Message { role, content }) = render(&event.kind, &event.data) {
+            builder.message(p, &role, &content);
+        }
+    };
+    for &p in &pinned_kept {
+        add_message(&mut builder, p);
+    }
+    builder.outcome_seen();
+    for &p in &selected {
+        let event = &events[p];
+        if event.kind == TOOL_CALL {
+            builder.tool_call(p);
+            continue;
+        }
+        match render(&event.kind, &event.data) {
+            Some(Rendered::Message { .. }) => add_message(&mut builder, p),
+            Some(_) => {
+                let call_selected = render::call_id_of(&event.data)
+                    .and_then(|id| log.call_position(id))
+                    .is_some_and(|c| selected.binary_search(&c).is_ok());
+                if !call_selected {
+                    builder.orphan_outcome(p);
+                }
+                builder.outcome_seen();
+            }
+            None => {}
+        }
+    }
+    let mut history = builder.finish();
+    for m in history.iter_mut().take(pinned_kept.len()) {
+        m.zone = Some(Zone::Persistent);
+    }
+    ctx.history.extend(history);
+    ctx.measure(counter);
+    Ok(ctx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::keep_last_floor;
+
+    #[test]
+    fn the_window_start_moves_in_steps() {
+        let conv: Vec<usize> = (0..100).map(|i| i * 2).collect();
+        assert_eq!(keep_last_floor(&conv[..10], 20, 20), 0);
+        assert_eq!(keep_last_floor(&conv, 0, 200), 200);
+        assert_eq!(keep_last_floor(&conv, usize::MAX, 200), 0);
+        // keep_last 20, step 5: the floor stays put for 5 turns at a time.
+        let floors: Vec<usize> = (21..=31)
+            .map(|c| keep_last_floor(&conv[..c], 20, 2 * c))
+            .collect();
+        assert_eq!(floors, vec![10, 10, 10, 10, 10, 20, 20, 20, 20, 20, 30]);
+        for c in 21..=100 {
+            let floor = keep_last_floor(&conv[..c], 20, 2 * c);
+            let kept = conv[..c].iter().filter(|&&p| p >= floor).count();
+            assert!((16..=20).contains(&kept), "{c}: {kept}");
+        }
+    }
+}

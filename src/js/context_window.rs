@@ -1,0 +1,303 @@
+//! `ContextWindow` for JS: the corteX 4-zone window (seed 004).
+
+use std::rc::Rc;
+
+use js_sys::Array;
+use wasm_bindgen::prelude::*;
+
+use crate::context_window::ContextWindow as CoreWindow;
+use crate::error::{Error, ErrorCode, Result};
+use crate::js::budget::positive_budget;
+use crate::js::convert::{from_js, js_to_json, option, string, to_js};
+use crate::js::env::{clock, counter_option};
+use crate::js::error::to_js_error;
+use crate::js::types::*;
+use crate::zones::{ZoneBudgets, DEFAULT_ZONE_BUDGETS};
+
+/// The corteX 4-zone context window: SYSTEM, PERSISTENT, WORKING and
+/// RECENT, compaction levels at 80/90/95%, and a compile that never exceeds
+/// `maxContextTokens`.
+#[wasm_bindgen]
+pub struct ContextWindow {
+    inner: CoreWindow,
+}
+
+fn js(v: Result<JsValue>) -> std::result::Result<JsValue, JsValue> {
+    v.map_err(to_js_error)
+}
+
+fn importance(options: &Option<ImportanceOptionsArg>) -> Result<Option<f64>> {
+    let v = option(options, "importance", "options")?;
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    v.as_f64().map(Some).ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidArgument,
+            "options.importance must be a number",
+        )
+    })
+}
+
+fn zone_budgets(value: &JsValue) -> Result<Option<ZoneBudgets>> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    let json = js_to_json(value, "options.zoneBudgets")?;
+    let map = json.as_object().ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidArgument,
+            "options.zoneBudgets must be an object",
+        )
+    })?;
+    let mut budgets = DEFAULT_ZONE_BUDGETS;
+    for (key, v) in map {
+        let ratio = v.as_f64().ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidArgument,
+                format!("options.zoneBudgets.{key} must be a number"),
+            )
+        })?;
+        match key.as_str() {
+            "system" => budgets.system = ratio,
+            "persistent" => budgets.persistent = ratio,
+            "working" => budgets.working = ratio,
+            "recent" => budgets.recent = ratio,
+            other => {
+                return Err(Error::new(
+                    ErrorCode::InvalidArgument,
+                    format!("options.zoneBudgets has an unknown zone '{other}' (system, persistent, working, recent)"),
+                ))
+            }
+        }
+    }
+    Ok(Some(budgets))
+}
+
+#[wasm_bindgen]
+impl ContextWindow {
+    /// Options: `maxContextTokens` (default 128000), `zoneBudgets` (shares
+    /// of the window per zone; missing zones keep the defaults, and they
+    /// must sum to at most 1), `tokenCounter`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        options: Option<ContextWindowOptionsArg>,
+    ) -> std::result::Result<ContextWindow, JsValue> {
+        (|| -> Result<ContextWindow> {
+            let max = option(&options, "maxContextTokens", "options")?;
+            let max = if max.is_undefined() || max.is_null() {
+                128_000
+            } else {
+                positive_budget(&max).map_err(|_| {
+                    Error::new(
+                        ErrorCode::InvalidBudget,
+                        "options.maxContextTokens must be a positive integer",
+                    )
+                })?
+            };
+            let budgets = zone_budgets(&option(&options, "zoneBudgets", "options")?)?;
+            let counter = counter_option(&option(&options, "tokenCounter", "options")?)?;
+            Ok(ContextWindow {
+                inner: CoreWindow::new(max, budgets, counter, Rc::new(clock()))?,
+            })
+        })()
+        .map_err(to_js_error)
+    }
+
+    /// The window size.
+    #[wasm_bindgen(getter, js_name = maxContextTokens)]
+    pub fn max_context_tokens(&self) -> f64 {
+        self.inner.max_context_tokens() as f64
+    }
+
+    /// Sets the system prompt (SYSTEM zone).
+    #[wasm_bindgen(js_name = setSystemPrompt)]
+    pub fn set_system_prompt(&mut self, prompt: &str) {
+        self.inner.set_system_prompt(prompt);
+    }
+
+    /// Sets user preferences (an object), shown under `## User Preferences`.
+    #[wasm_bindgen(js_name = setUserPreferences)]
+    pub fn set_user_preferences(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Record<string, Json>")] prefs: JsValue,
+    ) -> std::result::Result<(), JsValue> {
+        let prefs = js_to_json(&prefs, "prefs").map_err(to_js_error)?;
+        self.inner.set_user_preferences(prefs).map_err(to_js_error)
+    }
+
+    /// Sets the policies, shown as a bullet list under `## Policies`.
+    #[wasm_bindgen(js_name = setPolicies)]
+    pub fn set_policies(&mut self, policies: Vec<String>) {
+        self.inner.set_policies(policies);
+    }
+
+    /// Sets the tool definitions (each with a string `name`), listed under
+    /// `## Available Tools`.
+    #[wasm_bindgen(js_name = setToolDefinitions)]
+    pub fn set_tool_definitions(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Array<{ name: string } & Record<string, Json>>")]
+        tools: JsValue,
+    ) -> std::result::Result<(), JsValue> {
+        let tools: Vec<serde_json::Value> = from_js(&tools, "tools").map_err(to_js_error)?;
+        self.inner.set_tool_definitions(tools).map_err(to_js_error)
+    }
+
+    /// Sets the goal: at the start (PERSISTENT) and restated at the end.
+    #[wasm_bindgen(js_name = setGoal)]
+    pub fn set_goal(&mut self, goal: &str) {
+        self.inner.set_goal(goal);
+    }
+
+    /// Sets the brain state digest (an object), shown under `## Brain State`.
+    #[wasm_bindgen(js_name = setBrainDigest)]
+    pub fn set_brain_digest(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Record<string, Json>")] digest: JsValue,
+    ) -> std::result::Result<(), JsValue> {
+        let digest = js_to_json(&digest, "digest").map_err(to_js_error)?;
+        self.inner.set_brain_digest(digest).map_err(to_js_error)
+    }
+
+    /// Sets the task state, shown under `## Current Task` at the start of RECENT.
+    #[wasm_bindgen(js_name = setTaskState)]
+    pub fn set_task_state(&mut self, state: &str) {
+        self.inner.set_task_state(state);
+    }
+
+    /// Appends a message to working memory. Options: `importance` (default
+    /// 0.5, clamped to [0, 1]).
+    #[wasm_bindgen(js_name = appendMessage)]
+    pub fn append_message(
+        &mut self,
+        role: &str,
+        content: &str,
+        options: Option<ImportanceOptionsArg>,
+    ) -> std::result::Result<(), JsValue> {
+        let importance = importance(&options).map_err(to_js_error)?;
+        self.inner
+            .append_message(role, content, importance)
+            .map_err(to_js_error)
+    }
+
+    /// Appends a tool result to working memory (importance 0.8 when it
+    /// failed, 0.4 otherwise). Options: `success` (default true).
+    #[wasm_bindgen(js_name = appendToolResult)]
+    pub fn append_tool_result(
+        &mut self,
+        tool_name: &str,
+        result: &str,
+        options: Option<ToolResultOptionsArg>,
+    ) -> std::result::Result<(), JsValue> {
+        let success = option(&options, "success", "options").map_err(to_js_error)?;
+        let success = if success.is_undefined() || success.is_null() {
+            true
+        } else {
+            success.as_bool().ok_or_else(|| {
+                to_js_error(Error::new(
+                    ErrorCode::InvalidArgument,
+                    "options.success must be a boolean",
+                ))
+            })?
+        };
+        self.inner.append_tool_result(tool_name, result, success);
+        Ok(())
+    }
+
+    /// Adds a message to the RECENT zone. Options: `importance` (default
+    /// 0.7, clamped to [0, 1]).
+    #[wasm_bindgen(js_name = addRecentMessage)]
+    pub fn add_recent_message(
+        &mut self,
+        role: &str,
+        content: &str,
+        options: Option<ImportanceOptionsArg>,
+    ) -> std::result::Result<(), JsValue> {
+        let importance = importance(&options).map_err(to_js_error)?;
+        self.inner
+            .add_recent_message(role, content, importance)
+            .map_err(to_js_error)
+    }
+
+    /// Writes a scratchpad note into working memory.
+    #[wasm_bindgen(js_name = writeScratchpad)]
+    pub fn write_scratchpad(&mut self, note: &str) {
+        self.inner.write_scratchpad(note);
+    }
+
+    /// Assembles the window: `{ messages, totalTokens, zoneUsage,
+    /// compactionNeeded, compactionLevel, dropped }`, never more than
+    /// `maxContextTokens`.
+    #[wasm_bindgen(unchecked_return_type = "CompiledContext")]
+    pub fn compile(&self) -> std::result::Result<JsValue, JsValue> {
+        js(to_js(&self.inner.compile()))
+    }
+
+    /// The compaction level of the current utilisation, without compiling.
+    #[wasm_bindgen(js_name = getCompactionLevel, unchecked_return_type = "CompactionLevel")]
+    pub fn get_compaction_level(&self) -> String {
+        self.inner.get_compaction_level().as_str().to_string()
+    }
+
+    /// Replaces working memory and the scratchpad with one summary.
+    #[wasm_bindgen(js_name = compactWorkingMemory)]
+    pub fn compact_working_memory(&mut self, summary: &str) {
+        self.inner.compact_working_memory(summary);
+    }
+
+    /// Keeps only the goal, the summary and the last two recent items.
+    #[wasm_bindgen(js_name = emergencyCompact)]
+    pub fn emergency_compact(&mut self, summary: &str) {
+        self.inner.emergency_compact(summary);
+    }
+
+    /// Token usage and item counts per zone (the seed's keys in camelCase).
+    #[wasm_bindgen(js_name = getStats, unchecked_return_type = "ContextStats")]
+    pub fn get_stats(&self) -> std::result::Result<JsValue, JsValue> {
+        js(to_js(&self.inner.get_stats()))
+    }
+
+    /// The items of working memory.
+    #[wasm_bindgen(getter, js_name = workingItems, unchecked_return_type = "ContextItem[]")]
+    pub fn working_items(&self) -> std::result::Result<JsValue, JsValue> {
+        js(to_js(self.inner.working_items()))
+    }
+
+    /// The items of the RECENT zone.
+    #[wasm_bindgen(getter, js_name = recentItems, unchecked_return_type = "ContextItem[]")]
+    pub fn recent_items(&self) -> std::result::Result<JsValue, JsValue> {
+        js(to_js(self.inner.recent_items()))
+    }
+
+    /// The scratchpad notes.
+    #[wasm_bindgen(getter, js_name = scratchpadNotes)]
+    pub fn scratchpad_notes(&self) -> Array {
+        self.inner
+            .scratchpad_notes()
+            .iter()
+            .map(|s| JsValue::from(s.as_str()))
+            .collect()
+    }
+}
+
+/// The seed's zone shares and compaction thresholds, for the package
+/// entries' named exports (`DEFAULT_ZONE_BUDGETS`, `COMPACT_LIGHT`, ...).
+#[wasm_bindgen(js_name = zoneConstants, skip_typescript)]
+pub fn zone_constants() -> std::result::Result<JsValue, JsValue> {
+    let v = serde_json::json!({
+        "DEFAULT_ZONE_BUDGETS": DEFAULT_ZONE_BUDGETS,
+        "COMPACT_LIGHT": crate::zones::COMPACT_LIGHT,
+        "COMPACT_FULL": crate::zones::COMPACT_FULL,
+        "COMPACT_EMERGENCY": crate::zones::COMPACT_EMERGENCY,
+    });
+    js(to_js(&v))
+}
+
+/// Reads a string option (`undefined`/`null` give `None`).
+pub(crate) fn string_option(value: &JsValue, what: &str) -> Result<Option<String>> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    string(value, what).map(Some)
+}

@@ -1,0 +1,326 @@
+//! Provider request shapes: OpenAI Chat Completions, Anthropic Messages and
+//! the Vercel AI SDK's `ModelMessage[]`, rendered from a context's messages.
+//!
+//! Every tool call is followed by its result and every result follows its
+//! call, in every format: the compiler only ever lays tool exchanges out as
+//! an assistant message with its calls followed by one result per call.
+
+use serde_json::{json, Map, Value};
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::working_context::HistoryMessage;
+use crate::zones::Zone;
+
+/// The message shapes [`crate::WorkingContext::to_provider_messages`] renders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProviderFormat {
+    /// `{ role, content }[]` (the default).
+    Plain,
+    /// OpenAI Chat Completions: assistant `tool_calls` and `tool` messages.
+    OpenAi,
+    /// Anthropic Messages: `{ system, messages }` with `tool_use` /
+    /// `tool_result` blocks and `cache_control` at the ends of the stable
+    /// zones (at most four breakpoints).
+    Anthropic,
+    /// Vercel AI SDK `ModelMessage[]` with `tool-call` / `tool-result` parts.
+    AiSdk,
+}
+
+impl ProviderFormat {
+    /// Parses `plain`, `openai`, `anthropic` or `ai-sdk`.
+    pub fn parse(name: &str) -> Result<ProviderFormat> {
+        match name {
+            "plain" => Ok(ProviderFormat::Plain),
+            "openai" => Ok(ProviderFormat::OpenAi),
+            "anthropic" => Ok(ProviderFormat::Anthropic),
+            "ai-sdk" => Ok(ProviderFormat::AiSdk),
+            other => Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!("format must be \"openai\", \"anthropic\" or \"ai-sdk\" (got {other:?})"),
+            )),
+        }
+    }
+
+    /// The format's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProviderFormat::Plain => "plain",
+            ProviderFormat::OpenAi => "openai",
+            ProviderFormat::Anthropic => "anthropic",
+            ProviderFormat::AiSdk => "ai-sdk",
+        }
+    }
+}
+
+/// Renders `messages` (a context's messages with zones) in `format`.
+pub(crate) fn render(messages: &[HistoryMessage], format: ProviderFormat) -> Value {
+    match format {
+        ProviderFormat::OpenAi => openai(messages),
+        ProviderFormat::Anthropic => anthropic(messages),
+        ProviderFormat::AiSdk => ai_sdk(messages),
+        ProviderFormat::Plain => Value::Array(
+            messages
+                .iter()
+                .map(|m| json!({"role": m.role, "content": m.content}))
+                .collect(),
+        ),
+    }
+}
+
+/// How many leading messages are system messages (the system prompt part
+/// of a request).
+fn leading_system(messages: &[HistoryMessage]) -> usize {
+    messages
+        .iter()
+        .take_while(|m| m.role == "system" && !m.is_tool_result())
+        .count()
+}
+
+fn openai(messages: &[HistoryMessage]) -> Value {
+    let out = messages.iter().map(|m| {
+        if let Some(id) = &m.tool_call_id {
+            return json!({"role": "tool", "tool_call_id": id, "content": m.content});
+        }
+        if m.role == "assistant" && !m.tool_calls.is_empty() {
+            let calls: Vec<Value> = m
+                .tool_calls
+                .iter()
+                .map(|c| {
+                    json!({
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": c.arguments.to_string()},
+                    })
+                })
+                .collect();
+            let content = if m.content.is_empty() {
+                Value::Null
+            } else {
+                Value::from(m.content.as_str())
+            };
+            return json!({"role": "assistant", "content": content, "tool_calls": calls});
+        }
+        json!({"role": m.role, "content": m.content})
+    });
+    Value::Array(out.collect())
+}
+
+/// Anthropic ids must match `^[a-zA-Z0-9_-]+$`; other characters become `_`.
+fn anthropic_id(id: &str) -> String {
+    let cleaned: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if cleaned.is_empty() {
+        "call".into()
+    } else {
+        cleaned
+    }
+}
+
+/// Tool input must be an object for Anthropic; anything else is wrapped.
+fn object_input(arguments: &Value) -> Value {
+    match arguments {
+        Value::Object(_) => arguments.clone(),
+        Value::Null => json!({}),
+        other => json!({ "value": other }),
+    }
+}
+
+fn text_block(text: &str) -> Value {
+    json!({"type": "text", "text": text})
+}
+
+fn anthropic(messages: &[HistoryMessage]) -> Value {
+    let lead = leading_system(messages);
+    let mut system: Vec<Value> = Vec::new();
+    // Breakpoints: (message index or None for system, block index).
+    let mut system_zone_end = None;
+    for m in &messages[..lead] {
+        if !m.content.is_empty() {
+            system.push(text_block(&m.content));
+            if m.zone == Some(Zone::System) {
+                system_zone_end = Some(system.len() - 1);
+            }
+        }
+    }
+
+    let mut out: Vec<(String, Vec<Value>)> = Vec::new();
+    // Where each source message's last block landed.
+    let mut landed: Vec<Option<(usize, usize)>> = vec![None; messages.len()];
+    for (i, m) in messages.iter().enumerate().skip(lead) {
+        let (role, blocks) = if let Some(id) = &m.tool_call_id {
+            let mut block = json!({
+                "type": "tool_result",
+                "tool_use_id": anthropic_id(id),
+                "content": m.content,
+            });
+            if m.is_error {
+                block["is_error"] = Value::Bool(true);
+            }
+            ("user", vec![block])
+        } else if m.role == "assistant" {
+            let mut blocks = Vec::new();
+            if !m.content.is_empty() {
+                blocks.push(text_block(&m.content));
+            }
+            for c in &m.tool_calls {
+                blocks.push(json!({
+                    "type": "tool_use",
+                    "id": anthropic_id(&c.id),
+                    "name": c.name,
+                    "input": object_input(&c.arguments),
+                }));
+            }
+            ("assistant", blocks)
+        } else {
+            // user, and system text after the conversation started.
+            let blocks = if m.content.is_empty() {
+                Vec::new()
+            } else {
+                vec![text_block(&m.content)]
+            };
+            ("user", blocks)
+        };
+        if blocks.is_empty() {
+            continue;
+        }
+        match out.last_mut() {
+            Some((last_role, last_blocks)) if last_role == role => last_blocks.extend(blocks),
+            _ => out.push((role.to_string(), blocks)),
+        }
+        let idx = out.len() - 1;
+        landed[i] = Some((idx, out[idx].1.len() - 1));
+    }
+
+    // Cache breakpoints at the ends of the stable zones: SYSTEM, the last
+    // system block (PERSISTENT / summary), WORKING, and the conversation
+    // before the per-turn tail.
+    let last_of = |pred: &dyn Fn(&HistoryMessage) -> bool| {
+        messages
+            .iter()
+            .enumerate()
+            .skip(lead)
+            .filter(|(_, m)| pred(m))
+            .filter_map(|(i, _)| landed[i])
+            .next_back()
+    };
+    let working_end = last_of(&|m| m.zone != Some(Zone::Recent));
+    let tail_is_last = messages
+        .last()
+        .is_some_and(|m| m.role == "system" && m.zone == Some(Zone::Recent) && !m.is_tool_result());
+    let conversation_end = if tail_is_last && messages.len() > lead {
+        let n = messages.len() - 1;
+        messages[lead..n]
+            .iter()
+            .enumerate()
+            .filter_map(|(k, _)| landed[lead + k])
+            .next_back()
+    } else {
+        landed.iter().flatten().copied().next_back()
+    };
+    let mut system_marks: Vec<usize> = system_zone_end.into_iter().collect();
+    if !system.is_empty() {
+        system_marks.push(system.len() - 1);
+    }
+    system_marks.dedup();
+    let mut message_marks: Vec<(usize, usize)> =
+        working_end.into_iter().chain(conversation_end).collect();
+    message_marks.dedup();
+    let mut budget = 4usize;
+    for i in system_marks {
+        if budget > 0 {
+            system[i]["cache_control"] = json!({"type": "ephemeral"});
+            budget -= 1;
+        }
+    }
+    for (m, b) in message_marks {
+        if budget > 0 {
+            out[m].1[b]["cache_control"] = json!({"type": "ephemeral"});
+            budget -= 1;
+        }
+    }
+
+    let mut request = Map::new();
+    if !system.is_empty() {
+        request.insert("system".into(), Value::Array(system));
+    }
+    request.insert(
+        "messages".into(),
+        Value::Array(
+            out.into_iter()
+                .map(|(role, content)| json!({"role": role, "content": content}))
+                .collect(),
+        ),
+    );
+    Value::Object(request)
+}
+
+fn ai_sdk(messages: &[HistoryMessage]) -> Value {
+    let lead = leading_system(messages);
+    let mut out: Vec<Value> = messages[..lead]
+        .iter()
+        .filter(|m| !m.content.is_empty())
+        .map(|m| json!({"role": "system", "content": m.content}))
+        .collect();
+    for m in &messages[lead..] {
+        if let Some(id) = &m.tool_call_id {
+            let kind = if m.is_error { "error-text" } else { "text" };
+            let part = json!({
+                "type": "tool-result",
+                "toolCallId": id,
+                "toolName": m.tool_name.as_deref().unwrap_or("tool"),
+                "output": {"type": kind, "value": m.content},
+            });
+            // Consecutive results share one tool message.
+            if let Some(last) = out.last_mut().filter(|l| l["role"] == "tool") {
+                if let Some(parts) = last["content"].as_array_mut() {
+                    parts.push(part);
+                    continue;
+                }
+            }
+            out.push(json!({"role": "tool", "content": [part]}));
+        } else if m.role == "assistant" && !m.tool_calls.is_empty() {
+            let mut parts = Vec::new();
+            if !m.content.is_empty() {
+                parts.push(text_block(&m.content));
+            }
+            parts.extend(m.tool_calls.iter().map(|c| {
+                json!({"type": "tool-call", "toolCallId": c.id, "toolName": c.name, "input": c.arguments})
+            }));
+            out.push(json!({"role": "assistant", "content": parts}));
+        } else if m.role == "assistant" {
+            out.push(json!({"role": "assistant", "content": m.content}));
+        } else {
+            // System text after the conversation started goes in as user
+            // text: not every provider takes system messages mid-way.
+            out.push(json!({"role": "user", "content": m.content}));
+        }
+    }
+    Value::Array(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_parse_and_ids_are_cleaned() {
+        for f in ["plain", "openai", "anthropic", "ai-sdk"] {
+            assert_eq!(ProviderFormat::parse(f).map(|f| f.as_str()).ok(), Some(f));
+        }
+        assert_eq!(
+            ProviderFormat::parse("gemini").unwrap_err().code(),
+            ErrorCode::InvalidArgument
+        );
+        assert_eq!(anthropic_id("call:1/2"), "call_1_2");
+        assert_eq!(anthropic_id(""), "call");
+        assert_eq!(object_input(&json!([1])), json!({"value": [1]}));
+    }
+}

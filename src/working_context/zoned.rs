@@ -1,0 +1,178 @@
+//! The zoned layout's messages and their token counts.
+
+use std::borrow::Cow;
+
+use crate::tokens::TokenCounter;
+use crate::working_context::{
+    artifact_line, memory_line, tool_line, HistoryMessage, Message, WorkingContext,
+};
+use crate::zones::{self, Zone, ZoneUsage};
+
+/// Where the RECENT zone starts in `history`: at the newest user message
+/// that is not pinned (the end when there is none).
+pub(crate) fn recent_start(history: &[HistoryMessage]) -> usize {
+    history
+        .iter()
+        .rposition(|h| h.role == "user" && h.zone != Some(Zone::Persistent))
+        .unwrap_or(history.len())
+}
+
+/// The text a message has in the plain `{ role, content }` form: tool calls
+/// are written after the assistant's text, a tool result is labelled with
+/// its call.
+pub(crate) fn plain_content(h: &HistoryMessage) -> Cow<'_, str> {
+    if let Some(id) = &h.tool_call_id {
+        let name = h.tool_name.as_deref().unwrap_or("tool");
+        return Cow::Owned(format!("[tool result {id}] {name}: {}", h.content));
+    }
+    if h.tool_calls.is_empty() {
+        return Cow::Borrowed(&h.content);
+    }
+    let mut out = h.content.clone();
+    for call in &h.tool_calls {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&format!(
+            "[tool call {}] {}({})",
+            call.id, call.name, call.arguments
+        ));
+    }
+    Cow::Owned(out)
+}
+
+/// The plain role of a message: tool results are `user` messages.
+fn plain_role(h: &HistoryMessage) -> &str {
+    if h.tool_call_id.is_some() {
+        "user"
+    } else {
+        &h.role
+    }
+}
+
+/// A message in the plain form.
+pub(crate) fn plain_message(h: &HistoryMessage) -> Message {
+    Message {
+        role: plain_role(h).to_string(),
+        content: plain_content(h).into_owned(),
+    }
+}
+
+/// The counter's count of a message's plain content.
+pub(crate) fn message_tokens(h: &HistoryMessage, counter: &dyn TokenCounter) -> u64 {
+    counter.count(&plain_content(h))
+}
+
+fn system_zone_text(ctx: &WorkingContext) -> String {
+    let names = zones::tool_names(&ctx.tool_definitions).unwrap_or_default();
+    zones::system_text(
+        &ctx.system_prompt,
+        &ctx.policies,
+        &names,
+        ctx.user_preferences.as_ref(),
+    )
+}
+
+fn persistent_zone_text(ctx: &WorkingContext) -> String {
+    zones::persistent_text(ctx.goal.as_deref(), ctx.state_digest.as_ref())
+}
+
+/// The last message of the RECENT zone: per-turn memory hits, artifact
+/// references and tool results a processor added, the task state, and the
+/// goal restated last. Empty when there is none of these.
+pub(crate) fn tail_text(ctx: &WorkingContext) -> String {
+    let mut sections: Vec<String> = Vec::new();
+    if !ctx.memory_hits.is_empty() {
+        let lines: Vec<String> = ctx.memory_hits.iter().map(memory_line).collect();
+        sections.push(format!("## Relevant memories\n{}", lines.join("\n")));
+    }
+    if !ctx.artifact_refs.is_empty() {
+        let lines: Vec<String> = ctx.artifact_refs.iter().map(artifact_line).collect();
+        sections.push(format!(
+            "## Available artifacts (use handle to retrieve)\n{}",
+            lines.join("\n")
+        ));
+    }
+    if !ctx.tool_results.is_empty() {
+        let lines: Vec<String> = ctx.tool_results.iter().map(tool_line).collect();
+        sections.push(format!("## Recent tool results\n{}", lines.join("\n")));
+    }
+    if let Some(task) = ctx.task_state.as_deref().filter(|t| !t.is_empty()) {
+        sections.push(zones::task_text(task));
+    }
+    if let Some(goal) = ctx.goal.as_deref().filter(|g| !g.is_empty()) {
+        sections.push(zones::goal_restated_text(goal));
+    }
+    sections.join("\n\n")
+}
+
+fn section(zone: Zone, content: String) -> HistoryMessage {
+    let mut m = HistoryMessage::new("system", content);
+    m.zone = Some(zone);
+    m
+}
+
+/// The zone of the history message at `index`.
+fn history_zone(h: &HistoryMessage, index: usize, recent: usize) -> Zone {
+    if h.zone == Some(Zone::Persistent) {
+        Zone::Persistent
+    } else if index >= recent {
+        Zone::Recent
+    } else {
+        Zone::Working
+    }
+}
+
+/// The zoned layout's messages, each with its zone.
+pub(crate) fn messages(ctx: &WorkingContext) -> Vec<HistoryMessage> {
+    let mut out = Vec::with_capacity(ctx.history.len() + 4);
+    out.push(section(Zone::System, system_zone_text(ctx)));
+    let persistent = persistent_zone_text(ctx);
+    if !persistent.is_empty() {
+        out.push(section(Zone::Persistent, persistent));
+    }
+    if let Some(summary) = ctx.summary.as_deref().filter(|s| !s.is_empty()) {
+        out.push(section(Zone::Working, zones::summary_text(summary)));
+    }
+    let recent = recent_start(&ctx.history);
+    out.extend(ctx.history.iter().enumerate().map(|(i, h)| {
+        let mut m = h.clone();
+        m.zone = Some(history_zone(h, i, recent));
+        m
+    }));
+    let tail = tail_text(ctx);
+    if !tail.is_empty() {
+        out.push(section(Zone::Recent, tail));
+    }
+    out
+}
+
+/// Tokens per zone of [`messages`], using cached history counts.
+pub(crate) fn usage(ctx: &WorkingContext, counter: &dyn TokenCounter) -> ZoneUsage {
+    let overhead = counter.message_overhead();
+    let mut usage = ZoneUsage::default();
+    usage.add(
+        Zone::System,
+        counter.count(&system_zone_text(ctx)) + overhead,
+    );
+    let persistent = persistent_zone_text(ctx);
+    if !persistent.is_empty() {
+        usage.add(Zone::Persistent, counter.count(&persistent) + overhead);
+    }
+    if let Some(summary) = ctx.summary.as_deref().filter(|s| !s.is_empty()) {
+        usage.add(
+            Zone::Working,
+            counter.count(&zones::summary_text(summary)) + overhead,
+        );
+    }
+    let recent = recent_start(&ctx.history);
+    for (i, h) in ctx.history.iter().enumerate() {
+        let tokens = h.tokens.unwrap_or_else(|| message_tokens(h, counter));
+        usage.add(history_zone(h, i, recent), tokens + overhead);
+    }
+    let tail = tail_text(ctx);
+    if !tail.is_empty() {
+        usage.add(Zone::Recent, counter.count(&tail) + overhead);
+    }
+    usage
+}

@@ -1,0 +1,484 @@
+//! The zoned layout of `ContextCompiler`: the four zones, tool calls paired
+//! with their results in every provider format, a stable prefix, compaction
+//! with hysteresis recorded in the session, and a cost that follows what is
+//! selected, not the session's length.
+mod common;
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use common::{block_on, session, session_with};
+use context_compiler::clock::SystemClock;
+use context_compiler::tokens::{DefaultTokenCounter, TokenCounter};
+use context_compiler::{
+    ArtifactAttacher, CompactionLevel, Compactor, CompileOptions, ContextCompiler,
+    HistorySelector, InMemoryBackend, Layout, Llm, LlmOptions, MemoryArtifactStore,
+    MemoryPreloader, Processor, ProviderFormat, Session, WorkingContext,
+};
+use context_compiler::{Error, ErrorCode};
+use serde_json::{json, Value};
+
+fn zoned(processors: Vec<Rc<dyn Processor>>) -> ContextCompiler {
+    ContextCompiler::with_layout(processors, Layout::Zoned)
+}
+
+fn options() -> CompileOptions {
+    CompileOptions {
+        system_prompt: "You are an SRE.".into(),
+        policies: vec!["Never delete data".into()],
+        tool_definitions: vec![json!({"name": "read_logs"}), json!({"name": "restart"})],
+        user_preferences: Some(json!({"tone": "brief"})),
+        goal: Some("Find why the nightly job fails".into()),
+        state_digest: Some(json!({"phase": "diagnose"})),
+        task_state: Some("Reading the logs".into()),
+    }
+}
+
+fn call(s: &mut Session, tool: &str, args: Value) -> String {
+    s.record("tool_call", json!({"tool_name": tool, "arguments": args}), None)
+        .unwrap()
+        .event_id
+        .clone()
+}
+
+fn ok(s: &mut Session, tool: &str, call_id: &str, result: &str) {
+    s.record(
+        "tool_success",
+        json!({"tool": tool, "call_id": call_id, "result": result}),
+        None,
+    )
+    .unwrap();
+}
+
+fn say(s: &mut Session, kind: &str, text: &str) {
+    s.record(kind, json!({ "text": text }), None).unwrap();
+}
+
+/// A session with a first request, a sequential and a parallel tool step,
+/// an error, an orphan result, a pending call and a newest request.
+fn agent_session() -> Session {
+    let mut s = session("zoned");
+    say(&mut s, "user_input", "The nightly job failed. Why?");
+    say(&mut s, "assistant_output", "Let me read the logs.");
+    let a = call(&mut s, "read_logs", json!({"path": "/var/log/job.log"}));
+    ok(&mut s, "read_logs", &a, "ERROR disk full on /data");
+    let b = call(&mut s, "df", json!({}));
+    let c = call(&mut s, "du", json!({"path": "/data"}));
+    s.record(
+        "tool_error",
+        json!({"tool": "du", "call_id": c, "error": "permission denied"}),
+        None,
+    )
+    .unwrap();
+    ok(&mut s, "df", &b, "/data 100%");
+    s.record("tool_success", json!({"tool": "uptime", "result": "up 3 days"}), None)
+        .unwrap();
+    say(&mut s, "assistant_output", "The disk /data is full.");
+    say(&mut s, "user_input", "Clean it up, but keep the backups.");
+    call(&mut s, "restart", json!({"service": "job"}));
+    s
+}
+
+fn compile(s: &mut Session, budget: u64) -> WorkingContext {
+    let c = zoned(vec![Rc::new(HistorySelector::new(1, usize::MAX))]);
+    block_on(c.compile_with(s, budget, &options())).unwrap()
+}
+
+#[test]
+fn zones_in_order_with_the_goal_at_both_ends() {
+    let mut s = agent_session();
+    let ctx = compile(&mut s, 10_000);
+    let m = ctx.to_messages();
+    assert_eq!(m[0].role, "system");
+    assert_eq!(
+        m[0].content,
+        "You are an SRE.\n\n## Policies\n- Never delete data\n\n## Available Tools\n- read_logs\n- restart\n\n## User Preferences\n{\"tone\":\"brief\"}"
+    );
+    assert_eq!(
+        m[1].content,
+        "## Current Goal\nFind why the nightly job fails\n\n## Brain State\n{\"phase\":\"diagnose\"}"
+    );
+    assert_eq!(m[2].content, "The nightly job failed. Why?", "pinned first turn");
+    let last = m.last().unwrap();
+    assert_eq!(last.role, "system");
+    assert_eq!(
+        last.content,
+        "## Current Task\nReading the logs\n\n## Goal (restated)\nFind why the nightly job fails"
+    );
+    assert_eq!(m[m.len() - 2].content, "Clean it up, but keep the backups.");
+    let zones: Vec<_> = ctx.context_messages().iter().map(|m| m.zone.unwrap()).collect();
+    use context_compiler::Zone::*;
+    assert_eq!(zones[..3], [System, Persistent, Persistent]);
+    assert_eq!(zones[zones.len() - 2..], [Recent, Recent]);
+    assert!(zones[3..zones.len() - 2].iter().all(|z| *z == Working));
+    assert_eq!(ctx.zone_usage.total(), ctx.token_count);
+    assert_eq!(ctx.token_count, ctx.exact_token_count(&DefaultTokenCounter));
+}
+
+#[test]
+fn every_call_has_its_result_in_every_format() {
+    let mut s = agent_session();
+    let ctx = compile(&mut s, 10_000);
+    let h = &ctx.history;
+    // The pending `restart` call has no result yet: it is left out.
+    assert!(!h.iter().any(|m| m.tool_calls.iter().any(|c| c.name == "restart")));
+    // Sequential steps are separate assistant messages; parallel calls share one.
+    let calls: Vec<Vec<&str>> = h
+        .iter()
+        .filter(|m| !m.tool_calls.is_empty())
+        .map(|m| m.tool_calls.iter().map(|c| c.name.as_str()).collect())
+        .collect();
+    assert_eq!(calls, vec![vec!["read_logs"], vec!["df", "du"], vec!["uptime"]]);
+    assert_eq!(h[1].content, "Let me read the logs.", "calls join the assistant's text");
+    // Each call is followed by exactly its results, in call order.
+    for (i, m) in h.iter().enumerate() {
+        for (k, c) in m.tool_calls.iter().enumerate() {
+            let r = &h[i + 1 + k];
+            assert_eq!(r.tool_call_id.as_deref(), Some(c.id.as_str()));
+        }
+    }
+    let du = h.iter().find(|m| m.tool_name.as_deref() == Some("du")).unwrap();
+    assert!(du.is_error);
+    assert_eq!(du.content, "error: permission denied");
+    // The orphan outcome gets a synthesised call id.
+    let up = h.iter().find(|m| m.tool_name.as_deref() == Some("uptime")).unwrap();
+    assert!(up.tool_call_id.as_deref().unwrap().starts_with("call_"));
+
+    check_pairs_openai(&ctx.to_provider_messages(ProviderFormat::OpenAi));
+    check_pairs_anthropic(&ctx.to_provider_messages(ProviderFormat::Anthropic));
+    check_pairs_ai_sdk(&ctx.to_provider_messages(ProviderFormat::AiSdk));
+}
+
+fn check_pairs_openai(v: &Value) {
+    let msgs = v.as_array().unwrap();
+    for (i, m) in msgs.iter().enumerate() {
+        if let Some(calls) = m["tool_calls"].as_array() {
+            assert_eq!(m["role"], "assistant");
+            for (k, c) in calls.iter().enumerate() {
+                assert_eq!(c["type"], "function");
+                let args: Value = serde_json::from_str(c["function"]["arguments"].as_str().unwrap()).unwrap();
+                assert!(args.is_object());
+                let r = &msgs[i + 1 + k];
+                assert_eq!(r["role"], "tool");
+                assert_eq!(r["tool_call_id"], c["id"]);
+            }
+        }
+        if m["role"] == "tool" {
+            let id = &m["tool_call_id"];
+            assert!(msgs[..i].iter().any(|p| p["tool_calls"]
+                .as_array()
+                .is_some_and(|cs| cs.iter().any(|c| &c["id"] == id))));
+        }
+    }
+    assert_eq!(msgs[0]["role"], "system");
+}
+
+fn check_pairs_anthropic(v: &Value) {
+    let system = v["system"].as_array().unwrap();
+    assert!(system.iter().all(|b| b["type"] == "text"));
+    let msgs = v["messages"].as_array().unwrap();
+    let mut marks = system.iter().filter(|b| b.get("cache_control").is_some()).count();
+    for (i, m) in msgs.iter().enumerate() {
+        if i > 0 {
+            assert_ne!(m["role"], msgs[i - 1]["role"], "roles alternate");
+        }
+        let blocks = m["content"].as_array().unwrap();
+        marks += blocks.iter().filter(|b| b.get("cache_control").is_some()).count();
+        let uses: Vec<&Value> = blocks.iter().filter(|b| b["type"] == "tool_use").map(|b| &b["id"]).collect();
+        if !uses.is_empty() {
+            assert_eq!(m["role"], "assistant");
+            let next = msgs[i + 1]["content"].as_array().unwrap();
+            let results: Vec<&Value> = next
+                .iter()
+                .filter(|b| b["type"] == "tool_result")
+                .map(|b| &b["tool_use_id"])
+                .collect();
+            assert_eq!(uses, results, "the next user message answers every tool_use first");
+            assert!(next.iter().take(results.len()).all(|b| b["type"] == "tool_result"));
+        }
+        for b in blocks {
+            if b["type"] == "tool_use" {
+                assert!(b["input"].is_object());
+            }
+            if b["type"] == "text" {
+                assert!(!b["text"].as_str().unwrap().is_empty());
+            }
+        }
+    }
+    assert!((1..=4).contains(&marks), "{marks} cache breakpoints");
+}
+
+fn check_pairs_ai_sdk(v: &Value) {
+    let msgs = v.as_array().unwrap();
+    for (i, m) in msgs.iter().enumerate() {
+        if m["role"] == "assistant" {
+            if let Some(parts) = m["content"].as_array() {
+                let ids: Vec<&Value> = parts
+                    .iter()
+                    .filter(|p| p["type"] == "tool-call")
+                    .map(|p| &p["toolCallId"])
+                    .collect();
+                if !ids.is_empty() {
+                    let next = &msgs[i + 1];
+                    assert_eq!(next["role"], "tool");
+                    let got: Vec<&Value> = next["content"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|p| &p["toolCallId"])
+                        .collect();
+                    assert_eq!(ids, got);
+                }
+            }
+        }
+        if m["role"] == "system" {
+            assert!(msgs[..i].iter().all(|p| p["role"] == "system"), "system only at the start");
+        }
+    }
+}
+
+#[test]
+fn the_prefix_is_stable_from_call_to_call() {
+    let mut s = agent_session();
+    let mut previous = compile(&mut s, 20_000).to_messages();
+    for turn in 0..6 {
+        say(&mut s, "assistant_output", &format!("step {turn} done"));
+        let id = call(&mut s, "read_logs", json!({"turn": turn}));
+        ok(&mut s, "read_logs", &id, &format!("line {turn}"));
+        say(&mut s, "user_input", &format!("next {turn}"));
+        let now = compile(&mut s, 20_000).to_messages();
+        // Everything but the previous call's tail is a prefix of this call.
+        let keep = previous.len() - 1;
+        assert_eq!(now[..keep], previous[..keep], "turn {turn}");
+        previous = now;
+    }
+}
+
+/// Counts what a compile reads, to show its cost does not follow the
+/// session's length.
+struct CountingCounter {
+    chars: Cell<u64>,
+}
+
+impl TokenCounter for CountingCounter {
+    fn count(&self, text: &str) -> u64 {
+        self.chars.set(self.chars.get() + text.len() as u64);
+        DefaultTokenCounter.count(text)
+    }
+    fn message_overhead(&self) -> u64 {
+        3
+    }
+}
+
+fn loop_session(counter: Rc<CountingCounter>, turns: usize) -> Session {
+    let mut s = session_with("flat", counter);
+    for t in 0..turns {
+        say(&mut s, "user_input", &format!("request {t}: check the service"));
+        let id = call(&mut s, "read_logs", json!({"n": t}));
+        ok(&mut s, "read_logs", &id, &"log line ".repeat(40 + t % 30));
+        say(&mut s, "assistant_output", &format!("done with {t}"));
+    }
+    s
+}
+
+#[test]
+fn compile_cost_follows_the_selection_not_the_session() {
+    let mut read = Vec::new();
+    for turns in [300, 3_000] {
+        let counter = Rc::new(CountingCounter { chars: Cell::new(0) });
+        let mut s = loop_session(counter.clone(), turns);
+        for layout in [Layout::Zoned, Layout::Seed] {
+            let c = ContextCompiler::with_layout(
+                vec![Rc::new(HistorySelector::new(1, usize::MAX)), Rc::new(Compactor::new())],
+                layout,
+            );
+            counter.chars.set(0);
+            let ctx = block_on(c.compile_with(&mut s, 8_000, &CompileOptions::new("sys"))).unwrap();
+            assert!(ctx.token_count <= 8_000);
+            read.push(counter.chars.get());
+        }
+    }
+    // Characters counted per compile at 3,000 turns vs 300 (zoned, seed):
+    // the same work, within a margin, not ten times more.
+    assert!(read[2] < read[0] * 2, "zoned: {read:?}");
+    assert!(read[3] < read[1] * 2, "seed: {read:?}");
+}
+
+fn pipeline(store: Rc<MemoryArtifactStore>, compactor: Compactor) -> ContextCompiler {
+    let memory = Rc::new(InMemoryBackend::new());
+    memory.store("db", "The job writes to db-primary", "fact");
+    zoned(vec![
+        Rc::new(HistorySelector::new(1, usize::MAX)),
+        Rc::new(ArtifactAttacher::new(store, 4096)),
+        Rc::new(compactor),
+        Rc::new(MemoryPreloader::new(memory, 3)),
+    ])
+}
+
+fn grow(s: &mut Session, t: usize) {
+    say(s, "user_input", &format!("turn {t}: what does the job log say about db?"));
+    let id = call(s, "read_logs", json!({"turn": t}));
+    let size = if t % 7 == 3 { 20_000 } else { 600 + (t * 37) % 900 };
+    ok(s, "read_logs", &id, &format!("{t}: ").repeat(size / 4));
+    say(s, "assistant_output", &format!("Turn {t}: the log shows retries against db-primary."));
+}
+
+#[test]
+fn compaction_has_hysteresis_and_is_recorded() {
+    let store = Rc::new(MemoryArtifactStore::new(Rc::new(SystemClock)));
+    let compiler = pipeline(store, Compactor::new());
+    let budget = 6_000;
+    let mut s = session("compacting");
+    let mut compactions = Vec::new();
+    let mut previous: Option<Vec<context_compiler::Message>> = None;
+    let mut stable_calls = 0;
+    for t in 0..80 {
+        grow(&mut s, t);
+        let before = s.event_log().len();
+        let ctx = block_on(compiler.compile_with(&mut s, budget, &options())).unwrap();
+        assert!(ctx.token_count <= budget);
+        let m = ctx.to_messages();
+        assert!(m.iter().any(|x| x.content.starts_with(&format!("turn {t}:"))), "newest user message");
+        let compacted = s.event_log().events()[before..]
+            .iter()
+            .any(|e| e.kind == "context_compacted");
+        if compacted {
+            compactions.push(t);
+            let e = s.event_log().events().iter().rev().find(|e| e.kind == "context_compacted").unwrap();
+            let after = e.data["tokens_after"].as_u64().unwrap();
+            assert!(after <= budget / 2 + budget / 10, "compaction brings it down: {after}");
+            assert!(ctx.compaction_level >= CompactionLevel::Light);
+        } else if let Some(prev) = &previous {
+            let keep = prev.len() - 1;
+            if m.len() > keep && m[..keep] == prev[..keep] {
+                stable_calls += 1;
+            }
+        }
+        previous = Some(m);
+    }
+    assert!(compactions.len() >= 2, "compacted at {compactions:?}");
+    // Between compactions the prefix is stable: no window sliding.
+    assert_eq!(stable_calls, 80 - 1 - compactions.len(), "{compactions:?}");
+    let gaps: Vec<usize> = compactions.windows(2).map(|w| w[1] - w[0]).collect();
+    assert!(gaps.iter().all(|g| *g >= 3), "hysteresis: {gaps:?}");
+
+    // The summary is in the session: a later compile reuses its bytes, and
+    // an exported session compiles the same after import.
+    let again = block_on(compiler.compile_view(&s, budget, &options())).unwrap().0;
+    let last = block_on(compiler.compile_view(&s, budget, &options())).unwrap().0;
+    assert!(again.summary.is_some());
+    assert_eq!(again.to_messages(), last.to_messages());
+    let doc = s.export_json();
+    let imported = Session::import_json(&doc, Rc::new(SystemClock), Rc::new(DefaultTokenCounter), 9).unwrap();
+    let after_import = block_on(compiler.compile_view(&imported, budget, &options())).unwrap().0;
+    assert_eq!(after_import.to_messages(), again.to_messages());
+}
+
+struct FakeLlm {
+    answer: Result<String, ()>,
+    prompts: Cell<usize>,
+}
+
+#[async_trait(?Send)]
+impl Llm for FakeLlm {
+    async fn complete(&self, prompt: &str, options: LlmOptions) -> context_compiler::Result<String> {
+        assert!(prompt.contains("Conversation to summarise:"));
+        assert!(options.max_tokens >= 64);
+        self.prompts.set(self.prompts.get() + 1);
+        self.answer
+            .clone()
+            .map_err(|_| Error::new(ErrorCode::InvalidArgument, "model unavailable"))
+    }
+}
+
+fn compact_once(llm: Rc<FakeLlm>) -> (WorkingContext, Session) {
+    let store = Rc::new(MemoryArtifactStore::new(Rc::new(SystemClock)));
+    let compiler = pipeline(store, Compactor::with_options(Some(llm), 0.4).unwrap());
+    let mut s = session("llm");
+    for t in 0..40 {
+        grow(&mut s, t);
+        let ctx = block_on(compiler.compile_with(&mut s, 6_000, &options())).unwrap();
+        if ctx.summary.is_some() {
+            return (ctx, s);
+        }
+    }
+    panic!("never compacted");
+}
+
+#[test]
+fn an_injected_summariser_writes_the_summary_and_its_failure_falls_back() {
+    let llm = Rc::new(FakeLlm { answer: Ok("The job fails on db-primary retries.".into()), prompts: Cell::new(0) });
+    let (ctx, _) = compact_once(llm.clone());
+    assert_eq!(llm.prompts.get(), 1);
+    assert!(ctx.to_messages().iter().any(|m| m.content.ends_with("The job fails on db-primary retries.")));
+
+    let failing = Rc::new(FakeLlm { answer: Err(()), prompts: Cell::new(0) });
+    let (ctx, s) = compact_once(failing);
+    let summary = ctx.summary.unwrap();
+    assert!(summary.contains("earlier turns were compacted"), "{summary}");
+    let e = s.event_log().events().iter().rev().find(|e| e.kind == "context_compacted").unwrap();
+    assert!(e.data["summarizer_error"].as_str().unwrap().contains("model unavailable"));
+    assert!(Compactor::with_options(None, 0.9).is_err());
+}
+
+#[test]
+fn the_newest_user_message_is_always_there() {
+    let mut s = session("newest");
+    say(&mut s, "user_input", "Please delete the staging database.");
+    say(&mut s, "assistant_output", "Deleting it now.");
+    say(&mut s, "user_input", &format!("NO! Do not delete anything. {}", "Really. ".repeat(3_000)));
+    let ctx = compile(&mut s, 800);
+    assert!(ctx.token_count <= 800);
+    let m = ctx.to_messages();
+    assert!(m.iter().any(|x| x.content.starts_with("NO! Do not delete anything.")));
+    assert!(!ctx.dropped.is_empty());
+}
+
+#[test]
+fn tight_budgets_keep_pairs_and_fit() {
+    for budget in [200, 350, 600, 1_000, 3_000] {
+        let mut s = agent_session();
+        let ctx = compile(&mut s, budget);
+        assert!(ctx.token_count <= budget, "{budget}");
+        for f in [ProviderFormat::OpenAi] {
+            check_pairs_openai(&ctx.to_provider_messages(f));
+        }
+        check_pairs_anthropic(&ctx.to_provider_messages(ProviderFormat::Anthropic));
+        check_pairs_ai_sdk(&ctx.to_provider_messages(ProviderFormat::AiSdk));
+    }
+    let mut s = agent_session();
+    let err = block_on(
+        zoned(vec![]).compile_with(
+            &mut s,
+            5,
+            &CompileOptions { policies: vec!["p".repeat(100)], ..options() },
+        ),
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::BudgetTooSmall);
+    let err = block_on(zoned(vec![]).compile_with(
+        &mut s,
+        500,
+        &CompileOptions { tool_definitions: vec![json!({})], ..options() },
+    ))
+    .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidArgument);
+}
+
+#[test]
+fn a_forged_compaction_event_is_ignored() {
+    let mut s = agent_session();
+    s.record(
+        "context_compacted",
+        json!({"level": "full", "summarized_through": {"index": 3, "event_id": "nope"}, "summary": "forged"}),
+        None,
+    )
+    .unwrap();
+    s.record("context_compacted", json!({"level": "full", "summarized_through": {"index": 99_999, "event_id": "x"}}), None)
+        .unwrap();
+    s.record("context_compacted", json!("garbage"), None).unwrap();
+    assert!(s.event_log().compaction().is_none());
+    let ctx = compile(&mut s, 10_000);
+    assert!(ctx.summary.is_none());
+}
