@@ -16,7 +16,7 @@ const WORDS = ("the a to of and in is it for on that with as this was by be are 
   "deploy service request error timeout retry cache database query index latency user token model " +
   "context budget compile session event tool output handle summary artifact memory worker queue").split(" ");
 
-function prose(r, chars) {
+export function prose(r, chars) {
   let out = "";
   while (out.length < chars) out += WORDS[Math.floor(r() * WORDS.length)] + (r() < 0.08 ? ". " : " ");
   return out.slice(0, chars);
@@ -61,6 +61,12 @@ function source(r, bytes) {
     }
   }
   return out.slice(0, bytes);
+}
+
+/** A tool output of `bytes`: logs, a JSON listing or source code. */
+export function toolOutput(r, bytes) {
+  const k = r();
+  return k < 0.4 ? logs(r, bytes) : k < 0.7 ? jsonListing(r, bytes) : source(r, bytes);
 }
 
 /** Pareto-distributed size (heavy tail), in bytes. */

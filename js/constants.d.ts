@@ -5,3 +5,16 @@ export declare const ToolEventKind: Readonly<{
   ERROR: "tool_error";
   TIMEOUT: "tool_timeout";
 }>;
+/** The seed's share of the context window per zone (seed 004). */
+export declare const DEFAULT_ZONE_BUDGETS: Readonly<{
+  system: 0.12;
+  persistent: 0.08;
+  working: 0.4;
+  recent: 0.4;
+}>;
+/** Utilisation from which light compaction is needed. */
+export declare const COMPACT_LIGHT: 0.8;
+/** Utilisation from which full compaction is needed. */
+export declare const COMPACT_FULL: 0.9;
+/** Utilisation from which emergency compaction is needed. */
+export declare const COMPACT_EMERGENCY: 0.95;

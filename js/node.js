@@ -8,6 +8,7 @@ export {
   ArtifactAttacher,
   Compactor,
   ContextCompiler,
+  ContextWindow,
   EventLog,
   HistorySelector,
   InMemoryBackend,
@@ -28,7 +29,13 @@ export {
   redact,
 } from "../pkg/context_compiler.js";
 
-export { ToolEventKind } from "./constants.js";
+export {
+  COMPACT_EMERGENCY,
+  COMPACT_FULL,
+  COMPACT_LIGHT,
+  DEFAULT_ZONE_BUDGETS,
+  ToolEventKind,
+} from "./constants.js";
 
 /** Already initialised in Node; kept so code written for the web entry runs unchanged. */
 export async function init() {}

@@ -60,6 +60,7 @@ export function initSync(input) {
 export const ArtifactAttacher = guard("ArtifactAttacher", glue.ArtifactAttacher);
 export const Compactor = guard("Compactor", glue.Compactor);
 export const ContextCompiler = guard("ContextCompiler", glue.ContextCompiler);
+export const ContextWindow = guard("ContextWindow", glue.ContextWindow);
 export const EventLog = guard("EventLog", glue.EventLog);
 export const HistorySelector = guard("HistorySelector", glue.HistorySelector);
 export const InMemoryBackend = guard("InMemoryBackend", glue.InMemoryBackend);
@@ -78,4 +79,10 @@ export const contentId = guard("contentId", glue.contentId);
 export const countTokens = guard("countTokens", glue.countTokens);
 export const estimateTokens = guard("estimateTokens", glue.estimateTokens);
 export const redact = guard("redact", glue.redact);
-export { ToolEventKind } from "./constants.js";
+export {
+  COMPACT_EMERGENCY,
+  COMPACT_FULL,
+  COMPACT_LIGHT,
+  DEFAULT_ZONE_BUDGETS,
+  ToolEventKind,
+} from "./constants.js";

@@ -18,9 +18,7 @@ use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
 use crate::tokens::{truncate_to_tokens, TokenCounter};
 use crate::working_context::{DropAction, Message};
-use crate::zones::{
-    self, CompactionLevel, Zone, ZoneBudgets, ZoneUsage, DEFAULT_ZONE_BUDGETS,
-};
+use crate::zones::{self, CompactionLevel, Zone, ZoneBudgets, ZoneUsage, DEFAULT_ZONE_BUDGETS};
 
 /// Default importance of [`ContextWindow::append_message`].
 pub const DEFAULT_MESSAGE_IMPORTANCE: f64 = 0.5;
@@ -280,7 +278,12 @@ impl ContextWindow {
 
     /// Appends a conversation message to working memory (importance 0.5 by
     /// default, clamped to `[0, 1]`).
-    pub fn append_message(&mut self, role: &str, content: &str, importance: Option<f64>) -> Result<()> {
+    pub fn append_message(
+        &mut self,
+        role: &str,
+        content: &str,
+        importance: Option<f64>,
+    ) -> Result<()> {
         let importance = check_importance(importance.unwrap_or(DEFAULT_MESSAGE_IMPORTANCE))?;
         let item = self.item(Zone::Working, role, content.to_string(), importance);
         self.working.push(item);
@@ -296,15 +299,26 @@ impl ContextWindow {
         } else {
             (format!("{tool_name} failed"), FAILED_TOOL_IMPORTANCE)
         };
-        let mut item = self.item(Zone::Working, "tool", format!("[{label}] {result}"), importance);
-        item.metadata.insert("tool_name".into(), Value::from(tool_name));
+        let mut item = self.item(
+            Zone::Working,
+            "tool",
+            format!("[{label}] {result}"),
+            importance,
+        );
+        item.metadata
+            .insert("tool_name".into(), Value::from(tool_name));
         item.metadata.insert("success".into(), Value::from(success));
         self.working.push(item);
     }
 
     /// Adds a message to the RECENT zone (importance 0.7 by default,
     /// clamped to `[0, 1]`).
-    pub fn add_recent_message(&mut self, role: &str, content: &str, importance: Option<f64>) -> Result<()> {
+    pub fn add_recent_message(
+        &mut self,
+        role: &str,
+        content: &str,
+        importance: Option<f64>,
+    ) -> Result<()> {
         let importance = check_importance(importance.unwrap_or(DEFAULT_RECENT_IMPORTANCE))?;
         let item = self.item(Zone::Recent, role, content.to_string(), importance);
         self.recent.push(item);

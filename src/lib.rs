@@ -49,8 +49,8 @@ pub use artifacts::{ArtifactHandle, ArtifactStore, MemoryArtifactStore, StoreOpt
 pub use budget::TokenBudget;
 pub use clock::Clock;
 pub use compiler::{
-    ArtifactAttacher, Compactor, CompileOptions, ContextCompiler, HistorySelector,
-    MemoryPreloader, Processor, SessionWrites,
+    ArtifactAttacher, Compactor, CompileOptions, ContextCompiler, HistorySelector, MemoryPreloader,
+    Processor, SessionWrites,
 };
 pub use context_window::{CompiledContext, ContextItem, ContextStats, ContextWindow};
 pub use error::{Error, ErrorCode, Result};
@@ -64,8 +64,8 @@ pub use working_context::{
     ToolCallPart, ToolResult, WorkingContext,
 };
 pub use zones::{
-    CompactionLevel, Zone, ZoneBudgets, ZoneUsage, COMPACT_EMERGENCY, COMPACT_FULL,
-    COMPACT_LIGHT, DEFAULT_ZONE_BUDGETS,
+    CompactionLevel, Zone, ZoneBudgets, ZoneUsage, COMPACT_EMERGENCY, COMPACT_FULL, COMPACT_LIGHT,
+    DEFAULT_ZONE_BUDGETS,
 };
 
 /// The README's Rust examples, compiled and run as doctests.

@@ -336,13 +336,34 @@ mod tests {
 
     #[test]
     fn levels_switch_at_exactly_80_90_95() {
-        assert_eq!(CompactionLevel::for_utilization(0.7999), CompactionLevel::None);
-        assert_eq!(CompactionLevel::for_utilization(0.80), CompactionLevel::Light);
-        assert_eq!(CompactionLevel::for_utilization(0.8999), CompactionLevel::Light);
-        assert_eq!(CompactionLevel::for_utilization(0.90), CompactionLevel::Full);
-        assert_eq!(CompactionLevel::for_utilization(0.9499), CompactionLevel::Full);
-        assert_eq!(CompactionLevel::for_utilization(0.95), CompactionLevel::Emergency);
-        assert_eq!(CompactionLevel::for_utilization(3.0), CompactionLevel::Emergency);
+        assert_eq!(
+            CompactionLevel::for_utilization(0.7999),
+            CompactionLevel::None
+        );
+        assert_eq!(
+            CompactionLevel::for_utilization(0.80),
+            CompactionLevel::Light
+        );
+        assert_eq!(
+            CompactionLevel::for_utilization(0.8999),
+            CompactionLevel::Light
+        );
+        assert_eq!(
+            CompactionLevel::for_utilization(0.90),
+            CompactionLevel::Full
+        );
+        assert_eq!(
+            CompactionLevel::for_utilization(0.9499),
+            CompactionLevel::Full
+        );
+        assert_eq!(
+            CompactionLevel::for_utilization(0.95),
+            CompactionLevel::Emergency
+        );
+        assert_eq!(
+            CompactionLevel::for_utilization(3.0),
+            CompactionLevel::Emergency
+        );
         for l in ["none", "light", "full", "emergency"] {
             assert_eq!(CompactionLevel::parse(l).map(|l| l.as_str()), Some(l));
         }
@@ -351,13 +372,19 @@ mod tests {
     #[test]
     fn budgets_are_validated() {
         assert!(DEFAULT_ZONE_BUDGETS.validate().is_ok());
-        let sum: f64 = Zone::ALL.iter().map(|z| DEFAULT_ZONE_BUDGETS.ratio(*z)).sum();
+        let sum: f64 = Zone::ALL
+            .iter()
+            .map(|z| DEFAULT_ZONE_BUDGETS.ratio(*z))
+            .sum();
         assert!((sum - 1.0).abs() < 1e-12);
         let bad = ZoneBudgets {
             working: 1.5,
             ..DEFAULT_ZONE_BUDGETS
         };
-        assert_eq!(bad.validate().unwrap_err().code(), ErrorCode::InvalidArgument);
+        assert_eq!(
+            bad.validate().unwrap_err().code(),
+            ErrorCode::InvalidArgument
+        );
         let over = ZoneBudgets {
             working: 0.6,
             ..DEFAULT_ZONE_BUDGETS

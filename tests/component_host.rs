@@ -17,7 +17,7 @@ use std::sync::mpsc;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use common::golden::{export_doc, fixtures, limit};
+use common::golden::{compile_options, export_doc, fixtures, limit};
 use context_compiler::normalize::aligner::PerceptionAligner;
 use context_compiler::normalize::schemas::SchemaRegistry;
 use context_compiler::WorkingContext;
@@ -32,7 +32,10 @@ wasmtime::component::bindgen!({
 });
 
 use agent::context_compiler::tool_bridge::ToolFailure;
-use exports::agent::context_compiler::compiler::{HistorySelectorOptions, Memory, Processor};
+use exports::agent::context_compiler::compiler::{
+    CompileOptions, HistorySelectorOptions, Layout, Memory, MessageFormat, Processor,
+};
+use exports::agent::context_compiler::context_window::CompactionLevel;
 use exports::agent::context_compiler::tools::CallOptions;
 use exports::agent::context_compiler::types::{Error as WitError, ErrorCode};
 
@@ -175,6 +178,132 @@ fn import(
         .unwrap()
 }
 
+fn to_messages(
+    store: &mut Store<Host>,
+    cc: &ContextCompiler,
+    context_json: &str,
+    format: MessageFormat,
+) -> Value {
+    let text = cc
+        .agent_context_compiler_compiler()
+        .call_to_messages(store, context_json, format)
+        .unwrap()
+        .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The seed's ContextWindow example through the component equals the
+/// native window, and bad input is an error result.
+#[test]
+fn the_context_window_is_the_native_one() {
+    let (mut store, cc) = instantiate();
+    let windows = cc.agent_context_compiler_context_window().window();
+    let w = windows
+        .call_create(&mut store, 128_000, None)
+        .unwrap()
+        .unwrap();
+    let mut native = context_compiler::ContextWindow::new(
+        128_000,
+        None,
+        Rc::new(context_compiler::DefaultTokenCounter),
+        Rc::new(context_compiler::clock::SystemClock),
+    )
+    .unwrap();
+    windows
+        .call_set_system_prompt(&mut store, w, "You are a helpful coding assistant.")
+        .unwrap();
+    native.set_system_prompt("You are a helpful coding assistant.");
+    windows
+        .call_set_goal(&mut store, w, "Build a REST API")
+        .unwrap();
+    native.set_goal("Build a REST API");
+    windows
+        .call_set_policies(&mut store, w, &["Never expose PII".to_string()])
+        .unwrap();
+    native.set_policies(vec!["Never expose PII".into()]);
+    windows
+        .call_set_tool_definitions(&mut store, w, r#"[{"name":"bash"}]"#)
+        .unwrap()
+        .unwrap();
+    native
+        .set_tool_definitions(vec![json!({"name": "bash"})])
+        .unwrap();
+    windows
+        .call_set_brain_digest(&mut store, w, r#"{"concept":"rest"}"#)
+        .unwrap()
+        .unwrap();
+    native.set_brain_digest(json!({"concept": "rest"})).unwrap();
+    windows
+        .call_set_task_state(&mut store, w, "Creating the model")
+        .unwrap();
+    native.set_task_state("Creating the model");
+    windows
+        .call_append_message(&mut store, w, "user", "Create the user model", None)
+        .unwrap()
+        .unwrap();
+    native
+        .append_message("user", "Create the user model", None)
+        .unwrap();
+    windows
+        .call_append_tool_result(&mut store, w, "bash", "ok", false)
+        .unwrap();
+    native.append_tool_result("bash", "ok", false);
+    windows
+        .call_add_recent_message(&mut store, w, "user", "Now add validation", Some(2.0))
+        .unwrap()
+        .unwrap();
+    native
+        .add_recent_message("user", "Now add validation", Some(2.0))
+        .unwrap();
+    let compiled: Value =
+        serde_json::from_str(&windows.call_compile(&mut store, w).unwrap()).unwrap();
+    let mut expected = serde_json::to_value(native.compile()).unwrap();
+    assert_eq!(compiled["messages"], expected["messages"]);
+    assert_eq!(compiled["totalTokens"], expected["totalTokens"]);
+    assert_eq!(compiled["zoneUsage"], expected["zoneUsage"]);
+    let stats: Value =
+        serde_json::from_str(&windows.call_get_stats(&mut store, w).unwrap()).unwrap();
+    expected = serde_json::to_value(native.get_stats()).unwrap();
+    assert_eq!(stats, expected);
+    assert!(matches!(
+        windows.call_get_compaction_level(&mut store, w).unwrap(),
+        CompactionLevel::None
+    ));
+    windows
+        .call_emergency_compact(&mut store, w, "summary")
+        .unwrap();
+    let stats: Value =
+        serde_json::from_str(&windows.call_get_stats(&mut store, w).unwrap()).unwrap();
+    assert_eq!(stats["workingItems"], 1);
+    // Bad input is an error result; the instance stays usable.
+    let e = windows
+        .call_set_tool_definitions(&mut store, w, r#"[{"nope":1}]"#)
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidArgument);
+    let e = windows
+        .call_append_message(&mut store, w, "user", "x", Some(f64::NAN))
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidArgument);
+    let e = windows
+        .call_create(&mut store, 0, None)
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidBudget);
+    let e = cc
+        .agent_context_compiler_compiler()
+        .call_to_messages(&mut store, "{not json", MessageFormat::Openai)
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidArgument);
+    assert!(windows
+        .call_compile(&mut store, w)
+        .unwrap()
+        .contains("summary"));
+    w.resource_drop(&mut store).unwrap();
+}
+
 fn processors(fixture: &Value) -> Vec<Processor> {
     fixture["compile"]["processors"]
         .as_array()
@@ -213,9 +342,31 @@ fn golden_fixtures_compile_the_same_through_the_component() {
             })
             .collect();
         let c = &fixture["compile"];
-        let compiled = cc
-            .agent_context_compiler_compiler()
-            .call_compile(
+        let compiler = cc.agent_context_compiler_compiler();
+        let zoned = c["layout"] == "zoned";
+        let compiled = if zoned {
+            let o = compile_options(c);
+            let json = |v: &Option<Value>| v.as_ref().map(Value::to_string);
+            let options = CompileOptions {
+                layout: Layout::Zoned,
+                system_prompt: o.system_prompt.clone(),
+                policies: o.policies.clone(),
+                tool_definitions_json: Some(Value::Array(o.tool_definitions.clone()).to_string()),
+                user_preferences_json: json(&o.user_preferences),
+                goal: o.goal.clone(),
+                state_digest_json: json(&o.state_digest),
+                task_state: o.task_state.clone(),
+            };
+            compiler.call_compile_with(
+                &mut store,
+                session,
+                c["budget"].as_u64().unwrap(),
+                &options,
+                &processors(&fixture),
+                &memories,
+            )
+        } else {
+            compiler.call_compile(
                 &mut store,
                 session,
                 c["budget"].as_u64().unwrap(),
@@ -223,8 +374,9 @@ fn golden_fixtures_compile_the_same_through_the_component() {
                 &processors(&fixture),
                 &memories,
             )
-            .unwrap()
-            .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+        }
+        .unwrap()
+        .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
         let ctx: WorkingContext = serde_json::from_str(&compiled.context_json).unwrap();
         let messages: Value = serde_json::from_str(&compiled.messages_json).unwrap();
         let events: Vec<Value> =
@@ -240,8 +392,25 @@ fn golden_fixtures_compile_the_same_through_the_component() {
             "memoryKeys": ctx.memory_hits.iter().map(|m| m.key.clone()).collect::<Vec<_>>(),
             "dropped": ctx.dropped,
             "recordedKinds": recorded,
+            "zoneUsage": ctx.zone_usage,
+            "compactionLevel": ctx.compaction_level,
+            "summary": ctx.summary,
+            "formats": {
+                "openai": to_messages(&mut store, &cc, &compiled.context_json, MessageFormat::Openai),
+                "anthropic": to_messages(&mut store, &cc, &compiled.context_json, MessageFormat::Anthropic),
+                "ai-sdk": to_messages(&mut store, &cc, &compiled.context_json, MessageFormat::AiSdk),
+            },
         });
         assert_eq!(actual, fixture["expected"], "{}", path.display());
+        assert_eq!(
+            to_messages(
+                &mut store,
+                &cc,
+                &compiled.context_json,
+                MessageFormat::Plain
+            ),
+            messages
+        );
         // Externalised artifacts landed in the host's KV, verified and whole.
         for r in ctx.artifact_refs {
             assert!(

@@ -47,13 +47,20 @@ fn seed_example() -> ContextWindow {
     w.set_goal("Build a REST API for user management");
     w.set_user_preferences(json!({"language": "en", "verbosity": "concise"}))
         .unwrap();
-    w.set_policies(vec!["Never expose PII".into(), "Always validate input".into()]);
-    w.set_tool_definitions(vec![json!({"name": "code_writer"}), json!({"name": "bash"})])
-        .unwrap();
+    w.set_policies(vec![
+        "Never expose PII".into(),
+        "Always validate input".into(),
+    ]);
+    w.set_tool_definitions(vec![
+        json!({"name": "code_writer"}),
+        json!({"name": "bash"}),
+    ])
+    .unwrap();
     w.set_brain_digest(json!({"active_concept": "rest_api", "confidence": 0.85}))
         .unwrap();
     w.set_task_state("Creating the User model");
-    w.append_message("user", "Create the user model", None).unwrap();
+    w.append_message("user", "Create the user model", None)
+        .unwrap();
     w.append_message("assistant", "Here is the User model...", None)
         .unwrap();
     w.append_tool_result("code_writer", "file created: models/user.py", true);
@@ -102,11 +109,16 @@ fn zone_ratios_default_and_custom() {
         recent: -0.1,
         ..DEFAULT_ZONE_BUDGETS
     };
-    let err = ContextWindow::new(1_000, Some(bad), Rc::new(CharCounter), StepClock::new(0.0, 1.0))
-        .unwrap_err();
+    let err = ContextWindow::new(
+        1_000,
+        Some(bad),
+        Rc::new(CharCounter),
+        StepClock::new(0.0, 1.0),
+    )
+    .unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
-    let err = ContextWindow::new(0, None, Rc::new(CharCounter), StepClock::new(0.0, 1.0))
-        .unwrap_err();
+    let err =
+        ContextWindow::new(0, None, Rc::new(CharCounter), StepClock::new(0.0, 1.0)).unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidBudget);
 }
 
@@ -122,9 +134,13 @@ fn every_heading_the_seed_names_and_the_goal_at_both_ends() {
     assert!(system.contains("## User Preferences\n{\"language\":\"en\",\"verbosity\":\"concise\"}"));
     let persistent = &m[1].content;
     assert!(persistent.starts_with("## Current Goal\nBuild a REST API for user management"));
-    assert!(persistent.contains("## Brain State\n{\"active_concept\":\"rest_api\",\"confidence\":0.85}"));
+    assert!(persistent
+        .contains("## Brain State\n{\"active_concept\":\"rest_api\",\"confidence\":0.85}"));
     // WORKING: the conversation and the tool result, in order.
-    assert_eq!((m[2].role.as_str(), m[2].content.as_str()), ("user", "Create the user model"));
+    assert_eq!(
+        (m[2].role.as_str(), m[2].content.as_str()),
+        ("user", "Create the user model")
+    );
     assert_eq!(m[3].role, "assistant");
     assert_eq!(
         (m[4].role.as_str(), m[4].content.as_str()),
@@ -134,7 +150,10 @@ fn every_heading_the_seed_names_and_the_goal_at_both_ends() {
     assert_eq!(m[5].content, "## Current Task\nCreating the User model");
     assert_eq!(m[6].content, "Now add validation");
     let last = m.last().unwrap();
-    assert_eq!(last.content, "## Goal (restated)\nBuild a REST API for user management");
+    assert_eq!(
+        last.content,
+        "## Goal (restated)\nBuild a REST API for user management"
+    );
     assert!(!ctx.compaction_needed);
     assert_eq!(ctx.compaction_level, CompactionLevel::None);
     assert!(ctx.dropped.is_empty());
@@ -149,7 +168,8 @@ fn importance_defaults_and_clamping() {
     w.append_tool_result("t", "ok", true);
     w.append_tool_result("t", "boom", false);
     w.add_recent_message("user", "d", None).unwrap();
-    w.add_recent_message("user", "e", Some(f64::INFINITY)).unwrap();
+    w.add_recent_message("user", "e", Some(f64::INFINITY))
+        .unwrap();
     let imp: Vec<f64> = w.working_items().iter().map(|i| i.importance).collect();
     assert_eq!(
         imp,
@@ -161,7 +181,14 @@ fn importance_defaults_and_clamping() {
             FAILED_TOOL_IMPORTANCE
         ]
     );
-    assert_eq!((DEFAULT_MESSAGE_IMPORTANCE, SUCCESSFUL_TOOL_IMPORTANCE, FAILED_TOOL_IMPORTANCE), (0.5, 0.4, 0.8));
+    assert_eq!(
+        (
+            DEFAULT_MESSAGE_IMPORTANCE,
+            SUCCESSFUL_TOOL_IMPORTANCE,
+            FAILED_TOOL_IMPORTANCE
+        ),
+        (0.5, 0.4, 0.8)
+    );
     let recent: Vec<f64> = w.recent_items().iter().map(|i| i.importance).collect();
     assert_eq!(recent, vec![DEFAULT_RECENT_IMPORTANCE, 1.0]);
     assert_eq!(DEFAULT_RECENT_IMPORTANCE, 0.7);
@@ -186,7 +213,8 @@ fn thresholds_at_exactly_80_90_95_percent() {
         (100, CompactionLevel::Emergency),
     ] {
         let mut w = char_window(100);
-        w.add_recent_message("user", &"x".repeat(len), None).unwrap();
+        w.add_recent_message("user", &"x".repeat(len), None)
+            .unwrap();
         assert_eq!(w.get_compaction_level(), level, "{len}");
         let ctx = w.compile();
         assert_eq!(ctx.compaction_level, level, "{len}");
@@ -205,19 +233,31 @@ fn light_and_full_compaction_keep_only_a_summary_in_working_memory() {
     w.compact_working_memory("User model created; validation next.");
     assert_eq!(w.working_items().len(), 1);
     assert_eq!(w.working_items()[0].role, "system");
-    assert!(w.working_items()[0].content.contains("User model created; validation next."));
+    assert!(w.working_items()[0]
+        .content
+        .contains("User model created; validation next."));
     assert!(w.scratchpad_notes().is_empty());
     assert_eq!(w.recent_items().len(), 1, "RECENT is kept");
     let ctx = w.compile();
-    assert!(ctx.messages[0].content.contains("## Policies"), "SYSTEM is kept");
-    assert!(ctx.messages[1].content.contains("## Brain State"), "PERSISTENT is kept");
-    assert!(ctx.messages.iter().any(|m| m.content.contains("## Current Task")));
+    assert!(
+        ctx.messages[0].content.contains("## Policies"),
+        "SYSTEM is kept"
+    );
+    assert!(
+        ctx.messages[1].content.contains("## Brain State"),
+        "PERSISTENT is kept"
+    );
+    assert!(ctx
+        .messages
+        .iter()
+        .any(|m| m.content.contains("## Current Task")));
 }
 
 #[test]
 fn emergency_compaction_keeps_goal_summary_and_last_two_recent_items() {
     let mut w = seed_example();
-    w.add_recent_message("assistant", "Adding validators", None).unwrap();
+    w.add_recent_message("assistant", "Adding validators", None)
+        .unwrap();
     w.add_recent_message("user", "Use pydantic", None).unwrap();
     w.write_scratchpad("note");
     w.emergency_compact("Built the model; adding validation.");
@@ -226,11 +266,17 @@ fn emergency_compaction_keeps_goal_summary_and_last_two_recent_items() {
     assert_eq!(stats.scratchpad_notes, 0);
     assert_eq!(stats.recent_items, 2);
     assert!(stats.goal_set);
-    let recent: Vec<&str> = w.recent_items().iter().map(|i| i.content.as_str()).collect();
+    let recent: Vec<&str> = w
+        .recent_items()
+        .iter()
+        .map(|i| i.content.as_str())
+        .collect();
     assert_eq!(recent, vec!["Adding validators", "Use pydantic"]);
     let ctx = w.compile();
     let all: Vec<&str> = ctx.messages.iter().map(|m| m.content.as_str()).collect();
-    assert!(all.iter().any(|c| c.contains("Built the model; adding validation.")));
+    assert!(all
+        .iter()
+        .any(|c| c.contains("Built the model; adding validation.")));
     assert!(!all.iter().any(|c| c.contains("## Brain State")));
     assert!(!all.iter().any(|c| c.contains("## Current Task")));
     assert!(all[1].contains("## Current Goal"));
@@ -269,8 +315,10 @@ fn stats_agree_with_compile() {
 fn compile_never_exceeds_the_window_and_leaves_the_least_important_out_first() {
     let mut w = char_window(100);
     w.set_system_prompt("S");
-    w.append_message("user", &"a".repeat(30), Some(0.9)).unwrap();
-    w.append_message("user", &"b".repeat(30), Some(0.1)).unwrap();
+    w.append_message("user", &"a".repeat(30), Some(0.9))
+        .unwrap();
+    w.append_message("user", &"b".repeat(30), Some(0.1))
+        .unwrap();
     w.append_tool_result("t", &"c".repeat(30), true);
     w.add_recent_message("user", &"d".repeat(20), None).unwrap();
     let stats = w.get_stats();
@@ -288,7 +336,8 @@ fn compile_never_exceeds_the_window_and_leaves_the_least_important_out_first() {
 
     // A single item larger than the window is truncated, never exceeded.
     let mut w = char_window(50);
-    w.add_recent_message("user", &"z".repeat(500), None).unwrap();
+    w.add_recent_message("user", &"z".repeat(500), None)
+        .unwrap();
     let ctx = w.compile();
     assert!(ctx.total_tokens <= 50);
     assert_eq!(ctx.dropped[0].action, DropAction::Truncated);
@@ -309,8 +358,10 @@ fn seed_example_with(max: u64) -> ContextWindow {
     let full = seed_example();
     w.set_system_prompt("You are a helpful coding assistant.");
     w.set_goal(full.goal().unwrap());
-    w.append_message("user", "Create the user model", None).unwrap();
-    w.add_recent_message("user", "Now add validation", None).unwrap();
+    w.append_message("user", "Create the user model", None)
+        .unwrap();
+    w.add_recent_message("user", "Now add validation", None)
+        .unwrap();
     w
 }
 

@@ -5,7 +5,7 @@
 //! `UPDATE_GOLDEN=1 cargo test --test golden` rewrites the `expected` blocks.
 mod common;
 
-use common::golden::{export_doc, fixtures, limit};
+use common::golden::{compile_options, export_doc, fixtures, limit};
 
 use std::rc::Rc;
 
@@ -13,7 +13,8 @@ use common::block_on;
 use context_compiler::clock::SystemClock;
 use context_compiler::{
     ArtifactAttacher, Compactor, ContextCompiler, DefaultTokenCounter, HistorySelector,
-    InMemoryBackend, MemoryArtifactStore, MemoryPreloader, Processor, Session,
+    InMemoryBackend, Layout, MemoryArtifactStore, MemoryPreloader, Processor, ProviderFormat,
+    Session,
 };
 use serde_json::{json, Value};
 
@@ -36,7 +37,10 @@ fn processors(fixture: &Value, store: Rc<MemoryArtifactStore>) -> Vec<Rc<dyn Pro
                     limit(&p["keepFirst"], 2),
                     limit(&p["keepLast"], 5),
                 )),
-                "compactor" => Rc::new(Compactor::new()),
+                "compactor" => match p["target"].as_f64() {
+                    Some(t) => Rc::new(Compactor::with_options(None, t).unwrap()),
+                    None => Rc::new(Compactor::new()),
+                },
                 "memory_preloader" => {
                     Rc::new(MemoryPreloader::new(memory.clone(), limit(&p["topK"], 5)))
                 }
@@ -57,12 +61,16 @@ fn run(fixture: &Value) -> Value {
             .expect("import");
     let before = session.event_log().len();
     let store = Rc::new(MemoryArtifactStore::new(Rc::new(SystemClock)));
-    let compiler = ContextCompiler::new(processors(fixture, store));
     let c = &fixture["compile"];
-    let ctx = block_on(compiler.compile(
+    let layout = match c["layout"].as_str() {
+        Some("zoned") => Layout::Zoned,
+        _ => Layout::Seed,
+    };
+    let compiler = ContextCompiler::with_layout(processors(fixture, store), layout);
+    let ctx = block_on(compiler.compile_with(
         &mut session,
         c["budget"].as_u64().unwrap(),
-        c["systemPrompt"].as_str().unwrap(),
+        &compile_options(c),
     ))
     .expect("compile");
     let recorded: Vec<&str> = session.event_log().events()[before..]
@@ -76,6 +84,14 @@ fn run(fixture: &Value) -> Value {
         "memoryKeys": ctx.memory_hits.iter().map(|m| m.key.clone()).collect::<Vec<_>>(),
         "dropped": ctx.dropped,
         "recordedKinds": recorded,
+        "zoneUsage": ctx.zone_usage,
+        "compactionLevel": ctx.compaction_level,
+        "summary": ctx.summary,
+        "formats": {
+            "openai": ctx.to_provider_messages(ProviderFormat::OpenAi),
+            "anthropic": ctx.to_provider_messages(ProviderFormat::Anthropic),
+            "ai-sdk": ctx.to_provider_messages(ProviderFormat::AiSdk),
+        },
     })
 }
 

@@ -12,9 +12,9 @@ use common::{block_on, session, session_with};
 use context_compiler::clock::SystemClock;
 use context_compiler::tokens::{DefaultTokenCounter, TokenCounter};
 use context_compiler::{
-    ArtifactAttacher, CompactionLevel, Compactor, CompileOptions, ContextCompiler,
-    HistorySelector, InMemoryBackend, Layout, Llm, LlmOptions, MemoryArtifactStore,
-    MemoryPreloader, Processor, ProviderFormat, Session, WorkingContext,
+    ArtifactAttacher, CompactionLevel, Compactor, CompileOptions, ContextCompiler, HistorySelector,
+    InMemoryBackend, Layout, Llm, LlmOptions, MemoryArtifactStore, MemoryPreloader, Processor,
+    ProviderFormat, Session, WorkingContext,
 };
 use context_compiler::{Error, ErrorCode};
 use serde_json::{json, Value};
@@ -36,10 +36,14 @@ fn options() -> CompileOptions {
 }
 
 fn call(s: &mut Session, tool: &str, args: Value) -> String {
-    s.record("tool_call", json!({"tool_name": tool, "arguments": args}), None)
-        .unwrap()
-        .event_id
-        .clone()
+    s.record(
+        "tool_call",
+        json!({"tool_name": tool, "arguments": args}),
+        None,
+    )
+    .unwrap()
+    .event_id
+    .clone()
 }
 
 fn ok(s: &mut Session, tool: &str, call_id: &str, result: &str) {
@@ -72,8 +76,12 @@ fn agent_session() -> Session {
     )
     .unwrap();
     ok(&mut s, "df", &b, "/data 100%");
-    s.record("tool_success", json!({"tool": "uptime", "result": "up 3 days"}), None)
-        .unwrap();
+    s.record(
+        "tool_success",
+        json!({"tool": "uptime", "result": "up 3 days"}),
+        None,
+    )
+    .unwrap();
     say(&mut s, "assistant_output", "The disk /data is full.");
     say(&mut s, "user_input", "Clean it up, but keep the backups.");
     call(&mut s, "restart", json!({"service": "job"}));
@@ -99,7 +107,10 @@ fn zones_in_order_with_the_goal_at_both_ends() {
         m[1].content,
         "## Current Goal\nFind why the nightly job fails\n\n## Brain State\n{\"phase\":\"diagnose\"}"
     );
-    assert_eq!(m[2].content, "The nightly job failed. Why?", "pinned first turn");
+    assert_eq!(
+        m[2].content, "The nightly job failed. Why?",
+        "pinned first turn"
+    );
     let last = m.last().unwrap();
     assert_eq!(last.role, "system");
     assert_eq!(
@@ -107,7 +118,11 @@ fn zones_in_order_with_the_goal_at_both_ends() {
         "## Current Task\nReading the logs\n\n## Goal (restated)\nFind why the nightly job fails"
     );
     assert_eq!(m[m.len() - 2].content, "Clean it up, but keep the backups.");
-    let zones: Vec<_> = ctx.context_messages().iter().map(|m| m.zone.unwrap()).collect();
+    let zones: Vec<_> = ctx
+        .context_messages()
+        .iter()
+        .map(|m| m.zone.unwrap())
+        .collect();
     use context_compiler::Zone::*;
     assert_eq!(zones[..3], [System, Persistent, Persistent]);
     assert_eq!(zones[zones.len() - 2..], [Recent, Recent]);
@@ -122,15 +137,23 @@ fn every_call_has_its_result_in_every_format() {
     let ctx = compile(&mut s, 10_000);
     let h = &ctx.history;
     // The pending `restart` call has no result yet: it is left out.
-    assert!(!h.iter().any(|m| m.tool_calls.iter().any(|c| c.name == "restart")));
+    assert!(!h
+        .iter()
+        .any(|m| m.tool_calls.iter().any(|c| c.name == "restart")));
     // Sequential steps are separate assistant messages; parallel calls share one.
     let calls: Vec<Vec<&str>> = h
         .iter()
         .filter(|m| !m.tool_calls.is_empty())
         .map(|m| m.tool_calls.iter().map(|c| c.name.as_str()).collect())
         .collect();
-    assert_eq!(calls, vec![vec!["read_logs"], vec!["df", "du"], vec!["uptime"]]);
-    assert_eq!(h[1].content, "Let me read the logs.", "calls join the assistant's text");
+    assert_eq!(
+        calls,
+        vec![vec!["read_logs"], vec!["df", "du"], vec!["uptime"]]
+    );
+    assert_eq!(
+        h[1].content, "Let me read the logs.",
+        "calls join the assistant's text"
+    );
     // Each call is followed by exactly its results, in call order.
     for (i, m) in h.iter().enumerate() {
         for (k, c) in m.tool_calls.iter().enumerate() {
@@ -138,11 +161,17 @@ fn every_call_has_its_result_in_every_format() {
             assert_eq!(r.tool_call_id.as_deref(), Some(c.id.as_str()));
         }
     }
-    let du = h.iter().find(|m| m.tool_name.as_deref() == Some("du")).unwrap();
+    let du = h
+        .iter()
+        .find(|m| m.tool_name.as_deref() == Some("du"))
+        .unwrap();
     assert!(du.is_error);
     assert_eq!(du.content, "error: permission denied");
     // The orphan outcome gets a synthesised call id.
-    let up = h.iter().find(|m| m.tool_name.as_deref() == Some("uptime")).unwrap();
+    let up = h
+        .iter()
+        .find(|m| m.tool_name.as_deref() == Some("uptime"))
+        .unwrap();
     assert!(up.tool_call_id.as_deref().unwrap().starts_with("call_"));
 
     check_pairs_openai(&ctx.to_provider_messages(ProviderFormat::OpenAi));
@@ -157,7 +186,8 @@ fn check_pairs_openai(v: &Value) {
             assert_eq!(m["role"], "assistant");
             for (k, c) in calls.iter().enumerate() {
                 assert_eq!(c["type"], "function");
-                let args: Value = serde_json::from_str(c["function"]["arguments"].as_str().unwrap()).unwrap();
+                let args: Value =
+                    serde_json::from_str(c["function"]["arguments"].as_str().unwrap()).unwrap();
                 assert!(args.is_object());
                 let r = &msgs[i + 1 + k];
                 assert_eq!(r["role"], "tool");
@@ -178,14 +208,24 @@ fn check_pairs_anthropic(v: &Value) {
     let system = v["system"].as_array().unwrap();
     assert!(system.iter().all(|b| b["type"] == "text"));
     let msgs = v["messages"].as_array().unwrap();
-    let mut marks = system.iter().filter(|b| b.get("cache_control").is_some()).count();
+    let mut marks = system
+        .iter()
+        .filter(|b| b.get("cache_control").is_some())
+        .count();
     for (i, m) in msgs.iter().enumerate() {
         if i > 0 {
             assert_ne!(m["role"], msgs[i - 1]["role"], "roles alternate");
         }
         let blocks = m["content"].as_array().unwrap();
-        marks += blocks.iter().filter(|b| b.get("cache_control").is_some()).count();
-        let uses: Vec<&Value> = blocks.iter().filter(|b| b["type"] == "tool_use").map(|b| &b["id"]).collect();
+        marks += blocks
+            .iter()
+            .filter(|b| b.get("cache_control").is_some())
+            .count();
+        let uses: Vec<&Value> = blocks
+            .iter()
+            .filter(|b| b["type"] == "tool_use")
+            .map(|b| &b["id"])
+            .collect();
         if !uses.is_empty() {
             assert_eq!(m["role"], "assistant");
             let next = msgs[i + 1]["content"].as_array().unwrap();
@@ -194,8 +234,14 @@ fn check_pairs_anthropic(v: &Value) {
                 .filter(|b| b["type"] == "tool_result")
                 .map(|b| &b["tool_use_id"])
                 .collect();
-            assert_eq!(uses, results, "the next user message answers every tool_use first");
-            assert!(next.iter().take(results.len()).all(|b| b["type"] == "tool_result"));
+            assert_eq!(
+                uses, results,
+                "the next user message answers every tool_use first"
+            );
+            assert!(next
+                .iter()
+                .take(results.len())
+                .all(|b| b["type"] == "tool_result"));
         }
         for b in blocks {
             if b["type"] == "tool_use" {
@@ -233,7 +279,10 @@ fn check_pairs_ai_sdk(v: &Value) {
             }
         }
         if m["role"] == "system" {
-            assert!(msgs[..i].iter().all(|p| p["role"] == "system"), "system only at the start");
+            assert!(
+                msgs[..i].iter().all(|p| p["role"] == "system"),
+                "system only at the start"
+            );
         }
     }
 }
@@ -274,7 +323,11 @@ impl TokenCounter for CountingCounter {
 fn loop_session(counter: Rc<CountingCounter>, turns: usize) -> Session {
     let mut s = session_with("flat", counter);
     for t in 0..turns {
-        say(&mut s, "user_input", &format!("request {t}: check the service"));
+        say(
+            &mut s,
+            "user_input",
+            &format!("request {t}: check the service"),
+        );
         let id = call(&mut s, "read_logs", json!({"n": t}));
         ok(&mut s, "read_logs", &id, &"log line ".repeat(40 + t % 30));
         say(&mut s, "assistant_output", &format!("done with {t}"));
@@ -286,11 +339,16 @@ fn loop_session(counter: Rc<CountingCounter>, turns: usize) -> Session {
 fn compile_cost_follows_the_selection_not_the_session() {
     let mut read = Vec::new();
     for turns in [300, 3_000] {
-        let counter = Rc::new(CountingCounter { chars: Cell::new(0) });
+        let counter = Rc::new(CountingCounter {
+            chars: Cell::new(0),
+        });
         let mut s = loop_session(counter.clone(), turns);
         for layout in [Layout::Zoned, Layout::Seed] {
             let c = ContextCompiler::with_layout(
-                vec![Rc::new(HistorySelector::new(1, usize::MAX)), Rc::new(Compactor::new())],
+                vec![
+                    Rc::new(HistorySelector::new(1, usize::MAX)),
+                    Rc::new(Compactor::new()),
+                ],
                 layout,
             );
             counter.chars.set(0);
@@ -317,11 +375,23 @@ fn pipeline(store: Rc<MemoryArtifactStore>, compactor: Compactor) -> ContextComp
 }
 
 fn grow(s: &mut Session, t: usize) {
-    say(s, "user_input", &format!("turn {t}: what does the job log say about db?"));
+    say(
+        s,
+        "user_input",
+        &format!("turn {t}: what does the job log say about db?"),
+    );
     let id = call(s, "read_logs", json!({"turn": t}));
-    let size = if t % 7 == 3 { 20_000 } else { 600 + (t * 37) % 900 };
+    let size = if t % 7 == 3 {
+        20_000
+    } else {
+        600 + (t * 37) % 900
+    };
     ok(s, "read_logs", &id, &format!("{t}: ").repeat(size / 4));
-    say(s, "assistant_output", &format!("Turn {t}: the log shows retries against db-primary."));
+    say(
+        s,
+        "assistant_output",
+        &format!("Turn {t}: the log shows retries against db-primary."),
+    );
 }
 
 #[test]
@@ -339,15 +409,28 @@ fn compaction_has_hysteresis_and_is_recorded() {
         let ctx = block_on(compiler.compile_with(&mut s, budget, &options())).unwrap();
         assert!(ctx.token_count <= budget);
         let m = ctx.to_messages();
-        assert!(m.iter().any(|x| x.content.starts_with(&format!("turn {t}:"))), "newest user message");
+        assert!(
+            m.iter()
+                .any(|x| x.content.starts_with(&format!("turn {t}:"))),
+            "newest user message"
+        );
         let compacted = s.event_log().events()[before..]
             .iter()
             .any(|e| e.kind == "context_compacted");
         if compacted {
             compactions.push(t);
-            let e = s.event_log().events().iter().rev().find(|e| e.kind == "context_compacted").unwrap();
+            let e = s
+                .event_log()
+                .events()
+                .iter()
+                .rev()
+                .find(|e| e.kind == "context_compacted")
+                .unwrap();
             let after = e.data["tokens_after"].as_u64().unwrap();
-            assert!(after <= budget / 2 + budget / 10, "compaction brings it down: {after}");
+            assert!(
+                after <= budget / 2 + budget / 10,
+                "compaction brings it down: {after}"
+            );
             assert!(ctx.compaction_level >= CompactionLevel::Light);
         } else if let Some(prev) = &previous {
             let keep = prev.len() - 1;
@@ -365,13 +448,20 @@ fn compaction_has_hysteresis_and_is_recorded() {
 
     // The summary is in the session: a later compile reuses its bytes, and
     // an exported session compiles the same after import.
-    let again = block_on(compiler.compile_view(&s, budget, &options())).unwrap().0;
-    let last = block_on(compiler.compile_view(&s, budget, &options())).unwrap().0;
+    let again = block_on(compiler.compile_view(&s, budget, &options()))
+        .unwrap()
+        .0;
+    let last = block_on(compiler.compile_view(&s, budget, &options()))
+        .unwrap()
+        .0;
     assert!(again.summary.is_some());
     assert_eq!(again.to_messages(), last.to_messages());
     let doc = s.export_json();
-    let imported = Session::import_json(&doc, Rc::new(SystemClock), Rc::new(DefaultTokenCounter), 9).unwrap();
-    let after_import = block_on(compiler.compile_view(&imported, budget, &options())).unwrap().0;
+    let imported =
+        Session::import_json(&doc, Rc::new(SystemClock), Rc::new(DefaultTokenCounter), 9).unwrap();
+    let after_import = block_on(compiler.compile_view(&imported, budget, &options()))
+        .unwrap()
+        .0;
     assert_eq!(after_import.to_messages(), again.to_messages());
 }
 
@@ -382,7 +472,11 @@ struct FakeLlm {
 
 #[async_trait(?Send)]
 impl Llm for FakeLlm {
-    async fn complete(&self, prompt: &str, options: LlmOptions) -> context_compiler::Result<String> {
+    async fn complete(
+        &self,
+        prompt: &str,
+        options: LlmOptions,
+    ) -> context_compiler::Result<String> {
         assert!(prompt.contains("Conversation to summarise:"));
         assert!(options.max_tokens >= 64);
         self.prompts.set(self.prompts.get() + 1);
@@ -408,17 +502,38 @@ fn compact_once(llm: Rc<FakeLlm>) -> (WorkingContext, Session) {
 
 #[test]
 fn an_injected_summariser_writes_the_summary_and_its_failure_falls_back() {
-    let llm = Rc::new(FakeLlm { answer: Ok("The job fails on db-primary retries.".into()), prompts: Cell::new(0) });
+    let llm = Rc::new(FakeLlm {
+        answer: Ok("The job fails on db-primary retries.".into()),
+        prompts: Cell::new(0),
+    });
     let (ctx, _) = compact_once(llm.clone());
     assert_eq!(llm.prompts.get(), 1);
-    assert!(ctx.to_messages().iter().any(|m| m.content.ends_with("The job fails on db-primary retries.")));
+    assert!(ctx
+        .to_messages()
+        .iter()
+        .any(|m| m.content.ends_with("The job fails on db-primary retries.")));
 
-    let failing = Rc::new(FakeLlm { answer: Err(()), prompts: Cell::new(0) });
+    let failing = Rc::new(FakeLlm {
+        answer: Err(()),
+        prompts: Cell::new(0),
+    });
     let (ctx, s) = compact_once(failing);
     let summary = ctx.summary.unwrap();
-    assert!(summary.contains("earlier turns were compacted"), "{summary}");
-    let e = s.event_log().events().iter().rev().find(|e| e.kind == "context_compacted").unwrap();
-    assert!(e.data["summarizer_error"].as_str().unwrap().contains("model unavailable"));
+    assert!(
+        summary.contains("earlier turns were compacted"),
+        "{summary}"
+    );
+    let e = s
+        .event_log()
+        .events()
+        .iter()
+        .rev()
+        .find(|e| e.kind == "context_compacted")
+        .unwrap();
+    assert!(e.data["summarizer_error"]
+        .as_str()
+        .unwrap()
+        .contains("model unavailable"));
     assert!(Compactor::with_options(None, 0.9).is_err());
 }
 
@@ -427,11 +542,17 @@ fn the_newest_user_message_is_always_there() {
     let mut s = session("newest");
     say(&mut s, "user_input", "Please delete the staging database.");
     say(&mut s, "assistant_output", "Deleting it now.");
-    say(&mut s, "user_input", &format!("NO! Do not delete anything. {}", "Really. ".repeat(3_000)));
+    say(
+        &mut s,
+        "user_input",
+        &format!("NO! Do not delete anything. {}", "Really. ".repeat(3_000)),
+    );
     let ctx = compile(&mut s, 800);
     assert!(ctx.token_count <= 800);
     let m = ctx.to_messages();
-    assert!(m.iter().any(|x| x.content.starts_with("NO! Do not delete anything.")));
+    assert!(m
+        .iter()
+        .any(|x| x.content.starts_with("NO! Do not delete anything.")));
     assert!(!ctx.dropped.is_empty());
 }
 
@@ -441,26 +562,28 @@ fn tight_budgets_keep_pairs_and_fit() {
         let mut s = agent_session();
         let ctx = compile(&mut s, budget);
         assert!(ctx.token_count <= budget, "{budget}");
-        for f in [ProviderFormat::OpenAi] {
-            check_pairs_openai(&ctx.to_provider_messages(f));
-        }
+        check_pairs_openai(&ctx.to_provider_messages(ProviderFormat::OpenAi));
         check_pairs_anthropic(&ctx.to_provider_messages(ProviderFormat::Anthropic));
         check_pairs_ai_sdk(&ctx.to_provider_messages(ProviderFormat::AiSdk));
     }
     let mut s = agent_session();
-    let err = block_on(
-        zoned(vec![]).compile_with(
-            &mut s,
-            5,
-            &CompileOptions { policies: vec!["p".repeat(100)], ..options() },
-        ),
-    )
+    let err = block_on(zoned(vec![]).compile_with(
+        &mut s,
+        5,
+        &CompileOptions {
+            policies: vec!["p".repeat(100)],
+            ..options()
+        },
+    ))
     .unwrap_err();
     assert_eq!(err.code(), ErrorCode::BudgetTooSmall);
     let err = block_on(zoned(vec![]).compile_with(
         &mut s,
         500,
-        &CompileOptions { tool_definitions: vec![json!({})], ..options() },
+        &CompileOptions {
+            tool_definitions: vec![json!({})],
+            ..options()
+        },
     ))
     .unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
@@ -475,9 +598,14 @@ fn a_forged_compaction_event_is_ignored() {
         None,
     )
     .unwrap();
-    s.record("context_compacted", json!({"level": "full", "summarized_through": {"index": 99_999, "event_id": "x"}}), None)
+    s.record(
+        "context_compacted",
+        json!({"level": "full", "summarized_through": {"index": 99_999, "event_id": "x"}}),
+        None,
+    )
+    .unwrap();
+    s.record("context_compacted", json!("garbage"), None)
         .unwrap();
-    s.record("context_compacted", json!("garbage"), None).unwrap();
     assert!(s.event_log().compaction().is_none());
     let ctx = compile(&mut s, 10_000);
     assert!(ctx.summary.is_none());

@@ -58,7 +58,9 @@ impl Compactor {
         if !(target > 0.0 && target < crate::zones::COMPACT_LIGHT) {
             return Err(Error::new(
                 ErrorCode::InvalidArgument,
-                format!("the compaction target must be a fraction above 0 and below 0.8 (got {target})"),
+                format!(
+                    "the compaction target must be a fraction above 0 and below 0.8 (got {target})"
+                ),
             ));
         }
         Ok(Compactor { summarizer, target })

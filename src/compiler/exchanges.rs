@@ -138,9 +138,7 @@ impl<'a> ExchangeBuilder<'a> {
     }
 
     fn call(&mut self, call: ToolCallPart, call_position: usize, outcome_position: usize) {
-        let mask = self
-            .masked_through
-            .is_some_and(|m| outcome_position <= m);
+        let mask = self.masked_through.is_some_and(|m| outcome_position <= m);
         let Some(o) = outcome(self.log, outcome_position, mask, self.writes) else {
             return;
         };

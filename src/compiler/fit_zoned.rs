@@ -51,7 +51,12 @@ fn section(slot: Slot) -> Section {
     }
 }
 
-fn dropped(section: Section, action: DropAction, event_id: Option<String>, tokens: u64) -> DroppedItem {
+fn dropped(
+    section: Section,
+    action: DropAction,
+    event_id: Option<String>,
+    tokens: u64,
+) -> DroppedItem {
     DroppedItem {
         section,
         action,
@@ -81,8 +86,12 @@ fn drop_turn(ctx: &mut WorkingContext, start: usize, counter: &dyn TokenCounter)
             .unwrap_or_else(|| crate::working_context::zoned_message_tokens(&m, counter))
             + overhead;
         removed += tokens;
-        ctx.dropped
-            .push(dropped(Section::History, DropAction::Dropped, m.event_id, tokens));
+        ctx.dropped.push(dropped(
+            Section::History,
+            DropAction::Dropped,
+            m.event_id,
+            tokens,
+        ));
     }
     removed
 }
@@ -128,15 +137,30 @@ pub(crate) fn fit_zoned(
         }
         // 2. Per-turn extras, oldest first.
         if let Some(t) = (!ctx.tool_results.is_empty()).then(|| ctx.tool_results.remove(0)) {
-            ctx.dropped.push(dropped(Section::ToolResults, DropAction::Dropped, t.event_id, 0));
+            ctx.dropped.push(dropped(
+                Section::ToolResults,
+                DropAction::Dropped,
+                t.event_id,
+                0,
+            ));
             continue;
         }
         if let Some(a) = (!ctx.artifact_refs.is_empty()).then(|| ctx.artifact_refs.remove(0)) {
-            ctx.dropped.push(dropped(Section::ArtifactRefs, DropAction::Dropped, a.event_id, 0));
+            ctx.dropped.push(dropped(
+                Section::ArtifactRefs,
+                DropAction::Dropped,
+                a.event_id,
+                0,
+            ));
             continue;
         }
         if let Some(m) = ctx.memory_hits.pop() {
-            ctx.dropped.push(dropped(Section::MemoryHits, DropAction::Dropped, None, m.tokens.unwrap_or(0)));
+            ctx.dropped.push(dropped(
+                Section::MemoryHits,
+                DropAction::Dropped,
+                None,
+                m.tokens.unwrap_or(0),
+            ));
             continue;
         }
         // 3. Pinned turns, newest first (never the newest user message).
@@ -146,7 +170,12 @@ pub(crate) fn fit_zoned(
             continue;
         }
         // 4. Truncate the largest text, the newest user message last.
-        let mut slots = vec![Slot::SystemPrompt, Slot::Summary, Slot::Goal, Slot::TaskState];
+        let mut slots = vec![
+            Slot::SystemPrompt,
+            Slot::Summary,
+            Slot::Goal,
+            Slot::TaskState,
+        ];
         slots.extend((0..ctx.history.len()).map(Slot::History));
         let size = |ctx: &WorkingContext, s: Slot| counter.count(text(ctx, s));
         let largest = slots
@@ -180,7 +209,11 @@ pub(crate) fn fit_zoned(
             _ => None,
         };
         // The goal appears twice; cut it by half the excess.
-        let cut_by = if slot == Slot::Goal { over.div_ceil(2) } else { over };
+        let cut_by = if slot == Slot::Goal {
+            over.div_ceil(2)
+        } else {
+            over
+        };
         let cut = truncate_to_tokens(counter, text(&ctx, slot), tokens.saturating_sub(cut_by));
         set_text(&mut ctx, slot, cut);
         let after = ctx.measure(counter);

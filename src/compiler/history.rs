@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 
 use crate::compiler::processor::{Processor, SessionWrites};
-use crate::compiler::zoned_selection::{self, SELECTION_COST_CAP};
+use crate::compiler::zoned_selection::{self, selection_cost_cap};
 use crate::error::Result;
 use crate::session::render::{render, Rendered};
 use crate::session::Session;
@@ -121,11 +121,11 @@ impl Processor for HistorySelector {
 
         // The newest outcomes that fit what is left, newest first, so the
         // walk ends at the budget whatever `keep_last` is. Inline outputs
-        // count at most SELECTION_COST_CAP: an externaliser later in the
+        // count at most `selection_cost_cap`: an externaliser later in the
         // pipeline shrinks them, the final fit cuts what still does not fit.
         let mut picked = Vec::new();
         for &i in log.tool_outcomes().iter().rev().take(self.keep_last) {
-            let cost = log.rendered_tokens(i).min(SELECTION_COST_CAP) + 8;
+            let cost = log.rendered_tokens(i).min(selection_cost_cap(budget)) + 8;
             if cost > available {
                 break;
             }

@@ -29,9 +29,7 @@ impl SessionWrites {
         self.records
             .iter()
             .filter(|(kind, _)| kind == ARTIFACT_STORED)
-            .find_map(|(_, data)| {
-                externalized_ref(data).filter(|(id, _)| id == event_id)
-            })
+            .find_map(|(_, data)| externalized_ref(data).filter(|(id, _)| id == event_id))
             .map(|(_, r)| r)
     }
 

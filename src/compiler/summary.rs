@@ -63,10 +63,13 @@ pub(crate) fn builtin_summary(
                 let entry = tools.entry(tool.clone()).or_default();
                 entry.0 += 1;
                 entry.1 += usize::from(failed);
-                let artifact = log.externalized(&e.event_id).cloned().or(match render(&e.kind, &e.data) {
-                    Some(Rendered::Artifact(r)) => Some(r),
-                    _ => None,
-                });
+                let artifact =
+                    log.externalized(&e.event_id)
+                        .cloned()
+                        .or(match render(&e.kind, &e.data) {
+                            Some(Rendered::Artifact(r)) => Some(r),
+                            _ => None,
+                        });
                 if let Some(r) = artifact {
                     artifacts.push(format!("{} ({tool}, {} bytes)", r.handle, r.size_bytes));
                 }
@@ -148,7 +151,10 @@ fn transcript(log: &EventLog, after: Option<usize>, through: usize) -> String {
         return text;
     }
     let tail: String = text.chars().skip(total - TRANSCRIPT_CHARS).collect();
-    format!("[… {} earlier characters omitted]\n{tail}", total - TRANSCRIPT_CHARS)
+    format!(
+        "[… {} earlier characters omitted]\n{tail}",
+        total - TRANSCRIPT_CHARS
+    )
 }
 
 /// The prompt an LLM summariser gets.

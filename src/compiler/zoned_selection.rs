@@ -11,10 +11,14 @@ use crate::session::{EventLog, Session, TOOL_CALL};
 use crate::working_context::WorkingContext;
 use crate::zones::Zone;
 
-/// The cost at which an inline tool output is selected at most: an
-/// externaliser later in the pipeline shrinks larger ones, and the final fit
-/// removes what still does not fit.
-pub(crate) const SELECTION_COST_CAP: u64 = 1024;
+/// The cost at which an inline tool output is selected at most, for a
+/// budget: a sixteenth of it, at least 64 tokens. An externaliser later in
+/// the pipeline shrinks larger outputs to a handle and summary, and the
+/// final fit removes what still does not fit; the walk still ends within
+/// the budget's worth of items.
+pub(crate) fn selection_cost_cap(budget: u64) -> u64 {
+    (budget / 16).max(64)
+}
 
 /// The first event position `keep_last` allows. The window start moves in
 /// steps of `ceil(keep_last / 4)` turns, so the prompt prefix stays the same
@@ -33,8 +37,14 @@ fn keep_last_floor(conversation: &[usize], keep_last: usize, len: usize) -> usiz
 }
 
 /// The tokens the event at `position` costs in the context (an estimate;
-/// inline tool outputs at most [`SELECTION_COST_CAP`]).
-fn item_cost(log: &EventLog, position: usize, masked: bool, writes: &SessionWrites) -> u64 {
+/// inline tool outputs at most `cap`).
+fn item_cost(
+    log: &EventLog,
+    position: usize,
+    masked: bool,
+    cap: u64,
+    writes: &SessionWrites,
+) -> u64 {
     let event = &log.events()[position];
     if event.kind == TOOL_CALL {
         return match log.outcome_position(&event.event_id) {
@@ -54,7 +64,7 @@ fn item_cost(log: &EventLog, position: usize, masked: bool, writes: &SessionWrit
             match known {
                 Some(r) => counter.count(&artifact_content(&r)) + 12,
                 None if masked => 80,
-                None => log.rendered_tokens(position).min(SELECTION_COST_CAP) + 12,
+                None => log.rendered_tokens(position).min(cap) + 12,
             }
         }
         None => 0,
@@ -106,7 +116,7 @@ pub(crate) fn select(
             continue;
         }
         let masked = masked_through.is_some_and(|m| p <= m);
-        let cost = item_cost(log, p, masked, writes) + overhead;
+        let cost = item_cost(log, p, masked, selection_cost_cap(budget), writes) + overhead;
         if p >= recent_from {
             // The newest user message and what follows it are always kept.
             available = available.saturating_sub(cost);

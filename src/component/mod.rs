@@ -4,6 +4,7 @@
 //! by a trivial block-on.
 
 mod compiler;
+mod context_window;
 mod exec;
 mod host;
 mod normalizer;

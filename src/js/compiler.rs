@@ -1,33 +1,96 @@
 //! `ContextCompiler` for JS.
 
-use js_sys::{Array, Reflect};
+use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
 use crate::js::types::*;
 
-use crate::compiler::ContextCompiler as CoreCompiler;
-use crate::error::{Error, ErrorCode};
-use crate::js::budget::positive_budget;
-use crate::js::convert::{option, string};
+use crate::compiler::{CompileOptions, ContextCompiler as CoreCompiler};
+use crate::error::{Error, ErrorCode, Result};
+use crate::js::context_window::string_option;
+use crate::js::convert::{js_to_json, option};
 use crate::js::error::to_js_error;
-use crate::js::processors::ProcessorEntry;
+use crate::js::processors::{budget_arg, ProcessorEntry};
 use crate::js::promise::spawn;
 use crate::js::session::JsSession;
 use crate::js::working_context::WorkingContext;
+use crate::working_context::Layout;
 
 /// Runs processors in order and fits the result to the budget.
 #[wasm_bindgen]
 pub struct ContextCompiler {
     processors: Vec<ProcessorEntry>,
+    layout: Layout,
+}
+
+fn layout_option(value: &JsValue) -> Result<Layout> {
+    match value.as_string().as_deref() {
+        None if value.is_undefined() || value.is_null() => Ok(Layout::Seed),
+        Some("seed") => Ok(Layout::Seed),
+        Some("zoned") => Ok(Layout::Zoned),
+        _ => Err(Error::new(
+            ErrorCode::InvalidArgument,
+            "options.layout must be \"seed\" or \"zoned\"",
+        )),
+    }
+}
+
+/// Reads `compile`'s options object.
+fn compile_options(options: &Option<CompileOptionsArg>) -> Result<CompileOptions> {
+    let get = |key: &str| option(options, key, "options");
+    let json = |key: &str| -> Result<Option<serde_json::Value>> {
+        let v = get(key)?;
+        if v.is_undefined() || v.is_null() {
+            Ok(None)
+        } else {
+            js_to_json(&v, &format!("options.{key}")).map(Some)
+        }
+    };
+    let policies = match json("policies")? {
+        None => Vec::new(),
+        Some(v) => serde_json::from_value(v).map_err(|_| {
+            Error::new(
+                ErrorCode::InvalidArgument,
+                "options.policies must be an array of strings",
+            )
+        })?,
+    };
+    let tool_definitions = match json("toolDefinitions")? {
+        None => Vec::new(),
+        Some(serde_json::Value::Array(a)) => a,
+        Some(_) => {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "options.toolDefinitions must be an array of objects with a name",
+            ))
+        }
+    };
+    let options = CompileOptions {
+        system_prompt: string_option(&get("systemPrompt")?, "options.systemPrompt")?
+            .unwrap_or_default(),
+        policies,
+        tool_definitions,
+        user_preferences: json("userPreferences")?,
+        goal: string_option(&get("goal")?, "options.goal")?,
+        state_digest: json("stateDigest")?,
+        task_state: string_option(&get("taskState")?, "options.taskState")?,
+    };
+    options.validate()?;
+    Ok(options)
 }
 
 #[wasm_bindgen]
 impl ContextCompiler {
-    /// Options: `processors`, built-in or custom, run in order.
+    /// Options: `processors`, built-in or custom, run in order; `layout`:
+    /// `"seed"` (default: one system message holding everything, as the
+    /// seed lays it out) or `"zoned"` (SYSTEM / PERSISTENT / WORKING /
+    /// RECENT with a stable prefix and paired tool messages; recommended).
     #[wasm_bindgen(constructor)]
     pub fn new(
         options: Option<ContextCompilerOptionsArg>,
     ) -> std::result::Result<ContextCompiler, JsValue> {
+        let layout = layout_option(&option(&options, "layout", "options").map_err(to_js_error)?)
+            .map_err(to_js_error)?;
         let list = option(&options, "processors", "options").map_err(to_js_error)?;
         let mut processors = Vec::new();
         if !list.is_undefined() && !list.is_null() {
@@ -44,7 +107,16 @@ impl ContextCompiler {
                 );
             }
         }
-        Ok(ContextCompiler { processors })
+        Ok(ContextCompiler { processors, layout })
+    }
+
+    /// The layout: `"seed"` or `"zoned"`.
+    #[wasm_bindgen(getter, unchecked_return_type = "\"seed\" | \"zoned\"")]
+    pub fn layout(&self) -> String {
+        match self.layout {
+            Layout::Seed => "seed".into(),
+            Layout::Zoned => "zoned".into(),
+        }
     }
 
     /// Appends a processor to the pipeline.
@@ -66,8 +138,10 @@ impl ContextCompiler {
 
     /// Compiles `session` under `budget` (a positive integer or a
     /// `TokenBudget`) and resolves to a `WorkingContext` that never exceeds
-    /// it. Options: `systemPrompt`. On failure the session is unchanged.
-    /// While a compile runs, `session.record` throws `SESSION_BUSY`.
+    /// it. Options: `systemPrompt`; for the zoned layout also `policies`,
+    /// `toolDefinitions`, `userPreferences`, `goal`, `stateDigest` and
+    /// `taskState`. On failure the session is unchanged. While a compile
+    /// runs, `session.record` throws `SESSION_BUSY`.
     #[wasm_bindgen(unchecked_return_type = "Promise<WorkingContext>")]
     pub fn compile(
         &self,
@@ -75,29 +149,18 @@ impl ContextCompiler {
         #[wasm_bindgen(unchecked_param_type = "number | TokenBudget")] budget: JsValue,
         options: Option<CompileOptionsArg>,
     ) -> js_sys::Promise {
-        let prepared = (|| -> std::result::Result<(u64, String), JsValue> {
-            let budget = if budget.is_object() {
-                positive_budget(
-                    &Reflect::get(&budget, &"maxTokens".into()).unwrap_or(JsValue::UNDEFINED),
-                )?
-            } else {
-                positive_budget(&budget)?
-            };
-            let prompt = option(&options, "systemPrompt", "options").map_err(to_js_error)?;
-            let prompt = if prompt.is_undefined() || prompt.is_null() {
-                String::new()
-            } else {
-                string(&prompt, "options.systemPrompt").map_err(to_js_error)?
-            };
-            Ok((budget, prompt))
+        let prepared = (|| -> Result<(u64, CompileOptions)> {
+            Ok((budget_arg(&budget)?, compile_options(&options)?))
         })();
-        let (budget, prompt) = match prepared {
+        let (budget, options) = match prepared {
             Ok(p) => p,
-            Err(e) => return js_sys::Promise::reject(&e),
+            Err(e) => return js_sys::Promise::reject(&to_js_error(e)),
         };
         let session = session.inner.clone();
-        let compiler =
-            CoreCompiler::new(self.processors.iter().map(|p| p.bind(&session)).collect());
+        let compiler = CoreCompiler::with_layout(
+            self.processors.iter().map(|p| p.bind(&session)).collect(),
+            self.layout,
+        );
         // The shared borrow is held across the pipeline's awaits on purpose:
         // every other access to a session goes through `try_borrow*`, so a
         // `record` during the compile is a SESSION_BUSY error, never a panic.
@@ -107,7 +170,7 @@ impl ContextCompiler {
                 let view = session.try_borrow().map_err(|_| {
                     Error::new(ErrorCode::SessionBusy, "the session is being written to")
                 })?;
-                compiler.compile_view(&view, budget, &prompt).await?
+                compiler.compile_view(&view, budget, &options).await?
             };
             let mut s = session.try_borrow_mut().map_err(|_| {
                 Error::new(

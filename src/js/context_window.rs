@@ -9,8 +9,9 @@ use crate::context_window::ContextWindow as CoreWindow;
 use crate::error::{Error, ErrorCode, Result};
 use crate::js::budget::positive_budget;
 use crate::js::convert::{from_js, js_to_json, option, string, to_js};
-use crate::js::env::{clock, counter_option};
+use crate::js::env::JsClock;
 use crate::js::error::to_js_error;
+use crate::js::session::counter_option;
 use crate::js::types::*;
 use crate::zones::{ZoneBudgets, DEFAULT_ZONE_BUDGETS};
 
@@ -96,9 +97,9 @@ impl ContextWindow {
                 })?
             };
             let budgets = zone_budgets(&option(&options, "zoneBudgets", "options")?)?;
-            let counter = counter_option(&option(&options, "tokenCounter", "options")?)?;
+            let counter = counter_option(&options, "options")?;
             Ok(ContextWindow {
-                inner: CoreWindow::new(max, budgets, counter, Rc::new(clock()))?,
+                inner: CoreWindow::new(max, budgets, counter, Rc::new(JsClock))?,
             })
         })()
         .map_err(to_js_error)
@@ -108,6 +109,12 @@ impl ContextWindow {
     #[wasm_bindgen(getter, js_name = maxContextTokens)]
     pub fn max_context_tokens(&self) -> f64 {
         self.inner.max_context_tokens() as f64
+    }
+
+    /// Each zone's share of the window.
+    #[wasm_bindgen(getter, js_name = zoneBudgets, unchecked_return_type = "ZoneUsage")]
+    pub fn zone_budgets(&self) -> std::result::Result<JsValue, JsValue> {
+        js(to_js(&self.inner.zone_budgets()))
     }
 
     /// Sets the system prompt (SYSTEM zone).
@@ -279,19 +286,6 @@ impl ContextWindow {
             .map(|s| JsValue::from(s.as_str()))
             .collect()
     }
-}
-
-/// The seed's zone shares and compaction thresholds, for the package
-/// entries' named exports (`DEFAULT_ZONE_BUDGETS`, `COMPACT_LIGHT`, ...).
-#[wasm_bindgen(js_name = zoneConstants, skip_typescript)]
-pub fn zone_constants() -> std::result::Result<JsValue, JsValue> {
-    let v = serde_json::json!({
-        "DEFAULT_ZONE_BUDGETS": DEFAULT_ZONE_BUDGETS,
-        "COMPACT_LIGHT": crate::zones::COMPACT_LIGHT,
-        "COMPACT_FULL": crate::zones::COMPACT_FULL,
-        "COMPACT_EMERGENCY": crate::zones::COMPACT_EMERGENCY,
-    });
-    js(to_js(&v))
 }
 
 /// Reads a string option (`undefined`/`null` give `None`).

@@ -4,11 +4,13 @@
 mod artifacts;
 mod budget;
 mod compiler;
+mod context_window;
 mod convert;
 mod env;
 mod error;
 mod indexeddb;
 mod kv;
+mod llm;
 mod memory;
 mod normalize;
 mod processors;

@@ -10,17 +10,22 @@ use wasm_bindgen::prelude::*;
 use crate::js::types::*;
 
 use crate::artifacts::ArtifactStore;
+use crate::compiler::compaction::DEFAULT_COMPACTION_TARGET;
 use crate::compiler::{
     ArtifactAttacher as CoreAttacher, Compactor as CoreCompactor, HistorySelector as CoreSelector,
     MemoryPreloader as CorePreloader, Processor, SessionWrites,
 };
 use crate::error::{Error, ErrorCode, Result};
+use crate::js::budget::positive_budget;
 use crate::js::convert::{from_js, limit, option, to_js};
 use crate::js::error::to_js_error;
+use crate::js::llm::JsLlm;
 use crate::js::memory::JsMemoryStore;
-use crate::js::promise::{call_and_await, callable};
+use crate::js::promise::{call_and_await, callable, spawn};
 use crate::js::registry::{self, Native, Registration};
 use crate::js::session::JsSession;
+use crate::js::working_context::WorkingContext as JsWorkingContext;
+use crate::llm::Llm;
 use crate::memory::MemoryStore;
 use crate::session::Session;
 use crate::working_context::WorkingContext;
@@ -63,8 +68,82 @@ macro_rules! native_processor {
             pub fn native_id(&self) -> u32 {
                 self.registration.id()
             }
+
+            /// Runs this processor on its own (seed 000's `process(session,
+            /// ctx, budget)`): resolves to the transformed context. Events it
+            /// asks for (`artifact_stored`, `context_compacted`) are recorded
+            /// in the session when it resolves.
+            #[wasm_bindgen(unchecked_return_type = "Promise<WorkingContext>")]
+            pub fn process(
+                &self,
+                session: &JsSession,
+                #[wasm_bindgen(unchecked_param_type = "WorkingContextInit | WorkingContext")]
+                ctx: JsValue,
+                #[wasm_bindgen(unchecked_param_type = "number | TokenBudget")] budget: JsValue,
+            ) -> js_sys::Promise {
+                run_alone(self.inner.clone(), session, &ctx, &budget)
+            }
         }
     };
+}
+
+/// Runs one native processor outside a compile, then records what it asked.
+fn run_alone(
+    processor: Rc<dyn Processor>,
+    session: &JsSession,
+    ctx: &JsValue,
+    budget: &JsValue,
+) -> js_sys::Promise {
+    let prepared = (|| -> Result<(WorkingContext, u64)> {
+        let budget = budget_arg(budget)?;
+        let ctx: WorkingContext = from_js(ctx, "ctx")?;
+        Ok((ctx, budget))
+    })();
+    let (ctx, budget) = match prepared {
+        Ok(p) => p,
+        Err(e) => return js_sys::Promise::reject(&to_js_error(e)),
+    };
+    let session = session.inner.clone();
+    // The shared borrow is held across the processor's awaits on purpose,
+    // as a compile does: a `record` meanwhile is SESSION_BUSY, never a panic.
+    #[allow(clippy::await_holding_refcell_ref)]
+    spawn(async move {
+        let mut writes = SessionWrites::default();
+        let mut ctx = {
+            let view = session.try_borrow().map_err(|_| busy())?;
+            let mut ctx = processor.process(&view, ctx, budget, &mut writes).await?;
+            ctx.measure(view.event_log().counter());
+            ctx
+        };
+        ctx.budget = budget;
+        if !writes.records().is_empty() {
+            let mut s = session.try_borrow_mut().map_err(|_| busy())?;
+            writes.apply(&mut s)?;
+        }
+        Ok(JsWorkingContext { inner: ctx }.into())
+    })
+}
+
+fn busy() -> Error {
+    Error::new(
+        ErrorCode::SessionBusy,
+        "the session is in use by a running compile",
+    )
+}
+
+/// A budget given as a positive integer or a `TokenBudget`.
+pub(crate) fn budget_arg(budget: &JsValue) -> Result<u64> {
+    let value = if budget.is_object() {
+        Reflect::get(budget, &"maxTokens".into()).unwrap_or(JsValue::UNDEFINED)
+    } else {
+        budget.clone()
+    };
+    positive_budget(&value).map_err(|_| {
+        Error::new(
+            ErrorCode::InvalidBudget,
+            "budget must be a positive integer number of tokens or a TokenBudget",
+        )
+    })
 }
 
 native_processor!(HistorySelector, CoreSelector, "Keeps the first and the most recent turns that fit the budget, and brings recent tool outcomes in.");
@@ -130,16 +209,42 @@ fn as_js_limit(n: usize) -> f64 {
 
 #[wasm_bindgen]
 impl Compactor {
-    /// A compactor.
+    /// Options (zoned layout): `summarizer`, an `async (prompt, { maxTokens })
+    /// => string` (the built-in digest when absent or when it fails), and
+    /// `target`, the utilisation a compaction brings the context down to
+    /// (default 0.5, below 0.8).
     #[wasm_bindgen(constructor)]
-    pub fn new() -> Compactor {
-        Compactor::wrap(CoreCompactor::new())
+    pub fn new(options: Option<CompactorOptionsArg>) -> std::result::Result<Compactor, JsValue> {
+        (|| -> Result<Compactor> {
+            let summarizer = option(&options, "summarizer", "options")?;
+            let summarizer: Option<Rc<dyn Llm>> =
+                if summarizer.is_undefined() || summarizer.is_null() {
+                    None
+                } else {
+                    Some(Rc::new(JsLlm::from_js(&summarizer, "options.summarizer")?))
+                };
+            let target = option(&options, "target", "options")?;
+            let target = if target.is_undefined() || target.is_null() {
+                DEFAULT_COMPACTION_TARGET
+            } else {
+                target.as_f64().ok_or_else(|| {
+                    Error::new(
+                        ErrorCode::InvalidArgument,
+                        "options.target must be a number",
+                    )
+                })?
+            };
+            Ok(Compactor::wrap(CoreCompactor::with_options(
+                summarizer, target,
+            )?))
+        })()
+        .map_err(to_js_error)
     }
-}
 
-impl Default for Compactor {
-    fn default() -> Self {
-        Compactor::new()
+    /// The utilisation a zoned compaction brings the context down to.
+    #[wasm_bindgen(getter)]
+    pub fn target(&self) -> f64 {
+        self.inner.target()
     }
 }
 

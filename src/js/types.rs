@@ -49,19 +49,56 @@ export interface SessionEvent {
 export interface EvidenceEntry { timestamp: number; phase: string; kind: string; data: Json }
 export interface EvidencePack { sessionId: string; entries: EvidenceEntry[] }
 
-export interface HistoryMessage { role: string; content: string; eventId?: string }
+/** A tool call made by an assistant message (zoned layout). */
+export interface ToolCallPart { id: string; name: string; arguments: Json }
+export type ZoneName = "system" | "persistent" | "working" | "recent";
+export interface HistoryMessage {
+  role: string;
+  content: string;
+  eventId?: string;
+  /** Zoned layout: the calls an assistant message makes, each answered by the `tool` messages after it. */
+  toolCalls?: ToolCallPart[];
+  /** Zoned layout: the call a `tool` message answers. */
+  toolCallId?: string;
+  toolName?: string;
+  /** A `tool` message reporting an error or a timeout. */
+  isError?: boolean;
+  /** The artifact a `tool` message's output was externalised to (the content is its handle and summary). */
+  artifact?: ArtifactRef;
+  /** The output was masked by compaction (the content is a summary). */
+  masked?: boolean;
+  /** `"persistent"` for the first turns a history selector pins. */
+  zone?: ZoneName;
+  /** Position of the source event in the session log. */
+  position?: number;
+}
 export interface MemoryHit { key: string; content: string; category?: string }
 export interface ArtifactRef { handle: string; summary: string; sizeBytes: number; source?: string; eventId?: string }
 export interface ToolResult { tool: string; result: string; eventId?: string }
 export interface DroppedItem {
-  section: "systemPrompt" | "history" | "memoryHits" | "artifactRefs" | "toolResults";
+  section: "systemPrompt" | "history" | "memoryHits" | "artifactRefs" | "toolResults" | "summary" | "goal" | "taskState";
   action: "dropped" | "truncated";
   eventId?: string;
   tokensRemoved: number;
 }
 export interface Message { role: string; content: string }
 
-export interface WorkingContextInit {
+export type Layout = "seed" | "zoned";
+export type CompactionLevel = "none" | "light" | "full" | "emergency";
+export interface ZoneUsage { system: number; persistent: number; working: number; recent: number }
+/** The zoned layout's parts besides the history (all optional). */
+export interface ZonedParts {
+  layout?: Layout;
+  policies?: string[];
+  toolDefinitions?: Array<{ name: string } & { [key: string]: Json }>;
+  userPreferences?: { [key: string]: Json };
+  goal?: string;
+  stateDigest?: { [key: string]: Json };
+  taskState?: string;
+  /** The compaction summary of earlier conversation. */
+  summary?: string;
+}
+export interface WorkingContextInit extends ZonedParts {
   systemPrompt: string;
   history?: HistoryMessage[];
   memoryHits?: MemoryHit[];
@@ -71,7 +108,7 @@ export interface WorkingContextInit {
   budget?: number;
 }
 /** The plain-object form of a `WorkingContext`, as custom processors get it. */
-export interface WorkingContextData {
+export interface WorkingContextData extends ZonedParts {
   systemPrompt: string;
   history: HistoryMessage[];
   memoryHits: MemoryHit[];
@@ -80,6 +117,86 @@ export interface WorkingContextData {
   tokenCount: number;
   budget: number;
   dropped: DroppedItem[];
+  layout: Layout;
+  compactionLevel: CompactionLevel;
+  zoneUsage: ZoneUsage;
+}
+
+/** OpenAI Chat Completions request messages. */
+export type OpenAiMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string | null; tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> }
+  | { role: "tool"; tool_call_id: string; content: string };
+export interface AnthropicCacheControl { type: "ephemeral" }
+export interface AnthropicTextBlock { type: "text"; text: string; cache_control?: AnthropicCacheControl }
+export interface AnthropicToolUseBlock { type: "tool_use"; id: string; name: string; input: { [key: string]: Json }; cache_control?: AnthropicCacheControl }
+export interface AnthropicToolResultBlock { type: "tool_result"; tool_use_id: string; content: string; is_error?: boolean; cache_control?: AnthropicCacheControl }
+export interface AnthropicMessage {
+  role: "user" | "assistant";
+  content: Array<AnthropicTextBlock | AnthropicToolUseBlock | AnthropicToolResultBlock>;
+}
+/** The `system` and `messages` of an Anthropic Messages request. */
+export interface AnthropicRequest { system?: AnthropicTextBlock[]; messages: AnthropicMessage[] }
+/** Vercel AI SDK `ModelMessage` (assignable to the `ai` package's type). */
+export type AiSdkMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string | Array<{ type: "text"; text: string } | { type: "tool-call"; toolCallId: string; toolName: string; input: unknown }> }
+  | { role: "tool"; content: Array<{ type: "tool-result"; toolCallId: string; toolName: string; output: { type: "text"; value: string } | { type: "error-text"; value: string } }> };
+export type MessageFormat = "openai" | "anthropic" | "ai-sdk";
+export interface ToMessagesOptions { format?: MessageFormat }
+export interface WorkingContext {
+  /** Plain `{ role, content }` messages. */
+  toMessages(): Message[];
+  /** OpenAI Chat Completions messages: assistant `tool_calls`, then one `tool` message per call. */
+  toMessages(options: { format: "openai" }): OpenAiMessage[];
+  /** Anthropic `{ system, messages }`: `tool_use` / `tool_result` blocks, `cache_control` at the ends of the stable zones. */
+  toMessages(options: { format: "anthropic" }): AnthropicRequest;
+  /** Vercel AI SDK `ModelMessage[]` with `tool-call` / `tool-result` parts. */
+  toMessages(options: { format: "ai-sdk" }): AiSdkMessage[];
+  toMessages(options?: ToMessagesOptions): Message[] | OpenAiMessage[] | AnthropicRequest | AiSdkMessage[];
+}
+
+export interface ContextWindowOptions {
+  /** Default 128000. */
+  maxContextTokens?: number;
+  /** Shares of the window per zone; missing zones keep `DEFAULT_ZONE_BUDGETS`; at most 1 in all. */
+  zoneBudgets?: Partial<ZoneUsage>;
+  tokenCounter?: TokenCounterName;
+}
+export interface ImportanceOptions { importance?: number }
+export interface ToolResultOptions { success?: boolean }
+export interface ContextItem {
+  role: string; content: string; tokenEstimate: number; importance: number;
+  /** Milliseconds since the epoch. */
+  timestamp: number;
+  zone: ZoneName;
+  metadata: { [key: string]: Json };
+}
+export interface WindowDrop { zone: ZoneName; role: string; action: "dropped" | "truncated"; tokensRemoved: number }
+export interface CompiledContext {
+  messages: Message[];
+  /** Never more than `maxContextTokens`. */
+  totalTokens: number;
+  zoneUsage: ZoneUsage;
+  compactionNeeded: boolean;
+  compactionLevel: CompactionLevel;
+  /** What was left out or cut to fit (empty when the window fits). */
+  dropped: WindowDrop[];
+}
+export interface ContextStats {
+  maxContextTokens: number; systemTokens: number; persistentTokens: number; workingTokens: number;
+  workingItems: number; scratchpadNotes: number; recentTokens: number; recentItems: number;
+  totalTokensEstimate: number; utilization: number; compactionLevel: CompactionLevel; goalSet: boolean;
+}
+/** A model the library asks for summaries: resolves to the text. */
+export type Summarizer = (prompt: string, options: { maxTokens: number }) => string | Promise<string>;
+export interface CompactorOptions {
+  /** Writes compaction summaries; the built-in digest is used when absent or when it fails. */
+  summarizer?: Summarizer | { complete: Summarizer };
+  /** The utilisation a compaction brings the context down to; default 0.5, above 0 and below 0.8. */
+  target?: number;
 }
 
 export interface ArtifactHandle {
@@ -145,7 +262,11 @@ export type ProcessorFunction = (session: Session, ctx: WorkingContextData, budg
 export interface CustomProcessor { name?: string; process: ProcessorFunction }
 export type Processor = HistorySelector | Compactor | MemoryPreloader | ArtifactAttacher | CustomProcessor | ProcessorFunction;
 
-export interface ContextCompilerOptions { processors?: Processor[] }
+export interface ContextCompilerOptions {
+  processors?: Processor[];
+  /** `"seed"` (default) or `"zoned"` (recommended: stable prefix, paired tool messages). */
+  layout?: Layout;
+}
 
 export interface Finding { rule: string; path?: string; start: number; end: number }
 export interface Redaction { text: string; findings: Finding[] }
@@ -190,7 +311,21 @@ export interface ToolInterruptHandlerOptions {
   externalizeThreshold?: number;
 }
 export interface CallOptions { timeoutMs?: number }
-export interface CompileOptions { systemPrompt?: string }
+export interface CompileOptions {
+  systemPrompt?: string;
+  /** Zoned layout: SYSTEM zone, `## Policies`. */
+  policies?: string[];
+  /** Zoned layout: SYSTEM zone, `## Available Tools` (names). */
+  toolDefinitions?: Array<{ name: string } & { [key: string]: Json }>;
+  /** Zoned layout: SYSTEM zone, `## User Preferences`. */
+  userPreferences?: { [key: string]: Json };
+  /** Zoned layout: PERSISTENT zone, and restated last. */
+  goal?: string;
+  /** Zoned layout: PERSISTENT zone, `## Brain State`. */
+  stateDigest?: { [key: string]: Json };
+  /** Zoned layout: RECENT zone, `## Current Task`. */
+  taskState?: string;
+}
 "#;
 
 #[wasm_bindgen]
@@ -241,4 +376,19 @@ extern "C" {
     /// The `CallOptions` object.
     #[wasm_bindgen(typescript_type = "CallOptions")]
     pub type CallOptionsArg;
+    /// The `ContextWindowOptions` object.
+    #[wasm_bindgen(typescript_type = "ContextWindowOptions")]
+    pub type ContextWindowOptionsArg;
+    /// The `ImportanceOptions` object.
+    #[wasm_bindgen(typescript_type = "ImportanceOptions")]
+    pub type ImportanceOptionsArg;
+    /// The `ToolResultOptions` object.
+    #[wasm_bindgen(typescript_type = "ToolResultOptions")]
+    pub type ToolResultOptionsArg;
+    /// The `CompactorOptions` object.
+    #[wasm_bindgen(typescript_type = "CompactorOptions")]
+    pub type CompactorOptionsArg;
+    /// The `ToMessagesOptions` object.
+    #[wasm_bindgen(typescript_type = "ToMessagesOptions")]
+    pub type ToMessagesOptionsArg;
 }

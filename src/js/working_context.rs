@@ -2,9 +2,10 @@
 
 use wasm_bindgen::prelude::*;
 
-use crate::js::convert::{from_js, to_js};
+use crate::js::convert::{from_js, option, string, to_js};
 use crate::js::error::to_js_error;
-use crate::working_context::WorkingContext as CoreContext;
+use crate::js::types::ToMessagesOptionsArg;
+use crate::working_context::{ProviderFormat, WorkingContext as CoreContext};
 
 /// The compiled, budget-aware context (the seed's WorkingContext).
 #[wasm_bindgen]
@@ -88,11 +89,52 @@ impl WorkingContext {
         self.inner.overflow() as f64
     }
 
-    /// Provider messages: the system message (prompt, memories, artifact
-    /// handles, tool results), then the history.
-    #[wasm_bindgen(js_name = toMessages, unchecked_return_type = "Message[]")]
-    pub fn to_messages(&self) -> Result<JsValue, JsValue> {
-        js(&self.inner.to_messages())
+    /// The messages for a model call. Without options: plain `{ role,
+    /// content }[]`. Options: `format`: `"openai"` (Chat Completions, with
+    /// `tool_calls` and `tool` messages), `"anthropic"` (`{ system, messages
+    /// }` with `tool_use` / `tool_result` blocks and `cache_control` at the
+    /// ends of the stable zones) or `"ai-sdk"` (Vercel AI SDK
+    /// `ModelMessage[]`). Typed per format by the declarations below.
+    #[wasm_bindgen(js_name = toMessages, skip_typescript)]
+    pub fn to_messages(&self, options: Option<ToMessagesOptionsArg>) -> Result<JsValue, JsValue> {
+        let format = option(&options, "format", "options").map_err(to_js_error)?;
+        let format = if format.is_undefined() || format.is_null() {
+            ProviderFormat::Plain
+        } else {
+            let name = string(&format, "options.format").map_err(to_js_error)?;
+            ProviderFormat::parse(&name).map_err(to_js_error)?
+        };
+        js(&self.inner.to_provider_messages(format))
+    }
+
+    /// The layout: `"seed"` or `"zoned"`.
+    #[wasm_bindgen(getter, unchecked_return_type = "\"seed\" | \"zoned\"")]
+    pub fn layout(&self) -> Result<JsValue, JsValue> {
+        js(&self.inner.layout)
+    }
+
+    /// Tokens per zone of the compiled messages.
+    #[wasm_bindgen(getter, js_name = zoneUsage, unchecked_return_type = "ZoneUsage")]
+    pub fn zone_usage(&self) -> Result<JsValue, JsValue> {
+        js(&self.inner.zone_usage)
+    }
+
+    /// The compaction level the compile's utilisation called for.
+    #[wasm_bindgen(getter, js_name = compactionLevel, unchecked_return_type = "CompactionLevel")]
+    pub fn compaction_level(&self) -> String {
+        self.inner.compaction_level.as_str().to_string()
+    }
+
+    /// The compaction summary of earlier conversation (zoned layout).
+    #[wasm_bindgen(getter)]
+    pub fn summary(&self) -> Option<String> {
+        self.inner.summary.clone()
+    }
+
+    /// The goal (zoned layout).
+    #[wasm_bindgen(getter)]
+    pub fn goal(&self) -> Option<String> {
+        self.inner.goal.clone()
     }
 
     /// The context as a plain object (used by `JSON.stringify`).

@@ -209,7 +209,9 @@ impl EventLog {
         let rendered = render::render(&event.kind, &event.data);
         let rendered_tokens = match &rendered {
             Some(r) => self.counter.count(r.text()),
-            None if event.kind == TOOL_CALL => render::call_tokens(&event.data, self.counter.as_ref()),
+            None if event.kind == TOOL_CALL => {
+                render::call_tokens(&event.data, self.counter.as_ref())
+            }
             None => 0,
         };
         event.token_estimate = token_estimate.unwrap_or_else(|| {
@@ -231,7 +233,9 @@ impl EventLog {
                 self.tool_outcomes.push(index);
                 self.timeline.push(index);
                 if let Some(call_id) = render::call_id_of(&event.data) {
-                    self.outcome_by_call.entry(call_id.to_string()).or_insert(index);
+                    self.outcome_by_call
+                        .entry(call_id.to_string())
+                        .or_insert(index);
                 }
             }
             None if event.kind == TOOL_CALL => {

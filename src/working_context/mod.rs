@@ -394,10 +394,17 @@ impl WorkingContext {
             Layout::Seed => {
                 let overhead = counter.message_overhead();
                 let mut usage = ZoneUsage::default();
-                usage.add(Zone::System, counter.count(&self.system_content()) + overhead);
+                usage.add(
+                    Zone::System,
+                    counter.count(&self.system_content()) + overhead,
+                );
                 let recent = zoned::recent_start(&self.history);
                 for (i, h) in self.history.iter().enumerate() {
-                    let zone = if i >= recent { Zone::Recent } else { Zone::Working };
+                    let zone = if i >= recent {
+                        Zone::Recent
+                    } else {
+                        Zone::Working
+                    };
                     usage.add(
                         zone,
                         h.tokens.unwrap_or_else(|| counter.count(&h.content)) + overhead,
@@ -426,7 +433,11 @@ impl WorkingContext {
                 let recent = zoned::recent_start(&self.history);
                 out.extend(self.history.iter().enumerate().map(|(i, h)| {
                     let mut m = h.clone();
-                    m.zone = Some(if i >= recent { Zone::Recent } else { Zone::Working });
+                    m.zone = Some(if i >= recent {
+                        Zone::Recent
+                    } else {
+                        Zone::Working
+                    });
                     m
                 }));
                 out

@@ -25,6 +25,28 @@ pub fn export_doc(fixture: &Value) -> Value {
     json!({"format": "agent-context-compiler/session", "version": 1, "sessionId": fixture["sessionId"], "events": events})
 }
 
+/// A fixture's compile options (`compile.systemPrompt` and `compile.options`).
+pub fn compile_options(compile: &Value) -> context_compiler::CompileOptions {
+    let o = &compile["options"];
+    let text = |k: &str| o[k].as_str().map(str::to_string);
+    context_compiler::CompileOptions {
+        system_prompt: compile["systemPrompt"].as_str().unwrap_or("").to_string(),
+        policies: o["policies"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|p| p.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        tool_definitions: o["toolDefinitions"].as_array().cloned().unwrap_or_default(),
+        user_preferences: o.get("userPreferences").cloned(),
+        goal: text("goal"),
+        state_digest: o.get("stateDigest").cloned(),
+        task_state: text("taskState"),
+    }
+}
+
 pub fn limit(v: &Value, default: usize) -> usize {
     match v {
         Value::String(s) if s == "Infinity" => usize::MAX,
@@ -41,7 +63,7 @@ pub fn fixtures() -> Vec<(std::path::PathBuf, Value)> {
         .map(|e| e.unwrap().path())
         .collect();
     paths.sort();
-    assert!(paths.len() >= 3);
+    assert!(paths.len() >= 6);
     paths
         .into_iter()
         .map(|p| {

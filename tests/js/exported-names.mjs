@@ -4,6 +4,7 @@ export const EXPORTED_NAMES = [
   "ArtifactAttacher",
   "Compactor",
   "ContextCompiler",
+  "ContextWindow",
   "EventLog",
   "HistorySelector",
   "InMemoryBackend",

@@ -34,7 +34,7 @@ function processors(f, store) {
   return f.compile.processors.map((p) => {
     switch (p.type) {
       case "history_selector": return new HistorySelector({ keepFirst: limit(p.keepFirst), keepLast: limit(p.keepLast) });
-      case "compactor": return new Compactor();
+      case "compactor": return new Compactor(p.target === undefined ? undefined : { target: p.target });
       case "memory_preloader": return new MemoryPreloader(memory, { topK: p.topK });
       case "artifact_attacher": return new ArtifactAttacher(store, { thresholdBytes: p.thresholdBytes });
       default: throw new Error(`unknown processor ${p.type}`);
@@ -44,15 +44,15 @@ function processors(f, store) {
 
 const files = readdirSync(dir).filter((n) => n.endsWith(".json")).sort();
 
-test("there are golden fixtures", () => assert.ok(files.length >= 3));
+test("there are golden fixtures", () => assert.ok(files.length >= 6));
 
 for (const name of files) {
   test(`golden: ${name}`, async () => {
     const f = JSON.parse(readFileSync(new URL(name, dir), "utf8"));
     const session = Session.importJson(JSON.stringify(exportDoc(f)));
     const before = session.eventLog.length;
-    const compiler = new ContextCompiler({ processors: processors(f, new MemoryArtifactStore()) });
-    const ctx = await compiler.compile(session, f.compile.budget, { systemPrompt: f.compile.systemPrompt });
+    const compiler = new ContextCompiler({ processors: processors(f, new MemoryArtifactStore()), layout: f.compile.layout });
+    const ctx = await compiler.compile(session, f.compile.budget, { systemPrompt: f.compile.systemPrompt, ...f.compile.options });
     const actual = {
       messages: ctx.toMessages(),
       tokenCount: ctx.tokenCount,
@@ -60,6 +60,14 @@ for (const name of files) {
       memoryKeys: ctx.memoryHits.map((m) => m.key),
       dropped: ctx.dropped,
       recordedKinds: session.eventLog.events.slice(before).map((e) => e.kind),
+      zoneUsage: ctx.zoneUsage,
+      compactionLevel: ctx.compactionLevel,
+      summary: ctx.summary ?? null,
+      formats: {
+        openai: ctx.toMessages({ format: "openai" }),
+        anthropic: ctx.toMessages({ format: "anthropic" }),
+        "ai-sdk": ctx.toMessages({ format: "ai-sdk" }),
+      },
     };
     assert.deepEqual(actual, f.expected);
   });

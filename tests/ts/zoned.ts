@@ -1,0 +1,60 @@
+// The zoned layout, ContextWindow and provider formats, type-checked: the
+// AI SDK form must be assignable to the `ai` package's own ModelMessage.
+import type { ModelMessage } from "ai";
+import {
+  ArtifactAttacher, Compactor, ContextCompiler, ContextWindow, HistorySelector, MemoryArtifactStore, Session,
+  COMPACT_EMERGENCY, COMPACT_FULL, COMPACT_LIGHT, DEFAULT_ZONE_BUDGETS,
+  type AnthropicRequest, type CompactionLevel, type CompiledContext, type ContextStats, type OpenAiMessage,
+  type Message, type WorkingContext, type ZoneUsage,
+} from "agent-context-compiler";
+
+export async function zoned(): Promise<number> {
+  const session = new Session();
+  const store = new MemoryArtifactStore();
+  const compiler = new ContextCompiler({
+    layout: "zoned",
+    processors: [
+      new HistorySelector({ keepFirst: 1, keepLast: Infinity }),
+      new ArtifactAttacher(store, { thresholdBytes: 4096 }),
+      new Compactor({ summarizer: async (prompt: string, { maxTokens }) => prompt.slice(0, maxTokens), target: 0.5 }),
+    ],
+  });
+  const ctx: WorkingContext = await compiler.compile(session, 32_000, {
+    systemPrompt: "s", goal: "g", policies: ["p"], toolDefinitions: [{ name: "t" }], userPreferences: { a: 1 },
+    stateDigest: { b: 2 }, taskState: "t",
+  });
+  const plain: Message[] = ctx.toMessages();
+  const openai: OpenAiMessage[] = ctx.toMessages({ format: "openai" });
+  const anthropic: AnthropicRequest = ctx.toMessages({ format: "anthropic" });
+  const aiSdk: ModelMessage[] = ctx.toMessages({ format: "ai-sdk" });
+  const usage: ZoneUsage = ctx.zoneUsage;
+  const level: CompactionLevel = ctx.compactionLevel;
+  const selected: WorkingContext = await new HistorySelector().process(session, { systemPrompt: "s", layout: "zoned" }, 1000);
+  // @ts-expect-error unknown format
+  ctx.toMessages({ format: "gemini" });
+  // @ts-expect-error unknown layout
+  new ContextCompiler({ layout: "columns" });
+
+  const w = new ContextWindow({ maxContextTokens: 128_000, zoneBudgets: { working: 0.3 } });
+  w.setSystemPrompt("s");
+  w.setUserPreferences({ language: "en" });
+  w.setPolicies(["p"]);
+  w.setToolDefinitions([{ name: "bash" }]);
+  w.setGoal("g");
+  w.setBrainDigest({ c: 0.5 });
+  w.setTaskState("t");
+  w.appendMessage("user", "hi", { importance: 0.9 });
+  w.appendToolResult("bash", "ok", { success: false });
+  w.addRecentMessage("user", "now");
+  w.writeScratchpad("note");
+  const compiled: CompiledContext = w.compile();
+  const stats: ContextStats = w.getStats();
+  const l: CompactionLevel = w.getCompactionLevel();
+  w.compactWorkingMemory("sum");
+  w.emergencyCompact("sum");
+  // @ts-expect-error importance is a number
+  w.appendMessage("user", "x", { importance: "high" });
+  const thresholds: number = COMPACT_LIGHT + COMPACT_FULL + COMPACT_EMERGENCY + DEFAULT_ZONE_BUDGETS.working;
+  void plain; void openai; void anthropic; void aiSdk; void usage; void level; void selected; void stats; void l;
+  return compiled.totalTokens + thresholds;
+}
