@@ -110,3 +110,7 @@ console.log(`component size (wasm32-wasip2): ${component.length.toLocaleString("
 // 4. Storage.
 const { storageBench } = await import("./storage.mjs");
 await storageBench();
+
+// 5. The tool-heavy agent loop: prompt-cache reuse, cost, budget, latency.
+const { agentLoopBench } = await import("./agent_loop.mjs");
+await agentLoopBench();

@@ -2,7 +2,8 @@
 // before and after externalisation, the handle retrieved and compared with the
 // original, and the compiled messages.
 import {
-  ArtifactAttacher, Compactor, ContextCompiler, HistorySelector, MemoryArtifactStore, Session,
+  ArtifactAttacher, Compactor, ContextCompiler, HistorySelector, MemoryArtifactStore, PerceptionAligner,
+  SchemaRegistry, Session, ToolInterruptHandler,
 } from "agent-context-compiler";
 
 const line = "=".repeat(60);
@@ -72,7 +73,47 @@ after.toMessages().forEach((m, i) => {
   console.log(`  [${i}] ${m.role}: ${content}`);
 });
 
+// Part two: the recommended setup on a small agent loop. Tools go through the
+// ToolInterruptHandler, the zoned layout keeps the prompt's prefix the same
+// from call to call, and messages come out in the provider's own shape.
+console.log("\n--- Agent loop, zoned layout ---");
+const agent = new Session();
+const tools = new ToolInterruptHandler({
+  session: agent,
+  normalizer: new PerceptionAligner(new SchemaRegistry()),
+  artifactStore: store,
+  externalizeThreshold: 4096,
+  bridge: async (name, args) => (name === "read_logs" ? largeOutput : `${name} ok: ${JSON.stringify(args)}`),
+});
+const zoned = new ContextCompiler({
+  layout: "zoned",
+  processors: [
+    new HistorySelector({ keepFirst: 1, keepLast: Infinity }),
+    new ArtifactAttacher(store, { thresholdBytes: 4096 }),
+    new Compactor(),
+  ],
+});
+const options = { systemPrompt: SYSTEM, goal: "Find why the workers time out", toolDefinitions: [{ name: "read_logs" }, { name: "ping" }] };
+let previous = [];
+let openai;
+for (const [turn, [tool, args]] of [["read_logs", { path: "/var/log/worker.log" }], ["ping", { host: "db-primary" }], ["ping", { host: "db-replica" }]].entries()) {
+  agent.record("user_input", { text: `Step ${turn + 1}: check ${args.path ?? args.host}` });
+  agent.record("assistant_output", { text: `Calling ${tool}.` });
+  await tools.call(tool, args, { timeoutMs: 5000 });
+  const ctx = await zoned.compile(agent, 4_000, options);
+  openai = ctx.toMessages({ format: "openai" });
+  const texts = openai.map((m) => JSON.stringify(m));
+  let same = 0;
+  while (same < previous.length - 1 && texts[same] === previous[same]) same++;
+  console.log(`Call ${turn + 1}: ${ctx.tokenCount} tokens (system ${ctx.zoneUsage.system}, persistent ${ctx.zoneUsage.persistent}, working ${ctx.zoneUsage.working}, recent ${ctx.zoneUsage.recent}); ${same} of the previous call's ${Math.max(previous.length - 1, 0)} messages reused as the prefix`);
+  previous = texts;
+  ctx.free();
+}
+const call = openai.find((m) => m.tool_calls);
+const result = openai.find((m) => m.role === "tool" && m.tool_call_id === call.tool_calls[0].id);
+console.log(`OpenAI messages: ${openai.length}; first tool call ${call.tool_calls[0].function.name}(${call.tool_calls[0].function.arguments}) answered by: ${result.content.slice(0, 90)}...`);
+
 console.log(`\n${line}`);
 console.log("Demo complete. Large tool output externalized, handle in prompt.");
 console.log(line);
-if (!matches || !after.isWithinBudget() || after.artifactRefs.length !== 1) process.exit(1);
+if (!matches || !after.isWithinBudget() || after.artifactRefs.length !== 1 || !result) process.exit(1);

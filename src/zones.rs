@@ -336,34 +336,18 @@ mod tests {
 
     #[test]
     fn levels_switch_at_exactly_80_90_95() {
-        assert_eq!(
-            CompactionLevel::for_utilization(0.7999),
-            CompactionLevel::None
-        );
-        assert_eq!(
-            CompactionLevel::for_utilization(0.80),
-            CompactionLevel::Light
-        );
-        assert_eq!(
-            CompactionLevel::for_utilization(0.8999),
-            CompactionLevel::Light
-        );
-        assert_eq!(
-            CompactionLevel::for_utilization(0.90),
-            CompactionLevel::Full
-        );
-        assert_eq!(
-            CompactionLevel::for_utilization(0.9499),
-            CompactionLevel::Full
-        );
-        assert_eq!(
-            CompactionLevel::for_utilization(0.95),
-            CompactionLevel::Emergency
-        );
-        assert_eq!(
-            CompactionLevel::for_utilization(3.0),
-            CompactionLevel::Emergency
-        );
+        use CompactionLevel::*;
+        for (u, level) in [
+            (0.7999, None),
+            (0.80, Light),
+            (0.8999, Light),
+            (0.90, Full),
+            (0.9499, Full),
+            (0.95, Emergency),
+            (3.0, Emergency),
+        ] {
+            assert_eq!(CompactionLevel::for_utilization(u), level, "{u}");
+        }
         for l in ["none", "light", "full", "emergency"] {
             assert_eq!(CompactionLevel::parse(l).map(|l| l.as_str()), Some(l));
         }

@@ -363,6 +363,15 @@ fn compile_cost_follows_the_selection_not_the_session() {
     assert!(read[3] < read[1] * 2, "seed: {read:?}");
 }
 
+fn last_compaction(s: &Session) -> &context_compiler::SessionEvent {
+    s.event_log()
+        .events()
+        .iter()
+        .rev()
+        .find(|e| e.kind == "context_compacted")
+        .expect("a compaction event")
+}
+
 fn pipeline(store: Rc<MemoryArtifactStore>, compactor: Compactor) -> ContextCompiler {
     let memory = Rc::new(InMemoryBackend::new());
     memory.store("db", "The job writes to db-primary", "fact");
@@ -419,13 +428,7 @@ fn compaction_has_hysteresis_and_is_recorded() {
             .any(|e| e.kind == "context_compacted");
         if compacted {
             compactions.push(t);
-            let e = s
-                .event_log()
-                .events()
-                .iter()
-                .rev()
-                .find(|e| e.kind == "context_compacted")
-                .unwrap();
+            let e = last_compaction(&s);
             let after = e.data["tokens_after"].as_u64().unwrap();
             assert!(
                 after <= budget / 2 + budget / 10,
@@ -523,13 +526,7 @@ fn an_injected_summariser_writes_the_summary_and_its_failure_falls_back() {
         summary.contains("earlier turns were compacted"),
         "{summary}"
     );
-    let e = s
-        .event_log()
-        .events()
-        .iter()
-        .rev()
-        .find(|e| e.kind == "context_compacted")
-        .unwrap();
+    let e = last_compaction(&s);
     assert!(e.data["summarizer_error"]
         .as_str()
         .unwrap()

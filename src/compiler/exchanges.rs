@@ -8,7 +8,7 @@ use crate::compiler::processor::SessionWrites;
 use crate::normalize::summary::summarize_text;
 use crate::session::render::{self, render, Rendered};
 use crate::session::{EventLog, TOOL_CALL, TOOL_ERROR, TOOL_TIMEOUT};
-use crate::working_context::{ArtifactRef, HistoryMessage, ToolCallPart};
+use crate::working_context::{zoned_message_tokens, ArtifactRef, HistoryMessage, ToolCallPart};
 
 /// Characters of a masked output's summary.
 const MASK_SUMMARY_CHARS: usize = 200;
@@ -161,6 +161,14 @@ impl<'a> ExchangeBuilder<'a> {
         result.artifact = o.artifact;
         result.masked = o.masked;
         result.position = Some(outcome_position);
+        if result.artifact.is_none() && !result.masked {
+            // The inline result's text depends only on its event: count it once.
+            let counter = self.log.counter();
+            result.tokens = Some(
+                self.log
+                    .result_tokens(outcome_position, || zoned_message_tokens(&result, counter)),
+            );
+        }
         if let Some(assistant) = self.out.last_mut() {
             assistant.tool_calls.push(call);
             assistant.tokens = None;

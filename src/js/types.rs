@@ -86,15 +86,24 @@ export interface Message { role: string; content: string }
 export type Layout = "seed" | "zoned";
 export type CompactionLevel = "none" | "light" | "full" | "emergency";
 export interface ZoneUsage { system: number; persistent: number; working: number; recent: number }
-/** The zoned layout's parts besides the history (all optional). */
-export interface ZonedParts {
-  layout?: Layout;
+/** What the zoned layout shows besides the session (all optional; the seed layout ignores them). */
+export interface ZonedOptions {
+  /** SYSTEM zone, `## Policies`. */
   policies?: string[];
+  /** SYSTEM zone, `## Available Tools` (names). */
   toolDefinitions?: Array<{ name: string } & { [key: string]: Json }>;
+  /** SYSTEM zone, `## User Preferences`. */
   userPreferences?: { [key: string]: Json };
+  /** PERSISTENT zone, and restated last. */
   goal?: string;
+  /** PERSISTENT zone, `## Brain State`. */
   stateDigest?: { [key: string]: Json };
+  /** RECENT zone, `## Current Task`. */
   taskState?: string;
+}
+/** The zoned layout's parts besides the history. */
+export interface ZonedParts extends ZonedOptions {
+  layout?: Layout;
   /** The compaction summary of earlier conversation. */
   summary?: string;
 }
@@ -311,21 +320,7 @@ export interface ToolInterruptHandlerOptions {
   externalizeThreshold?: number;
 }
 export interface CallOptions { timeoutMs?: number }
-export interface CompileOptions {
-  systemPrompt?: string;
-  /** Zoned layout: SYSTEM zone, `## Policies`. */
-  policies?: string[];
-  /** Zoned layout: SYSTEM zone, `## Available Tools` (names). */
-  toolDefinitions?: Array<{ name: string } & { [key: string]: Json }>;
-  /** Zoned layout: SYSTEM zone, `## User Preferences`. */
-  userPreferences?: { [key: string]: Json };
-  /** Zoned layout: PERSISTENT zone, and restated last. */
-  goal?: string;
-  /** Zoned layout: PERSISTENT zone, `## Brain State`. */
-  stateDigest?: { [key: string]: Json };
-  /** Zoned layout: RECENT zone, `## Current Task`. */
-  taskState?: string;
-}
+export interface CompileOptions extends ZonedOptions { systemPrompt?: string }
 "#;
 
 #[wasm_bindgen]

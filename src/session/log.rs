@@ -1,5 +1,6 @@
 //! The append-only event log and its indices.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -98,10 +99,13 @@ impl CompactionState {
 }
 
 /// What the log remembers about an event besides the event itself: its
-/// rendered form's token count, computed once at append time.
-#[derive(Debug, Clone, Copy)]
+/// rendered form's token count, computed once at append time, and the
+/// count of the tool result message an outcome becomes in the zoned
+/// layout, computed the first time a compile needs it.
+#[derive(Debug, Clone)]
 pub(crate) struct EventMeta {
     pub(crate) rendered_tokens: u64,
+    result_tokens: Cell<Option<u64>>,
 }
 
 /// Append-only ordered log of [`SessionEvent`]s, with indices that keep a
@@ -255,7 +259,10 @@ impl EventLog {
             }
         }
         self.total_tokens = self.total_tokens.saturating_add(event.token_estimate);
-        self.meta.push(EventMeta { rendered_tokens });
+        self.meta.push(EventMeta {
+            rendered_tokens,
+            result_tokens: Cell::new(None),
+        });
         self.events.push(event);
     }
 
@@ -372,6 +379,21 @@ impl EventLog {
     /// The token count of the rendered form of the event at `index`.
     pub(crate) fn rendered_tokens(&self, index: usize) -> u64 {
         self.meta[index].rendered_tokens
+    }
+
+    /// The token count of the inline tool result message the outcome at
+    /// `index` becomes, computed by `count` once and remembered (the
+    /// message's text depends only on the event).
+    pub(crate) fn result_tokens(&self, index: usize, count: impl FnOnce() -> u64) -> u64 {
+        let cell = &self.meta[index].result_tokens;
+        match cell.get() {
+            Some(n) => n,
+            None => {
+                let n = count();
+                cell.set(Some(n));
+                n
+            }
+        }
     }
 
     /// The artifact that the tool outcome `event_id` was externalised to.

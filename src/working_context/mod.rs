@@ -3,6 +3,9 @@
 mod provider;
 mod zoned;
 
+use std::cell::RefCell;
+use std::hash::{Hash, Hasher};
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -285,6 +288,47 @@ pub struct WorkingContext {
     /// Tokens per zone of the compiled messages.
     #[serde(default)]
     pub zone_usage: ZoneUsage,
+    /// Token counts of the zone sections' texts, remembered between
+    /// measures (a cache; `Default` when building a context by hand).
+    #[serde(skip)]
+    pub section_tokens: SectionTokens,
+}
+
+/// A small cache of token counts keyed by a text's hash, so a long system
+/// prompt is counted once per compile rather than after every processor.
+#[derive(Debug, Default, Clone)]
+pub struct SectionTokens(RefCell<Vec<(u64, usize, u64)>>);
+
+impl PartialEq for SectionTokens {
+    /// A cache never makes two contexts differ.
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl SectionTokens {
+    /// How many texts are remembered.
+    const SIZE: usize = 8;
+
+    /// `counter`'s count of `text`, remembered.
+    pub(crate) fn count(&self, counter: &dyn TokenCounter, text: &str) -> u64 {
+        if text.len() < 256 {
+            return counter.count(text);
+        }
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        text.hash(&mut h);
+        let key = (h.finish(), text.len());
+        let mut memo = self.0.borrow_mut();
+        if let Some(&(_, _, n)) = memo.iter().find(|(k, l, _)| (*k, *l) == key) {
+            return n;
+        }
+        let n = counter.count(text);
+        if memo.len() >= Self::SIZE {
+            memo.remove(0);
+        }
+        memo.push((key.0, key.1, n));
+        n
+    }
 }
 
 const MEMORY_HEADER: &str = "\n\n## Relevant memories";

@@ -19,11 +19,10 @@ pub(crate) fn recent_start(history: &[HistoryMessage]) -> usize {
 
 /// The text a message has in the plain `{ role, content }` form: tool calls
 /// are written after the assistant's text, a tool result is labelled with
-/// its call.
+/// its call's id (the call's line names the tool).
 pub(crate) fn plain_content(h: &HistoryMessage) -> Cow<'_, str> {
     if let Some(id) = &h.tool_call_id {
-        let name = h.tool_name.as_deref().unwrap_or("tool");
-        return Cow::Owned(format!("[tool result {id}] {name}: {}", h.content));
+        return Cow::Owned(format!("[tool result {id}] {}", h.content));
     }
     if h.tool_calls.is_empty() {
         return Cow::Borrowed(&h.content);
@@ -150,19 +149,23 @@ pub(crate) fn messages(ctx: &WorkingContext) -> Vec<HistoryMessage> {
 /// Tokens per zone of [`messages`], using cached history counts.
 pub(crate) fn usage(ctx: &WorkingContext, counter: &dyn TokenCounter) -> ZoneUsage {
     let overhead = counter.message_overhead();
+    let memo = &ctx.section_tokens;
     let mut usage = ZoneUsage::default();
     usage.add(
         Zone::System,
-        counter.count(&system_zone_text(ctx)) + overhead,
+        memo.count(counter, &system_zone_text(ctx)) + overhead,
     );
     let persistent = persistent_zone_text(ctx);
     if !persistent.is_empty() {
-        usage.add(Zone::Persistent, counter.count(&persistent) + overhead);
+        usage.add(
+            Zone::Persistent,
+            memo.count(counter, &persistent) + overhead,
+        );
     }
     if let Some(summary) = ctx.summary.as_deref().filter(|s| !s.is_empty()) {
         usage.add(
             Zone::Working,
-            counter.count(&zones::summary_text(summary)) + overhead,
+            memo.count(counter, &zones::summary_text(summary)) + overhead,
         );
     }
     let recent = recent_start(&ctx.history);
@@ -172,7 +175,7 @@ pub(crate) fn usage(ctx: &WorkingContext, counter: &dyn TokenCounter) -> ZoneUsa
     }
     let tail = tail_text(ctx);
     if !tail.is_empty() {
-        usage.add(Zone::Recent, counter.count(&tail) + overhead);
+        usage.add(Zone::Recent, memo.count(counter, &tail) + overhead);
     }
     usage
 }

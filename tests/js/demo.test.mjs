@@ -9,4 +9,12 @@ test("the demo externalises the output, stays within budget and retrieves it int
   assert.match(out, /matches original: true/);
   assert.match(out, /Session events: user_input, tool_success, artifact_stored/);
   assert.match(out, /\[1\] user: Analyze the system logs/);
+  // The zoned loop: each call reuses every message of the previous one but its tail.
+  const calls = [...out.matchAll(/Call (\d): (\d+) tokens .*; (\d+) of the previous call's (\d+) messages reused/g)];
+  assert.equal(calls.length, 3);
+  for (const [, n, tokens, same, of] of calls) {
+    assert.ok(Number(tokens) <= 4000);
+    if (n !== "1") assert.equal(same, of);
+  }
+  assert.match(out, /first tool call read_logs\(\{"path":"\/var\/log\/worker.log"\}\) answered by: \[artifact [0-9a-f]{64} /);
 });
