@@ -6,7 +6,7 @@
 //! | zone | holds | changes |
 //! | --- | --- | --- |
 //! | SYSTEM | system prompt, policies, tool definitions, user preferences | never, while they are the same |
-//! | PERSISTENT | goal, state digest, pinned turns | rarely |
+//! | PERSISTENT | goal, state digest, pinned memories, pinned turns | rarely |
 //! | WORKING | older turns and tool exchanges, a compaction summary | append-only between compactions |
 //! | RECENT | the newest turn, per-turn memory hits, task state, the goal restated | every call |
 //!
@@ -227,6 +227,8 @@ pub const TOOLS_HEADING: &str = "## Available Tools";
 pub const GOAL_HEADING: &str = "## Current Goal";
 /// Heading of the state digest in the PERSISTENT zone.
 pub const BRAIN_STATE_HEADING: &str = "## Brain State";
+/// Heading of the memories pinned for the session in the PERSISTENT zone.
+pub const PINNED_HEADING: &str = "## Pinned memories";
 /// Heading of the task state in the RECENT zone.
 pub const TASK_HEADING: &str = "## Current Task";
 /// Heading of the goal restated at the end of the RECENT zone.

@@ -315,6 +315,9 @@ fn processors(fixture: &Value) -> Vec<Processor> {
                 keep_last: limit(&p["keepLast"], 5).min(u32::MAX as usize) as u32,
             }),
             "compactor" => Processor::Compactor,
+            "memory_preloader" if p["pin"] == true => {
+                Processor::PinnedMemoryPreloader(limit(&p["topK"], 5) as u32)
+            }
             "memory_preloader" => Processor::MemoryPreloader(limit(&p["topK"], 5) as u32),
             "artifact_attacher" => {
                 Processor::ArtifactAttacher(limit(&p["thresholdBytes"], 1024) as u64)

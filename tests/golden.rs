@@ -41,6 +41,10 @@ fn processors(fixture: &Value, store: Rc<MemoryArtifactStore>) -> Vec<Rc<dyn Pro
                     Some(t) => Rc::new(Compactor::with_options(None, t).unwrap()),
                     None => Rc::new(Compactor::new()),
                 },
+                "memory_preloader" if p["pin"] == true => Rc::new(MemoryPreloader::pinned(
+                    memory.clone(),
+                    limit(&p["topK"], 5),
+                )),
                 "memory_preloader" => {
                     Rc::new(MemoryPreloader::new(memory.clone(), limit(&p["topK"], 5)))
                 }

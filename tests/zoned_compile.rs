@@ -607,3 +607,106 @@ fn a_forged_compaction_event_is_ignored() {
     let ctx = compile(&mut s, 10_000);
     assert!(ctx.summary.is_none());
 }
+
+/// A processor that adds more per-turn memories than the budget holds.
+struct Flood;
+
+#[async_trait(?Send)]
+impl Processor for Flood {
+    fn name(&self) -> &str {
+        "flood"
+    }
+    async fn process(
+        &self,
+        _: &Session,
+        mut ctx: WorkingContext,
+        _: u64,
+        _: &mut context_compiler::SessionWrites,
+    ) -> context_compiler::Result<WorkingContext> {
+        for i in 0..20 {
+            ctx.memory_hits.push(context_compiler::MemoryHit {
+                key: format!("m{i}"),
+                content: format!("memory {i} ").repeat(30),
+                category: "fact".into(),
+                tokens: None,
+            });
+        }
+        Ok(ctx)
+    }
+}
+
+#[test]
+fn memories_dropped_for_the_budget_are_listed() {
+    let mut s = agent_session();
+    let c = zoned(vec![
+        Rc::new(HistorySelector::new(1, usize::MAX)),
+        Rc::new(Flood),
+    ]);
+    let ctx = block_on(c.compile_with(&mut s, 1_200, &options())).unwrap();
+    assert!(ctx.token_count <= 1_200);
+    let memories: Vec<_> = ctx
+        .dropped
+        .iter()
+        .filter(|d| d.section == context_compiler::working_context::Section::MemoryHits)
+        .collect();
+    assert!(!memories.is_empty());
+    assert!(memories.iter().all(|d| d.tokens_removed > 0));
+    assert_eq!(ctx.memory_hits.len() + memories.len(), 20);
+}
+
+#[test]
+fn pinned_memories_stay_in_persistent_and_are_recorded_once() {
+    let memory = Rc::new(InMemoryBackend::new());
+    memory.store("disk", "The /data volume holds exports and backups", "fact");
+    memory.store(
+        "oncall",
+        "Page the data team before deleting exports",
+        "policy",
+    );
+    let c = zoned(vec![
+        Rc::new(HistorySelector::new(1, usize::MAX)),
+        Rc::new(MemoryPreloader::pinned(memory, 1)),
+    ]);
+    let mut s = agent_session();
+    let pinned_events = |s: &Session| {
+        s.event_log()
+            .events()
+            .iter()
+            .filter(|e| e.kind == "memory_hit" && e.data["pinned"] == json!(true))
+            .count()
+    };
+    let first = block_on(c.compile_with(&mut s, 10_000, &options())).unwrap();
+    let persistent = first.to_messages()[1].content.clone();
+    assert!(
+        persistent.contains("## Pinned memories\n- [disk]: The /data volume"),
+        "{persistent}"
+    );
+    assert_eq!(pinned_events(&s), 1);
+    // The next turn recalls the other memory: it is pinned after the first,
+    // and the first stays byte-identical.
+    say(
+        &mut s,
+        "user_input",
+        "Who do I page before deleting exports?",
+    );
+    let second = block_on(c.compile_with(&mut s, 10_000, &options())).unwrap();
+    let persistent2 = second.to_messages()[1].content.clone();
+    assert!(persistent2.starts_with(&persistent));
+    assert!(persistent2.contains("- [oncall]: Page the data team"));
+    assert_eq!(pinned_events(&s), 2);
+    let third = block_on(c.compile_with(&mut s, 10_000, &options())).unwrap();
+    assert_eq!(third.to_messages()[1].content, persistent2);
+    assert_eq!(pinned_events(&s), 2, "recorded once");
+    assert!(third.memory_hits.is_empty(), "pinned, not per-turn");
+    let imported = Session::import_json(
+        &s.export_json(),
+        Rc::new(SystemClock),
+        Rc::new(DefaultTokenCounter),
+        3,
+    )
+    .unwrap();
+    let again = block_on(c.compile_view(&imported, 10_000, &options()))
+        .unwrap()
+        .0;
+    assert_eq!(again.to_messages(), third.to_messages());
+}

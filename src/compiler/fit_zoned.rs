@@ -135,31 +135,27 @@ pub(crate) fn fit_zoned(
             }
             continue;
         }
-        // 2. Per-turn extras, oldest first.
-        if let Some(t) = (!ctx.tool_results.is_empty()).then(|| ctx.tool_results.remove(0)) {
+        // 2. Per-turn extras: tool results and artifact references a
+        // processor added, oldest first, then memory hits, least relevant
+        // first, then pinned memories, newest first.
+        let extra = if !ctx.tool_results.is_empty() {
+            Some((Section::ToolResults, ctx.tool_results.remove(0).event_id))
+        } else if !ctx.artifact_refs.is_empty() {
+            Some((Section::ArtifactRefs, ctx.artifact_refs.remove(0).event_id))
+        } else if let Some(_hit) = ctx.memory_hits.pop() {
+            Some((Section::MemoryHits, None))
+        } else {
+            ctx.pinned_memories
+                .pop()
+                .map(|_| (Section::MemoryHits, None))
+        };
+        if let Some((section, event_id)) = extra {
+            let after = ctx.measure(counter);
             ctx.dropped.push(dropped(
-                Section::ToolResults,
+                section,
                 DropAction::Dropped,
-                t.event_id,
-                0,
-            ));
-            continue;
-        }
-        if let Some(a) = (!ctx.artifact_refs.is_empty()).then(|| ctx.artifact_refs.remove(0)) {
-            ctx.dropped.push(dropped(
-                Section::ArtifactRefs,
-                DropAction::Dropped,
-                a.event_id,
-                0,
-            ));
-            continue;
-        }
-        if let Some(m) = ctx.memory_hits.pop() {
-            ctx.dropped.push(dropped(
-                Section::MemoryHits,
-                DropAction::Dropped,
-                None,
-                m.tokens.unwrap_or(0),
+                event_id,
+                exact.saturating_sub(after),
             ));
             continue;
         }

@@ -52,6 +52,9 @@ fn pipeline(
             WitProcessor::MemoryPreloader(top_k) => {
                 Rc::new(MemoryPreloader::new(memory.clone(), top_k as usize))
             }
+            WitProcessor::PinnedMemoryPreloader(top_k) => {
+                Rc::new(MemoryPreloader::pinned(memory.clone(), top_k as usize))
+            }
             WitProcessor::ArtifactAttacher(threshold) => Rc::new(ArtifactAttacher::new(
                 host_store()?,
                 usize::try_from(threshold).unwrap_or(usize::MAX),

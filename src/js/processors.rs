@@ -252,7 +252,9 @@ impl Compactor {
 impl MemoryPreloader {
     /// `memory` is an `InMemoryBackend`, an object with `recall(query,
     /// limit)`, or a function `(query, limit) => entries` (sync or async).
-    /// Options: `topK` (default 5).
+    /// Options: `topK` (default 5); `pin` (zoned layout: recalled memories
+    /// stay in the PERSISTENT zone for the session, each recorded once as a
+    /// pinned `memory_hit` event).
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(
@@ -267,11 +269,26 @@ impl MemoryPreloader {
             5,
         )
         .map_err(to_js_error)?;
+        let pin = option(&options, "pin", "options").map_err(to_js_error)?;
+        let pin = if pin.is_undefined() || pin.is_null() {
+            false
+        } else {
+            pin.as_bool().ok_or_else(|| {
+                to_js_error(Error::new(
+                    ErrorCode::InvalidArgument,
+                    "options.pin must be a boolean",
+                ))
+            })?
+        };
         let store: Rc<dyn MemoryStore> = match registry::memory(&memory) {
             Some(native) => native,
             None => Rc::new(JsMemoryStore::from_js(&memory).map_err(to_js_error)?),
         };
-        Ok(MemoryPreloader::wrap(CorePreloader::new(store, top_k)))
+        Ok(MemoryPreloader::wrap(if pin {
+            CorePreloader::pinned(store, top_k)
+        } else {
+            CorePreloader::new(store, top_k)
+        }))
     }
 
     /// How many memories are recalled at most.

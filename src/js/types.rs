@@ -104,6 +104,8 @@ export interface ZonedOptions {
 /** The zoned layout's parts besides the history. */
 export interface ZonedParts extends ZonedOptions {
   layout?: Layout;
+  /** Memories pinned for the session (PERSISTENT zone, `## Pinned memories`). */
+  pinnedMemories?: MemoryHit[];
   /** The compaction summary of earlier conversation. */
   summary?: string;
 }
@@ -262,7 +264,11 @@ export interface MemoryStoreLike { recall(query: string, limit: number): MemoryE
 export type MemoryRecallFunction = (query: string, limit: number) => MemoryEntry[] | Promise<MemoryEntry[]>;
 
 export interface HistorySelectorOptions { keepFirst?: number; keepLast?: number }
-export interface MemoryPreloaderOptions { topK?: number }
+export interface MemoryPreloaderOptions {
+  topK?: number;
+  /** Zoned layout: keep recalled memories in the PERSISTENT zone for the session (recorded as pinned `memory_hit` events). */
+  pin?: boolean;
+}
 export interface ArtifactAttacherOptions { thresholdBytes?: number }
 
 /** A processor written in JS: gets a plain-object context, returns one (or a WorkingContext). */

@@ -32,6 +32,9 @@ pub const ARTIFACT_STORED: &str = "artifact_stored";
 pub const TOOL_CALL: &str = "tool_call";
 /// The event kind a zoned compile records when it compacts the context.
 pub const CONTEXT_COMPACTED: &str = "context_compacted";
+/// The event kind of a recalled memory; with `"pinned": true` in its data it
+/// stays in the zoned layout's PERSISTENT zone for the rest of the session.
+pub const MEMORY_HIT: &str = "memory_hit";
 
 /// A typed event in the session timeline.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -119,6 +122,7 @@ pub struct EventLog {
     calls: HashMap<String, usize>,
     outcome_by_call: HashMap<String, usize>,
     compaction: Option<CompactionState>,
+    pinned_memories: Vec<usize>,
     last_user_input: Option<usize>,
     externalized: HashMap<String, ArtifactRef>,
     total_tokens: u64,
@@ -152,6 +156,7 @@ impl EventLog {
             calls: HashMap::new(),
             outcome_by_call: HashMap::new(),
             compaction: None,
+            pinned_memories: Vec::new(),
             last_user_input: None,
             externalized: HashMap::new(),
             total_tokens: 0,
@@ -247,6 +252,12 @@ impl EventLog {
                 self.calls.insert(event.event_id.clone(), index);
             }
             None => {}
+        }
+        if event.kind == MEMORY_HIT
+            && event.data.get("pinned") == Some(&Value::Bool(true))
+            && render::pinned_memory(&event.data).is_some()
+        {
+            self.pinned_memories.push(index);
         }
         if event.kind == CONTEXT_COMPACTED {
             if let Some(state) = CompactionState::parse(index, &event.data, &self.events) {
@@ -364,6 +375,11 @@ impl EventLog {
     /// The compaction state of the latest valid `context_compacted` event.
     pub fn compaction(&self) -> Option<&CompactionState> {
         self.compaction.as_ref()
+    }
+
+    /// Positions of the `memory_hit` events pinned for the session.
+    pub(crate) fn pinned_memories(&self) -> &[usize] {
+        &self.pinned_memories
     }
 
     /// The position of the latest `user_input` event.

@@ -20,7 +20,7 @@ pub(crate) use export::parse_events;
 pub use export::SESSION_FORMAT;
 pub use log::{
     CompactionState, EventLog, SessionEvent, ARTIFACT_STORED, ASSISTANT_OUTPUT, CONTEXT_COMPACTED,
-    PHASE_RESULT, TOOL_CALL, TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT, USER_INPUT,
+    MEMORY_HIT, PHASE_RESULT, TOOL_CALL, TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT, USER_INPUT,
 };
 pub(crate) use store::{read_session, restore_session};
 pub use store::{SaveReport, SessionEnv, SessionStore};

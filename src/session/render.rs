@@ -9,7 +9,7 @@ use crate::session::log::{
     ASSISTANT_OUTPUT, PHASE_RESULT, TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT, USER_INPUT,
 };
 use crate::tokens::TokenCounter;
-use crate::working_context::ArtifactRef;
+use crate::working_context::{ArtifactRef, MemoryHit};
 
 /// The rendered form of an event that can enter a context.
 #[derive(Debug, Clone, PartialEq)]
@@ -139,6 +139,16 @@ pub(crate) fn call_tokens(data: &Value, counter: &dyn TokenCounter) -> u64 {
 /// The tool name of an outcome event.
 pub(crate) fn outcome_tool(data: &Value) -> &str {
     str_field(data, &["tool", "tool_name", "toolName", "name"]).unwrap_or("unknown")
+}
+
+/// The memory a pinned `memory_hit` event holds: `key`, `content`, `category`.
+pub(crate) fn pinned_memory(data: &Value) -> Option<MemoryHit> {
+    Some(MemoryHit {
+        key: str_field(data, &["key"])?.to_string(),
+        content: str_field(data, &["content"])?.to_string(),
+        category: str_field(data, &["category"]).unwrap_or("").to_string(),
+        tokens: None,
+    })
 }
 
 /// Reads an `artifact_stored` record that names the tool outcome it

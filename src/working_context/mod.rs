@@ -271,6 +271,10 @@ pub struct WorkingContext {
     /// The goal (zoned layout: PERSISTENT zone, restated at the end).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub goal: Option<String>,
+    /// Memories pinned for the session (zoned layout: PERSISTENT zone,
+    /// `## Pinned memories`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pinned_memories: Vec<MemoryHit>,
     /// A digest of the agent's state (zoned layout: PERSISTENT zone,
     /// `## Brain State`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -73,7 +73,15 @@ fn system_zone_text(ctx: &WorkingContext) -> String {
 }
 
 fn persistent_zone_text(ctx: &WorkingContext) -> String {
-    zones::persistent_text(ctx.goal.as_deref(), ctx.state_digest.as_ref())
+    let mut text = zones::persistent_text(ctx.goal.as_deref(), ctx.state_digest.as_ref());
+    if !ctx.pinned_memories.is_empty() {
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        let lines: Vec<String> = ctx.pinned_memories.iter().map(memory_line).collect();
+        text.push_str(&format!("{}\n{}", zones::PINNED_HEADING, lines.join("\n")));
+    }
+    text
 }
 
 /// The last message of the RECENT zone: per-turn memory hits, artifact

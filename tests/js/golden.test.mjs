@@ -35,7 +35,7 @@ function processors(f, store) {
     switch (p.type) {
       case "history_selector": return new HistorySelector({ keepFirst: limit(p.keepFirst), keepLast: limit(p.keepLast) });
       case "compactor": return new Compactor(p.target === undefined ? undefined : { target: p.target });
-      case "memory_preloader": return new MemoryPreloader(memory, { topK: p.topK });
+      case "memory_preloader": return new MemoryPreloader(memory, { topK: p.topK, pin: p.pin });
       case "artifact_attacher": return new ArtifactAttacher(store, { thresholdBytes: p.thresholdBytes });
       default: throw new Error(`unknown processor ${p.type}`);
     }

@@ -202,6 +202,26 @@ test("built-in processors run on their own: process(session, ctx, budget)", asyn
   assert.ok(store);
 });
 
+test("pinned memories stay in the PERSISTENT zone, recorded once", async () => {
+  const { session, store } = await agentSession();
+  const memory = new InMemoryBackend();
+  memory.store("disk", "The /data volume holds exports and backups", "fact");
+  const compiler = new ContextCompiler({
+    layout: "zoned",
+    processors: [new HistorySelector({ keepFirst: 1 , keepLast: Infinity }), new MemoryPreloader(memory, { topK: 2, pin: true })],
+  });
+  const pinned = () => session.eventLog.events.filter((e) => e.kind === "memory_hit" && e.data.pinned === true);
+  const a = await compiler.compile(session, 32_000, OPTIONS);
+  const b = await compiler.compile(session, 32_000, OPTIONS);
+  assert.match(a.toMessages()[1].content, /## Pinned memories\n- \[disk\]: The \/data volume/);
+  assert.equal(b.toMessages()[1].content, a.toMessages()[1].content);
+  assert.equal(pinned().length, 1);
+  assert.deepEqual(b.toJSON().pinnedMemories.map((m) => m.key), ["disk"]);
+  assert.deepEqual(b.memoryHits, []);
+  await rejectsWithCode(() => new MemoryPreloader(memory, { pin: "yes" }), "INVALID_ARGUMENT", "pin");
+  assert.ok(store);
+});
+
 test("bad compile options are clear errors", async () => {
   const { session, store } = await agentSession();
   await rejectsWithCode(() => new ContextCompiler({ layout: "columns" }), "INVALID_ARGUMENT", "layout");

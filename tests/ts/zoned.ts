@@ -1,6 +1,9 @@
-// The zoned layout, ContextWindow and provider formats, type-checked: the
-// AI SDK form must be assignable to the `ai` package's own ModelMessage.
+// The zoned layout, ContextWindow and provider formats, type-checked: each
+// provider form must be assignable to that provider's own published request
+// types (the `openai` and `@anthropic-ai/sdk` SDKs, the `ai` package).
 import type { ModelMessage } from "ai";
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import {
   ArtifactAttacher, Compactor, ContextCompiler, ContextWindow, HistorySelector, MemoryArtifactStore, Session,
   COMPACT_EMERGENCY, COMPACT_FULL, COMPACT_LIGHT, DEFAULT_ZONE_BUDGETS,
@@ -27,9 +30,14 @@ export async function zoned(): Promise<number> {
   const openai: OpenAiMessage[] = ctx.toMessages({ format: "openai" });
   const anthropic: AnthropicRequest = ctx.toMessages({ format: "anthropic" });
   const aiSdk: ModelMessage[] = ctx.toMessages({ format: "ai-sdk" });
+  const openaiRequest: ChatCompletionMessageParam[] = ctx.toMessages({ format: "openai" });
+  const anthropicRequest: Pick<MessageCreateParamsNonStreaming, "system" | "messages"> = ctx.toMessages({ format: "anthropic" });
   const usage: ZoneUsage = ctx.zoneUsage;
   const level: CompactionLevel = ctx.compactionLevel;
   const selected: WorkingContext = await new HistorySelector().process(session, { systemPrompt: "s", layout: "zoned" }, 1000);
+  // @ts-expect-error the SDK's types are strict: a tool message needs its call's id
+  const strict: ChatCompletionMessageParam[] = [{ role: "tool", content: "x" }];
+  void strict;
   // @ts-expect-error unknown format
   ctx.toMessages({ format: "gemini" });
   // @ts-expect-error unknown layout
@@ -55,6 +63,6 @@ export async function zoned(): Promise<number> {
   // @ts-expect-error importance is a number
   w.appendMessage("user", "x", { importance: "high" });
   const thresholds: number = COMPACT_LIGHT + COMPACT_FULL + COMPACT_EMERGENCY + DEFAULT_ZONE_BUDGETS.working;
-  void plain; void openai; void anthropic; void aiSdk; void usage; void level; void selected; void stats; void l;
+  void plain; void openai; void anthropic; void aiSdk; void openaiRequest; void anthropicRequest; void usage; void level; void selected; void stats; void l;
   return compiled.totalTokens + thresholds;
 }
