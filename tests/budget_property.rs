@@ -1,6 +1,7 @@
-//! Property: whatever the session, processors and budget, a compile either
-//! returns a context whose exact token count is within the budget, or fails
-//! with BUDGET_TOO_SMALL because not even an empty context fits.
+//! Property: whatever the session, processors, layout and budget, a compile
+//! either returns a context whose exact token count is within the budget, or
+//! fails with BUDGET_TOO_SMALL because not even an empty context fits; in the
+//! zoned layout every tool call also keeps its result and the reverse.
 mod common;
 
 use std::rc::Rc;
@@ -9,8 +10,8 @@ use common::{block_on, session_with};
 use context_compiler::clock::SystemClock;
 use context_compiler::{
     ArtifactAttacher, Compactor, ContextCompiler, DefaultTokenCounter, ErrorCode, HistorySelector,
-    InMemoryBackend, MemoryArtifactStore, MemoryPreloader, Processor, TokenCounter,
-    WordsTokenCounter,
+    InMemoryBackend, Layout, MemoryArtifactStore, MemoryPreloader, Processor, ProviderFormat,
+    TokenCounter, WordsTokenCounter,
 };
 use proptest::prelude::*;
 use serde_json::json;
@@ -21,6 +22,7 @@ enum Ev {
     Assistant(String),
     ToolOk(String),
     ToolErr(String),
+    Call(String),
     Other(String),
 }
 
@@ -39,6 +41,7 @@ fn event() -> impl Strategy<Value = Ev> {
         3 => text().prop_map(Ev::Assistant),
         2 => text().prop_map(Ev::ToolOk),
         1 => text().prop_map(Ev::ToolErr),
+        2 => text().prop_map(Ev::Call),
         1 => text().prop_map(Ev::Other),
     ]
 }
@@ -58,6 +61,7 @@ proptest! {
         memories in any::<bool>(),
         words in any::<bool>(),
         threshold in 1usize..3000,
+        zoned in any::<bool>(),
     ) {
         let counter: Rc<dyn TokenCounter> = if words { Rc::new(WordsTokenCounter) } else { Rc::new(DefaultTokenCounter) };
         let mut s = session_with("prop", counter.clone());
@@ -67,6 +71,10 @@ proptest! {
                 Ev::Assistant(t) => s.record("assistant_output", json!({"content": t}), None),
                 Ev::ToolOk(t) => s.record("tool_success", json!({"tool": "t", "result": t}), None),
                 Ev::ToolErr(t) => s.record("tool_error", json!({"tool": "t", "error": t}), None),
+                Ev::Call(t) => {
+                    let id = s.record("tool_call", json!({"tool_name": "c", "arguments": {"q": t}}), None).unwrap().event_id.clone();
+                    s.record("tool_success", json!({"tool": "c", "call_id": id, "result": t}), None)
+                }
                 Ev::Other(t) => s.record("custom", json!(t), None),
             }.unwrap();
         }
@@ -82,13 +90,27 @@ proptest! {
         if attach {
             processors.push(Rc::new(ArtifactAttacher::new(Rc::new(MemoryArtifactStore::new(Rc::new(SystemClock))), threshold)));
         }
-        let compiler = ContextCompiler::new(processors);
+        let layout = if zoned { Layout::Zoned } else { Layout::Seed };
+        let compiler = ContextCompiler::with_layout(processors, layout);
         match block_on(compiler.compile(&mut s, budget, &system)) {
             Ok(ctx) => {
                 prop_assert!(ctx.token_count <= budget, "{} > {}", ctx.token_count, budget);
                 let exact: u64 = ctx.to_messages().iter().map(|m| counter.count(&m.content) + counter.message_overhead()).sum();
                 prop_assert_eq!(exact, ctx.token_count);
                 prop_assert_eq!(ctx.budget, budget);
+                if zoned {
+                    let msgs = ctx.to_provider_messages(ProviderFormat::OpenAi);
+                    let msgs = msgs.as_array().unwrap();
+                    for (i, m) in msgs.iter().enumerate() {
+                        for (k, c) in m["tool_calls"].as_array().into_iter().flatten().enumerate() {
+                            prop_assert_eq!(&msgs[i + 1 + k]["tool_call_id"], &c["id"]);
+                        }
+                        if m["role"] == "tool" {
+                            let id = &m["tool_call_id"];
+                            prop_assert!(msgs[..i].iter().any(|p| p["tool_calls"].as_array().is_some_and(|cs| cs.iter().any(|c| &c["id"] == id))));
+                        }
+                    }
+                }
             }
             Err(e) => {
                 prop_assert_eq!(e.code(), ErrorCode::BudgetTooSmall);

@@ -103,7 +103,7 @@ fn drop_turn(ctx: &mut WorkingContext, start: usize, counter: &dyn TokenCounter)
 /// results); drops per-turn tool results, artifact references and memory
 /// hits; drops pinned turns; then truncates the largest text (the newest
 /// user message last); when no text is left, drops the RECENT turns after
-/// the newest user message.
+/// the newest user message, then, when even that is not enough, the rest.
 /// Every change is recorded in `ctx.dropped`. Fails with
 /// [`ErrorCode::BudgetTooSmall`] only when the SYSTEM zone's structure
 /// (policies, tools, preferences) and the state digest alone do not fit.
@@ -188,9 +188,18 @@ pub(crate) fn fit_zoned(
                     .filter(|(t, _)| *t > 0)
             });
         let Some((tokens, slot)) = largest else {
-            // Only structure is left: whole RECENT turns, then give up.
+            // Only structure is left: the turns after the newest user
+            // message, then any turn (the empty newest user message last).
             if let Some(u) = newest_user.filter(|u| u + 1 < ctx.history.len()) {
                 drop_turn(&mut ctx, u + 1, counter);
+                continue;
+            }
+            if let Some(last) = ctx.history.len().checked_sub(1) {
+                let start = (0..=last)
+                    .rev()
+                    .find(|&i| !ctx.history[i].is_tool_result())
+                    .unwrap_or(0);
+                drop_turn(&mut ctx, start, counter);
                 continue;
             }
             return Err(Error::new(

@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use crate::context_window::ContextWindow as CoreWindow;
 use crate::error::{Error, ErrorCode, Result};
 use crate::js::budget::positive_budget;
-use crate::js::convert::{from_js, js_to_json, option, string, to_js};
+use crate::js::convert::{bool_option, from_js, js_to_json, option, string, to_js};
 use crate::js::env::JsClock;
 use crate::js::error::to_js_error;
 use crate::js::session::counter_option;
@@ -197,17 +197,7 @@ impl ContextWindow {
         result: &str,
         options: Option<ToolResultOptionsArg>,
     ) -> std::result::Result<(), JsValue> {
-        let success = option(&options, "success", "options").map_err(to_js_error)?;
-        let success = if success.is_undefined() || success.is_null() {
-            true
-        } else {
-            success.as_bool().ok_or_else(|| {
-                to_js_error(Error::new(
-                    ErrorCode::InvalidArgument,
-                    "options.success must be a boolean",
-                ))
-            })?
-        };
+        let success = bool_option(&options, "success", true).map_err(to_js_error)?;
         self.inner.append_tool_result(tool_name, result, success);
         Ok(())
     }

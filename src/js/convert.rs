@@ -163,6 +163,25 @@ pub(crate) fn option<T: AsRef<JsValue>>(
     })
 }
 
+/// The boolean option `key` of `options` (`default` when absent); anything
+/// but a boolean is an `INVALID_ARGUMENT` error.
+pub(crate) fn bool_option<T: AsRef<JsValue>>(
+    options: &Option<T>,
+    key: &str,
+    default: bool,
+) -> Result<bool> {
+    let v = option(options, key, "options")?;
+    if v.is_undefined() || v.is_null() {
+        return Ok(default);
+    }
+    v.as_bool().ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidArgument,
+            format!("options.{key} must be a boolean"),
+        )
+    })
+}
+
 /// A non-negative safe integer (`undefined`/`null` give `None`); anything
 /// else is an error with `code`.
 pub(crate) fn count(value: &JsValue, what: &str, code: ErrorCode) -> Result<Option<u64>> {

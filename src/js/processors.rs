@@ -17,7 +17,7 @@ use crate::compiler::{
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::js::budget::positive_budget;
-use crate::js::convert::{from_js, limit, option, to_js};
+use crate::js::convert::{bool_option, from_js, limit, option, to_js};
 use crate::js::error::to_js_error;
 use crate::js::llm::JsLlm;
 use crate::js::memory::JsMemoryStore;
@@ -269,17 +269,7 @@ impl MemoryPreloader {
             5,
         )
         .map_err(to_js_error)?;
-        let pin = option(&options, "pin", "options").map_err(to_js_error)?;
-        let pin = if pin.is_undefined() || pin.is_null() {
-            false
-        } else {
-            pin.as_bool().ok_or_else(|| {
-                to_js_error(Error::new(
-                    ErrorCode::InvalidArgument,
-                    "options.pin must be a boolean",
-                ))
-            })?
-        };
+        let pin = bool_option(&options, "pin", false).map_err(to_js_error)?;
         let store: Rc<dyn MemoryStore> = match registry::memory(&memory) {
             Some(native) => native,
             None => Rc::new(JsMemoryStore::from_js(&memory).map_err(to_js_error)?),
