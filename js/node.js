@@ -29,13 +29,7 @@ export {
   redact,
 } from "../pkg/context_compiler.js";
 
-export {
-  COMPACT_EMERGENCY,
-  COMPACT_FULL,
-  COMPACT_LIGHT,
-  DEFAULT_ZONE_BUDGETS,
-  ToolEventKind,
-} from "./constants.js";
+export * from "./constants.js";
 
 /** Already initialised in Node; kept so code written for the web entry runs unchanged. */
 export async function init() {}

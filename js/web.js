@@ -79,10 +79,4 @@ export const contentId = guard("contentId", glue.contentId);
 export const countTokens = guard("countTokens", glue.countTokens);
 export const estimateTokens = guard("estimateTokens", glue.estimateTokens);
 export const redact = guard("redact", glue.redact);
-export {
-  COMPACT_EMERGENCY,
-  COMPACT_FULL,
-  COMPACT_LIGHT,
-  DEFAULT_ZONE_BUDGETS,
-  ToolEventKind,
-} from "./constants.js";
+export * from "./constants.js";

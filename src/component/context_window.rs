@@ -22,6 +22,18 @@ impl Guest for Component {
     type Window = WindowResource;
 }
 
+impl WindowResource {
+    /// Runs the core window's fallible setter `set` with `value`, turning its
+    /// error into the WIT error.
+    fn update<T>(
+        &self,
+        value: T,
+        set: fn(&mut ContextWindow, T) -> crate::error::Result<()>,
+    ) -> Result<(), Error> {
+        set(&mut self.inner.borrow_mut(), value).map_err(wit_error)
+    }
+}
+
 impl GuestWindow for WindowResource {
     fn create(max_context_tokens: u64, zone_budgets: Option<WitBudgets>) -> Result<Window, Error> {
         let budgets = zone_budgets.map(|b| ZoneBudgets {
@@ -47,11 +59,10 @@ impl GuestWindow for WindowResource {
     }
 
     fn set_user_preferences(&self, prefs_json: String) -> Result<(), Error> {
-        let prefs = parse_json(&prefs_json, "prefs-json")?;
-        self.inner
-            .borrow_mut()
-            .set_user_preferences(prefs)
-            .map_err(wit_error)
+        self.update(
+            parse_json(&prefs_json, "prefs-json")?,
+            ContextWindow::set_user_preferences,
+        )
     }
 
     fn set_policies(&self, policies: Vec<String>) {
@@ -68,10 +79,7 @@ impl GuestWindow for WindowResource {
                 )))
             }
         };
-        self.inner
-            .borrow_mut()
-            .set_tool_definitions(tools)
-            .map_err(wit_error)
+        self.update(tools, ContextWindow::set_tool_definitions)
     }
 
     fn set_goal(&self, goal: String) {
@@ -79,11 +87,10 @@ impl GuestWindow for WindowResource {
     }
 
     fn set_brain_digest(&self, digest_json: String) -> Result<(), Error> {
-        let digest = parse_json(&digest_json, "digest-json")?;
-        self.inner
-            .borrow_mut()
-            .set_brain_digest(digest)
-            .map_err(wit_error)
+        self.update(
+            parse_json(&digest_json, "digest-json")?,
+            ContextWindow::set_brain_digest,
+        )
     }
 
     fn set_task_state(&self, state: String) {

@@ -75,6 +75,20 @@ fn zone_budgets(value: &JsValue) -> Result<Option<ZoneBudgets>> {
     Ok(Some(budgets))
 }
 
+impl ContextWindow {
+    /// Converts `value` to JSON (naming it `what` in errors) and hands it to
+    /// the core window's setter `set`.
+    fn set_json(
+        &mut self,
+        value: &JsValue,
+        what: &str,
+        set: fn(&mut CoreWindow, serde_json::Value) -> Result<()>,
+    ) -> std::result::Result<(), JsValue> {
+        let json = js_to_json(value, what).map_err(to_js_error)?;
+        set(&mut self.inner, json).map_err(to_js_error)
+    }
+}
+
 #[wasm_bindgen]
 impl ContextWindow {
     /// Options: `maxContextTokens` (default 128000), `zoneBudgets` (shares
@@ -129,8 +143,7 @@ impl ContextWindow {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "Record<string, Json>")] prefs: JsValue,
     ) -> std::result::Result<(), JsValue> {
-        let prefs = js_to_json(&prefs, "prefs").map_err(to_js_error)?;
-        self.inner.set_user_preferences(prefs).map_err(to_js_error)
+        self.set_json(&prefs, "prefs", CoreWindow::set_user_preferences)
     }
 
     /// Sets the policies, shown as a bullet list under `## Policies`.
@@ -163,8 +176,7 @@ impl ContextWindow {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "Record<string, Json>")] digest: JsValue,
     ) -> std::result::Result<(), JsValue> {
-        let digest = js_to_json(&digest, "digest").map_err(to_js_error)?;
-        self.inner.set_brain_digest(digest).map_err(to_js_error)
+        self.set_json(&digest, "digest", CoreWindow::set_brain_digest)
     }
 
     /// Sets the task state, shown under `## Current Task` at the start of RECENT.
