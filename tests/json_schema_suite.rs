@@ -14,7 +14,7 @@ use context_compiler::normalize::schemas::{validate_with, Dialect, SchemaRegistr
 use serde_json::Value;
 
 fn suite() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/json-schema-test-suite")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/json-schema-test-suite")
 }
 
 fn json_files(dir: &Path) -> Vec<PathBuf> {

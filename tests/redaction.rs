@@ -21,9 +21,9 @@ const MAX_OVER_REDACTIONS: usize = 28;
 fn detect_secrets_development_set() {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/testdata/secrets/detect-secrets-cases.jsonl"
+        "/tests/fixtures/secrets/detect-secrets-cases.jsonl"
     ))
-    .expect("../shared/testdata/secrets/detect-secrets-cases.jsonl");
+    .expect("tests/fixtures/secrets/detect-secrets-cases.jsonl");
     let (mut positives, mut caught, mut over) = (0, 0, Vec::new());
     for line in text.lines() {
         let case: Value = serde_json::from_str(line).unwrap();
