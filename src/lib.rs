@@ -57,7 +57,9 @@ pub use error::{Error, ErrorCode, Result};
 pub use kv::{KeyValue, KvArtifactStore, KvStoreOptions, MemoryKv};
 pub use llm::{Llm, LlmOptions};
 pub use memory::{InMemoryBackend, MemoryEntry, MemoryStore};
-pub use session::{EventLog, EvidencePack, SaveReport, Session, SessionEvent, SessionStore};
+pub use session::{
+    record_shared, EventLog, EvidencePack, SaveReport, Session, SessionEvent, SessionStore,
+};
 pub use tokens::{estimate_tokens, DefaultTokenCounter, TokenCounter, WordsTokenCounter};
 pub use working_context::{
     ArtifactRef, DroppedItem, HistoryMessage, Layout, MemoryHit, Message, ProviderFormat,

@@ -12,6 +12,10 @@ const KNOWN_MISSES: &[&str] = &[
     "std::string secret(\"m{{h}o)p${e]nob(ody[finds>-_$#thisone}}\");",
     "secrete.assign(\"m{{h}o)p${e]nob(ody[finds>-_$#thisone}}\",17);",
 ];
+/// Positives of the development set that are identifiers, not credentials,
+/// and deliberately left alone: a Twilio Account SID names an account (it is
+/// the user-name half of a key pair) and appears in prose and URLs.
+const IDENTIFIERS: &[&str] = &["ACxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"];
 /// Negatives of the development set we redact anyway (lines detect-secrets
 /// skips for file-type reasons, malformed tokens): over-redaction is the safe
 /// side for a prompt, but the count must not grow.
@@ -32,7 +36,10 @@ fn detect_secrets_development_set() {
         if case["flag"].as_bool().unwrap() {
             positives += 1;
             if r.findings.is_empty() {
-                assert!(KNOWN_MISSES.contains(&t), "missed a secret in {t:?}");
+                assert!(
+                    KNOWN_MISSES.contains(&t) || IDENTIFIERS.contains(&t),
+                    "missed a secret in {t:?}"
+                );
             } else {
                 caught += 1;
                 if let Some(secret) = case["secret"].as_str() {
@@ -45,7 +52,8 @@ fn detect_secrets_development_set() {
     }
     assert!(positives > 130);
     assert!(
-        caught >= positives - KNOWN_MISSES.len() - 1,
+        // One known miss occurs twice in the set.
+        caught >= positives - KNOWN_MISSES.len() - IDENTIFIERS.len() - 1,
         "caught {caught} of {positives}"
     );
     assert!(

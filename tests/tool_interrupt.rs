@@ -433,3 +433,56 @@ fn a_timeout_reported_by_the_bridge_is_a_timeout_event() {
     );
     assert_eq!(kinds(&s), vec!["tool_call", "tool_timeout"]);
 }
+
+#[test]
+fn secrets_in_errors_and_arguments_never_reach_the_session() {
+    let token = format!("ghp_{}", "aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xYz123");
+    let seen = Rc::new(RefCell::new(Value::Null));
+    let seen_in_tool = seen.clone();
+    let leaked = token.clone();
+    let (h, s) = handler_with(
+        bridge(move |_, args, _| {
+            *seen_in_tool.borrow_mut() = args;
+            let message = format!("401 for token {leaked}");
+            Box::pin(async move { Err(message) })
+        }),
+        None,
+    );
+    let args = json!({"repo": "o/r", "auth": {"password": "hunter2hunter2"}, "header": format!("Bearer {token}")});
+    let e = block_on(h.call("gh", args.clone(), None)).unwrap();
+    assert_eq!(*seen.borrow(), args, "the tool gets its arguments as given");
+    assert_eq!(e.kind, ToolEventKind::Error);
+    let exported = s.borrow().export_json();
+    for text in [
+        exported.as_str(),
+        e.error.as_deref().unwrap(),
+        &e.arguments.to_string(),
+    ] {
+        assert!(!text.contains(&token), "{text}");
+        assert!(!text.contains("hunter2"), "{text}");
+    }
+    assert!(exported.contains("o/r"));
+    assert!(e.error.unwrap().starts_with("401 for token [REDACTED:"));
+}
+
+#[test]
+fn a_tool_finishing_while_the_session_is_read_is_recorded_not_refused() {
+    let (h, s) = handler_with(
+        bridge(|_, _, _| Box::pin(async { Ok(ToolOutput::Text("done".into())) })),
+        None,
+    );
+    let e = {
+        // A running compile holds the session for reading.
+        let view = s.borrow();
+        let e = block_on(h.call("t", json!({}), None)).unwrap();
+        assert_eq!(view.event_log().len(), 0, "the reader's view does not move");
+        assert_eq!(view.event_log().all_events().len(), 2);
+        e
+    };
+    assert_eq!(e.kind, ToolEventKind::Success);
+    s.borrow_mut().flush();
+    assert_eq!(kinds(&s), ["tool_call", "tool_success"]);
+    let log = s.borrow();
+    assert_eq!(log.event_log().events()[1].event_id, e.event_id);
+    assert_eq!(log.event_log().pending_len(), 0);
+}

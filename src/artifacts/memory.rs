@@ -129,7 +129,7 @@ impl ArtifactStore for MemoryArtifactStore {
 impl SessionStore for MemoryArtifactStore {
     async fn save_session(&self, session: &RefCell<Session>) -> Result<SaveReport> {
         let session = crate::session::read_session(session)?;
-        let events = session.event_log().events();
+        let events = session.event_log().all_events();
         let mut sessions = self.sessions.borrow_mut();
         let saved = sessions
             .entry(session.session_id().to_string())

@@ -1,11 +1,13 @@
 //! The processor contract and the writes a pipeline asks of the session.
 
+use std::cell::RefCell;
+
 use async_trait::async_trait;
 use serde_json::Value;
 
 use crate::error::Result;
 use crate::session::render::externalized_ref;
-use crate::session::{Session, ARTIFACT_STORED};
+use crate::session::{record_shared, EventLog, Session, ARTIFACT_STORED};
 use crate::working_context::ArtifactRef;
 use crate::working_context::WorkingContext;
 
@@ -42,14 +44,28 @@ impl SessionWrites {
     /// records for a payload the session already knows as externalised (two
     /// compiles may have raced to externalise it).
     pub fn apply(self, session: &mut Session) -> Result<()> {
+        session.flush();
         for (kind, data) in self.records {
-            let known = kind == ARTIFACT_STORED
-                && data
-                    .get("event_id")
-                    .and_then(Value::as_str)
-                    .is_some_and(|id| session.event_log().externalized(id).is_some());
-            if !known {
+            if !already_externalized(session.event_log(), &kind, &data) {
                 session.record(&kind, data, None)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Like [`SessionWrites::apply`] on a shared session: when another
+    /// compile still reads it, the records are queued behind the events
+    /// recorded meanwhile (see [`record_shared`]) instead of failing.
+    pub fn apply_shared(self, session: &RefCell<Session>) -> Result<()> {
+        if let Ok(mut s) = session.try_borrow_mut() {
+            return self.apply(&mut s);
+        }
+        for (kind, data) in self.records {
+            let known = session
+                .try_borrow()
+                .is_ok_and(|s| already_externalized(s.event_log(), &kind, &data));
+            if !known {
+                record_shared(session, &kind, data, None)?;
             }
         }
         Ok(())
@@ -70,4 +86,14 @@ pub trait Processor {
         budget: u64,
         writes: &mut SessionWrites,
     ) -> Result<WorkingContext>;
+}
+
+/// Whether `log` already knows the payload an `artifact_stored` record
+/// externalises (two compiles may have raced to externalise it).
+fn already_externalized(log: &EventLog, kind: &str, data: &Value) -> bool {
+    kind == ARTIFACT_STORED
+        && data
+            .get("event_id")
+            .and_then(Value::as_str)
+            .is_some_and(|id| log.externalized(id).is_some())
 }

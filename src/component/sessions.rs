@@ -79,7 +79,7 @@ impl GuestSession for SessionResource {
         self.inner
             .try_borrow()
             .ok()
-            .and_then(|s| serde_json::to_string(s.event_log().events()).ok())
+            .and_then(|s| serde_json::to_string(s.event_log().all_events()).ok())
             .unwrap_or_else(|| "[]".into())
     }
 

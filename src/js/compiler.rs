@@ -141,7 +141,8 @@ impl ContextCompiler {
     /// it. Options: `systemPrompt`; for the zoned layout also `policies`,
     /// `toolDefinitions`, `userPreferences`, `goal`, `stateDigest` and
     /// `taskState`. On failure the session is unchanged. While a compile
-    /// runs, `session.record` throws `SESSION_BUSY`.
+    /// runs, `session.record` and tool calls still record: their events
+    /// are queued behind the compile's view and indexed when it ends.
     #[wasm_bindgen(unchecked_return_type = "Promise<WorkingContext>")]
     pub fn compile(
         &self,
@@ -162,8 +163,8 @@ impl ContextCompiler {
             self.layout,
         );
         // The shared borrow is held across the pipeline's awaits on purpose:
-        // every other access to a session goes through `try_borrow*`, so a
-        // `record` during the compile is a SESSION_BUSY error, never a panic.
+        // the pipeline reads one consistent view, while `record` (and other
+        // compiles' writes) queue behind it through `record_shared`.
         #[allow(clippy::await_holding_refcell_ref)]
         spawn(async move {
             let (ctx, writes) = {
@@ -172,13 +173,7 @@ impl ContextCompiler {
                 })?;
                 compiler.compile_view(&view, budget, &options).await?
             };
-            let mut s = session.try_borrow_mut().map_err(|_| {
-                Error::new(
-                    ErrorCode::SessionBusy,
-                    "the session is in use by another compile",
-                )
-            })?;
-            writes.apply(&mut s)?;
+            writes.apply_shared(&session)?;
             Ok(WorkingContext { inner: ctx }.into())
         })
     }

@@ -105,7 +105,7 @@ fn run_alone(
     };
     let session = session.inner.clone();
     // The shared borrow is held across the processor's awaits on purpose,
-    // as a compile does: a `record` meanwhile is SESSION_BUSY, never a panic.
+    // as a compile does: a `record` meanwhile is queued behind this view.
     #[allow(clippy::await_holding_refcell_ref)]
     spawn(async move {
         let mut writes = SessionWrites::default();
@@ -116,10 +116,7 @@ fn run_alone(
             ctx
         };
         ctx.budget = budget;
-        if !writes.records().is_empty() {
-            let mut s = session.try_borrow_mut().map_err(|_| busy())?;
-            writes.apply(&mut s)?;
-        }
+        writes.apply_shared(&session)?;
         Ok(JsWorkingContext { inner: ctx }.into())
     })
 }

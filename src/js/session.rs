@@ -13,7 +13,7 @@ use crate::js::convert::{count, js_to_json, option, string, to_js};
 use crate::js::env::{seed, JsClock};
 use crate::js::error::to_js_error;
 use crate::js::registry::{Native, Registration};
-use crate::session::{EventLog as CoreLog, Session as CoreSession, SessionEvent};
+use crate::session::{record_shared, EventLog as CoreLog, Session as CoreSession, SessionEvent};
 use crate::tokens::{DefaultTokenCounter, TokenCounter, WordsTokenCounter};
 
 /// The counter named by `options.tokenCounter` (`"default"` or `"words"`).
@@ -179,7 +179,13 @@ impl EventLog {
     fn read<T>(&self, f: impl FnOnce(&CoreLog) -> Result<T>) -> std::result::Result<T, JsValue> {
         let out = match &self.owner {
             Owner::Own(log) => f(&*log.try_borrow().map_err(|_| busy())?),
-            Owner::Session(s) => f(s.try_borrow().map_err(|_| busy())?.event_log()),
+            Owner::Session(s) => {
+                // Index what was queued during a compile, when none runs.
+                if let Ok(mut session) = s.try_borrow_mut() {
+                    session.flush();
+                }
+                f(s.try_borrow().map_err(|_| busy())?.event_log())
+            }
         };
         out.map_err(to_js_error)
     }
@@ -216,26 +222,24 @@ impl EventLog {
                     .append(&kind, data, estimate)
                     .map_err(to_js_error)?,
             ),
-            Owner::Session(s) => to_js(
-                s.try_borrow_mut()
-                    .map_err(|_| busy())?
-                    .record(&kind, data, estimate)
-                    .map_err(to_js_error)?,
-            ),
+            Owner::Session(s) => {
+                to_js(&record_shared(s, &kind, data, estimate).map_err(to_js_error)?)
+            }
         };
         event.map_err(to_js_error)
     }
 
-    /// Every event, oldest first (a copy).
+    /// Every event, oldest first (a copy), including those recorded while a
+    /// compile runs.
     #[wasm_bindgen(getter, unchecked_return_type = "SessionEvent[]")]
     pub fn events(&self) -> std::result::Result<JsValue, JsValue> {
-        self.read(|log| events_to_js(log.events()))
+        self.read(|log| events_to_js(&log.all_events()))
     }
 
-    /// The number of events.
+    /// The number of events, including those recorded while a compile runs.
     #[wasm_bindgen(getter)]
     pub fn length(&self) -> std::result::Result<usize, JsValue> {
-        self.read(|log| Ok(log.len()))
+        self.read(|log| Ok(log.len() + log.pending_len()))
     }
 
     /// The events whose kind is one of `kinds`.

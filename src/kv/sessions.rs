@@ -99,7 +99,7 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
         // Serialise under a short borrow: never held across an await.
         let (mut head, segment, body, rewritten) = {
             let s = read_session(session)?;
-            let events = s.event_log().events();
+            let events = s.event_log().all_events();
             let count = events.len() as u64;
             let last_event_id = events.last().map(|e| e.event_id.clone());
             let appendable = old.as_ref().filter(|h| {

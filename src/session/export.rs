@@ -33,7 +33,7 @@ impl Session {
             "format": SESSION_FORMAT,
             "version": VERSION,
             "sessionId": self.session_id,
-            "events": self.event_log.events(),
+            "events": self.event_log.all_events(),
         });
         doc.to_string()
     }

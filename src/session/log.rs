@@ -1,6 +1,7 @@
 //! The append-only event log and its indices.
 
-use std::cell::Cell;
+use std::borrow::Cow;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -111,6 +112,13 @@ pub(crate) struct EventMeta {
     result_tokens: Cell<Option<u64>>,
 }
 
+/// The state event ids are minted from.
+struct Ids {
+    last_ms: u64,
+    seq: u32,
+    rng: IdRng,
+}
+
 /// Append-only ordered log of [`SessionEvent`]s, with indices that keep a
 /// compile's cost independent of the log's length.
 pub struct EventLog {
@@ -126,9 +134,11 @@ pub struct EventLog {
     last_user_input: Option<usize>,
     externalized: HashMap<String, ArtifactRef>,
     total_tokens: u64,
-    last_ms: u64,
-    seq: u32,
-    rng: IdRng,
+    ids: RefCell<Ids>,
+    /// Events recorded while the log was borrowed for reading (a compile
+    /// running): stamped, counted and returned at once, indexed on the next
+    /// append or [`EventLog::flush`], always in this order after `events`.
+    pending: RefCell<Vec<SessionEvent>>,
     clock: Rc<dyn Clock>,
     counter: Rc<dyn TokenCounter>,
 }
@@ -160,22 +170,79 @@ impl EventLog {
             last_user_input: None,
             externalized: HashMap::new(),
             total_tokens: 0,
-            last_ms: 0,
-            seq: 0,
-            rng: IdRng::new(seed),
+            ids: RefCell::new(Ids {
+                last_ms: 0,
+                seq: 0,
+                rng: IdRng::new(seed),
+            }),
+            pending: RefCell::new(Vec::new()),
             clock,
             counter,
         }
     }
 
     /// Appends an event. When `token_estimate` is `None`, the estimate is the
-    /// counter's count of the event's rendered content.
+    /// counter's count of the event's rendered content. Queued events go first.
     pub fn append(
         &mut self,
         kind: &str,
         data: Value,
         token_estimate: Option<u64>,
     ) -> Result<&SessionEvent> {
+        self.flush();
+        let event = self.stamp(kind, data)?;
+        self.push(event, token_estimate);
+        self.events
+            .last()
+            .ok_or_else(|| Error::new(ErrorCode::InvalidArgument, "the event was not appended"))
+    }
+
+    /// Records an event through a shared borrow: it is stamped and counted
+    /// now, returned, and indexed by the next append or [`EventLog::flush`].
+    /// Readers that want it before then use [`EventLog::all_events`].
+    pub fn enqueue(
+        &self,
+        kind: &str,
+        data: Value,
+        token_estimate: Option<u64>,
+    ) -> Result<SessionEvent> {
+        let mut event = self.stamp(kind, data)?;
+        event.token_estimate = match token_estimate {
+            Some(n) => n,
+            None => self.counts(&event.kind, &event.data).2,
+        };
+        self.pending.borrow_mut().push(event.clone());
+        Ok(event)
+    }
+
+    /// Indexes every queued event, in the order they were recorded.
+    pub fn flush(&mut self) {
+        for event in std::mem::take(self.pending.get_mut()) {
+            let estimate = event.token_estimate;
+            self.push(event, Some(estimate));
+        }
+    }
+
+    /// The events recorded while the log was borrowed, not yet indexed.
+    pub fn pending_len(&self) -> usize {
+        self.pending.borrow().len()
+    }
+
+    /// Every event, queued ones included, oldest first (borrowed when
+    /// nothing is queued).
+    pub fn all_events(&self) -> Cow<'_, [SessionEvent]> {
+        let pending = self.pending.borrow();
+        if pending.is_empty() {
+            Cow::Borrowed(&self.events)
+        } else {
+            Cow::Owned(self.events.iter().chain(pending.iter()).cloned().collect())
+        }
+    }
+
+    /// A new event of `kind` with `data`: its id and a timestamp that never
+    /// goes below the last event's (queued ones included). Its token
+    /// estimate is left at 0.
+    fn stamp(&self, kind: &str, data: Value) -> Result<SessionEvent> {
         if kind.is_empty() {
             return Err(Error::new(
                 ErrorCode::InvalidArgument,
@@ -188,48 +255,54 @@ impl EventLog {
         } else {
             0.0
         };
-        let last_ts = self.events.last().map_or(0.0, |e| e.timestamp);
+        let last_ts = self
+            .pending
+            .borrow()
+            .last()
+            .or(self.events.last())
+            .map_or(0.0, |e| e.timestamp);
         let timestamp = now.max(last_ts);
         let ms = timestamp as u64;
-        if ms == self.last_ms {
-            self.seq = self.seq.wrapping_add(1) & 0xFF_FFFF;
+        let mut ids = self.ids.borrow_mut();
+        if ms == ids.last_ms {
+            ids.seq = ids.seq.wrapping_add(1) & 0xFF_FFFF;
         } else {
-            self.last_ms = ms;
-            self.seq = 0;
+            ids.last_ms = ms;
+            ids.seq = 0;
         }
-        let random = self.rng.next_u64() & 0xFF_FFFF;
-        let event = SessionEvent {
-            event_id: format!("{ms:012x}-{:06x}{random:06x}", self.seq),
+        let random = ids.rng.next_u64() & 0xFF_FFFF;
+        Ok(SessionEvent {
+            event_id: format!("{ms:012x}-{:06x}{random:06x}", ids.seq),
             timestamp,
             kind: kind.to_string(),
             data,
             token_estimate: 0,
+        })
+    }
+
+    /// The token count of an event's rendered form, and its default estimate
+    /// (that count, or the count of its data when it renders to nothing).
+    fn counts<'e>(&self, kind: &str, data: &'e Value) -> (Option<Rendered<'e>>, u64, u64) {
+        let rendered = render::render(kind, data);
+        let rendered_tokens = match &rendered {
+            Some(r) => self.counter.count(r.text()),
+            None if kind == TOOL_CALL => render::call_tokens(data, self.counter.as_ref()),
+            None => 0,
         };
-        self.push(event, token_estimate);
-        self.events
-            .last()
-            .ok_or_else(|| Error::new(ErrorCode::InvalidArgument, "the event was not appended"))
+        let estimate = if rendered.is_some() {
+            rendered_tokens
+        } else {
+            self.counter.count(&render::data_text(data))
+        };
+        (rendered, rendered_tokens, estimate)
     }
 
     /// Adds an event that already has its id and timestamp (used by import),
     /// updating every index.
     pub(crate) fn push(&mut self, mut event: SessionEvent, token_estimate: Option<u64>) {
         let index = self.events.len();
-        let rendered = render::render(&event.kind, &event.data);
-        let rendered_tokens = match &rendered {
-            Some(r) => self.counter.count(r.text()),
-            None if event.kind == TOOL_CALL => {
-                render::call_tokens(&event.data, self.counter.as_ref())
-            }
-            None => 0,
-        };
-        event.token_estimate = token_estimate.unwrap_or_else(|| {
-            if rendered.is_some() {
-                rendered_tokens
-            } else {
-                self.counter.count(&render::data_text(&event.data))
-            }
-        });
+        let (rendered, rendered_tokens, estimate) = self.counts(&event.kind, &event.data);
+        event.token_estimate = token_estimate.unwrap_or(estimate);
         match &rendered {
             Some(Rendered::Message { .. }) => {
                 self.conversation.push(index);
@@ -280,12 +353,13 @@ impl EventLog {
     /// Continues id sequencing after imported events.
     pub(crate) fn resume_ids_after_import(&mut self) {
         if let Some(last) = self.events.last() {
-            self.last_ms = last.timestamp as u64;
+            let ids = self.ids.get_mut();
+            ids.last_ms = last.timestamp as u64;
             let tail = self
                 .events
                 .iter()
                 .rev()
-                .take_while(|e| e.timestamp as u64 == self.last_ms)
+                .take_while(|e| e.timestamp as u64 == ids.last_ms)
                 .count() as u32;
             let parsed = last
                 .event_id
@@ -293,7 +367,7 @@ impl EventLog {
                 .and_then(|(_, rest)| rest.get(..6))
                 .and_then(|s| u32::from_str_radix(s, 16).ok())
                 .unwrap_or(0);
-            self.seq = parsed.max(tail);
+            ids.seq = parsed.max(tail);
         }
     }
 

@@ -7,12 +7,13 @@ mod log;
 pub(crate) mod render;
 mod store;
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use serde_json::Value;
 
 use crate::clock::{Clock, IdRng};
-use crate::error::Result;
+use crate::error::{Error, ErrorCode, Result};
 use crate::tokens::TokenCounter;
 
 pub use evidence::{evidence_kind, EvidenceEntry, EvidencePack};
@@ -84,13 +85,19 @@ impl Session {
         self.event_log.append(kind, data, token_estimate)
     }
 
+    /// Indexes the events recorded while the session was borrowed for
+    /// reading (see [`record_shared`]).
+    pub fn flush(&mut self) {
+        self.event_log.flush();
+    }
+
     /// The session's evidence: one entry per event, with the seed's kind mapping.
     pub fn to_evidence_pack(&self) -> EvidencePack {
         EvidencePack {
             session_id: self.session_id.clone(),
             entries: self
                 .event_log
-                .events()
+                .all_events()
                 .iter()
                 .map(|e| EvidenceEntry {
                     timestamp: e.timestamp,
@@ -100,6 +107,31 @@ impl Session {
                 })
                 .collect(),
         }
+    }
+}
+
+/// Records an event in a shared session. Recording never waits for and
+/// never fails because of a compile: when nothing else holds the session
+/// the event is appended; while a compile reads it, the event is stamped,
+/// counted and returned now and indexed when the compile ends (readers see
+/// it at once through [`EventLog::all_events`]).
+pub fn record_shared(
+    session: &RefCell<Session>,
+    kind: &str,
+    data: Value,
+    token_estimate: Option<u64>,
+) -> Result<SessionEvent> {
+    if let Ok(mut s) = session.try_borrow_mut() {
+        return s.record(kind, data, token_estimate).cloned();
+    }
+    match session.try_borrow() {
+        Ok(s) => s.event_log.enqueue(kind, data, token_estimate),
+        // Only a synchronous write holds the session mutably, and no code
+        // path records from inside one.
+        Err(_) => Err(Error::new(
+            ErrorCode::SessionBusy,
+            "the session is being written to",
+        )),
     }
 }
 

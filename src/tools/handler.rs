@@ -10,8 +10,9 @@ use crate::artifacts::{ArtifactStore, StoreOptions};
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
 use crate::normalize::aligner::PerceptionAligner;
+use crate::normalize::redact::{redact, redact_json};
 use crate::race::{race, First};
-use crate::session::{Session, SessionEvent, ARTIFACT_STORED};
+use crate::session::{record_shared, Session, SessionEvent, ARTIFACT_STORED};
 use crate::tools::{AbortSignal, ToolBridge, ToolEvent, ToolEventKind, ToolFailure};
 
 /// The timeout of a call when none is given (the seed's 30 seconds).
@@ -42,8 +43,8 @@ impl Default for ToolInterruptOptions {
 /// `tool_error` or `tool_timeout` (with `artifact_stored` before a success
 /// whose output was externalised). All of a call's events carry the same
 /// `call_id` (the id of its `tool_call` event), so concurrent calls stay
-/// apart. Only redacted output is kept, in the event, the session and the
-/// artifact store.
+/// apart. Only redacted text is kept, in the event, the session and the
+/// artifact store: the output, the error message and the arguments.
 pub struct ToolInterruptHandler {
     bridge: Rc<dyn ToolBridge>,
     normalizer: PerceptionAligner,
@@ -78,8 +79,7 @@ impl ToolInterruptHandler {
     }
 
     fn record(&self, kind: &str, data: Value) -> Result<SessionEvent> {
-        let mut session = self.session.try_borrow_mut().map_err(|_| busy())?;
-        session.record(kind, data, None).cloned()
+        record_shared(&self.session, kind, data, None)
     }
 
     /// Calls `tool_name` with `arguments`, giving up after `timeout_ms`
@@ -98,9 +98,13 @@ impl ToolInterruptHandler {
                 format!("timeoutMs must be a positive number (got {timeout_ms})"),
             ));
         }
+        // The tool gets its arguments as given; the session, the events and
+        // every prompt only ever see them redacted.
+        let mut recorded_arguments = arguments.clone();
+        redact_json(&mut recorded_arguments);
         let call = self.record(
             "tool_call",
-            json!({"tool_name": tool_name, "arguments": arguments}),
+            json!({"tool_name": tool_name, "arguments": recorded_arguments}),
         )?;
         let call_id = call.event_id.clone();
         let start = self.clock.now_ms();
@@ -117,7 +121,7 @@ impl ToolInterruptHandler {
             timestamp: recorded.timestamp,
             kind,
             tool_name: tool_name.to_string(),
-            arguments: arguments.clone(),
+            arguments: recorded_arguments.clone(),
             result: None,
             error: None,
             latency_ms,
@@ -134,6 +138,7 @@ impl ToolInterruptHandler {
         };
         match outcome {
             Err(ToolFailure::TimedOut(message)) => {
+                let message = redact(&message).text;
                 let recorded = self.record(
                     "tool_timeout",
                     json!({"tool": tool_name, "call_id": call_id, "latency_ms": latency_ms, "timeout_ms": timeout_ms, "error": message}),
@@ -144,6 +149,7 @@ impl ToolInterruptHandler {
                 })
             }
             Err(ToolFailure::Failed(message)) => {
+                let message = redact(&message).text;
                 let recorded = self.record(
                     "tool_error",
                     json!({"tool": tool_name, "call_id": call_id, "latency_ms": latency_ms, "error": message}),

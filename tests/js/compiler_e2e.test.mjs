@@ -5,7 +5,7 @@ import {
   ArtifactAttacher, Compactor, ContextCompiler, HistorySelector, MemoryArtifactStore, Session,
   TokenBudget, countTokens,
 } from "agent-context-compiler";
-import { rejectsWithCode } from "./helpers.mjs";
+import { gatedProcessor, rejectsWithCode } from "./helpers.mjs";
 
 function pipeline(store) {
   return new ContextCompiler({
@@ -65,23 +65,44 @@ test("a 50 MB tool result is externalised and the context stays within budget", 
   assert.equal(ctx.artifactRefs[0].sizeBytes, big.length);
 });
 
-test("recording into a session while a compile is running is SESSION_BUSY, not a crash", async () => {
+test("recording while a compile runs is queued behind its view, never refused", async () => {
   const s = new Session();
   s.record("user_input", "hi");
-  let release, started;
-  const gate = new Promise((r) => (release = r));
-  const inside = new Promise((r) => (started = r));
-  const slow = async (session, ctx) => {
-    started();
-    await gate;
+  const { processor: slow, inside, release } = gatedProcessor();
+  const running = new ContextCompiler({ processors: [new HistorySelector(), slow] }).compile(s, 100);
+  await inside;
+  const during = s.record("user_input", "during");
+  assert.equal(during.kind, "user_input");
+  assert.ok(during.tokenEstimate > 0);
+  assert.equal(s.eventLog.length, 2, "the queued event is visible at once");
+  assert.equal(s.eventLog.events[1].eventId, during.eventId);
+  assert.match(s.exportJson(), /during/);
+  release();
+  const ctx = await running;
+  assert.ok(!JSON.stringify(ctx.toMessages()).includes("during"), "the compile saw its own view");
+  s.record("user_input", "after");
+  assert.deepEqual(
+    s.eventLog.events.map((e) => e.data),
+    ["hi", "during", "after"],
+  );
+  const again = await new ContextCompiler({ processors: [new HistorySelector()] }).compile(s, 100);
+  assert.ok(JSON.stringify(again.toMessages()).includes("during"));
+});
+
+test("two compiles of one session with async processors both resolve", async () => {
+  const s = new Session();
+  s.record("user_input", "hi");
+  s.record("tool_success", { tool: "t", result: "x".repeat(5000) });
+  const store = new MemoryArtifactStore();
+  const wait = async (session, ctx) => {
+    await new Promise((r) => setTimeout(r, 5));
     return ctx;
   };
-  const running = new ContextCompiler({ processors: [slow] }).compile(s, 100);
-  await inside;
-  await rejectsWithCode(() => s.record("user_input", "during"), "SESSION_BUSY");
-  assert.equal(s.eventLog.length, 1, "reads still work during a compile");
-  release();
-  await running;
-  s.record("user_input", "after");
-  assert.equal(s.eventLog.length, 2);
+  const compiler = new ContextCompiler({
+    processors: [new HistorySelector(), wait, new ArtifactAttacher(store, { thresholdBytes: 100 })],
+  });
+  const [a, b] = await Promise.all([compiler.compile(s, 2000), compiler.compile(s, 2000)]);
+  assert.ok(a.tokenCount <= 2000 && b.tokenCount <= 2000);
+  const stored = s.eventLog.events.filter((e) => e.kind === "artifact_stored");
+  assert.equal(stored.length, 1, "the race to externalise is recorded once");
 });

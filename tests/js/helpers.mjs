@@ -15,3 +15,19 @@ export async function rejectsWithCode(fn, code, messagePart) {
   if (messagePart) assert.match(caught.message, messagePart instanceof RegExp ? messagePart : new RegExp(messagePart.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
   return caught;
 }
+
+/**
+ * A processor that holds the compile until `release()` is called; `inside`
+ * resolves once the compile has reached it.
+ */
+export function gatedProcessor() {
+  let release, started;
+  const gate = new Promise((r) => (release = r));
+  const inside = new Promise((r) => (started = r));
+  const processor = async (_session, ctx) => {
+    started();
+    await gate;
+    return ctx;
+  };
+  return { processor, inside, release };
+}

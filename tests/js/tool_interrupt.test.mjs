@@ -4,9 +4,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  MemoryArtifactStore, PerceptionAligner, SchemaRegistry, Session, ToolEvent, ToolEventKind, ToolInterruptHandler,
+  ContextCompiler, HistorySelector, MemoryArtifactStore, PerceptionAligner, SchemaRegistry, Session, ToolEvent,
+  ToolEventKind, ToolInterruptHandler,
 } from "agent-context-compiler";
-import { rejectsWithCode } from "./helpers.mjs";
+import { gatedProcessor, rejectsWithCode } from "./helpers.mjs";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -127,4 +128,38 @@ test("bad options are clear errors", async () => {
   const { handler } = setup(() => "x");
   await rejectsWithCode(() => handler.call("t", {}, { timeoutMs: -1 }), "INVALID_ARGUMENT", "timeoutMs");
   await rejectsWithCode(() => handler.call(5, {}), "INVALID_ARGUMENT", "name");
+});
+
+test("a tool finishing while a compile of its session runs resolves to its event", async () => {
+  const { session, handler, kinds } = setup(async () => "result text");
+  session.record("user_input", "go");
+  const { processor: slow, inside, release } = gatedProcessor();
+  const running = new ContextCompiler({ processors: [new HistorySelector(), slow] }).compile(session, 500);
+  await inside;
+  const evt = await handler.call("t", { q: 1 });
+  assert.equal(evt.kind, "tool_success");
+  assert.equal(evt.result, "result text");
+  assert.deepEqual(kinds(), ["user_input", "tool_call", "tool_success"]);
+  release();
+  await running;
+  const ctx = await new ContextCompiler({ processors: [new HistorySelector()] }).compile(session, 500);
+  assert.ok(JSON.stringify(ctx.toMessages()).includes("result text"));
+});
+
+test("secrets in a tool's error and arguments are redacted before they are stored", async () => {
+  const token = "ghp_" + "aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xYz123";
+  let seen;
+  const { session, handler } = setup(async (_name, args) => {
+    seen = args;
+    throw new Error(`401 Bad credentials for ${token}`);
+  });
+  const args = { repo: "o/r", auth: { password: "hunter2hunter2" } };
+  const evt = await handler.call("gh", args);
+  assert.deepEqual(seen, args);
+  assert.equal(evt.kind, "tool_error");
+  for (const text of [session.exportJson(), evt.error, JSON.stringify(evt.arguments)]) {
+    assert.ok(!text.includes(token), text);
+    assert.ok(!text.includes("hunter2"), text);
+  }
+  assert.match(evt.error, /^401 Bad credentials for \[REDACTED:github-token\]$/);
 });

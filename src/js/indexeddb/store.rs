@@ -396,7 +396,7 @@ impl SessionStore for IdbStore {
         let saved_last = get(&head, "lastEventId").as_string();
         let report = {
             let s = read_session(session)?;
-            let events = s.event_log().events();
+            let events = s.event_log().all_events();
             let appendable = saved_count.filter(|&n| {
                 n <= events.len()
                     && (n == 0 || saved_last.as_deref() == Some(events[n - 1].event_id.as_str()))

@@ -138,14 +138,46 @@ pub fn is_secret_key(key: &str) -> bool {
         .any(|s| joined.ends_with(s) || joined.starts_with(s))
 }
 
+/// Words of a type annotation (`password: str`, `token: Optional[str]`).
+const TYPE_WORDS: &[&str] = &[
+    "str",
+    "string",
+    "int",
+    "integer",
+    "bool",
+    "boolean",
+    "bytes",
+    "float",
+    "number",
+    "any",
+    "object",
+    "unknown",
+    "secretstr",
+    "secretbytes",
+    "optional",
+    "option",
+    "none",
+    "null",
+    "undefined",
+];
+
+/// Whether `v` is a type annotation made only of [`TYPE_WORDS`].
+fn is_type_name(v: &str) -> bool {
+    v.len() <= 40
+        && v.split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .all(|w| TYPE_WORDS.contains(&w.to_ascii_lowercase().as_str()))
+}
+
 /// Whether a value is a placeholder, reference or empty rather than a secret:
 /// `""`, `null`, `${VAR}`, `$VAR`, `<YOUR_API_KEY>`, `{{ secrets.X }}`,
-/// `%(x)s`, `process.env.X`, `***`, values that say they are fake or examples,
-/// and values without a single letter or digit.
+/// `%(x)s`, `process.env.X`, `***`, type names (`str`, `Optional[str]`),
+/// values that say they are fake or examples, and values without a single
+/// letter or digit.
 pub fn is_placeholder(value: &str) -> bool {
     let v = value.trim().trim_matches(|c| c == '"' || c == '\'');
     let lower = v.to_ascii_lowercase();
-    if v.len() < 3 {
+    if v.len() < 3 || is_type_name(v) {
         return true;
     }
     if matches!(

@@ -7,7 +7,9 @@
 //! redacts by key name at any depth, keeping the keys.
 
 mod json;
+mod key_value;
 mod keys;
+mod literals;
 mod rules;
 
 use std::sync::OnceLock;
@@ -95,14 +97,32 @@ fn compiled() -> &'static Compiled {
 }
 
 /// A candidate secret span.
-struct Hit {
+pub(crate) struct Hit {
     rule: &'static str,
     start: usize,
     end: usize,
+    /// What to write on both sides of the replacement: `"` where a JSON
+    /// number becomes a string, escaped once per string it is nested in.
+    quote: String,
 }
 
+/// How many JSON strings deep (JSON in a string in a string) escaped content
+/// is decoded and scanned.
+const MAX_NESTING: usize = 4;
+
 /// Finds and replaces every secret in `text`.
+///
+/// JSON keeps its shape: a key rule ends at its value's end, a secret JSON
+/// number becomes a string, and escaped strings (JSON inside JSON, escaped
+/// key names, secrets holding `\"`) are decoded and scanned, their secrets
+/// replaced in place. So valid JSON (a document, NDJSON lines, JSON in a
+/// string) stays valid with every non-secret field unchanged.
 pub fn redact(text: &str) -> Redaction {
+    apply(text, hits(text, 0))
+}
+
+/// Every candidate secret in `text`, which is `depth` strings deep.
+fn hits(text: &str, depth: usize) -> Vec<Hit> {
     let c = compiled();
     let mut enabled = vec![false; rules::RULES.len()];
     let mut key_value = false;
@@ -112,7 +132,7 @@ pub fn redact(text: &str) -> Redaction {
             i => enabled[i] = true,
         }
     }
-    let mut hits = Vec::new();
+    let mut found = Vec::new();
     for (i, rule) in rules::RULES.iter().enumerate() {
         if !enabled[i] {
             continue;
@@ -127,76 +147,38 @@ pub fn redact(text: &str) -> Redaction {
             if rule.group != 0 && is_placeholder(m.as_str()) {
                 continue;
             }
-            hits.push(Hit {
+            found.push(Hit {
                 rule: rule.id,
                 start: m.start(),
                 end: m.end(),
+                quote: String::new(),
             });
         }
     }
+    let escapes = text.contains('\\');
+    if !key_value && !escapes {
+        return found;
+    }
+    let literals = literals::literals(text);
+    found.extend(key_value::quoted_key_hits(text, &literals));
     if key_value {
         for re in &c.key_value {
-            hits.extend(key_value_hits(re, text));
+            found.extend(key_value::pattern_hits(re, text, &literals));
         }
     }
-    apply(text, hits)
-}
-
-/// Key-value hits of `re` in `text`. Scanning resumes right after each value
-/// taken (not after the whole match), so `a=1 password=x` finds both.
-fn key_value_hits(re: &Regex, text: &str) -> Vec<Hit> {
-    let mut hits = Vec::new();
-    let mut pos = 0;
-    while pos < text.len() {
-        let Some(caps) = re.captures_at(text, pos) else {
-            break;
-        };
-        let Some(whole) = caps.get(0) else { break };
-        let Some((start, end)) = value_span(&caps) else {
-            pos = next_pos(text, whole.start(), whole.end());
-            continue;
-        };
-        pos = next_pos(text, whole.start(), end.max(start));
-        let key = caps.name("key").map_or("", |k| k.as_str());
-        if is_secret_key(key) && !is_placeholder(&text[start..end]) {
-            hits.push(Hit {
-                rule: "secret-key-value",
-                start,
-                end,
-            });
+    if escapes && depth < MAX_NESTING {
+        for l in literals.iter().filter(|l| l.escaped && !l.key) {
+            let (decoded, map) = literals::decode(l.content(text));
+            let base = l.open + 1;
+            found.extend(hits(&decoded, depth + 1).into_iter().map(|h| Hit {
+                start: base + map[h.start],
+                end: base + map[h.end],
+                quote: literals::escape(&h.quote),
+                ..h
+            }));
         }
     }
-    hits
-}
-
-/// Where to resume: past `end`, and always past `start` (no empty loops).
-fn next_pos(text: &str, start: usize, end: usize) -> usize {
-    let mut p = end.max(start + 1);
-    while p < text.len() && !text.is_char_boundary(p) {
-        p += 1;
-    }
-    p
-}
-
-/// The span of the value in a key-value match.
-fn value_span(caps: &regex::Captures<'_>) -> Option<(usize, usize)> {
-    if let Some(m) = caps.name("dq").or_else(|| caps.name("sq")) {
-        return Some((m.start(), m.end()));
-    }
-    let bare = caps.name("bare")?;
-    let sep = caps.name("sep").map_or("", |s| s.as_str());
-    let raw = bare.as_str();
-    // `=` values end at whitespace (log lines, env files); `:` values run to
-    // the end of the line (YAML).
-    let cut = if sep == ":" {
-        raw.len()
-    } else {
-        raw.find(char::is_whitespace).unwrap_or(raw.len())
-    };
-    let value = raw[..cut]
-        .trim_end()
-        .trim_end_matches([',', ';', '`', '"', '\'']);
-    Some((bare.start(), bare.start() + value.len()))
+    found
 }
 
 /// Replaces non-overlapping hits (earliest first, longer first on ties).
@@ -210,9 +192,11 @@ fn apply(text: &str, mut hits: Vec<Hit>) -> Redaction {
             continue;
         }
         out.push_str(&text[pos..h.start]);
+        out.push_str(&h.quote);
         out.push_str("[REDACTED:");
         out.push_str(h.rule);
         out.push(']');
+        out.push_str(&h.quote);
         findings.push(Finding {
             rule: h.rule.to_string(),
             path: None,

@@ -20,7 +20,8 @@ pub(crate) const RULES: &[Rule] = &[
         id: "pem-private-key",
         keywords: &["private key"],
         group: 0,
-        pattern: r"-----BEGIN[A-Z ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?-----END[A-Z ]*PRIVATE KEY(?: BLOCK)?-----",
+        // Up to its END line, or (cut off) over every base64 line that follows.
+        pattern: r"-----BEGIN[A-Z ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z ]*PRIVATE KEY(?: BLOCK)?-----|(?:(?:\r?\n|\\r?\\n)+(?:[ \t]*[A-Za-z0-9+/=]{16,}|[A-Za-z-]+:[^\n\\]*))*)",
     },
     Rule {
         id: "anthropic-api-key",
@@ -118,9 +119,11 @@ pub(crate) const RULES: &[Rule] = &[
     },
     Rule {
         id: "twilio-key",
-        keywords: &["sk", "ac"],
+        // API key SIDs. Account SIDs (`AC…`) identify an account, like a
+        // user name, and appear in prose and URLs: not redacted.
+        keywords: &["sk"],
         group: 0,
-        pattern: r"\b(?:SK|AC)[0-9a-fA-Fx]{32}\b",
+        pattern: r"\bSK[0-9a-fA-Fx]{32}\b",
     },
     Rule {
         id: "telegram-bot-token",
@@ -184,11 +187,12 @@ pub(crate) const KEY_VALUE_KEYWORDS: &[&str] = &[
 ];
 
 /// The key-value rule: a key containing a secret-looking word, a separator
-/// (`=`, `:`, `:=`, `=>`), and a quoted or bare value.
-pub(crate) const KEY_VALUE_PATTERN: &str = r#"(?i)(?P<key>[A-Za-z0-9_.\-]*(?:pass|pwd|secret|token|key|credential|auth)[A-Za-z0-9_.\-]*)(?:\[[0-9]*\])?["']?[ \t]*(?P<sep>:=|=>|=|:)[ \t]*@?(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\n]*))"#;
+/// (`=`, `:`, `:=`, `=>`), and a quoted or bare value. Keys in double quotes
+/// are JSON keys, found by the literal scan instead.
+pub(crate) const KEY_VALUE_PATTERN: &str = r#"(?i)(?P<key>[A-Za-z0-9_.\-]*(?:pass|pwd|secret|token|key|credential|auth)[A-Za-z0-9_.\-]*)(?:\[[0-9]*\])?'?[ \t]*(?P<sep>:=|=>|=|:)[ \t]*@?(?:"(?P<dq>(?:[^"\\\n]|\\.)*)"|'(?P<sq>(?:[^'\\\n]|\\.)*)'|(?P<bare>[^\n]*))"#;
 
 /// A secret-looking key compared with a quoted literal (`if (api_key == "...")`).
-pub(crate) const KEY_COMPARED_PATTERN: &str = r#"(?i)(?P<key>[A-Za-z0-9_.]*(?:pass|pwd|secret|token|key|credential|auth)[A-Za-z0-9_.]*)\s*(?:===?|!==?)\s*(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)')"#;
+pub(crate) const KEY_COMPARED_PATTERN: &str = r#"(?i)(?P<key>[A-Za-z0-9_.]*(?:pass|pwd|secret|token|key|credential|auth)[A-Za-z0-9_.]*)\s*(?:===?|!==?)\s*(?:"(?P<dq>(?:[^"\\\n]|\\.)*)"|'(?P<sq>(?:[^'\\\n]|\\.)*)')"#;
 
 /// A quoted literal compared with a secret-looking key (`if ("..." == password)`).
-pub(crate) const COMPARED_KEY_PATTERN: &str = r#"(?i)(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)')\s*(?:===?|!==?)\s*(?P<key>[A-Za-z0-9_.]*(?:pass|pwd|secret|token|key|credential|auth)[A-Za-z0-9_.]*)"#;
+pub(crate) const COMPARED_KEY_PATTERN: &str = r#"(?i)(?:"(?P<dq>(?:[^"\\\n]|\\.)*)"|'(?P<sq>(?:[^'\\\n]|\\.)*)')\s*(?:===?|!==?)\s*(?P<key>[A-Za-z0-9_.]*(?:pass|pwd|secret|token|key|credential|auth)[A-Za-z0-9_.]*)"#;

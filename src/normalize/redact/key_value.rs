@@ -1,0 +1,160 @@
+//! The key rule: a secret-looking key and its value, in every text format.
+//! A value ends where its format says (a JSON value's end, a closing quote,
+//! whitespace after `=`, the end of a flow item or line after `:`), never
+//! past the string the key is written in.
+
+use std::borrow::Cow;
+
+use regex::{Captures, Regex};
+
+use super::keys::{is_placeholder, is_secret_key};
+use super::literals::{decode, enclosing, Literal};
+use super::Hit;
+
+/// The rule id of every key-value hit.
+const RULE: &str = "secret-key-value";
+
+/// Values of JSON keys (`"password": …`, also with escaped key names).
+/// Strings and numbers are secrets; `null`, booleans, objects and arrays are
+/// not (their members are keys of their own).
+pub(super) fn quoted_key_hits(text: &str, literals: &[Literal]) -> Vec<Hit> {
+    let mut hits = Vec::new();
+    for (i, key) in literals.iter().enumerate().filter(|(_, l)| l.key) {
+        if !is_secret_key(&decoded(key, text)) {
+            continue;
+        }
+        let colon = key.close + 1 + leading_blanks(&text[key.close + 1..]);
+        let start = colon + 1 + leading_blanks(&text[colon + 1..]);
+        let rest = &text[start..];
+        let hit = |start, end, quoted: bool| Hit {
+            rule: RULE,
+            start,
+            end,
+            quote: if quoted { "\"" } else { "" }.to_string(),
+        };
+        match rest.as_bytes().first() {
+            Some(b'"') => {
+                let Some(value) = literals.get(i + 1).filter(|l| l.open == start) else {
+                    continue;
+                };
+                if !is_placeholder(&decoded(value, text)) {
+                    hits.push(hit(value.open + 1, value.close, false));
+                }
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                let len = rest
+                    .find(|c: char| !(c.is_ascii_digit() || "+-.eE".contains(c)))
+                    .unwrap_or(rest.len());
+                hits.push(hit(start, start + len, true));
+            }
+            Some(b'{' | b'[') | None => {}
+            Some(_) => {
+                let end = rest.find([',', '}', ']', '\n']).unwrap_or(rest.len());
+                let value = rest[..end].trim_end();
+                let value = value.strip_prefix('\'').unwrap_or(value);
+                let value = value.strip_suffix('\'').unwrap_or(value);
+                if !is_placeholder(value) {
+                    let offset = rest[..end].find(value).unwrap_or(0);
+                    hits.push(hit(start + offset, start + offset + value.len(), false));
+                }
+            }
+        }
+    }
+    hits
+}
+
+/// Key-value hits of `re` over unquoted keys (`password=x`, `token: x`,
+/// `{'secret': 'x'}`). Scanning resumes right after each value taken, so
+/// `a=1 password=x` finds both. Matches inside an escaped literal are left
+/// to the literal's own decoded scan.
+pub(super) fn pattern_hits(re: &Regex, text: &str, literals: &[Literal]) -> Vec<Hit> {
+    let mut hits = Vec::new();
+    let mut pos = 0;
+    while pos < text.len() {
+        let Some(caps) = re.captures_at(text, pos) else {
+            break;
+        };
+        let Some(whole) = caps.get(0) else { break };
+        let key = caps.name("key").map_or(whole.start(), |k| k.start());
+        let inside = enclosing(literals, key);
+        if inside.is_some_and(|l| l.escaped) {
+            pos = next_pos(text, whole.start(), whole.start());
+            continue;
+        }
+        let limit = inside.map_or(text.len(), |l| l.close);
+        let Some((start, end)) = value_span(text, &caps, limit) else {
+            pos = next_pos(text, whole.start(), whole.end());
+            continue;
+        };
+        pos = next_pos(text, whole.start(), end.max(start));
+        let key = caps.name("key").map_or("", |k| k.as_str());
+        if start < end && is_secret_key(key) && !is_placeholder(&text[start..end]) {
+            hits.push(Hit {
+                rule: RULE,
+                start,
+                end,
+                quote: String::new(),
+            });
+        }
+    }
+    hits
+}
+
+/// A literal's content with its escapes decoded (borrowed when it has none).
+fn decoded<'t>(literal: &Literal, text: &'t str) -> Cow<'t, str> {
+    let raw = literal.content(text);
+    if literal.escaped {
+        Cow::Owned(decode(raw).0)
+    } else {
+        Cow::Borrowed(raw)
+    }
+}
+
+/// Spaces and tabs at the start of `s`, in bytes.
+fn leading_blanks(s: &str) -> usize {
+    s.len() - s.trim_start_matches([' ', '\t']).len()
+}
+
+/// Where to resume: past `end`, and always past `start` (no empty loops).
+fn next_pos(text: &str, start: usize, end: usize) -> usize {
+    let mut p = end.max(start + 1);
+    while p < text.len() && !text.is_char_boundary(p) {
+        p += 1;
+    }
+    p
+}
+
+/// The span of the value in a key-value match, cut at `limit` (the end of
+/// the string the key is written in).
+fn value_span(text: &str, caps: &Captures<'_>, limit: usize) -> Option<(usize, usize)> {
+    if let Some(m) = caps.name("dq").or_else(|| caps.name("sq")) {
+        return Some((m.start(), m.end().min(limit.max(m.start()))));
+    }
+    let bare = caps.name("bare")?;
+    let sep = caps.name("sep").map_or("", |s| s.as_str());
+    let raw = &text[bare.start()..bare.end().min(limit.max(bare.start()))];
+    let key_start = caps.name("key").map_or(0, |k| k.start());
+    // `=` values end at whitespace (log lines, env files); `:` values end a
+    // flow item (`{a: 1, b: 2}`, `f(password: str)`) or run to the end of
+    // the line (YAML).
+    let cut = if sep != ":" {
+        raw.find(char::is_whitespace).unwrap_or(raw.len())
+    } else if in_flow(&text[..key_start]) {
+        raw.find([',', '}', ']', ')']).unwrap_or(raw.len())
+    } else {
+        raw.len()
+    };
+    let value = raw[..cut]
+        .trim_end()
+        .trim_end_matches([',', ';', '`', '"', '\'']);
+    Some((bare.start(), bare.start() + value.len()))
+}
+
+/// Whether the text before a key ends inside a flow collection or an
+/// argument list: its last non-blank character (quotes skipped) opens one
+/// or separates items.
+fn in_flow(before: &str) -> bool {
+    before
+        .trim_end_matches([' ', '\t', '\'', '"'])
+        .ends_with(['{', '[', '(', ','])
+}
