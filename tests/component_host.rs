@@ -724,7 +724,9 @@ fn bad_input_is_an_error_result_and_the_instance_stays_usable() {
         ErrorCode::InvalidArgument
     );
 
-    // A host import that fails: the KV is offline.
+    // A host import that fails: the KV is offline. (A short newest user
+    // message, so the listing fits beside it.)
+    record(&mut store, "user_input", "\"list the files\"").unwrap();
     store.data_mut().kv_fails = true;
     let event: Value = serde_json::from_str(
         &tools

@@ -93,11 +93,18 @@ fn replace(ctx: &mut WorkingContext, slot: Slot, text: String) {
     }
 }
 
+/// The position of the newest user message in `ctx`'s history.
+fn newest_user(ctx: &WorkingContext) -> Option<usize> {
+    ctx.history.iter().rposition(|m| m.role == "user")
+}
+
 /// Makes `ctx` fit `budget` under `counter` and sets its exact token count.
 ///
-/// First drops history from the middle (the oldest turns after the first),
-/// then repeatedly truncates the largest remaining item (removing items whose
-/// text cannot shrink enough), recording every change in `ctx.dropped`. Fails
+/// First drops history from the middle (the oldest turns after the first,
+/// never the newest user message), then repeatedly truncates the largest
+/// remaining item (removing items whose text cannot shrink enough; the
+/// newest user message only when nothing else is left to cut), recording
+/// every change in `ctx.dropped`. Fails
 /// with [`ErrorCode::BudgetTooSmall`] only when even an empty context (one
 /// system message) does not fit.
 pub(crate) fn fit_to_budget(
@@ -114,25 +121,42 @@ pub(crate) fn fit_to_budget(
         }
         let mut over = exact - budget;
 
-        if ctx.history.len() > 2 {
-            while over > 0 && ctx.history.len() > 2 {
-                let m = ctx.history.remove(1);
+        // The middle of the history goes first: the oldest turns after the
+        // first, never the last turn or the newest user message.
+        let middle = |ctx: &WorkingContext| {
+            (1..ctx.history.len().saturating_sub(1)).find(|&i| Some(i) != newest_user(ctx))
+        };
+        if middle(&ctx).is_some() {
+            while over > 0 {
+                let Some(i) = middle(&ctx) else { break };
+                let m = ctx.history.remove(i);
                 let removed = m.tokens.unwrap_or_else(|| counter.count(&m.content))
                     + counter.message_overhead();
                 over = over.saturating_sub(removed);
-                ctx.dropped.push(DroppedItem {
-                    section: Section::History,
-                    action: DropAction::Dropped,
-                    event_id: m.event_id,
-                    tokens_removed: removed,
-                });
+                ctx.dropped.push(DroppedItem::new(
+                    Section::History,
+                    DropAction::Dropped,
+                    m.event_id,
+                    removed,
+                ));
             }
             continue;
         }
 
-        let largest = slots(&ctx)
-            .map(|s| (counter.count(text_of(&ctx, s)), s))
-            .max_by_key(|(tokens, _)| *tokens);
+        // The largest item is cut; the newest user message down to half the
+        // budget, or further only when nothing else can shrink.
+        let protected = newest_user(&ctx).map(Slot::History);
+        // Largest first; on a tie, the later item.
+        let mut sizes: Vec<(u64, usize, Slot)> = slots(&ctx)
+            .enumerate()
+            .map(|(i, s)| (counter.count(text_of(&ctx, s)), i, s))
+            .collect();
+        sizes.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+        let largest = sizes
+            .iter()
+            .find(|(t, _, s)| *t > 0 && (Some(*s) != protected || *t > over || *t > budget / 2))
+            .or_else(|| sizes.first())
+            .map(|&(t, _, s)| (t, s));
         let (tokens, slot) = match largest {
             Some((t, s)) if t > 0 => (t, s),
             _ => {
@@ -143,12 +167,12 @@ pub(crate) fn fit_to_budget(
                         let event_id = event_of(&ctx, slot);
                         remove(&mut ctx, slot);
                         let after = ctx.exact_token_count(counter);
-                        ctx.dropped.push(DroppedItem {
-                            section: slot.section(),
-                            action: DropAction::Dropped,
+                        ctx.dropped.push(DroppedItem::new(
+                            slot.section(),
+                            DropAction::Dropped,
                             event_id,
-                            tokens_removed: exact.saturating_sub(after),
-                        });
+                            exact.saturating_sub(after),
+                        ));
                         continue;
                     }
                     None => {
@@ -163,7 +187,13 @@ pub(crate) fn fit_to_budget(
             }
         };
         let event_id = event_of(&ctx, slot);
-        let target = tokens.saturating_sub(over);
+        // The newest user message keeps at least half the budget while
+        // other items can still shrink.
+        let target = if Some(slot) == protected && tokens > budget / 2 {
+            tokens.saturating_sub(over).max(budget / 2)
+        } else {
+            tokens.saturating_sub(over)
+        };
         let cut = truncate_to_tokens(counter, text_of(&ctx, slot), target);
         let action = if cut.is_empty() && slot != Slot::System {
             remove(&mut ctx, slot);
@@ -173,11 +203,11 @@ pub(crate) fn fit_to_budget(
             DropAction::Truncated
         };
         let after = ctx.exact_token_count(counter);
-        ctx.dropped.push(DroppedItem {
-            section: slot.section(),
+        ctx.dropped.push(DroppedItem::new(
+            slot.section(),
             action,
             event_id,
-            tokens_removed: exact.saturating_sub(after),
-        });
+            exact.saturating_sub(after),
+        ));
     }
 }

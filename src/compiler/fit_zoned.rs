@@ -51,20 +51,6 @@ fn section(slot: Slot) -> Section {
     }
 }
 
-fn dropped(
-    section: Section,
-    action: DropAction,
-    event_id: Option<String>,
-    tokens: u64,
-) -> DroppedItem {
-    DroppedItem {
-        section,
-        action,
-        event_id,
-        tokens_removed: tokens,
-    }
-}
-
 /// The end of the turn starting at `start`: a message and the tool results
 /// that follow it.
 fn turn_end(history: &[HistoryMessage], start: usize) -> usize {
@@ -86,7 +72,7 @@ fn drop_turn(ctx: &mut WorkingContext, start: usize, counter: &dyn TokenCounter)
             .unwrap_or_else(|| crate::working_context::zoned_message_tokens(&m, counter))
             + overhead;
         removed += tokens;
-        ctx.dropped.push(dropped(
+        ctx.dropped.push(DroppedItem::new(
             Section::History,
             DropAction::Dropped,
             m.event_id,
@@ -151,7 +137,7 @@ pub(crate) fn fit_zoned(
         };
         if let Some((section, event_id)) = extra {
             let after = ctx.measure(counter);
-            ctx.dropped.push(dropped(
+            ctx.dropped.push(DroppedItem::new(
                 section,
                 DropAction::Dropped,
                 event_id,
@@ -222,7 +208,7 @@ pub(crate) fn fit_zoned(
         let cut = truncate_to_tokens(counter, text(&ctx, slot), tokens.saturating_sub(cut_by));
         set_text(&mut ctx, slot, cut);
         let after = ctx.measure(counter);
-        ctx.dropped.push(dropped(
+        ctx.dropped.push(DroppedItem::new(
             section(slot),
             DropAction::Truncated,
             event_id,

@@ -2,12 +2,13 @@
 
 use async_trait::async_trait;
 
+use crate::compiler::omissions::list_omitted;
 use crate::compiler::processor::{Processor, SessionWrites};
 use crate::compiler::zoned_selection::{self, selection_cost_cap};
 use crate::error::Result;
 use crate::session::render::{render, Rendered};
 use crate::session::Session;
-use crate::working_context::{HistoryMessage, Layout, ToolResult, WorkingContext};
+use crate::working_context::{HistoryMessage, Layout, Section, ToolResult, WorkingContext};
 
 /// Selects conversation history: the first `keep_first` turns and the last
 /// `keep_last`, dropping the middle, and never more than the budget left
@@ -96,37 +97,58 @@ impl Processor for HistorySelector {
             }
         };
 
+        // The newest user message is always selected (the final fit
+        // truncates it if it must); what the budget leaves out of the first
+        // and last windows is listed in `dropped`.
+        let newest_user = log.last_user_input_position();
+        if let Some(p) = newest_user {
+            available = available.saturating_sub(log.rendered_tokens(p) + overhead);
+        }
         let first_n = self.keep_first.min(conv.len());
-        let mut first = Vec::new();
-        for &i in &conv[..first_n] {
-            let cost = log.rendered_tokens(i) + overhead;
-            if cost > available {
-                break;
+        let mut chosen = Vec::new();
+        let mut omitted = Vec::new();
+        let mut take = |windows: &mut dyn Iterator<Item = usize>, available: &mut u64| {
+            let mut full = false;
+            for i in windows {
+                if Some(i) == newest_user {
+                    continue;
+                }
+                let cost = log.rendered_tokens(i) + overhead;
+                if full || cost > *available {
+                    full = true;
+                    omitted.push(i);
+                    continue;
+                }
+                *available -= cost;
+                chosen.push(i);
             }
-            available -= cost;
-            first.extend(message(i));
-        }
-        let mut last = Vec::new();
-        for &i in conv[first_n..].iter().rev().take(self.keep_last) {
-            let cost = log.rendered_tokens(i) + overhead;
-            if cost > available {
-                break;
-            }
-            available -= cost;
-            last.extend(message(i));
-        }
-        last.reverse();
-        ctx.history.extend(first);
-        ctx.history.extend(last);
+        };
+        take(&mut conv[..first_n].iter().copied(), &mut available);
+        take(
+            &mut conv[first_n..].iter().rev().copied().take(self.keep_last),
+            &mut available,
+        );
+        chosen.extend(newest_user);
+        chosen.sort_unstable();
+        ctx.history.extend(chosen.into_iter().filter_map(message));
+        omitted.sort_unstable();
+        list_omitted(&mut ctx, log, Section::History, omitted);
 
         // The newest outcomes that fit what is left, newest first, so the
         // walk ends at the budget whatever `keep_last` is. Inline outputs
         // count at most `selection_cost_cap`: an externaliser later in the
         // pipeline shrinks them, the final fit cuts what still does not fit.
         let mut picked = Vec::new();
-        for &i in log.tool_outcomes().iter().rev().take(self.keep_last) {
+        let mut outcomes = log.tool_outcomes().iter().rev().take(self.keep_last);
+        for &i in outcomes.by_ref() {
             let cost = log.rendered_tokens(i).min(selection_cost_cap(budget)) + 8;
             if cost > available {
+                list_omitted(
+                    &mut ctx,
+                    log,
+                    Section::ToolResults,
+                    std::iter::once(i).chain(outcomes.copied()),
+                );
                 break;
             }
             available -= cost;

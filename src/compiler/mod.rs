@@ -8,6 +8,7 @@ mod exchanges;
 mod fit;
 mod fit_zoned;
 mod history;
+mod omissions;
 mod options;
 mod preloader;
 mod processor;

@@ -4,6 +4,7 @@ use std::rc::Rc;
 
 use async_trait::async_trait;
 
+use crate::compiler::omissions::list_omitted_memory;
 use crate::compiler::processor::{Processor, SessionWrites};
 use crate::error::Result;
 use crate::memory::MemoryStore;
@@ -87,6 +88,8 @@ impl Processor for MemoryPreloader {
                 if cost <= available {
                     available -= cost;
                     ctx.pinned_memories.push(hit);
+                } else {
+                    list_omitted_memory(&mut ctx, &hit.key, cost);
                 }
             }
             ctx.measure(counter);
@@ -108,6 +111,7 @@ impl Processor for MemoryPreloader {
             let tokens = counter.count(&e.content);
             let cost = tokens + counter.count(&e.key) + 3;
             if cost > available {
+                list_omitted_memory(&mut ctx, &e.key, cost);
                 continue;
             }
             available -= cost;

@@ -79,14 +79,14 @@ impl GuestSession for SessionResource {
         self.inner
             .try_borrow()
             .ok()
-            .and_then(|s| serde_json::to_string(s.event_log().all_events()).ok())
+            .and_then(|s| serde_json::to_string(&s.event_log().all_events()).ok())
             .unwrap_or_else(|| "[]".into())
     }
 
     fn length(&self) -> u64 {
         self.inner
             .try_borrow()
-            .map(|s| s.event_log().len() as u64)
+            .map(|s| (s.event_log().len() + s.event_log().pending_len()) as u64)
             .unwrap_or(0)
     }
 

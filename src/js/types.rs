@@ -80,6 +80,8 @@ export interface DroppedItem {
   action: "dropped" | "truncated";
   eventId?: string;
   tokensRemoved: number;
+  /** The memory's key, for a memory hit. */
+  key?: string;
 }
 export interface Message { role: string; content: string }
 

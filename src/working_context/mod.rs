@@ -215,6 +215,27 @@ pub struct DroppedItem {
     pub event_id: Option<String>,
     /// Tokens removed from the context.
     pub tokens_removed: u64,
+    /// The memory's key, for a memory hit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+}
+
+impl DroppedItem {
+    /// A record of `tokens` removed from `section`, from event `event_id`.
+    pub fn new(
+        section: Section,
+        action: DropAction,
+        event_id: Option<String>,
+        tokens: u64,
+    ) -> Self {
+        DroppedItem {
+            section,
+            action,
+            event_id,
+            tokens_removed: tokens,
+            key: None,
+        }
+    }
 }
 
 /// A chat message for a provider.
