@@ -380,3 +380,19 @@ fn bad_options_are_invalid_arguments() {
         assert_eq!(err.code(), ErrorCode::InvalidArgument);
     }
 }
+
+#[test]
+fn the_deepest_data_record_accepts_saves_and_loads() {
+    block_on(async {
+        let store = store_over(FaultyKv::default(), 64 * 1024);
+        let (s, _) = saved_once(&store, "deep").await;
+        let mut v = json!("leaf");
+        for _ in 0..context_compiler::session::MAX_DATA_DEPTH {
+            v = json!([v]);
+        }
+        s.borrow_mut().record("note", v, None).unwrap();
+        store.save_session(&s).await.unwrap();
+        let loaded = store.load_session("deep", env()).await.unwrap().unwrap();
+        assert_eq!(loaded.export_json(), s.borrow().export_json());
+    });
+}

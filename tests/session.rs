@@ -262,7 +262,7 @@ fn malformed_imports_name_what_is_wrong() {
     v["events"][1]["eventId"] = v["events"][0]["eventId"].clone();
     assert!(import_err(&v.to_string()).contains("duplicate event id"));
     let mut v = good.clone();
-    v["events"][0]["timestamp"] = json!(9e15);
+    v["events"][0]["timestamp"] = json!(8e15);
     assert!(import_err(&v.to_string()).contains("must not decrease"));
     let mut v = good.clone();
     v["events"][0]["extra"] = json!(1);
@@ -272,4 +272,50 @@ fn malformed_imports_name_what_is_wrong() {
     assert!(import_err(&v.to_string()).contains("missing field \"data\""));
     let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
     assert!(import_err(&deep).contains("not valid JSON"));
+}
+
+fn nested(levels: usize) -> serde_json::Value {
+    let mut v = json!("leaf");
+    for i in 0..levels {
+        v = if i % 2 == 0 {
+            json!([v])
+        } else {
+            json!({ "k": v })
+        };
+    }
+    v
+}
+
+#[test]
+fn whatever_record_accepts_round_trips_and_deeper_data_is_refused() {
+    use context_compiler::session::MAX_DATA_DEPTH;
+    let mut s = session("deep");
+    s.record("user_input", json!("before"), None).unwrap();
+    for levels in [MAX_DATA_DEPTH - 2, MAX_DATA_DEPTH] {
+        s.record("note", nested(levels), None).unwrap();
+    }
+    let err = s
+        .record("note", nested(MAX_DATA_DEPTH + 1), None)
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::NotSerializable);
+    assert!(err.message().contains("deeper than"));
+    let exported = s.export_json();
+    let back = Session::import_json(
+        &exported,
+        Rc::new(SystemClock),
+        Rc::new(DefaultTokenCounter),
+        1,
+    )
+    .unwrap();
+    assert_eq!(back.export_json(), exported);
+    assert_eq!(back.event_log().len(), 3);
+}
+
+#[test]
+fn imported_timestamps_beyond_a_date_are_refused() {
+    let mut good: serde_json::Value = serde_json::from_str(&sample().export_json()).unwrap();
+    good["events"][0]["timestamp"] = json!(1e300);
+    assert!(import_err(&good.to_string()).contains("timestamp"));
+    good["events"][0]["timestamp"] = json!(8.64e15 + 1.0);
+    assert!(import_err(&good.to_string()).contains("timestamp"));
 }

@@ -4,7 +4,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::budget::TokenBudget as CoreBudget;
 use crate::error::{Error, ErrorCode};
-use crate::js::convert::{count, describe, MAX_SAFE_INTEGER};
+use crate::js::convert::{count, describe, string, MAX_SAFE_INTEGER};
 use crate::js::error::to_js_error;
 use crate::tokens::{estimate_tokens as seed_estimate, DefaultTokenCounter, TokenCounter};
 
@@ -20,7 +20,10 @@ pub(crate) fn positive_budget(value: &JsValue) -> Result<u64, JsValue> {
         Some(n) if n >= 1.0 && n.fract() == 0.0 && n <= MAX_SAFE_INTEGER => Ok(n as u64),
         _ => Err(to_js_error(Error::new(
             ErrorCode::InvalidBudget,
-            format!("max_tokens must be positive (got {})", describe(value)),
+            format!(
+                "max_tokens must be a positive integer of at most 2^53 - 1 (got {})",
+                describe(value)
+            ),
         ))),
     }
 }
@@ -86,12 +89,18 @@ impl TokenBudget {
 
 /// Tokens of `text` under the default counter (calibrated on o200k_base).
 #[wasm_bindgen(js_name = countTokens)]
-pub fn count_tokens(text: &str) -> f64 {
-    DefaultTokenCounter.count(text) as f64
+pub fn count_tokens(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+) -> std::result::Result<f64, JsValue> {
+    let text = string(&text, "text").map_err(to_js_error)?;
+    Ok(DefaultTokenCounter.count(&text) as f64)
 }
 
 /// The seed's estimate: `ceil(words × 1.3)`.
 #[wasm_bindgen(js_name = estimateTokens)]
-pub fn estimate_tokens(text: &str) -> f64 {
-    seed_estimate(text) as f64
+pub fn estimate_tokens(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+) -> std::result::Result<f64, JsValue> {
+    let text = string(&text, "text").map_err(to_js_error)?;
+    Ok(seed_estimate(&text) as f64)
 }

@@ -9,7 +9,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use crate::error::{Error, ErrorCode, Result};
 
 /// Deeper nesting than this is rejected (it also catches cycles early).
-const MAX_DEPTH: usize = 128;
+const MAX_DEPTH: usize = crate::session::MAX_DATA_DEPTH;
 /// Largest integer a JS number represents exactly.
 pub(crate) const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
@@ -67,7 +67,10 @@ fn convert(v: &JsValue, path: &str, depth: usize, stack: &mut Vec<JsValue>) -> R
         return Err(not_json(path, "this value"));
     }
     if depth >= MAX_DEPTH {
-        return Err(not_json(path, "data nested deeper than 128 levels"));
+        return Err(not_json(
+            path,
+            &format!("data nested deeper than {MAX_DEPTH} levels"),
+        ));
     }
     if stack.iter().any(|a| Object::is(a, v)) {
         return Err(not_json(path, "a cyclic reference"));
@@ -125,9 +128,17 @@ fn convert(v: &JsValue, path: &str, depth: usize, stack: &mut Vec<JsValue>) -> R
 
 /// Converts a serialisable value to a plain JS value (objects, not `Map`s).
 pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue> {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| Error::new(ErrorCode::NotSerializable, e.to_string()))
+    // Through JSON text and `JSON.parse`, which defines every key as an own
+    // property: a `__proto__` key in event data stays data instead of
+    // becoming the object's prototype (an assignment would set it).
+    let text = serde_json::to_string(value)
+        .map_err(|e| Error::new(ErrorCode::NotSerializable, e.to_string()))?;
+    js_sys::JSON::parse(&text).map_err(|_| {
+        Error::new(
+            ErrorCode::NotSerializable,
+            "the value could not be turned into a JavaScript value",
+        )
+    })
 }
 
 /// Converts a JS value to a core type through JSON; shape errors are

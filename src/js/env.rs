@@ -20,8 +20,18 @@ impl Clock for JsClock {
         js_sys::Date::now()
     }
 
+    /// Sleeps `ms`, in steps no longer than a host timer can hold (Node
+    /// and browsers fire a longer `setTimeout` after 1 ms).
     async fn sleep(&self, ms: f64) {
-        Sleep::new(ms).await
+        let mut left = ms;
+        loop {
+            let step = left.min(MAX_TIMER_MS);
+            Sleep::new(step).await;
+            left -= step;
+            if left.is_nan() || left <= 0.0 {
+                break;
+            }
+        }
     }
 }
 
@@ -31,6 +41,9 @@ fn global_fn(name: &str) -> Option<Function> {
         .dyn_into::<Function>()
         .ok()
 }
+
+/// The longest delay `setTimeout` honours (2^31 - 1 ms, about 24.8 days).
+const MAX_TIMER_MS: f64 = 2_147_483_647.0;
 
 /// A `setTimeout` promise that clears its timer when dropped, so an abandoned
 /// deadline does not keep the host's event loop alive.

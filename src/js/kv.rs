@@ -65,8 +65,10 @@ fn invalid_value(what: &str, value: &JsValue) -> Error {
     )
 }
 
-/// The bytes of a value a KV returned: typed-array views, `ArrayBuffer`s and
-/// strings (as UTF-8); `None` for `null` / `undefined`.
+/// The bytes of a value a KV returned: `Uint8Array`s (Node `Buffer`s
+/// included), `ArrayBuffer`s and strings (as UTF-8); `None` for `null` /
+/// `undefined`. Other views (`DataView`, wider typed arrays) are
+/// `STORE_INVALID_VALUE`, not bytes to guess at.
 fn value_bytes(value: &JsValue, key: &str) -> Result<Option<Vec<u8>>> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
@@ -79,9 +81,6 @@ fn value_bytes(value: &JsValue, key: &str) -> Result<Option<Vec<u8>>> {
     }
     if let Some(a) = value.dyn_ref::<Uint8Array>() {
         return Ok(Some(a.to_vec()));
-    }
-    if js_sys::ArrayBuffer::is_view(value) {
-        return crate::js::convert::bytes(value, key).map(Some);
     }
     Err(invalid_value(&format!("kv.get({key}) result"), value))
 }

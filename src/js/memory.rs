@@ -7,9 +7,11 @@ use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::js::convert::{from_js, to_js};
+use crate::js::convert::{from_js, string, to_js};
+use crate::js::error::to_js_error;
 use crate::js::promise::{call_and_await, require_callable, spawn};
 use crate::js::registry::{Native, Registration};
+use crate::js::types::StringArg;
 use crate::memory::{InMemoryBackend as CoreMemory, MemoryEntry, MemoryStore};
 
 /// The built-in memory: entries held in memory, recall ranked by BM25.
@@ -41,14 +43,31 @@ impl InMemoryBackend {
     }
 
     /// Stores (or replaces) the entry `key`.
-    pub fn store(&self, key: &str, content: &str, category: Option<String>) {
-        self.inner
-            .store(key, content, category.as_deref().unwrap_or(""));
+    pub fn store(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] content: JsValue,
+        category: Option<StringArg>,
+    ) -> std::result::Result<(), JsValue> {
+        let category: Option<JsValue> = category.map(Into::into);
+        let key = string(&key, "key").map_err(to_js_error)?;
+        let content = string(&content, "content").map_err(to_js_error)?;
+        let category = match category.filter(|c| !c.is_undefined() && !c.is_null()) {
+            Some(c) => string(&c, "category").map_err(to_js_error)?,
+            None => String::new(),
+        };
+        self.inner.store(&key, &content, &category);
+        Ok(())
     }
 
     /// Removes the entry `key`; `false` when there was none.
-    pub fn forget(&self, key: &str) -> bool {
-        self.inner.forget(key)
+    pub fn forget(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
+    ) -> std::result::Result<bool, JsValue> {
+        Ok(self
+            .inner
+            .forget(&string(&key, "key").map_err(to_js_error)?))
     }
 
     /// The number of entries.
@@ -59,7 +78,15 @@ impl InMemoryBackend {
 
     /// Resolves to up to `limit` (default 5) entries relevant to `query`, best first.
     #[wasm_bindgen(unchecked_return_type = "Promise<MemoryEntry[]>")]
-    pub fn recall(&self, query: String, limit: Option<u32>) -> js_sys::Promise {
+    pub fn recall(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] query: JsValue,
+        limit: Option<u32>,
+    ) -> js_sys::Promise {
+        let query = match string(&query, "query") {
+            Ok(q) => q,
+            Err(e) => return js_sys::Promise::reject(&to_js_error(e)),
+        };
         let inner = self.inner.clone();
         spawn(async move { to_js(&inner.recall(&query, limit.unwrap_or(5) as usize).await?) })
     }

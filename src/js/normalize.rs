@@ -21,8 +21,10 @@ fn js<T: serde::Serialize + ?Sized>(v: &T) -> std::result::Result<JsValue, JsVal
 /// redacted text and where each secret was (`{ rule, start, end }`, UTF-8 byte
 /// offsets into the original).
 #[wasm_bindgen(unchecked_return_type = "Redaction")]
-pub fn redact(text: &str) -> std::result::Result<JsValue, JsValue> {
-    js(&core_redact(text))
+pub fn redact(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+) -> std::result::Result<JsValue, JsValue> {
+    js(&core_redact(&string(&text, "text").map_err(to_js_error)?))
 }
 
 /// Per-tool output JSON Schemas (draft 2020-12 unless `$schema` says

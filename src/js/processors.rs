@@ -17,7 +17,7 @@ use crate::compiler::{
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::js::budget::positive_budget;
-use crate::js::convert::{bool_option, from_js, limit, option, to_js};
+use crate::js::convert::{bool_option, describe, from_js, limit, option, to_js};
 use crate::js::error::to_js_error;
 use crate::js::llm::JsLlm;
 use crate::js::memory::JsMemoryStore;
@@ -138,7 +138,10 @@ pub(crate) fn budget_arg(budget: &JsValue) -> Result<u64> {
     positive_budget(&value).map_err(|_| {
         Error::new(
             ErrorCode::InvalidBudget,
-            "budget must be a positive integer number of tokens or a TokenBudget",
+            format!(
+                "budget must be a positive integer number of tokens (at most 2^53 - 1) or a TokenBudget (got {})",
+                describe(&value)
+            ),
         )
     })
 }

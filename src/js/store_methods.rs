@@ -58,8 +58,17 @@ pub(crate) fn store<S: ArtifactStore + 'static, T: AsRef<JsValue>>(
     }
 }
 
+/// The string argument `value`, or a rejected promise (`INVALID_ARGUMENT`).
+fn string_arg(value: &JsValue, what: &str) -> std::result::Result<String, Promise> {
+    string(value, what).map_err(reject)
+}
+
 /// `retrieve(artifactId)`.
-pub(crate) fn retrieve<S: ArtifactStore + 'static>(store: Rc<S>, artifact_id: String) -> Promise {
+pub(crate) fn retrieve<S: ArtifactStore + 'static>(store: Rc<S>, artifact_id: &JsValue) -> Promise {
+    let artifact_id = match string_arg(artifact_id, "artifactId") {
+        Ok(id) => id,
+        Err(p) => return p,
+    };
     spawn(async move {
         Ok(match store.retrieve(&artifact_id).await? {
             Some(bytes) => Uint8Array::from(bytes.as_slice()).into(),
@@ -69,20 +78,36 @@ pub(crate) fn retrieve<S: ArtifactStore + 'static>(store: Rc<S>, artifact_id: St
 }
 
 /// `exists(artifactId)`.
-pub(crate) fn exists<S: ArtifactStore + 'static>(store: Rc<S>, artifact_id: String) -> Promise {
+pub(crate) fn exists<S: ArtifactStore + 'static>(store: Rc<S>, artifact_id: &JsValue) -> Promise {
+    let artifact_id = match string_arg(artifact_id, "artifactId") {
+        Ok(id) => id,
+        Err(p) => return p,
+    };
     spawn(async move { Ok(store.exists(&artifact_id).await?.into()) })
 }
 
 /// `listHandles(sessionId?)`.
 pub(crate) fn list_handles<S: ArtifactStore + 'static>(
     store: Rc<S>,
-    session_id: Option<String>,
+    session_id: &JsValue,
 ) -> Promise {
+    let session_id = if session_id.is_undefined() || session_id.is_null() {
+        None
+    } else {
+        match string_arg(session_id, "sessionId") {
+            Ok(id) => Some(id),
+            Err(p) => return p,
+        }
+    };
     spawn(async move { to_js(&store.list_handles(session_id.as_deref()).await?) })
 }
 
 /// `delete(artifactId)`.
-pub(crate) fn delete<S: ArtifactStore + 'static>(store: Rc<S>, artifact_id: String) -> Promise {
+pub(crate) fn delete<S: ArtifactStore + 'static>(store: Rc<S>, artifact_id: &JsValue) -> Promise {
+    let artifact_id = match string_arg(artifact_id, "artifactId") {
+        Ok(id) => id,
+        Err(p) => return p,
+    };
     spawn(async move { Ok(store.delete(&artifact_id).await?.into()) })
 }
 
@@ -98,9 +123,13 @@ pub(crate) fn save_session<S: SessionStore + 'static>(
 /// `loadSession(sessionId, options)`.
 pub(crate) fn load_session<S: SessionStore + 'static, T: AsRef<JsValue>>(
     store: Rc<S>,
-    session_id: String,
+    session_id: &JsValue,
     options: &Option<T>,
 ) -> Promise {
+    let session_id = match string_arg(session_id, "sessionId") {
+        Ok(id) => id,
+        Err(p) => return p,
+    };
     let counter = match counter_option(options, "options") {
         Ok(c) => c,
         Err(e) => return reject(e),
@@ -126,8 +155,12 @@ pub(crate) fn list_sessions<S: SessionStore + 'static>(store: Rc<S>) -> Promise 
 /// `deleteSession(sessionId)`.
 pub(crate) fn delete_session<S: SessionStore + 'static>(
     store: Rc<S>,
-    session_id: String,
+    session_id: &JsValue,
 ) -> Promise {
+    let session_id = match string_arg(session_id, "sessionId") {
+        Ok(id) => id,
+        Err(p) => return p,
+    };
     spawn(async move { Ok(store.delete_session(&session_id).await?.into()) })
 }
 
@@ -163,36 +196,42 @@ macro_rules! store_methods {
             #[wasm_bindgen(unchecked_return_type = "Promise<Uint8Array | null>")]
             pub fn retrieve(
                 &self,
-                #[wasm_bindgen(js_name = artifactId)] artifact_id: String,
+                #[wasm_bindgen(js_name = artifactId, unchecked_param_type = "string")]
+                artifact_id: JsValue,
             ) -> js_sys::Promise {
-                $crate::js::store_methods::retrieve(self.inner.clone(), artifact_id)
+                $crate::js::store_methods::retrieve(self.inner.clone(), &artifact_id)
             }
 
             /// Resolves to whether `artifactId` is stored.
             #[wasm_bindgen(unchecked_return_type = "Promise<boolean>")]
             pub fn exists(
                 &self,
-                #[wasm_bindgen(js_name = artifactId)] artifact_id: String,
+                #[wasm_bindgen(js_name = artifactId, unchecked_param_type = "string")]
+                artifact_id: JsValue,
             ) -> js_sys::Promise {
-                $crate::js::store_methods::exists(self.inner.clone(), artifact_id)
+                $crate::js::store_methods::exists(self.inner.clone(), &artifact_id)
             }
 
             /// Resolves to every handle, or those stored by `sessionId`, sorted by id.
             #[wasm_bindgen(js_name = listHandles, unchecked_return_type = "Promise<ArtifactHandle[]>")]
             pub fn list_handles(
                 &self,
-                #[wasm_bindgen(js_name = sessionId)] session_id: Option<String>,
+                #[wasm_bindgen(js_name = sessionId)] session_id: Option<
+                    $crate::js::types::StringArg,
+                >,
             ) -> js_sys::Promise {
-                $crate::js::store_methods::list_handles(self.inner.clone(), session_id)
+                let session_id: JsValue = session_id.map_or(JsValue::UNDEFINED, Into::into);
+                $crate::js::store_methods::list_handles(self.inner.clone(), &session_id)
             }
 
             /// Deletes `artifactId`; resolves to `false` when it was not stored.
             #[wasm_bindgen(unchecked_return_type = "Promise<boolean>")]
             pub fn delete(
                 &self,
-                #[wasm_bindgen(js_name = artifactId)] artifact_id: String,
+                #[wasm_bindgen(js_name = artifactId, unchecked_param_type = "string")]
+                artifact_id: JsValue,
             ) -> js_sys::Promise {
-                $crate::js::store_methods::delete(self.inner.clone(), artifact_id)
+                $crate::js::store_methods::delete(self.inner.clone(), &artifact_id)
             }
 
             /// Saves `session` under its id, writing only the events appended since
@@ -208,10 +247,11 @@ macro_rules! store_methods {
             #[wasm_bindgen(js_name = loadSession, unchecked_return_type = "Promise<Session | null>")]
             pub fn load_session(
                 &self,
-                #[wasm_bindgen(js_name = sessionId)] session_id: String,
+                #[wasm_bindgen(js_name = sessionId, unchecked_param_type = "string")]
+                session_id: JsValue,
                 options: Option<$crate::js::types::ImportOptionsArg>,
             ) -> js_sys::Promise {
-                $crate::js::store_methods::load_session(self.inner.clone(), session_id, &options)
+                $crate::js::store_methods::load_session(self.inner.clone(), &session_id, &options)
             }
 
             /// Resolves to the ids of every saved session, sorted.
@@ -224,9 +264,10 @@ macro_rules! store_methods {
             #[wasm_bindgen(js_name = deleteSession, unchecked_return_type = "Promise<boolean>")]
             pub fn delete_session(
                 &self,
-                #[wasm_bindgen(js_name = sessionId)] session_id: String,
+                #[wasm_bindgen(js_name = sessionId, unchecked_param_type = "string")]
+                session_id: JsValue,
             ) -> js_sys::Promise {
-                $crate::js::store_methods::delete_session(self.inner.clone(), session_id)
+                $crate::js::store_methods::delete_session(self.inner.clone(), &session_id)
             }
         }
     };

@@ -348,6 +348,10 @@ extern "C" {
     /// The `HistorySelectorOptions` object (checked at run time, typed in TypeScript).
     #[wasm_bindgen(typescript_type = "HistorySelectorOptions")]
     pub type HistorySelectorOptionsArg;
+    /// An optional string argument (checked at run time: anything else is
+    /// `INVALID_ARGUMENT`, never a trap in the string glue).
+    #[wasm_bindgen(typescript_type = "string")]
+    pub type StringArg;
     /// The `ImportOptions` object (checked at run time, typed in TypeScript).
     #[wasm_bindgen(typescript_type = "ImportOptions")]
     pub type ImportOptionsArg;

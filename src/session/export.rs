@@ -19,6 +19,9 @@ use crate::tokens::TokenCounter;
 /// The `format` tag of a session export.
 pub const SESSION_FORMAT: &str = "agent-context-compiler/session";
 const VERSION: u64 = 1;
+/// The latest instant a JavaScript `Date` holds (year 275760), in ms: a
+/// later timestamp would pin every event recorded after the import.
+const MAX_TIMESTAMP_MS: f64 = 8.64e15;
 /// Integers above this do not survive a trip through a JavaScript number.
 const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
@@ -165,11 +168,11 @@ fn parse_event(raw: &Value, path: &str) -> Result<SessionEvent> {
         }
     };
     let timestamp = match obj.get("timestamp").and_then(Value::as_f64) {
-        Some(t) if t.is_finite() && t >= 0.0 => t,
+        Some(t) if (0.0..=MAX_TIMESTAMP_MS).contains(&t) => t,
         _ => {
             return Err(invalid(
                 &format!("{path}.timestamp"),
-                "expected a non-negative number",
+                "expected milliseconds since the epoch, from 0 to 8.64e15 (the range of a JavaScript Date)",
             ))
         }
     };

@@ -37,6 +37,27 @@ pub const CONTEXT_COMPACTED: &str = "context_compacted";
 /// stays in the zoned layout's PERSISTENT zone for the rest of the session.
 pub const MEMORY_HIT: &str = "memory_hit";
 
+/// How deep event data may nest. An export wraps each event in three more
+/// levels (document, events array, event) and a stored segment in two, so
+/// every event a log accepts round-trips through `serde_json`'s limit of 128.
+pub const MAX_DATA_DEPTH: usize = 100;
+
+/// How deep `value` nests (a scalar is 0, `[]` and `{}` are 1).
+fn depth(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(value, 0usize)];
+    while let Some((v, d)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match v {
+            Value::Array(items) => Box::new(items.iter()),
+            Value::Object(map) => Box::new(map.values()),
+            _ => continue,
+        };
+        deepest = deepest.max(d + 1);
+        stack.extend(children.map(|c| (c, d + 1)));
+    }
+    deepest
+}
+
 /// A typed event in the session timeline.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -239,7 +260,7 @@ impl EventLog {
         }
     }
 
-    /// A new event of `kind` with `data`: its id and a timestamp that never
+    /// A new event of `kind` with `data` (at most [`MAX_DATA_DEPTH`] deep): its id and a timestamp that never
     /// goes below the last event's (queued ones included). Its token
     /// estimate is left at 0.
     fn stamp(&self, kind: &str, data: Value) -> Result<SessionEvent> {
@@ -247,6 +268,12 @@ impl EventLog {
             return Err(Error::new(
                 ErrorCode::InvalidArgument,
                 "event kind must be a non-empty string",
+            ));
+        }
+        if depth(&data) > MAX_DATA_DEPTH {
+            return Err(Error::new(
+                ErrorCode::NotSerializable,
+                format!("event data nests deeper than {MAX_DATA_DEPTH} levels"),
             ));
         }
         let now = self.clock.now_ms();

@@ -21,7 +21,8 @@ pub(crate) use export::parse_events;
 pub use export::SESSION_FORMAT;
 pub use log::{
     CompactionState, EventLog, SessionEvent, ARTIFACT_STORED, ASSISTANT_OUTPUT, CONTEXT_COMPACTED,
-    MEMORY_HIT, PHASE_RESULT, TOOL_CALL, TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT, USER_INPUT,
+    MAX_DATA_DEPTH, MEMORY_HIT, PHASE_RESULT, TOOL_CALL, TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT,
+    USER_INPUT,
 };
 pub(crate) use store::{read_session, restore_session};
 pub use store::{SaveReport, SessionEnv, SessionStore};

@@ -107,6 +107,17 @@ test("a KV that never settles times out with STORE_TIMEOUT", async () => {
   await rejectsWithCode(() => store.retrieve("abc"), "STORE_TIMEOUT", "30 ms");
 });
 
+test("a timeout beyond a host timer's range (2^31 ms) does not fire early", async () => {
+  const kv = mapKv();
+  const get = kv.get.bind(kv);
+  kv.get = async (key) => {
+    await new Promise((r) => setTimeout(r, 40));
+    return get(key);
+  };
+  const store = new KvArtifactStore(kv, { timeoutMs: 2 ** 31 + 5 });
+  assert.equal(await store.retrieve("0".repeat(64)), null);
+});
+
 test("listing without list() is STORE_UNSUPPORTED; everything else works", async () => {
   const kv = mapKv();
   delete kv.list;

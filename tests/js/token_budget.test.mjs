@@ -21,7 +21,7 @@ test("budget tracking", () => {
 
 test("budget requires a positive integer max", async () => {
   for (const bad of [0, -1, NaN, 1.5, Infinity, "100", undefined]) {
-    await rejectsWithCode(() => new TokenBudget(bad), "INVALID_BUDGET", "max_tokens must be positive");
+    await rejectsWithCode(() => new TokenBudget(bad), "INVALID_BUDGET", "max_tokens must be a positive integer");
   }
   const b = new TokenBudget(10);
   for (const bad of [NaN, -3, 0.5]) await rejectsWithCode(() => b.consume(bad), "INVALID_TOKEN_COUNT");

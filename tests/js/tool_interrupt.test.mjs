@@ -163,3 +163,14 @@ test("secrets in a tool's error and arguments are redacted before they are store
   }
   assert.match(evt.error, /^401 Bad credentials for \[REDACTED:github-token\]$/);
 });
+
+test("a timeout beyond a host timer's range (2^31 ms) does not fire early", async () => {
+  const { handler } = setup(async () => {
+    await sleep(40);
+    return "late but in time";
+  });
+  for (const timeoutMs of [2 ** 31, 2 ** 31 + 5, 2 ** 40]) {
+    const evt = await handler.call("slow", {}, { timeoutMs });
+    assert.equal(evt.kind, "tool_success", `timeoutMs ${timeoutMs}`);
+  }
+});

@@ -1,0 +1,97 @@
+// Hostile input from a caller or a host: wrong argument types, `__proto__`
+// keys, out-of-range timestamps, deep data, odd KV values. Each is a coded
+// error or kept as data, and the module stays usable.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  ContextCompiler, InMemoryBackend, KvArtifactStore, MemoryArtifactStore, Session, TokenBudget,
+  countTokens, estimateTokens, redact,
+} from "agent-context-compiler";
+import { mapKv } from "../conformance/kv_adapters.mjs";
+import { rejectsWithCode } from "./helpers.mjs";
+
+const notStrings = [5, null, undefined, {}, ["x"], Symbol("s"), 10n];
+
+test("non-string arguments are INVALID_ARGUMENT, never a trap", async () => {
+  for (const bad of notStrings) {
+    await rejectsWithCode(() => redact(bad), "INVALID_ARGUMENT", "text");
+    await rejectsWithCode(() => countTokens(bad), "INVALID_ARGUMENT", "text");
+    await rejectsWithCode(() => estimateTokens(bad), "INVALID_ARGUMENT", "text");
+    const memory = new InMemoryBackend();
+    await rejectsWithCode(() => memory.store(bad, "content"), "INVALID_ARGUMENT", "key");
+    await rejectsWithCode(() => memory.store("k", bad), "INVALID_ARGUMENT", "content");
+    await rejectsWithCode(() => memory.forget(bad), "INVALID_ARGUMENT", "key");
+    await rejectsWithCode(() => memory.recall(bad), "INVALID_ARGUMENT", "query");
+    const store = new MemoryArtifactStore();
+    await rejectsWithCode(() => store.retrieve(bad), "INVALID_ARGUMENT", "artifactId");
+    await rejectsWithCode(() => store.exists(bad), "INVALID_ARGUMENT", "artifactId");
+    await rejectsWithCode(() => store.delete(bad), "INVALID_ARGUMENT", "artifactId");
+    await rejectsWithCode(() => store.loadSession(bad), "INVALID_ARGUMENT", "sessionId");
+    await rejectsWithCode(() => store.deleteSession(bad), "INVALID_ARGUMENT", "sessionId");
+    if (bad !== null && bad !== undefined) {
+      await rejectsWithCode(() => store.listHandles(bad), "INVALID_ARGUMENT", "sessionId");
+    }
+  }
+  assert.equal(redact("ok").text, "ok");
+  assert.ok(countTokens("still working") > 0);
+  const memory = new InMemoryBackend();
+  memory.store("k", "v");
+  memory.store("k2", "v2", undefined);
+  assert.equal(memory.size, 2);
+  assert.deepEqual(await new MemoryArtifactStore().listHandles(), []);
+});
+
+test("a __proto__ key in event data stays an own property", async () => {
+  const data = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}');
+  const s = new Session();
+  const evt = s.record("note", data);
+  for (const d of [evt.data, s.eventLog.events[0].data]) {
+    assert.equal(Object.getPrototypeOf(d), Object.prototype);
+    assert.ok(Object.hasOwn(d, "__proto__"));
+    assert.deepEqual(d["__proto__"], { polluted: true });
+    assert.equal(d.polluted, undefined);
+  }
+  const back = Session.importJson(s.exportJson());
+  assert.equal(back.exportJson(), s.exportJson());
+  assert.ok(Object.hasOwn(back.eventLog.events[0].data, "__proto__"));
+  assert.equal({}.polluted, undefined);
+});
+
+test("imported timestamps beyond a Date's range are refused", async () => {
+  const s = new Session();
+  s.record("user_input", "hi");
+  const doc = JSON.parse(s.exportJson());
+  doc.events[0].timestamp = 1e300;
+  await rejectsWithCode(() => Session.importJson(JSON.stringify(doc)), "INVALID_SESSION_IMPORT", "timestamp");
+});
+
+test("data as deep as record accepts round-trips; deeper is NOT_SERIALIZABLE", async () => {
+  const nest = (n) => {
+    let v = "leaf";
+    for (let i = 0; i < n; i++) v = [v];
+    return v;
+  };
+  const s = new Session();
+  s.record("note", nest(100));
+  await rejectsWithCode(() => s.record("note", nest(101)), "NOT_SERIALIZABLE", "deeper than 100");
+  await rejectsWithCode(() => s.record("note", nest(127)), "NOT_SERIALIZABLE");
+  const back = Session.importJson(s.exportJson());
+  assert.equal(back.exportJson(), s.exportJson());
+  const store = new KvArtifactStore(mapKv());
+  await store.saveSession(s);
+  const loaded = await store.loadSession(s.sessionId);
+  assert.equal(loaded.exportJson(), s.exportJson());
+});
+
+test("a DataView from a KV is STORE_INVALID_VALUE", async () => {
+  const kv = mapKv();
+  kv.get = async () => new DataView(new ArrayBuffer(8));
+  const store = new KvArtifactStore(kv);
+  await rejectsWithCode(() => store.retrieve("0".repeat(64)), "STORE_INVALID_VALUE");
+});
+
+test("a budget past 2^53 says why it is refused", async () => {
+  await rejectsWithCode(() => new TokenBudget(2 ** 53), "INVALID_BUDGET", "2^53");
+  const s = new Session();
+  await rejectsWithCode(() => new ContextCompiler({ processors: [] }).compile(s, 2 ** 53), "INVALID_BUDGET", "2^53");
+});
