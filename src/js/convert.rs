@@ -4,6 +4,7 @@ use js_sys::{Array, Object, Reflect};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{Map, Number, Value};
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::error::{Error, ErrorCode, Result};
@@ -28,6 +29,16 @@ fn not_json(path: &str, what: &str) -> Error {
 pub(crate) fn js_to_json(value: &JsValue, path: &str) -> Result<Value> {
     let mut stack = Vec::new();
     convert(value, path, 0, &mut stack)
+}
+
+// Catching forms of `Array.isArray` and `Object.keys`: a `Proxy` whose trap
+// throws must be an error here, not an exception unwinding through wasm.
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(catch, js_namespace = Array, js_name = isArray)]
+    fn is_array(value: &JsValue) -> std::result::Result<bool, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
+    fn object_keys(value: &Object) -> std::result::Result<Array, JsValue>;
 }
 
 fn convert(v: &JsValue, path: &str, depth: usize, stack: &mut Vec<JsValue>) -> Result<Value> {
@@ -100,17 +111,22 @@ fn convert(v: &JsValue, path: &str, depth: usize, stack: &mut Vec<JsValue>) -> R
         return out;
     }
     stack.push(v.clone());
-    let out = if Array::is_array(v) {
-        let arr: &Array = v.unchecked_ref();
-        let mut items = Vec::with_capacity(arr.length() as usize);
-        for (i, item) in arr.iter().enumerate() {
+    let trapped = |what: &str| not_json(path, &format!("an object whose {what} threw"));
+    let out = if is_array(v).map_err(|_| trapped("type check"))? {
+        let length = Reflect::get(v, &"length".into())
+            .map_err(|_| trapped("length"))?
+            .as_f64()
+            .unwrap_or(0.0) as u32;
+        let mut items = Vec::with_capacity(length.min(1 << 16) as usize);
+        for i in 0..length {
+            let item = Reflect::get_u32(v, i).map_err(|_| trapped("element getter"))?;
             items.push(convert(&item, &format!("{path}[{i}]"), depth + 1, stack)?);
         }
         Ok(Value::Array(items))
     } else {
         let obj: &Object = v.unchecked_ref();
         let mut map = Map::new();
-        for key in Object::keys(obj).iter() {
+        for key in object_keys(obj).map_err(|_| trapped("key listing"))?.iter() {
             let k = key.as_string().unwrap_or_default();
             let item = Reflect::get(obj, &key)
                 .map_err(|_| not_json(path, "an object whose getter threw"))?;

@@ -16,8 +16,14 @@ pub(crate) fn to_js_error(e: Error) -> JsValue {
 
 /// The message of anything a JS callback threw or rejected with.
 pub(crate) fn thrown_message(value: &JsValue) -> String {
-    if let Some(err) = value.dyn_ref::<js_sys::Error>() {
-        return String::from(err.message());
+    if value.dyn_ref::<js_sys::Error>().is_some() {
+        // Read through `Reflect`, which catches: a `message` getter may throw.
+        return match js_sys::Reflect::get(value, &"message".into()) {
+            Ok(m) => m
+                .as_string()
+                .unwrap_or_else(|| "an Error without a string message".into()),
+            Err(_) => "an Error whose message could not be read".into(),
+        };
     }
     if let Some(s) = value.as_string() {
         return s;
