@@ -21,7 +21,9 @@ pub(crate) const RULES: &[Rule] = &[
         keywords: &["private key"],
         group: 0,
         // Up to its END line, or (cut off) over every base64 line that follows.
-        pattern: r"-----BEGIN[A-Z ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z ]*PRIVATE KEY(?: BLOCK)?-----|(?:(?:\r?\n|\\r?\\n)+(?:[ \t]*[A-Za-z0-9+/=]{16,}|[A-Za-z-]+:[^\n\\]*))*)",
+        // A key's body never holds a `"`, so a match never leaves the JSON
+        // string it is written in.
+        pattern: r#"-----BEGIN[A-Z ]*PRIVATE KEY(?: BLOCK)?-----(?:[^"]*?-----END[A-Z ]*PRIVATE KEY(?: BLOCK)?-----|(?:(?:\r?\n|\\r?\\n)+(?:[ \t]*[A-Za-z0-9+/=]{16,}|[A-Za-z-]+:[^\n\\"]*))*)"#,
     },
     Rule {
         id: "anthropic-api-key",
