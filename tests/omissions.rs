@@ -149,3 +149,58 @@ fn tool_results_left_out_for_the_budget_are_listed() {
         assert_eq!(kept + listed, 5, "{:?}", ctx.dropped);
     });
 }
+
+/// A processor that adds `n` memory hits, as a custom recall might.
+struct ManyMemories(usize);
+
+#[async_trait::async_trait(?Send)]
+impl Processor for ManyMemories {
+    fn name(&self) -> &str {
+        "many_memories"
+    }
+    async fn process(
+        &self,
+        _session: &context_compiler::Session,
+        mut ctx: context_compiler::WorkingContext,
+        _budget: u64,
+        _writes: &mut context_compiler::SessionWrites,
+    ) -> context_compiler::Result<context_compiler::WorkingContext> {
+        for i in 0..self.0 {
+            ctx.memory_hits.push(context_compiler::MemoryHit {
+                key: format!("fact-{i}"),
+                content: format!("fact number {i} about the deployment"),
+                category: "core".into(),
+                tokens: None,
+            });
+        }
+        Ok(ctx)
+    }
+}
+
+#[test]
+fn fitting_thousands_of_items_costs_a_pass_not_a_pass_per_item() {
+    let mut read = Vec::new();
+    for n in [1_000, 4_000] {
+        let counter = common::CountingCounter::new();
+        let mut s = common::session_with("many", counter.clone());
+        s.record("user_input", json!("deploy"), None).unwrap();
+        let compiler = ContextCompiler::new(vec![
+            Rc::new(HistorySelector::default()) as Rc<dyn Processor>,
+            Rc::new(ManyMemories(n)),
+        ]);
+        counter.chars.set(0);
+        let ctx = block_on(compiler.compile(&mut s, 100, "sys")).unwrap();
+        assert!(ctx.token_count <= 100);
+        let listed = ctx
+            .dropped
+            .iter()
+            .filter(|d| d.section == Section::MemoryHits && d.action == DropAction::Dropped)
+            .count();
+        assert_eq!(listed + ctx.memory_hits.len(), n);
+        read.push(counter.chars.get());
+    }
+    // Four times the items: about four times the characters counted (a
+    // fit that recounts the context per item reads sixteen times more).
+    eprintln!("characters counted for 1,000 and 4,000 hits: {read:?}");
+    assert!(read[1] < read[0] * 6, "{read:?}");
+}

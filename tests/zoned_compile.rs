@@ -8,9 +8,9 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use async_trait::async_trait;
-use common::{block_on, session, session_with};
+use common::{block_on, session, session_with, CountingCounter};
 use context_compiler::clock::SystemClock;
-use context_compiler::tokens::{DefaultTokenCounter, TokenCounter};
+use context_compiler::tokens::DefaultTokenCounter;
 use context_compiler::{
     ArtifactAttacher, CompactionLevel, Compactor, CompileOptions, ContextCompiler, HistorySelector,
     InMemoryBackend, Layout, Llm, LlmOptions, MemoryArtifactStore, MemoryPreloader, Processor,
@@ -304,22 +304,6 @@ fn the_prefix_is_stable_from_call_to_call() {
     }
 }
 
-/// Counts what a compile reads, to show its cost does not follow the
-/// session's length.
-struct CountingCounter {
-    chars: Cell<u64>,
-}
-
-impl TokenCounter for CountingCounter {
-    fn count(&self, text: &str) -> u64 {
-        self.chars.set(self.chars.get() + text.len() as u64);
-        DefaultTokenCounter.count(text)
-    }
-    fn message_overhead(&self) -> u64 {
-        3
-    }
-}
-
 fn loop_session(counter: Rc<CountingCounter>, turns: usize) -> Session {
     let mut s = session_with("flat", counter);
     for t in 0..turns {
@@ -339,9 +323,7 @@ fn loop_session(counter: Rc<CountingCounter>, turns: usize) -> Session {
 fn compile_cost_follows_the_selection_not_the_session() {
     let mut read = Vec::new();
     for turns in [300, 3_000] {
-        let counter = Rc::new(CountingCounter {
-            chars: Cell::new(0),
-        });
+        let counter = CountingCounter::new();
         let mut s = loop_session(counter.clone(), turns);
         for layout in [Layout::Zoned, Layout::Seed] {
             let c = ContextCompiler::with_layout(

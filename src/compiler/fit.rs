@@ -93,6 +93,87 @@ fn replace(ctx: &mut WorkingContext, slot: Slot, text: String) {
     }
 }
 
+/// Tokens a removed item may take with it beyond its text (its line's
+/// markup, a section heading left empty).
+const REMOVAL_MARGIN: u64 = 16;
+
+/// Removes whole items, largest first, while even the most an item could
+/// take with it leaves the context over budget: the removals the exact loop
+/// would make one recount at a time, decided on counts taken once and
+/// applied in one sweep, so thousands of items cost one pass. Stops at the
+/// system prompt or the newest user message (the exact loop has rules for
+/// those). Returns whether anything was removed.
+fn remove_whole_items(ctx: &mut WorkingContext, over: u64, counter: &dyn TokenCounter) -> bool {
+    let protected = newest_user(ctx).map(Slot::History);
+    let mut sizes: Vec<(u64, usize, Slot)> = slots(ctx)
+        .enumerate()
+        .map(|(i, s)| (counter.count(text_of(ctx, s)), i, s))
+        .collect();
+    sizes.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+    // A lower bound of what is over once the chosen items are gone.
+    let mut left = over;
+    let mut doomed = Vec::new();
+    for &(tokens, _, slot) in &sizes {
+        if tokens == 0 || slot == Slot::System || Some(slot) == protected || left < tokens {
+            break;
+        }
+        left = left.saturating_sub(tokens + counter.message_overhead() + REMOVAL_MARGIN);
+        doomed.push((tokens, slot));
+    }
+    if doomed.len() < 2 {
+        // One item: the exact loop removes it with an exact count.
+        return false;
+    }
+    for &(tokens, slot) in &doomed {
+        ctx.dropped.push(DroppedItem::new(
+            slot.section(),
+            DropAction::Dropped,
+            event_of(ctx, slot),
+            tokens,
+        ));
+    }
+    let gone = |section: Section| -> Vec<bool> {
+        let len = match section {
+            Section::History => ctx.history.len(),
+            Section::MemoryHits => ctx.memory_hits.len(),
+            Section::ToolResults => ctx.tool_results.len(),
+            _ => ctx.artifact_refs.len(),
+        };
+        let mut mask = vec![false; len];
+        for &(_, slot) in &doomed {
+            match slot {
+                Slot::History(i) | Slot::Memory(i) | Slot::Tool(i) | Slot::Artifact(i)
+                    if slot.section() == section =>
+                {
+                    mask[i] = true
+                }
+                _ => {}
+            }
+        }
+        mask
+    };
+    let masks = [
+        gone(Section::History),
+        gone(Section::MemoryHits),
+        gone(Section::ToolResults),
+        gone(Section::ArtifactRefs),
+    ];
+    retain_unmasked(&mut ctx.history, &masks[0]);
+    retain_unmasked(&mut ctx.memory_hits, &masks[1]);
+    retain_unmasked(&mut ctx.tool_results, &masks[2]);
+    retain_unmasked(&mut ctx.artifact_refs, &masks[3]);
+    true
+}
+
+/// Keeps the items of `items` whose `mask` entry is `false`.
+fn retain_unmasked<T>(items: &mut Vec<T>, mask: &[bool]) {
+    let mut i = 0;
+    items.retain(|_| {
+        i += 1;
+        !mask[i - 1]
+    });
+}
+
 /// The position of the newest user message in `ctx`'s history.
 fn newest_user(ctx: &WorkingContext) -> Option<usize> {
     ctx.history.iter().rposition(|m| m.role == "user")
@@ -122,24 +203,36 @@ pub(crate) fn fit_to_budget(
         let mut over = exact - budget;
 
         // The middle of the history goes first: the oldest turns after the
-        // first, never the last turn or the newest user message.
-        let middle = |ctx: &WorkingContext| {
-            (1..ctx.history.len().saturating_sub(1)).find(|&i| Some(i) != newest_user(ctx))
-        };
-        if middle(&ctx).is_some() {
-            while over > 0 {
-                let Some(i) = middle(&ctx) else { break };
-                let m = ctx.history.remove(i);
-                let removed = m.tokens.unwrap_or_else(|| counter.count(&m.content))
-                    + counter.message_overhead();
-                over = over.saturating_sub(removed);
-                ctx.dropped.push(DroppedItem::new(
-                    Section::History,
-                    DropAction::Dropped,
-                    m.event_id,
-                    removed,
-                ));
+        // first, never the last turn or the newest user message; chosen in
+        // one pass and removed in one sweep.
+        let protected = newest_user(&ctx);
+        let last = ctx.history.len().saturating_sub(1);
+        let mut doomed = vec![false; ctx.history.len()];
+        let mut any = false;
+        for (i, m) in ctx.history.iter().enumerate().take(last).skip(1) {
+            if over == 0 {
+                break;
             }
+            if Some(i) == protected {
+                continue;
+            }
+            let removed =
+                m.tokens.unwrap_or_else(|| counter.count(&m.content)) + counter.message_overhead();
+            over = over.saturating_sub(removed);
+            doomed[i] = true;
+            any = true;
+            ctx.dropped.push(DroppedItem::new(
+                Section::History,
+                DropAction::Dropped,
+                m.event_id.clone(),
+                removed,
+            ));
+        }
+        if any {
+            retain_unmasked(&mut ctx.history, &doomed);
+            continue;
+        }
+        if remove_whole_items(&mut ctx, over, counter) {
             continue;
         }
 

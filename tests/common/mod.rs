@@ -58,3 +58,28 @@ pub fn session_with(id: &str, counter: Rc<dyn TokenCounter>) -> Session {
 pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
     pollster::block_on(f)
 }
+
+/// Counts what a compile reads, to show what its cost follows.
+pub struct CountingCounter {
+    /// Characters counted so far.
+    pub chars: Cell<u64>,
+}
+
+impl CountingCounter {
+    /// A counter that has read nothing yet.
+    pub fn new() -> Rc<Self> {
+        Rc::new(CountingCounter {
+            chars: Cell::new(0),
+        })
+    }
+}
+
+impl TokenCounter for CountingCounter {
+    fn count(&self, text: &str) -> u64 {
+        self.chars.set(self.chars.get() + text.len() as u64);
+        DefaultTokenCounter.count(text)
+    }
+    fn message_overhead(&self) -> u64 {
+        3
+    }
+}
