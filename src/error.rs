@@ -45,6 +45,9 @@ pub enum ErrorCode {
     /// Stored data is malformed (a record that does not parse, a session
     /// segment that does not match its digest, a missing segment).
     StoreCorrupt,
+    /// A saved session changed under a save (another writer saved it since
+    /// the save read its head); nothing was overwritten.
+    StoreConflict,
     /// A backend operation did not settle within the store's timeout.
     StoreTimeout,
     /// A memory store backend failed.
@@ -77,6 +80,7 @@ impl ErrorCode {
             ErrorCode::StoreUnsupported => "STORE_UNSUPPORTED",
             ErrorCode::StoreInvalidValue => "STORE_INVALID_VALUE",
             ErrorCode::StoreCorrupt => "STORE_CORRUPT",
+            ErrorCode::StoreConflict => "STORE_CONFLICT",
             ErrorCode::StoreTimeout => "STORE_TIMEOUT",
             ErrorCode::MemoryFailed => "MEMORY_FAILED",
             ErrorCode::ProcessorFailed => "PROCESSOR_FAILED",

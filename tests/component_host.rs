@@ -785,7 +785,8 @@ fn bad_input_is_an_error_result_and_the_instance_stays_usable() {
 
 #[test]
 fn error_codes_are_the_js_codes() {
-    // Every WIT code, in SCREAMING_SNAKE_CASE, is the JS binding's code.
+    // Every WIT code, in SCREAMING_SNAKE_CASE, is the JS binding's code and
+    // is explained in the README.
     let wit =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/wit/world.wit")).unwrap();
     let start = wit.find("enum error-code {").unwrap();
@@ -798,11 +799,17 @@ fn error_codes_are_the_js_codes() {
         .collect();
     let ts =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/js/types.rs")).unwrap();
-    assert_eq!(codes.len(), 21);
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    assert_eq!(codes.len(), 22);
     for c in &codes {
         assert!(
             ts.contains(&format!("\"{c}\"")),
             "{c} is not a JS error code"
+        );
+        assert!(
+            readme.contains(&format!("| `{c}` |")),
+            "{c} is not explained in the README's error table"
         );
     }
 }

@@ -19,10 +19,14 @@ use serde_json::json;
 /// Which keys' puts fail.
 type KeyFilter = Box<dyn Fn(&str) -> bool>;
 
-/// A MemoryKv that can be told to fail puts, hide `list`, or never answer.
+/// A MemoryKv that can be told to fail puts, hide `list`, never answer, or
+/// answer a get with a stale value.
 #[derive(Default)]
 struct FaultyKv {
     inner: MemoryKv,
+    /// Values the next gets of these keys return instead of the stored ones
+    /// (each taken once), as an eventually consistent KV might.
+    stale: RefCell<Vec<(String, Vec<u8>)>>,
     /// Fail every put whose key satisfies this, after `puts_before_failing` puts.
     fail_put: RefCell<Option<KeyFilter>>,
     puts_before_failing: Cell<usize>,
@@ -36,7 +40,15 @@ impl KeyValue for FaultyKv {
         if self.hang_get.get() {
             std::future::pending::<()>().await;
         }
-        self.inner.get(key).await
+        let stale = {
+            let mut stale = self.stale.borrow_mut();
+            let at = stale.iter().position(|(k, _)| k == key);
+            at.map(|i| stale.remove(i).1)
+        };
+        match stale {
+            Some(value) => Ok(Some(value)),
+            None => self.inner.get(key).await,
+        }
     }
     async fn put(&self, key: &str, value: &[u8]) -> Result<()> {
         if let Some(f) = &*self.fail_put.borrow() {
@@ -394,5 +406,82 @@ fn the_deepest_data_record_accepts_saves_and_loads() {
         store.save_session(&s).await.unwrap();
         let loaded = store.load_session("deep", env()).await.unwrap().unwrap();
         assert_eq!(loaded.export_json(), s.borrow().export_json());
+    });
+}
+
+/// Two writers of one session id, the second reading a stale head: no
+/// segment the first wrote is overwritten, and the save is a conflict.
+#[test]
+fn a_stale_head_never_overwrites_a_segment_and_is_a_conflict() {
+    block_on(async {
+        let store = store_over(FaultyKv::default(), 64 * 1024);
+        let (a, _) = saved_once(&store, "shared").await;
+        a.borrow_mut()
+            .record("user_input", json!("second"), None)
+            .unwrap();
+        let head_key = "s/shared";
+        let stale_head = store.kv().inner.raw_get(head_key).unwrap();
+        // B starts from A's first save.
+        let b = RefCell::new(
+            Session::import_json(
+                &a.borrow().export_json(),
+                Rc::new(context_compiler::clock::SystemClock),
+                Rc::new(DefaultTokenCounter),
+                7,
+            )
+            .unwrap(),
+        );
+        a.borrow_mut()
+            .record("assistant_output", json!("from A"), None)
+            .unwrap();
+        store.save_session(&a).await.unwrap();
+        let before: Vec<(String, Vec<u8>)> = store
+            .kv()
+            .inner
+            .keys()
+            .into_iter()
+            .map(|k| (k.clone(), store.kv().inner.raw_get(&k).unwrap()))
+            .collect();
+        b.borrow_mut()
+            .record("assistant_output", json!("from B"), None)
+            .unwrap();
+        store
+            .kv()
+            .stale
+            .borrow_mut()
+            .push((head_key.to_string(), stale_head));
+        let err = store.save_session(&b).await.unwrap_err();
+        assert_eq!(err.code(), ErrorCode::StoreConflict, "{err}");
+        for (k, v) in &before {
+            assert_eq!(store.kv().inner.raw_get(k).as_ref(), Some(v), "{k} changed");
+        }
+        let loaded = store.load_session("shared", env()).await.unwrap().unwrap();
+        assert_eq!(loaded.export_json(), a.borrow().export_json());
+    });
+}
+
+/// Sessions saved before segment keys carried their digest still load.
+#[test]
+fn segments_under_legacy_keys_still_load() {
+    block_on(async {
+        let store = store_over(FaultyKv::default(), 64 * 1024);
+        let (s, saved) = saved_once(&store, "old").await;
+        drop(s);
+        let mut renamed = 0;
+        for key in store.kv().inner.keys() {
+            // "s/old/0/0-1-<digest>" was written as "s/old/0/0-1".
+            let parts: Vec<&str> = key.split('/').collect();
+            if parts.len() == 4 && parts[0] == "s" {
+                let range: Vec<&str> = parts[3].split('-').collect();
+                let legacy = format!("s/old/{}/{}-{}", parts[2], range[0], range[1]);
+                let value = store.kv().inner.raw_get(&key).unwrap();
+                store.kv().inner.raw_delete(&key);
+                store.kv().inner.raw_put(&legacy, value);
+                renamed += 1;
+            }
+        }
+        assert_eq!(renamed, 1);
+        let loaded = store.load_session("old", env()).await.unwrap().unwrap();
+        assert_eq!(loaded.export_json(), saved);
     });
 }

@@ -50,6 +50,7 @@ pub(crate) fn wit_error(e: Error) -> WitError {
         ErrorCode::StoreUnsupported => WitCode::StoreUnsupported,
         ErrorCode::StoreInvalidValue => WitCode::StoreInvalidValue,
         ErrorCode::StoreCorrupt => WitCode::StoreCorrupt,
+        ErrorCode::StoreConflict => WitCode::StoreConflict,
         ErrorCode::StoreTimeout => WitCode::StoreTimeout,
         ErrorCode::MemoryFailed => WitCode::MemoryFailed,
         ErrorCode::ProcessorFailed => WitCode::ProcessorFailed,

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::artifacts::content_id;
 use crate::error::{Error, ErrorCode, Result};
+use crate::kv::framed::Record;
 use crate::kv::{escape_key_part, unescape_key_part, KeyValue, KvArtifactStore};
 use crate::session::{
     read_session, restore_session, SaveReport, Session, SessionEnv, SessionStore,
@@ -20,7 +21,7 @@ use crate::session::{
 const MAX_SEGMENTS: usize = 32;
 
 /// One run of saved events.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Segment {
     start: u64,
     end: u64,
@@ -28,7 +29,7 @@ struct Segment {
 }
 
 /// A saved session's head: what a load reads first.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Head {
     session_id: String,
@@ -54,13 +55,45 @@ impl<K: KeyValue> KvArtifactStore<K> {
         format!("{}{}", self.sessions_prefix(), escape_key_part(session_id))
     }
 
+    /// Where a segment is written: its digest is part of the key, so a save
+    /// never overwrites a segment another save (or a stale head) wrote.
     fn segment_key(&self, session_id: &str, generation: u64, seg: &Segment) -> String {
+        let digest = seg.sha256.get(..16).unwrap_or(&seg.sha256);
+        format!(
+            "{}/{generation}/{}-{}-{digest}",
+            self.head_key(session_id),
+            seg.start,
+            seg.end
+        )
+    }
+
+    /// Where saves before write-once keys put a segment (read, never written).
+    fn legacy_segment_key(&self, session_id: &str, generation: u64, seg: &Segment) -> String {
         format!(
             "{}/{generation}/{}-{}",
             self.head_key(session_id),
             seg.start,
             seg.end
         )
+    }
+
+    /// A segment's record and the key it was found under: its own key, or
+    /// the legacy one.
+    async fn read_segment(
+        &self,
+        session_id: &str,
+        generation: u64,
+        seg: &Segment,
+    ) -> Result<Option<(String, Record)>> {
+        for key in [
+            self.segment_key(session_id, generation, seg),
+            self.legacy_segment_key(session_id, generation, seg),
+        ] {
+            if let Some(record) = self.read_framed(&key).await? {
+                return Ok(Some((key, record)));
+            }
+        }
+        Ok(None)
     }
 
     async fn read_head(&self, session_id: &str) -> Result<Option<Head>> {
@@ -75,9 +108,13 @@ impl<K: KeyValue> KvArtifactStore<K> {
 
     async fn delete_segments(&self, session_id: &str, head: &Head) -> Result<()> {
         for seg in &head.segments {
-            let key = self.segment_key(session_id, head.generation, seg);
-            if let Some(record) = self.read_record(&key).await? {
-                self.delete_framed(&key, record.chunks()).await?;
+            for key in [
+                self.segment_key(session_id, head.generation, seg),
+                self.legacy_segment_key(session_id, head.generation, seg),
+            ] {
+                if let Some(record) = self.read_record(&key).await? {
+                    self.delete_framed(&key, record.chunks()).await?;
+                }
             }
         }
         Ok(())
@@ -144,6 +181,25 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
 
         let key = self.segment_key(&session_id, head.generation, &segment);
         self.write_framed(&key, Map::new(), &body).await?;
+        // Another writer may have saved this session since its head was
+        // read: then this save is a conflict, not a silent merge.
+        let current = match self.read_head(&session_id).await {
+            Ok(head) => head,
+            Err(e) if e.code() == ErrorCode::StoreCorrupt => None,
+            Err(e) => return Err(e),
+        };
+        if current != old {
+            if let Some(record) = self.read_record(&key).await.ok().flatten() {
+                let _ = self.delete_framed(&key, record.chunks()).await;
+            }
+            return Err(Error::new(
+                ErrorCode::StoreConflict,
+                format!(
+                    "saved session {session_id} was changed by another save while this one ran; \
+                     load it again (or save under another id)"
+                ),
+            ));
+        }
         let written = segment.end - segment.start;
         head.segments.push(segment);
         let head_body = serde_json::to_vec(&head)
@@ -168,12 +224,14 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
         };
         let mut raw: Vec<Value> = Vec::new();
         for seg in &head.segments {
-            let key = self.segment_key(session_id, head.generation, seg);
-            let record = self
-                .read_framed(&key)
+            let (key, record) = self
+                .read_segment(session_id, head.generation, seg)
                 .await
                 .map_err(|e| corrupt(session_id, e.message()))?
-                .ok_or_else(|| corrupt(session_id, format!("segment {key} is missing")))?;
+                .ok_or_else(|| {
+                    let key = self.segment_key(session_id, head.generation, seg);
+                    corrupt(session_id, format!("segment {key} is missing"))
+                })?;
             if content_id(&record.inline) != seg.sha256 {
                 return Err(corrupt(
                     session_id,

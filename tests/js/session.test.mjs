@@ -105,7 +105,7 @@ test("data that is not JSON is rejected with a path, and nothing is recorded", a
   }
   let deep = [];
   for (let i = 0; i < 500; i++) deep = [deep];
-  await rejectsWithCode(() => s.record("custom", deep), "NOT_SERIALIZABLE", "deeper than 128");
+  await rejectsWithCode(() => s.record("custom", deep), "NOT_SERIALIZABLE", "deeper than 100");
   assert.equal(s.eventLog.length, 0);
   // JSON.stringify semantics: undefined properties are skipped, toJSON is used.
   const e = s.record("custom", { a: 1, b: undefined, when: new Date(0) });
