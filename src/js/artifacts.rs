@@ -46,16 +46,8 @@ impl MemoryArtifactStore {
         let out = Array::new();
         for a in self.inner.snapshot() {
             let obj = Object::new();
-            Reflect::set(
-                &obj,
-                &"handle".into(),
-                &to_js(&a.handle).map_err(to_js_error)?,
-            )?;
-            Reflect::set(
-                &obj,
-                &"sessions".into(),
-                &to_js(&a.sessions).map_err(to_js_error)?,
-            )?;
+            Reflect::set(&obj, &"handle".into(), &to_js(&a.handle)?)?;
+            Reflect::set(&obj, &"sessions".into(), &to_js(&a.sessions)?)?;
             Reflect::set(
                 &obj,
                 &"content".into(),
@@ -82,12 +74,9 @@ impl MemoryArtifactStore {
         for (i, item) in Array::from(&artifacts).iter().enumerate() {
             let what = format!("artifacts[{i}]");
             let get = |k: &str| Reflect::get(&item, &k.into()).unwrap_or(JsValue::UNDEFINED);
-            let handle: ArtifactHandle =
-                from_js(&get("handle"), &format!("{what}.handle")).map_err(to_js_error)?;
-            let sessions: Vec<String> =
-                from_js(&get("sessions"), &format!("{what}.sessions")).map_err(to_js_error)?;
-            let content =
-                bytes(&get("content"), &format!("{what}.content")).map_err(to_js_error)?;
+            let handle: ArtifactHandle = from_js(&get("handle"), &format!("{what}.handle"))?;
+            let sessions: Vec<String> = from_js(&get("sessions"), &format!("{what}.sessions"))?;
+            let content = bytes(&get("content"), &format!("{what}.content"))?;
             restored.push(StoredArtifact {
                 handle,
                 sessions,
@@ -110,6 +99,6 @@ impl Default for MemoryArtifactStore {
 pub fn content_id(
     #[wasm_bindgen(unchecked_param_type = "Uint8Array | ArrayBuffer | string")] content: JsValue,
 ) -> std::result::Result<String, JsValue> {
-    let content = bytes(&content, "content").map_err(to_js_error)?;
+    let content = bytes(&content, "content")?;
     Ok(crate::artifacts::content_id(&content))
 }

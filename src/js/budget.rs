@@ -37,7 +37,7 @@ impl TokenBudget {
     ) -> Result<TokenBudget, JsValue> {
         let max = positive_budget(&max_tokens)?;
         Ok(TokenBudget {
-            inner: CoreBudget::new(max as i64).map_err(to_js_error)?,
+            inner: CoreBudget::new(max as i64)?,
         })
     }
 
@@ -46,14 +46,12 @@ impl TokenBudget {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "number")] tokens: JsValue,
     ) -> Result<(), JsValue> {
-        let n = count(&tokens, "tokens", ErrorCode::InvalidTokenCount)
-            .map_err(to_js_error)?
-            .ok_or_else(|| {
-                to_js_error(Error::new(
-                    ErrorCode::InvalidTokenCount,
-                    "tokens is required",
-                ))
-            })?;
+        let n = count(&tokens, "tokens", ErrorCode::InvalidTokenCount)?.ok_or_else(|| {
+            to_js_error(Error::new(
+                ErrorCode::InvalidTokenCount,
+                "tokens is required",
+            ))
+        })?;
         self.inner.consume(n);
         Ok(())
     }
@@ -92,7 +90,7 @@ impl TokenBudget {
 pub fn count_tokens(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
 ) -> std::result::Result<f64, JsValue> {
-    let text = string(&text, "text").map_err(to_js_error)?;
+    let text = string(&text, "text")?;
     Ok(DefaultTokenCounter.count(&text) as f64)
 }
 
@@ -101,6 +99,6 @@ pub fn count_tokens(
 pub fn estimate_tokens(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
 ) -> std::result::Result<f64, JsValue> {
-    let text = string(&text, "text").map_err(to_js_error)?;
+    let text = string(&text, "text")?;
     Ok(seed_estimate(&text) as f64)
 }

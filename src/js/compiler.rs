@@ -89,9 +89,8 @@ impl ContextCompiler {
     pub fn new(
         options: Option<ContextCompilerOptionsArg>,
     ) -> std::result::Result<ContextCompiler, JsValue> {
-        let layout = layout_option(&option(&options, "layout", "options").map_err(to_js_error)?)
-            .map_err(to_js_error)?;
-        let list = option(&options, "processors", "options").map_err(to_js_error)?;
+        let layout = layout_option(&option(&options, "layout", "options")?)?;
+        let list = option(&options, "processors", "options")?;
         let mut processors = Vec::new();
         if !list.is_undefined() && !list.is_null() {
             if !Array::is_array(&list) {
@@ -101,10 +100,10 @@ impl ContextCompiler {
                 )));
             }
             for (i, p) in Array::from(&list).iter().enumerate() {
-                processors.push(
-                    ProcessorEntry::from_js(&p, &format!("options.processors[{i}]"))
-                        .map_err(to_js_error)?,
-                );
+                processors.push(ProcessorEntry::from_js(
+                    &p,
+                    &format!("options.processors[{i}]"),
+                )?);
             }
         }
         Ok(ContextCompiler { processors, layout })
@@ -126,7 +125,7 @@ impl ContextCompiler {
         #[wasm_bindgen(unchecked_param_type = "Processor")] processor: JsValue,
     ) -> std::result::Result<(), JsValue> {
         self.processors
-            .push(ProcessorEntry::from_js(&processor, "processor").map_err(to_js_error)?);
+            .push(ProcessorEntry::from_js(&processor, "processor")?);
         Ok(())
     }
 

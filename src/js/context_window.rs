@@ -84,7 +84,7 @@ impl ContextWindow {
         what: &str,
         set: fn(&mut CoreWindow, serde_json::Value) -> Result<()>,
     ) -> std::result::Result<(), JsValue> {
-        let json = js_to_json(value, what).map_err(to_js_error)?;
+        let json = js_to_json(value, what)?;
         set(&mut self.inner, json).map_err(to_js_error)
     }
 }
@@ -160,7 +160,7 @@ impl ContextWindow {
         #[wasm_bindgen(unchecked_param_type = "Array<{ name: string } & Record<string, Json>>")]
         tools: JsValue,
     ) -> std::result::Result<(), JsValue> {
-        let tools: Vec<serde_json::Value> = from_js(&tools, "tools").map_err(to_js_error)?;
+        let tools: Vec<serde_json::Value> = from_js(&tools, "tools")?;
         self.inner.set_tool_definitions(tools).map_err(to_js_error)
     }
 
@@ -194,7 +194,7 @@ impl ContextWindow {
         content: &str,
         options: Option<ImportanceOptionsArg>,
     ) -> std::result::Result<(), JsValue> {
-        let importance = importance(&options).map_err(to_js_error)?;
+        let importance = importance(&options)?;
         self.inner
             .append_message(role, content, importance)
             .map_err(to_js_error)
@@ -209,7 +209,7 @@ impl ContextWindow {
         result: &str,
         options: Option<ToolResultOptionsArg>,
     ) -> std::result::Result<(), JsValue> {
-        let success = bool_option(&options, "success", true).map_err(to_js_error)?;
+        let success = bool_option(&options, "success", true)?;
         self.inner.append_tool_result(tool_name, result, success);
         Ok(())
     }
@@ -223,7 +223,7 @@ impl ContextWindow {
         content: &str,
         options: Option<ImportanceOptionsArg>,
     ) -> std::result::Result<(), JsValue> {
-        let importance = importance(&options).map_err(to_js_error)?;
+        let importance = importance(&options)?;
         self.inner
             .add_recent_message(role, content, importance)
             .map_err(to_js_error)

@@ -14,6 +14,13 @@ pub(crate) fn to_js_error(e: Error) -> JsValue {
     err.into()
 }
 
+/// Lets `?` turn a core error into a JS `Error` (see [`to_js_error`]).
+impl From<Error> for JsValue {
+    fn from(e: Error) -> JsValue {
+        to_js_error(e)
+    }
+}
+
 /// The message of anything a JS callback threw or rejected with.
 pub(crate) fn thrown_message(value: &JsValue) -> String {
     if value.dyn_ref::<js_sys::Error>().is_some() {

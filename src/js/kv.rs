@@ -12,7 +12,6 @@ use wasm_bindgen::JsCast;
 use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{count, describe, option, string};
 use crate::js::env::JsClock;
-use crate::js::error::to_js_error;
 use crate::js::promise::{call_and_await, callable, require_callable};
 use crate::js::registry::{Native, Registration};
 use crate::js::store_methods::store_methods;
@@ -209,7 +208,7 @@ impl KvArtifactStore {
             let kv = JsKv::new(&kv)?;
             CoreStore::new(kv, Rc::new(JsClock), store_options(&options)?)
         })();
-        let inner = Rc::new(built.map_err(to_js_error)?);
+        let inner = Rc::new(built?);
         let weak: std::rc::Weak<dyn crate::artifacts::ArtifactStore> =
             Rc::downgrade(&(inner.clone() as Rc<dyn crate::artifacts::ArtifactStore>));
         Ok(KvArtifactStore {

@@ -50,10 +50,10 @@ impl InMemoryBackend {
         category: Option<StringArg>,
     ) -> std::result::Result<(), JsValue> {
         let category: Option<JsValue> = category.map(Into::into);
-        let key = string(&key, "key").map_err(to_js_error)?;
-        let content = string(&content, "content").map_err(to_js_error)?;
+        let key = string(&key, "key")?;
+        let content = string(&content, "content")?;
         let category = match category.filter(|c| !c.is_undefined() && !c.is_null()) {
-            Some(c) => string(&c, "category").map_err(to_js_error)?,
+            Some(c) => string(&c, "category")?,
             None => String::new(),
         };
         self.inner.store(&key, &content, &category);
@@ -65,9 +65,7 @@ impl InMemoryBackend {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
     ) -> std::result::Result<bool, JsValue> {
-        Ok(self
-            .inner
-            .forget(&string(&key, "key").map_err(to_js_error)?))
+        Ok(self.inner.forget(&string(&key, "key")?))
     }
 
     /// The number of entries.

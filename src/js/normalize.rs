@@ -24,7 +24,7 @@ fn js<T: serde::Serialize + ?Sized>(v: &T) -> std::result::Result<JsValue, JsVal
 pub fn redact(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
 ) -> std::result::Result<JsValue, JsValue> {
-    js(&core_redact(&string(&text, "text").map_err(to_js_error)?))
+    js(&core_redact(&string(&text, "text")?))
 }
 
 /// Per-tool output JSON Schemas (draft 2020-12 unless `$schema` says
@@ -51,7 +51,7 @@ impl SchemaRegistry {
         tool: &str,
         #[wasm_bindgen(unchecked_param_type = "Json")] schema: JsValue,
     ) -> std::result::Result<(), JsValue> {
-        let schema = js_to_json(&schema, "schema").map_err(to_js_error)?;
+        let schema = js_to_json(&schema, "schema")?;
         self.inner
             .borrow_mut()
             .register(tool, schema)
@@ -75,7 +75,7 @@ impl SchemaRegistry {
         tool: &str,
         #[wasm_bindgen(unchecked_param_type = "Json")] data: JsValue,
     ) -> std::result::Result<JsValue, JsValue> {
-        let data = js_to_json(&data, "data").map_err(to_js_error)?;
+        let data = js_to_json(&data, "data")?;
         js(&self.inner.borrow().validate(tool, &data))
     }
 
@@ -86,7 +86,7 @@ impl SchemaRegistry {
         &self,
         #[wasm_bindgen(unchecked_param_type = "Json")] tools: JsValue,
     ) -> std::result::Result<Vec<String>, JsValue> {
-        let tools = js_to_json(&tools, "tools").map_err(to_js_error)?;
+        let tools = js_to_json(&tools, "tools")?;
         self.inner
             .borrow_mut()
             .auto_discover(&tools)
@@ -100,7 +100,7 @@ impl SchemaRegistry {
         uri: &str,
         #[wasm_bindgen(unchecked_param_type = "Json")] document: JsValue,
     ) -> std::result::Result<(), JsValue> {
-        let document = js_to_json(&document, "document").map_err(to_js_error)?;
+        let document = js_to_json(&document, "document")?;
         self.inner
             .borrow_mut()
             .add_resource(uri, document)
@@ -168,8 +168,8 @@ impl PerceptionAligner {
         tool: JsValue,
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array | Json")] raw: JsValue,
     ) -> std::result::Result<JsValue, JsValue> {
-        let tool = string(&tool, "tool").map_err(to_js_error)?;
-        let text = raw_text(&raw).map_err(to_js_error)?;
+        let tool = string(&tool, "tool")?;
+        let text = raw_text(&raw)?;
         js(&self.inner.normalize(&tool, &text))
     }
 }

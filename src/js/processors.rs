@@ -172,17 +172,15 @@ impl HistorySelector {
         options: Option<HistorySelectorOptionsArg>,
     ) -> std::result::Result<HistorySelector, JsValue> {
         let first = limit(
-            &option(&options, "keepFirst", "options").map_err(to_js_error)?,
+            &option(&options, "keepFirst", "options")?,
             "options.keepFirst",
             2,
-        )
-        .map_err(to_js_error)?;
+        )?;
         let last = limit(
-            &option(&options, "keepLast", "options").map_err(to_js_error)?,
+            &option(&options, "keepLast", "options")?,
             "options.keepLast",
             5,
-        )
-        .map_err(to_js_error)?;
+        )?;
         Ok(HistorySelector::wrap(CoreSelector::new(first, last)))
     }
 
@@ -263,16 +261,11 @@ impl MemoryPreloader {
         memory: JsValue,
         options: Option<MemoryPreloaderOptionsArg>,
     ) -> std::result::Result<MemoryPreloader, JsValue> {
-        let top_k = limit(
-            &option(&options, "topK", "options").map_err(to_js_error)?,
-            "options.topK",
-            5,
-        )
-        .map_err(to_js_error)?;
-        let pin = bool_option(&options, "pin", false).map_err(to_js_error)?;
+        let top_k = limit(&option(&options, "topK", "options")?, "options.topK", 5)?;
+        let pin = bool_option(&options, "pin", false)?;
         let store: Rc<dyn MemoryStore> = match registry::memory(&memory) {
             Some(native) => native,
-            None => Rc::new(JsMemoryStore::from_js(&memory).map_err(to_js_error)?),
+            None => Rc::new(JsMemoryStore::from_js(&memory)?),
         };
         Ok(MemoryPreloader::wrap(if pin {
             CorePreloader::pinned(store, top_k)
@@ -298,11 +291,10 @@ impl ArtifactAttacher {
         options: Option<ArtifactAttacherOptionsArg>,
     ) -> std::result::Result<ArtifactAttacher, JsValue> {
         let threshold = limit(
-            &option(&options, "thresholdBytes", "options").map_err(to_js_error)?,
+            &option(&options, "thresholdBytes", "options")?,
             "options.thresholdBytes",
             1024,
-        )
-        .map_err(to_js_error)?;
+        )?;
         let store: Rc<dyn ArtifactStore> = registry::artifact_store(&store).ok_or_else(|| {
             to_js_error(Error::new(
                 ErrorCode::InvalidArgument,

@@ -88,13 +88,13 @@ impl JsSession {
     /// `tokenCounter` (`"default"` or the seed's `"words"`).
     #[wasm_bindgen(constructor)]
     pub fn new(options: Option<SessionOptionsArg>) -> std::result::Result<JsSession, JsValue> {
-        let id = option(&options, "sessionId", "options").map_err(to_js_error)?;
+        let id = option(&options, "sessionId", "options")?;
         let id = if id.is_undefined() || id.is_null() {
             None
         } else {
-            Some(string(&id, "options.sessionId").map_err(to_js_error)?).filter(|s| !s.is_empty())
+            Some(string(&id, "options.sessionId")?).filter(|s| !s.is_empty())
         };
-        let counter = counter_option(&options, "options").map_err(to_js_error)?;
+        let counter = counter_option(&options, "options")?;
         Ok(JsSession::wrap(Rc::new(RefCell::new(
             CoreSession::with_env(id, Rc::new(JsClock), counter, seed()),
         ))))
@@ -156,10 +156,9 @@ impl JsSession {
         #[wasm_bindgen(unchecked_param_type = "string")] json: JsValue,
         options: Option<ImportOptionsArg>,
     ) -> std::result::Result<JsSession, JsValue> {
-        let json = string(&json, "json").map_err(to_js_error)?;
-        let counter = counter_option(&options, "options").map_err(to_js_error)?;
-        let session = CoreSession::import_json(&json, Rc::new(JsClock), counter, seed())
-            .map_err(to_js_error)?;
+        let json = string(&json, "json")?;
+        let counter = counter_option(&options, "options")?;
+        let session = CoreSession::import_json(&json, Rc::new(JsClock), counter, seed())?;
         Ok(JsSession::from_core(session))
     }
 }
@@ -196,7 +195,7 @@ impl EventLog {
     /// Creates an empty standalone log. Options: `tokenCounter`.
     #[wasm_bindgen(constructor)]
     pub fn new(options: Option<EventLogOptionsArg>) -> std::result::Result<EventLog, JsValue> {
-        let counter = counter_option(&options, "options").map_err(to_js_error)?;
+        let counter = counter_option(&options, "options")?;
         Ok(EventLog {
             owner: Owner::Own(Rc::new(RefCell::new(CoreLog::with_env(
                 Rc::new(JsClock),
@@ -214,17 +213,14 @@ impl EventLog {
         #[wasm_bindgen(unchecked_param_type = "Json")] data: JsValue,
         options: Option<RecordOptionsArg>,
     ) -> std::result::Result<JsValue, JsValue> {
-        let (kind, data, estimate) = record_args(&kind, &data, &options).map_err(to_js_error)?;
+        let (kind, data, estimate) = record_args(&kind, &data, &options)?;
         let event = match &self.owner {
             Owner::Own(log) => to_js(
                 log.try_borrow_mut()
                     .map_err(|_| busy())?
-                    .append(&kind, data, estimate)
-                    .map_err(to_js_error)?,
+                    .append(&kind, data, estimate)?,
             ),
-            Owner::Session(s) => {
-                to_js(&record_shared(s, &kind, data, estimate).map_err(to_js_error)?)
-            }
+            Owner::Session(s) => to_js(&record_shared(s, &kind, data, estimate)?),
         };
         event.map_err(to_js_error)
     }
@@ -252,8 +248,7 @@ impl EventLog {
             Array::from(&kinds)
                 .iter()
                 .map(|k| string(&k, "kinds[]"))
-                .collect::<Result<_>>()
-                .map_err(to_js_error)?
+                .collect::<Result<_>>()?
         } else {
             return Err(to_js_error(Error::new(
                 ErrorCode::InvalidArgument,

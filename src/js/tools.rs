@@ -40,7 +40,7 @@ impl ToolEvent {
     pub fn create(
         #[wasm_bindgen(unchecked_param_type = "ToolEventInit")] init: JsValue,
     ) -> std::result::Result<ToolEvent, JsValue> {
-        let init: ToolEventInit = from_js(&init, "ToolEvent.create").map_err(to_js_error)?;
+        let init: ToolEventInit = from_js(&init, "ToolEvent.create")?;
         if !init.latency_ms.is_finite() || init.latency_ms < 0.0 {
             return Err(to_js_error(Error::new(
                 ErrorCode::InvalidArgument,
@@ -225,7 +225,7 @@ impl ToolInterruptHandler {
     ) -> std::result::Result<ToolInterruptHandler, JsValue> {
         let options = Some(options);
         let get = |k: &str| option(&options, k, "options").map_err(to_js_error);
-        let bridge = JsToolBridge::from_js(&get("bridge")?).map_err(to_js_error)?;
+        let bridge = JsToolBridge::from_js(&get("bridge")?)?;
         let session = registry::session(&get("session")?).ok_or_else(|| {
             to_js_error(Error::new(
                 ErrorCode::InvalidArgument,
@@ -260,8 +260,7 @@ impl ToolInterruptHandler {
             &get("externalizeThreshold")?,
             "options.externalizeThreshold",
             ErrorCode::InvalidArgument,
-        )
-        .map_err(to_js_error)?
+        )?
         .unwrap_or(1024) as usize;
         let inner = CoreHandler::new(
             Rc::new(bridge),

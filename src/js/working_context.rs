@@ -26,7 +26,7 @@ impl WorkingContext {
         #[wasm_bindgen(unchecked_param_type = "WorkingContextInit")] init: JsValue,
     ) -> Result<WorkingContext, JsValue> {
         Ok(WorkingContext {
-            inner: from_js(&init, "WorkingContext").map_err(to_js_error)?,
+            inner: from_js(&init, "WorkingContext")?,
         })
     }
 
@@ -97,12 +97,12 @@ impl WorkingContext {
     /// `ModelMessage[]`). Typed per format by the declarations below.
     #[wasm_bindgen(js_name = toMessages, skip_typescript)]
     pub fn to_messages(&self, options: Option<ToMessagesOptionsArg>) -> Result<JsValue, JsValue> {
-        let format = option(&options, "format", "options").map_err(to_js_error)?;
+        let format = option(&options, "format", "options")?;
         let format = if format.is_undefined() || format.is_null() {
             ProviderFormat::Plain
         } else {
-            let name = string(&format, "options.format").map_err(to_js_error)?;
-            ProviderFormat::parse(&name).map_err(to_js_error)?
+            let name = string(&format, "options.format")?;
+            ProviderFormat::parse(&name)?
         };
         js(&self.inner.to_provider_messages(format))
     }
