@@ -158,9 +158,23 @@ impl JsSession {
     ) -> std::result::Result<JsSession, JsValue> {
         let json = string(&json, "json")?;
         let counter = counter_option(&options, "options")?;
+        reserve_memory(json.len().saturating_mul(IMPORT_MEMORY_FACTOR));
         let session = CoreSession::import_json(&json, Rc::new(JsClock), counter, seed())?;
         Ok(JsSession::from_core(session))
     }
+}
+
+/// The memory an import needs, as a multiple of its document's length (the
+/// parsed document, the events and their indices, measured at about 3×).
+const IMPORT_MEMORY_FACTOR: usize = 4;
+
+/// Grows wasm memory once to hold `bytes` more, instead of page by page
+/// while a large import allocates (each growth makes the host re-map the
+/// memory). The block is freed at once; the allocator reuses it.
+fn reserve_memory(bytes: usize) {
+    let mut block: Vec<u8> = Vec::new();
+    // A failed reservation only means growing as the import goes.
+    let _ = block.try_reserve_exact(bytes);
 }
 
 enum Owner {
