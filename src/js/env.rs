@@ -46,17 +46,22 @@ fn global_fn(name: &str) -> Option<Function> {
 const MAX_TIMER_MS: f64 = 2_147_483_647.0;
 
 /// A `setTimeout` promise that clears its timer when dropped, so an abandoned
-/// deadline does not keep the host's event loop alive.
+/// deadline does not keep the host's event loop alive, and then settles its
+/// promise: a `JsFuture` whose promise never settles keeps its callbacks
+/// (and what they hold) alive for good.
 struct Sleep {
     done: JsFuture,
     timer: JsValue,
+    resolve: Option<Function>,
 }
 
 impl Sleep {
     fn new(ms: f64) -> Sleep {
         let mut timer = JsValue::UNDEFINED;
+        let mut settle = None;
         let promise = Promise::new(&mut |resolve, _reject| match global_fn("setTimeout") {
             Some(set_timeout) => {
+                settle = Some(resolve.clone());
                 timer = set_timeout
                     .call2(
                         &JsValue::UNDEFINED,
@@ -72,6 +77,7 @@ impl Sleep {
         Sleep {
             done: JsFuture::from(promise),
             timer,
+            resolve: settle,
         }
     }
 }
@@ -90,6 +96,10 @@ impl Drop for Sleep {
             if let Some(clear) = global_fn("clearTimeout") {
                 let _ = clear.call1(&JsValue::UNDEFINED, &self.timer);
             }
+        }
+        if let Some(resolve) = self.resolve.take() {
+            // Resolving a settled promise does nothing.
+            let _ = resolve.call0(&JsValue::UNDEFINED);
         }
     }
 }

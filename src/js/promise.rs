@@ -23,9 +23,29 @@ pub(crate) async fn call_and_await(
     let returned = f
         .apply(this, &array)
         .map_err(|e| Error::new(code, format!("{what} threw: {}", thrown_message(&e))))?;
-    JsFuture::from(Promise::resolve(&returned))
+    settled_on_drop(Promise::resolve(&returned))
         .await
         .map_err(|e| Error::new(code, format!("{what} rejected: {}", thrown_message(&e))))
+}
+
+/// Resolves the promise it holds when dropped.
+struct ResolveOnDrop(Function);
+
+impl Drop for ResolveOnDrop {
+    fn drop(&mut self) {
+        // Resolving a settled promise does nothing.
+        let _ = self.0.call0(&JsValue::UNDEFINED);
+    }
+}
+
+/// Awaits `promise`; if the wait is abandoned (a timeout won a race), a
+/// guard settles what is awaited anyway, since a `JsFuture` whose promise
+/// never settles keeps its callbacks, and all they hold, alive for good.
+async fn settled_on_drop(promise: Promise) -> Result<JsValue, JsValue> {
+    let mut resolve = None;
+    let guard = Promise::new(&mut |r, _| resolve = Some(r));
+    let _guard = resolve.map(ResolveOnDrop);
+    JsFuture::from(Promise::race(&js_sys::Array::of2(&promise, &guard))).await
 }
 
 /// Runs `fut` and returns a promise of its value; its error rejects the
