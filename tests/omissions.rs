@@ -66,8 +66,9 @@ fn the_newest_user_message_is_kept_truncated_and_every_omission_listed() {
             let included: Vec<Option<String>> =
                 ctx.history.iter().map(|m| m.event_id.clone()).collect();
             assert!(included.contains(&Some(newest_id)));
-            // Every conversation event is either in the context or listed.
-            if layout == Layout::Seed {
+            // Every conversation event of the first and last windows is
+            // either in the context or listed.
+            {
                 let listed: Vec<Option<String>> =
                     ctx.dropped.iter().map(|d| d.event_id.clone()).collect();
                 let log = s.event_log();

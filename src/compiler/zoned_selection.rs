@@ -4,11 +4,12 @@
 //! its cost follows what is selected, not the session's length.
 
 use crate::compiler::exchanges::{artifact_content, ExchangeBuilder};
+use crate::compiler::omissions::list_omitted;
 use crate::compiler::processor::SessionWrites;
 use crate::error::Result;
 use crate::session::render::{self, render, Rendered};
 use crate::session::{EventLog, Session, TOOL_CALL};
-use crate::working_context::WorkingContext;
+use crate::working_context::{Section, WorkingContext};
 use crate::zones::Zone;
 
 /// The cost at which an inline tool output is selected at most, for a
@@ -95,9 +96,10 @@ pub(crate) fn select(
     let conv = log.conversation();
     let pinned = &conv[..keep_first.min(conv.len())];
     let mut pinned_kept = Vec::with_capacity(pinned.len());
-    for &p in pinned {
+    for (i, &p) in pinned.iter().enumerate() {
         let cost = log.rendered_tokens(p) + overhead;
         if cost > available {
+            list_omitted(&mut ctx, log, Section::History, pinned[i..].iter().copied());
             break;
         }
         available -= cost;
@@ -111,7 +113,8 @@ pub(crate) fn select(
     let timeline = log.timeline();
     let start = timeline.partition_point(|&p| p < lo.min(recent_from));
     let mut selected = Vec::new();
-    for &p in timeline[start..].iter().rev() {
+    let mut walk = timeline[start..].iter().rev();
+    while let Some(&p) = walk.next() {
         if pinned.binary_search(&p).is_ok() {
             continue;
         }
@@ -123,7 +126,16 @@ pub(crate) fn select(
             selected.push(p);
             continue;
         }
-        if p < lo || cost > available {
+        if p < lo {
+            break;
+        }
+        if cost > available {
+            // What the budget leaves out of the window is listed.
+            let rest = walk.clone().copied().take_while(|&q| q >= lo);
+            let omitted = std::iter::once(p)
+                .chain(rest)
+                .filter(|q| pinned.binary_search(q).is_err());
+            list_omitted(&mut ctx, log, Section::History, omitted);
             break;
         }
         available -= cost;
