@@ -356,3 +356,70 @@ fn kv_store_with_tiny_chunks_conforms() {
         chunk_bytes: 1024,
     });
 }
+
+/// A store of one's own, written with the public helpers only: it saves the
+/// whole log as JSON and restores it checked.
+#[derive(Default)]
+struct ThirdPartyStore {
+    saved: RefCell<std::collections::BTreeMap<String, (u64, String)>>,
+}
+
+#[async_trait::async_trait(?Send)]
+impl SessionStore for ThirdPartyStore {
+    async fn save_session(
+        &self,
+        session: &RefCell<Session>,
+    ) -> context_compiler::Result<context_compiler::SaveReport> {
+        let (id, count, body) = {
+            let s = context_compiler::session::read_session(session)?;
+            let events = s.event_log().all_events();
+            let body = serde_json::to_string(&*events).unwrap();
+            (s.session_id().to_string(), events.len() as u64, body)
+        };
+        self.saved.borrow_mut().insert(id, (count, body));
+        Ok(context_compiler::SaveReport {
+            events_written: count,
+            rewritten: true,
+        })
+    }
+    async fn load_session(
+        &self,
+        session_id: &str,
+        env: SessionEnv,
+    ) -> context_compiler::Result<Option<Session>> {
+        let Some((count, body)) = self.saved.borrow().get(session_id).cloned() else {
+            return Ok(None);
+        };
+        let raw: Vec<serde_json::Value> = serde_json::from_str(&body).unwrap();
+        context_compiler::session::restore_session(session_id, &raw, count, env).map(Some)
+    }
+    async fn list_sessions(&self) -> context_compiler::Result<Vec<String>> {
+        Ok(self.saved.borrow().keys().cloned().collect())
+    }
+    async fn delete_session(&self, session_id: &str) -> context_compiler::Result<bool> {
+        Ok(self.saved.borrow_mut().remove(session_id).is_some())
+    }
+}
+
+#[test]
+fn a_third_party_store_builds_on_the_public_helpers() {
+    block_on(async {
+        let store = ThirdPartyStore::default();
+        let s = RefCell::new(session("third"));
+        s.borrow_mut()
+            .record("user_input", json!("hi"), None)
+            .unwrap();
+        store.save_session(&s).await.unwrap();
+        let env = || SessionEnv {
+            clock: Rc::new(context_compiler::clock::SystemClock),
+            counter: Rc::new(DefaultTokenCounter),
+            seed: 1,
+        };
+        let back = store.load_session("third", env()).await.unwrap().unwrap();
+        assert_eq!(back.export_json(), s.borrow().export_json());
+        // A store whose record says more events than it holds: corrupt.
+        store.saved.borrow_mut().get_mut("third").unwrap().0 = 2;
+        let err = store.load_session("third", env()).await.unwrap_err();
+        assert_eq!(err.code(), ErrorCode::StoreCorrupt);
+    });
+}

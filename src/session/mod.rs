@@ -24,8 +24,7 @@ pub use log::{
     MAX_DATA_DEPTH, MEMORY_HIT, PHASE_RESULT, TOOL_CALL, TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT,
     USER_INPUT,
 };
-pub(crate) use store::{read_session, restore_session};
-pub use store::{SaveReport, SessionEnv, SessionStore};
+pub use store::{read_session, restore_session, SaveReport, SessionEnv, SessionStore};
 
 /// A session: an id and its [`EventLog`]. The single source of truth of one
 /// agent run; compiles read it, tools and the conversation append to it.

@@ -55,7 +55,9 @@ pub trait SessionStore {
 
 /// Rebuilds a saved session from its stored events (JSON, as exported),
 /// checking them like an import: anything wrong is [`ErrorCode::StoreCorrupt`].
-pub(crate) fn restore_session(
+/// For [`SessionStore`] implementations: `expected_events` is the count the
+/// store's own record says it saved, so a lost event is an error too.
+pub fn restore_session(
     session_id: &str,
     raw: &[serde_json::Value],
     expected_events: u64,
@@ -81,7 +83,10 @@ pub(crate) fn restore_session(
 }
 
 /// Borrows `session` for reading, or fails with [`ErrorCode::SessionBusy`].
-pub(crate) fn read_session(session: &RefCell<Session>) -> Result<std::cell::Ref<'_, Session>> {
+/// For [`SessionStore`] implementations: serialise what to save under this
+/// borrow (with [`crate::session::EventLog::all_events`], so events recorded
+/// during a compile are saved too) and drop it before any await.
+pub fn read_session(session: &RefCell<Session>) -> Result<std::cell::Ref<'_, Session>> {
     session.try_borrow().map_err(|_| {
         Error::new(
             ErrorCode::SessionBusy,
