@@ -813,3 +813,74 @@ fn error_codes_are_the_js_codes() {
         );
     }
 }
+
+/// Pieces of hostile input for the WIT entry points.
+const FRAGMENTS: &[&str] = &[
+    "\"", "\\", "\\\"", "\\u00", "\\ud800", ":", ",", "{", "}", "[", "]", "\n", "null", "password",
+    "Bearer ", "ghp_", "-----BEGIN RSA PRIVATE KEY-----", "é😀", "\u{0}", "1e999", "-0",
+    "{\"format\":\"agent-context-compiler/session\",\"version\":1,\"sessionId\":\"f\",\"events\":[",
+    "{\"eventId\":\"e\",\"timestamp\":1,\"kind\":\"user_input\",\"data\":\"x\",\"tokenEstimate\":1}",
+    "{\"systemPrompt\":\"s\",\"history\":[{\"role\":\"user\",\"content\":\"c\"}]}",
+];
+
+/// Fuzzing the WIT entry points: generated hostile strings through import,
+/// record, compile, to-messages, normalize and redact. Every call returns
+/// (a value or an error result); none traps, and the instance stays usable.
+#[test]
+fn hostile_strings_through_every_entry_point_never_trap() {
+    let (mut store, cc) = instantiate();
+    let sessions = cc.agent_context_compiler_sessions().session();
+    let compiler = cc.agent_context_compiler_compiler();
+    let normalizer = cc.agent_context_compiler_normalizer();
+    let registry = normalizer
+        .schema_registry()
+        .call_constructor(&mut store)
+        .unwrap();
+    let session = sessions.call_constructor(&mut store, None).unwrap();
+    // A deterministic generator: the same inputs on every run.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for case in 0..400 {
+        let parts = (next() % 12) as usize;
+        let input: String = (0..parts)
+            .map(|_| FRAGMENTS[(next() % FRAGMENTS.len() as u64) as usize])
+            .collect();
+        let what = format!("case {case}: {input:?}");
+        let _ = import(&mut store, &cc, &input);
+        sessions
+            .call_record(&mut store, session, "note", &input, None)
+            .expect(&what);
+        let data = serde_json::to_string(&input).unwrap();
+        sessions
+            .call_record(&mut store, session, "user_input", &data, None)
+            .expect(&what)
+            .expect(&what);
+        compiler
+            .call_to_messages(&mut store, &input, MessageFormat::Openai)
+            .expect(&what);
+        normalizer
+            .schema_registry()
+            .call_normalize(&mut store, registry, "t", &input)
+            .expect(&what);
+        normalizer.call_redact(&mut store, &input).expect(&what);
+        compiler
+            .call_compile(
+                &mut store,
+                session,
+                1 + next() % 400,
+                &input,
+                &[Processor::HistorySelector(HistorySelectorOptions {
+                    keep_first: 1,
+                    keep_last: 4,
+                })],
+                &[],
+            )
+            .expect(&what);
+    }
+    assert!(sessions.call_length(&mut store, session).unwrap() >= 400);
+}
