@@ -852,7 +852,7 @@ fn hostile_strings_through_every_entry_point_never_trap() {
             .collect();
         let what = format!("case {case}: {input:?}");
         let _ = import(&mut store, &cc, &input);
-        sessions
+        let _ = sessions
             .call_record(&mut store, session, "note", &input, None)
             .expect(&what);
         let data = serde_json::to_string(&input).unwrap();
@@ -860,7 +860,7 @@ fn hostile_strings_through_every_entry_point_never_trap() {
             .call_record(&mut store, session, "user_input", &data, None)
             .expect(&what)
             .expect(&what);
-        compiler
+        let _ = compiler
             .call_to_messages(&mut store, &input, MessageFormat::Openai)
             .expect(&what);
         normalizer
@@ -868,7 +868,7 @@ fn hostile_strings_through_every_entry_point_never_trap() {
             .call_normalize(&mut store, registry, "t", &input)
             .expect(&what);
         normalizer.call_redact(&mut store, &input).expect(&what);
-        compiler
+        let _ = compiler
             .call_compile(
                 &mut store,
                 session,
