@@ -28,6 +28,13 @@ impl Guest for Component {
     type Session = SessionResource;
 }
 
+impl SessionResource {
+    /// The session, borrowed for reading, or `session-busy`.
+    fn read(&self) -> Result<std::cell::Ref<'_, Session>, Error> {
+        self.inner.try_borrow().map_err(|_| busy())
+    }
+}
+
 impl GuestSession for SessionResource {
     fn new(session_id: Option<String>) -> Self {
         let session = Session::with_env(
@@ -54,11 +61,8 @@ impl GuestSession for SessionResource {
         }))
     }
 
-    fn session_id(&self) -> String {
-        self.inner
-            .try_borrow()
-            .map(|s| s.session_id().to_string())
-            .unwrap_or_default()
+    fn session_id(&self) -> Result<String, Error> {
+        Ok(self.read()?.session_id().to_string())
     }
 
     fn record(
@@ -75,32 +79,20 @@ impl GuestSession for SessionResource {
         to_json(event)
     }
 
-    fn events_json(&self) -> String {
-        self.inner
-            .try_borrow()
-            .ok()
-            .and_then(|s| serde_json::to_string(&s.event_log().all_events()).ok())
-            .unwrap_or_else(|| "[]".into())
+    fn events_json(&self) -> Result<String, Error> {
+        to_json(&self.read()?.event_log().all_events())
     }
 
-    fn length(&self) -> u64 {
-        self.inner
-            .try_borrow()
-            .map(|s| (s.event_log().len() + s.event_log().pending_len()) as u64)
-            .unwrap_or(0)
+    fn length(&self) -> Result<u64, Error> {
+        let s = self.read()?;
+        Ok((s.event_log().len() + s.event_log().pending_len()) as u64)
     }
 
-    fn total_tokens(&self) -> u64 {
-        self.inner
-            .try_borrow()
-            .map(|s| s.event_log().total_tokens())
-            .unwrap_or(0)
+    fn total_tokens(&self) -> Result<u64, Error> {
+        Ok(self.read()?.event_log().total_tokens())
     }
 
-    fn export_json(&self) -> String {
-        self.inner
-            .try_borrow()
-            .map(|s| s.export_json())
-            .unwrap_or_default()
+    fn export_json(&self) -> Result<String, Error> {
+        Ok(self.read()?.export_json())
     }
 }
