@@ -93,7 +93,7 @@ fn core_options(o: CompileOptions) -> Result<(Layout, CoreOptions), Error> {
         state_digest: json_option(o.state_digest_json, "state-digest-json")?,
         task_state: o.task_state,
     };
-    options.validate().map_err(wit_error)?;
+    options.validate()?;
     Ok((layout, options))
 }
 
@@ -110,9 +110,7 @@ fn run(
             "the session is in use by a running call",
         ))
     })?;
-    let ctx = block_on(compiler.compile_with(&mut session, budget, options))
-        .and_then(|r| r)
-        .map_err(wit_error)?;
+    let ctx = block_on(compiler.compile_with(&mut session, budget, options)).and_then(|r| r)?;
     Ok(Compiled {
         context_json: to_json(&ctx)?,
         messages_json: to_json(&ctx.to_messages())?,

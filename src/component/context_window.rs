@@ -47,8 +47,7 @@ impl GuestWindow for WindowResource {
             budgets,
             Rc::new(DefaultTokenCounter),
             Rc::new(SystemClock),
-        )
-        .map_err(wit_error)?;
+        )?;
         Ok(Window::new(WindowResource {
             inner: RefCell::new(window),
         }))

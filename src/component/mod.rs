@@ -31,6 +31,13 @@ use crate::error::{Error, ErrorCode};
 /// The component's implementation of every exported interface.
 struct Component;
 
+/// Lets `?` turn a core error into the WIT error (see [`wit_error`]).
+impl From<Error> for WitError {
+    fn from(e: Error) -> WitError {
+        wit_error(e)
+    }
+}
+
 /// The WIT error of a core error: the same code, the same message.
 pub(crate) fn wit_error(e: Error) -> WitError {
     let code = match e.code() {

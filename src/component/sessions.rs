@@ -54,8 +54,7 @@ impl GuestSession for SessionResource {
             Rc::new(SystemClock),
             Rc::new(DefaultTokenCounter),
             os_seed(),
-        )
-        .map_err(wit_error)?;
+        )?;
         Ok(SessionHandle::new(SessionResource {
             inner: Rc::new(RefCell::new(session)),
         }))
@@ -73,9 +72,7 @@ impl GuestSession for SessionResource {
     ) -> Result<String, Error> {
         let data = parse_json(&data_json, "data-json")?;
         let mut session = self.inner.try_borrow_mut().map_err(|_| busy())?;
-        let event = session
-            .record(&kind, data, token_estimate)
-            .map_err(wit_error)?;
+        let event = session.record(&kind, data, token_estimate)?;
         to_json(event)
     }
 

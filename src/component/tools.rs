@@ -10,7 +10,7 @@ use super::exec::block_on;
 use super::host::HostBridge;
 use super::normalizer::RegistryResource;
 use super::sessions::SessionResource;
-use super::{parse_json, to_json, wit_error, Component};
+use super::{parse_json, to_json, Component};
 use crate::artifacts::ArtifactStore;
 use crate::clock::SystemClock;
 use crate::normalize::aligner::PerceptionAligner;
@@ -46,9 +46,7 @@ impl Guest for Component {
             },
         );
         let timeout = options.timeout_ms.map(|t| t as f64);
-        let event = block_on(handler.call(&name, arguments, timeout))
-            .and_then(|r| r)
-            .map_err(wit_error)?;
+        let event = block_on(handler.call(&name, arguments, timeout)).and_then(|r| r)?;
         to_json(&event)
     }
 }
