@@ -14,12 +14,21 @@ use super::Hit;
 /// The rule id of every key-value hit.
 const RULE: &str = "secret-key-value";
 
-/// Values of JSON keys (`"password": …`, also with escaped key names).
+/// Values of JSON keys (`"password": …`, also with escaped key names) among
+/// the `candidate` keys.
 /// Strings and numbers are secrets; `null`, booleans, objects and arrays are
 /// not (their members are keys of their own).
-pub(super) fn quoted_key_hits(text: &str, literals: &[Literal]) -> Vec<Hit> {
+pub(super) fn quoted_key_hits(
+    text: &str,
+    literals: &[Literal],
+    candidate: impl Fn(&Literal) -> bool,
+) -> Vec<Hit> {
     let mut hits = Vec::new();
-    for (i, key) in literals.iter().enumerate().filter(|(_, l)| l.key) {
+    for (i, key) in literals
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.key && candidate(l))
+    {
         if !is_secret_key(&decoded(key, text)) {
             continue;
         }

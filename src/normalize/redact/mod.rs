@@ -126,12 +126,19 @@ fn hits(text: &str, depth: usize) -> Vec<Hit> {
     let c = compiled();
     let mut enabled = vec![false; rules::RULES.len()];
     let mut key_value = false;
+    // Where keywords start (but the bare "."), to tell which escaped
+    // strings may hide something only their decoded form shows.
+    let mut keyword_at = Vec::new();
     for m in c.prefilter.find_overlapping_iter(text) {
         match c.keyword_rule[m.pattern().as_usize()] {
             usize::MAX => key_value = true,
             i => enabled[i] = true,
         }
+        if m.len() > 1 {
+            keyword_at.push(m.start());
+        }
     }
+    keyword_at.sort_unstable();
     let mut found = Vec::new();
     for (i, rule) in rules::RULES.iter().enumerate() {
         if !enabled[i] {
@@ -160,14 +167,34 @@ fn hits(text: &str, depth: usize) -> Vec<Hit> {
         return found;
     }
     let literals = literals::literals(text);
-    found.extend(key_value::quoted_key_hits(text, &literals));
+    // A key can name a secret only if it holds a key word, or hides one
+    // behind escapes.
+    let has_keyword = |l: &literals::Literal| {
+        let first = keyword_at.partition_point(|&p| p <= l.open);
+        keyword_at.get(first).is_some_and(|&p| p < l.close)
+    };
+    found.extend(key_value::quoted_key_hits(text, &literals, |l| {
+        l.escaped || (key_value && has_keyword(l))
+    }));
     if key_value {
         for re in &c.key_value {
             found.extend(key_value::pattern_hits(re, text, &literals));
         }
     }
     if escapes && depth < MAX_NESTING {
-        for l in literals.iter().filter(|l| l.escaped && !l.key) {
+        // Decoding turns escapes into quotes, backslashes, slashes, control
+        // characters or (`\u`) anything: a string needs its decoded form
+        // scanned only if a keyword is already in it, or it has `\u` or `\/`.
+        let worth_decoding = |l: &literals::Literal| {
+            has_keyword(l) || {
+                let raw = l.content(text);
+                raw.contains("\\u") || raw.contains("\\/")
+            }
+        };
+        for l in literals
+            .iter()
+            .filter(|l| l.escaped && !l.key && worth_decoding(l))
+        {
             let (decoded, map) = literals::decode(l.content(text));
             let base = l.open + 1;
             found.extend(hits(&decoded, depth + 1).into_iter().map(|h| Hit {
