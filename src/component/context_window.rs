@@ -32,6 +32,23 @@ impl WindowResource {
     ) -> Result<(), Error> {
         set(&mut self.inner.borrow_mut(), value).map_err(wit_error)
     }
+
+    /// Adds a message through the core window's `add` (append to a zone, or
+    /// to the recent ones), turning its error into the WIT error.
+    fn add(
+        &self,
+        add: fn(&mut ContextWindow, &str, &str, Option<f64>) -> crate::error::Result<()>,
+        role: &str,
+        content: &str,
+        importance: Option<f64>,
+    ) -> Result<(), Error> {
+        Ok(add(
+            &mut self.inner.borrow_mut(),
+            role,
+            content,
+            importance,
+        )?)
+    }
 }
 
 impl GuestWindow for WindowResource {
@@ -102,10 +119,7 @@ impl GuestWindow for WindowResource {
         content: String,
         importance: Option<f64>,
     ) -> Result<(), Error> {
-        self.inner
-            .borrow_mut()
-            .append_message(&role, &content, importance)
-            .map_err(wit_error)
+        self.add(ContextWindow::append_message, &role, &content, importance)
     }
 
     fn append_tool_result(&self, tool_name: String, output: String, success: bool) {
@@ -120,10 +134,12 @@ impl GuestWindow for WindowResource {
         content: String,
         importance: Option<f64>,
     ) -> Result<(), Error> {
-        self.inner
-            .borrow_mut()
-            .add_recent_message(&role, &content, importance)
-            .map_err(wit_error)
+        self.add(
+            ContextWindow::add_recent_message,
+            &role,
+            &content,
+            importance,
+        )
     }
 
     fn write_scratchpad(&self, note: String) {
