@@ -1,6 +1,8 @@
 //! JavaScript bindings (feature `js`): thin wrappers that convert between JS
 //! values and the core's types. No behaviour lives here that the core lacks.
 
+#[cfg(target_arch = "wasm32")]
+mod alloc;
 mod artifacts;
 mod budget;
 mod compiler;
@@ -8,6 +10,8 @@ mod context_window;
 mod convert;
 mod env;
 mod error;
+mod executor;
+mod fatal;
 mod indexeddb;
 mod kv;
 mod llm;

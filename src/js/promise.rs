@@ -4,10 +4,11 @@ use std::future::Future;
 
 use js_sys::{Function, Promise};
 use wasm_bindgen::JsValue;
-use wasm_bindgen_futures::{future_to_promise, JsFuture};
+use wasm_bindgen_futures::JsFuture;
 
 use crate::error::{Error, ErrorCode};
 use crate::js::error::{thrown_message, to_js_error};
+use crate::js::executor;
 
 /// Calls `f` with `args` on `this` and awaits the result if it is a promise
 /// (or any thenable). A synchronous throw or a rejection — of an `Error` or
@@ -54,7 +55,7 @@ pub(crate) fn spawn<F>(fut: F) -> Promise
 where
     F: Future<Output = Result<JsValue, Error>> + 'static,
 {
-    future_to_promise(async move { fut.await.map_err(to_js_error) })
+    executor::spawn(async move { fut.await.map_err(to_js_error) })
 }
 
 /// `value` when it is a function (called with `this` undefined), or its

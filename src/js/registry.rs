@@ -67,9 +67,15 @@ fn register(native: Native) -> u32 {
     id
 }
 
-/// Removes `id` (when its [`Registration`] is dropped).
+/// Removes `id` (when its [`Registration`] is dropped). Never panics: after
+/// a trap left the registry borrowed, the garbage collector still frees
+/// objects, and a panic there would end the process.
 fn unregister(id: u32) {
-    OBJECTS.with(|o| o.borrow_mut().remove(&id));
+    OBJECTS.with(|o| {
+        if let Ok(mut objects) = o.try_borrow_mut() {
+            objects.remove(&id);
+        }
+    });
 }
 
 /// The native object behind `value`, if it is a live instance of our classes.

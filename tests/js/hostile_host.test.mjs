@@ -33,3 +33,36 @@ test("tool calls with every object freed leave no heap behind", () => {
     assert.ok(bytesPerCall < 200, `${mode}: ${bytesPerCall} bytes per call`);
   }
 });
+
+test("running out of wasm memory closes the instance clearly, in a sync call and inside an async task", () => {
+  // Before: the call threw a bare `RuntimeError: unreachable`, the session
+  // stayed borrowed (SESSION_BUSY forever, `free()` threw), and a trap inside
+  // an async task ended the process as an uncaught exception.
+  for (const mode of ["sync", "async"]) {
+    const run = child("out_of_memory.mjs", ["--expose-gc", "--wasm-max-mem-pages=2048"], [mode]);
+    assert.equal(run.status, 0, `${mode}: ${run.stderr}`);
+    const { failure, after, pending } = JSON.parse(run.stdout.trim().split("\n").pop());
+    assert.equal(failure.ok, false, mode);
+    assert.equal(failure.name, "ContextCompilerError");
+    if (mode === "sync") {
+      // The call that ran out says so, with the size it asked for.
+      assert.equal(failure.code, "OUT_OF_MEMORY");
+      assert.match(failure.message, /allocation of \d+ bytes failed/);
+    } else {
+      // The task's promise, like every pending one, is rejected.
+      assert.equal(failure.code, "MODULE_POISONED");
+      assert.match(failure.message, /after OUT_OF_MEMORY/);
+    }
+    for (const [use, r] of Object.entries(after)) {
+      if (use === "free") {
+        assert.deepEqual(r, { ok: true, value: null }, `${mode}: free() does nothing`);
+        continue;
+      }
+      assert.equal(r.ok, false, `${mode}: ${use} must fail`);
+      assert.equal(r.code, "MODULE_POISONED", `${mode}: ${use}: ${r.message}`);
+      assert.match(r.message, /OUT_OF_MEMORY.*new worker or process/);
+    }
+    // A compile that was waiting on a processor does not hang.
+    assert.equal(pending.code, "MODULE_POISONED", mode);
+  }
+});

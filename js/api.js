@@ -1,0 +1,27 @@
+// The package's API, the same in both entries: the glue's classes and
+// functions, each guarded by ./instance.js.
+import * as glue from "../pkg/context_compiler.js";
+import { guardClass, guarded } from "./instance.js";
+
+export const ArtifactAttacher = guardClass(glue.ArtifactAttacher);
+export const Compactor = guardClass(glue.Compactor);
+export const ContextCompiler = guardClass(glue.ContextCompiler);
+export const ContextWindow = guardClass(glue.ContextWindow);
+export const EventLog = guardClass(glue.EventLog);
+export const HistorySelector = guardClass(glue.HistorySelector);
+export const InMemoryBackend = guardClass(glue.InMemoryBackend);
+export const IndexedDbArtifactStore = guardClass(glue.IndexedDbArtifactStore);
+export const KvArtifactStore = guardClass(glue.KvArtifactStore);
+export const MemoryArtifactStore = guardClass(glue.MemoryArtifactStore);
+export const MemoryPreloader = guardClass(glue.MemoryPreloader);
+export const PerceptionAligner = guardClass(glue.PerceptionAligner);
+export const SchemaRegistry = guardClass(glue.SchemaRegistry);
+export const Session = guardClass(glue.Session);
+export const TokenBudget = guardClass(glue.TokenBudget);
+export const ToolEvent = guardClass(glue.ToolEvent);
+export const ToolInterruptHandler = guardClass(glue.ToolInterruptHandler);
+export const WorkingContext = guardClass(glue.WorkingContext);
+export const contentId = guarded(glue.contentId, "contentId", { needsReady: true });
+export const countTokens = guarded(glue.countTokens, "countTokens", { needsReady: true });
+export const estimateTokens = guarded(glue.estimateTokens, "estimateTokens", { needsReady: true });
+export const redact = guarded(glue.redact, "redact", { needsReady: true });

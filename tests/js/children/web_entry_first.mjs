@@ -1,0 +1,25 @@
+// Run by entries.test.mjs in a fresh process: only the web entry is loaded,
+// so the instance is not initialised until `initSync`. Prints what it saw.
+import { readFileSync } from "node:fs";
+import * as web from "agent-context-compiler/web";
+
+const before = [];
+for (const use of [() => new web.Session(), () => web.countTokens("x"), () => web.Session.importJson("{}")]) {
+  try {
+    use();
+    before.push(null);
+  } catch (e) {
+    before.push({ name: e.name, code: e.code, message: e.message });
+  }
+}
+web.initSync(readFileSync(new URL("../../../pkg/context_compiler_bg.wasm", import.meta.url)));
+const s = new web.Session({ sessionId: "w" });
+console.log(
+  JSON.stringify({
+    before,
+    instance: s instanceof web.Session,
+    sessionId: s.sessionId,
+    tokens: web.countTokens("hello world"),
+    compiled: await new web.ContextCompiler().compile(s, 100, { systemPrompt: "x" }).then((c) => c.toMessages().length > 0),
+  }),
+);
