@@ -101,6 +101,26 @@ for (const size of SIZES) {
   console.log(`  ${String(size).padStart(6)}   ${ours.padEnd(24)} ${theirs.padEnd(39)} ${ratio.padEnd(15)} ${same}`);
 }
 
+// 2b. importJson of a 100,000-event export: cold (a fresh instance) and warm.
+{
+  const events = trace.slice(0, 50_000);
+  const source = new Session({ sessionId: "import" });
+  for (const e of events.concat(events)) record(source, e);
+  const json = source.exportJson();
+  source.free();
+  const r = await new Promise((resolve, reject) => {
+    const worker = new Worker(new URL("./import.mjs", import.meta.url), { workerData: { json } });
+    worker.once("message", (m) => {
+      worker.terminate();
+      resolve(m);
+    });
+    worker.once("error", reject);
+  });
+  console.log(`\nimportJson of a 100,000-event export (${(json.length / 1e6).toFixed(1)} MB; ms)`);
+  console.log(`  this library  cold (fresh instance): ${fmt(r.cold)}   warm: ${fmt(r.warm)}   cold / warm: ${(r.cold / r.warm).toFixed(2)}`);
+  console.log(`  JSON.parse of the same text (no validation, no counting, no indices): ${fmt(r.parse)}   import / parse (warm): ${(r.warm / r.parse).toFixed(2)}`);
+}
+
 // 3. Size.
 const wasm = readFileSync(new URL("../pkg/context_compiler_bg.wasm", import.meta.url));
 console.log(`\nwasm size: ${wasm.length.toLocaleString("en")} bytes, ${gzipSync(wasm, { level: 9 }).length.toLocaleString("en")} gzipped`);
