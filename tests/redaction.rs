@@ -166,6 +166,27 @@ fn non_secrets_are_left_alone() {
         "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----",
         "The basic idea is simple; bearer bonds are old.",
         "see https://example.org:8080/path and mailto:a@b.c",
+        // Code and declarations, as a coding agent's tools return them (held-out
+        // false positives from type declarations and READMEs).
+        "    privateKey: CryptoKey;",
+        "    store(credential: Credential): Promise<void>;",
+        "    readonly credentials: RequestCredentials;",
+        "    readonly STENCIL_PASS_DEPTH_FAIL: 0x0B95;",
+        "      getToken: async () => {",
+        "const credential = workloadIdentity.fromX509({",
+        "const credential = new DefaultAzureCredential();",
+        "        api_key = self._settings.anthropic_auth_token or self._settings.anthropic_api_key",
+        "\"@aws-sdk/credential-provider-node\": \">=3.972.0 <4\",",
+        "`estimateTokens` / `tokenCounter: \"words\"`, but it",
+        "type RequestCredentials = \"include\" | \"omit\" | \"same-origin\";",
+        "privateKey: KeyLike | SignKeyObjectInput | SignPrivateKeyInput | SignJsonWebKeyInput,",
+        "api_key: ServiceAccountCreateResponse.APIKey | null;",
+        "function diffieHellman(options: { privateKey: KeyObject; publicKey: KeyObject }): Buffer;",
+        "privateKeyEncoding: BasePrivateKeyEncodingOptions<PrivF> & {",
+        "*   PWD: '/Users/maciej',",
+        "access_token: 'access_token',",
+        "LastToken = 166,",
+        "createHeritageClause(token: HeritageClause[\"token\"], types: readonly X[]): HeritageClause;",
     ] {
         let r = redact(text);
         assert!(r.findings.is_empty(), "{text:?} -> {:?}", r.text);

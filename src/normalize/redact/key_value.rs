@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use regex::{Captures, Regex};
 
-use super::keys::{is_placeholder, is_secret_key};
+use super::keys::{is_jwt, is_placeholder, is_secret_key};
 use super::literals::{decode, enclosing, Literal};
 use super::Hit;
 
@@ -97,7 +97,19 @@ pub(super) fn pattern_hits(re: &Regex, text: &str, literals: &[Literal]) -> Vec<
         };
         pos = next_pos(text, whole.start(), end.max(start));
         let key = caps.name("key").map_or("", |k| k.as_str());
-        if start < end && is_secret_key(key) && !is_placeholder(&text[start..end]) {
+        let bare = caps.name("bare").is_some_and(|b| b.start() == start);
+        // `type Credentials = "include" | "omit"` declares a type, not a value.
+        let alias = text[..caps.name("key").map_or(whole.start(), |k| k.start())]
+            .trim_end()
+            .rsplit(|c: char| !c.is_ascii_alphanumeric())
+            .next()
+            .is_some_and(|w| w == "type");
+        let value = text.get(start..end).unwrap_or("");
+        let not_a_secret = is_placeholder(value)
+            || alias
+            || value.eq_ignore_ascii_case(key)
+            || (bare && is_code(value, text.get(end..).unwrap_or("")));
+        if start < end && is_secret_key(key) && !not_a_secret {
             hits.push(Hit {
                 rule: RULE,
                 start,
@@ -107,6 +119,76 @@ pub(super) fn pattern_hits(re: &Regex, text: &str, literals: &[Literal]) -> Vec<
         }
     }
     hits
+}
+
+/// Words that start code, not a value (`x = new Y()`, `get: async () =>`).
+const CODE_WORDS: &[&str] = &[
+    "new", "await", "async", "function", "lambda", "yield", "return",
+];
+
+/// Whether an unquoted value (followed by `after`) is code rather than a
+/// literal: an expression that starts with a [`CODE_WORDS`] word, a dotted
+/// reference or call (`self.settings.api_token`, `identity.from(`), a type
+/// union (`KeyLike | null`), a type in a declaration (`privateKey: CryptoKey;`,
+/// `f(credential: Credential)`), a hex constant (`PASS_DEPTH: 0x0B95;`) or
+/// a small integer (`LastToken = 166`). Secrets in code are quoted
+/// strings, which this never sees.
+fn is_code(value: &str, after: &str) -> bool {
+    let first = value
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .next()
+        .unwrap_or("");
+    if CODE_WORDS.contains(&first)
+        && value[first.len()..]
+            .chars()
+            .next()
+            .is_none_or(|c| !c.is_ascii_alphanumeric())
+    {
+        return true;
+    }
+    // `LastToken = 166`: a small integer is a constant, not a secret.
+    if value.len() < 6 && value.chars().all(|c| c.is_ascii_digit()) {
+        return true;
+    }
+    let head = value.split('(').next().unwrap_or(value);
+    let identifier = |w: &str| {
+        !w.is_empty()
+            && w.len() <= 40
+            && w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '$')
+            && w.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+    };
+    let segments: Vec<&str> = head.split('.').collect();
+    if segments.len() >= 2 && segments.iter().all(|w| identifier(w)) && !is_jwt(head) {
+        return true;
+    }
+    let declared = after
+        .trim_start()
+        .starts_with([';', ')', '>', '|', '=', ','])
+        || after.starts_with(['[', '<'])
+        || value.contains(['[', '<']);
+    // `KeyObject`, `Api.Key`, `Promise<Key>`, `Key[]`: a type's name.
+    let type_name = |t: &str| {
+        let name = t.split(['<', '[']).next().unwrap_or(t).trim();
+        name.starts_with(|c: char| c.is_ascii_uppercase())
+            && name.chars().any(|c| c.is_ascii_lowercase())
+            && name.split('.').all(identifier)
+    };
+    // `KeyLike | SignKeyInput`, `Api.Key | null`: a union or intersection.
+    let parts: Vec<&str> = value.split(['|', '&']).map(str::trim).collect();
+    if parts.len() >= 2
+        && parts.iter().any(|t| type_name(t))
+        && parts
+            .iter()
+            .all(|t| type_name(t) || matches!(*t, "null" | "undefined" | "string" | "number"))
+    {
+        return true;
+    }
+    let hex = value.len() <= 10
+        && value
+            .strip_prefix("0x")
+            .is_some_and(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit()));
+    declared && (type_name(value) || hex)
 }
 
 /// A literal's content with its escapes decoded (borrowed when it has none).
@@ -149,7 +231,7 @@ fn value_span(text: &str, caps: &Captures<'_>, limit: usize) -> Option<(usize, u
     let cut = if sep != ":" {
         raw.find(char::is_whitespace).unwrap_or(raw.len())
     } else if in_flow(&text[..key_start]) {
-        raw.find([',', '}', ']', ')']).unwrap_or(raw.len())
+        raw.find([',', '}', ']', ')', ';']).unwrap_or(raw.len())
     } else {
         raw.len()
     };

@@ -76,10 +76,28 @@ const NOT_SECRET_WORDS: &[&str] = &[
     "required",
     "enabled",
     "format",
+    "encoding",
     "rotation",
     "reset",
     "forgot",
     "tokenizer",
+    "counter",
+    "provider",
+    "container",
+    "manager",
+    "factory",
+    "handler",
+    "callback",
+    "get",
+    "set",
+    "fetch",
+    "load",
+    "create",
+    "generate",
+    "validate",
+    "verify",
+    "check",
+    "parse",
     "input",
     "output",
     "prompt",
@@ -113,6 +131,10 @@ fn words(key: &str) -> Vec<String> {
 
 /// Whether a key (JSON property, YAML key, env var, ...) names a secret.
 pub fn is_secret_key(key: &str) -> bool {
+    // A package name or path (`@aws-sdk/credential-provider-node`), not a field.
+    if key.contains('/') || key.starts_with('@') {
+        return false;
+    }
     let w = words(key);
     if w.iter().any(|x| NOT_SECRET_WORDS.contains(&x.as_str())) {
         return false;
@@ -172,6 +194,7 @@ fn is_type_name(v: &str) -> bool {
 /// Whether a value is a placeholder, reference or empty rather than a secret:
 /// `""`, `null`, `${VAR}`, `$VAR`, `<YOUR_API_KEY>`, `{{ secrets.X }}`,
 /// `%(x)s`, `process.env.X`, `***`, type names (`str`, `Optional[str]`),
+/// filesystem paths (`/home/ana`, `./certs`),
 /// values that say they are fake or examples, and values without a single
 /// letter or digit.
 pub fn is_placeholder(value: &str) -> bool {
@@ -213,7 +236,13 @@ pub fn is_placeholder(value: &str) -> bool {
         || lower.starts_with("getenv(")
         || lower.starts_with("env(")
         || lower.starts_with("secrets.");
+    // A filesystem path (`PWD: /Users/ana`), not a secret itself.
+    let path = (v.starts_with('/') || v.starts_with("~/") || v.starts_with("./"))
+        && v.len() > 1
+        && v.chars()
+            .all(|c| c.is_alphanumeric() || "/._-~".contains(c));
     reference
+        || path
         || v.chars()
             .all(|c| c == '*' || c == 'x' || c == 'X' || c == '.')
         || lower.contains("fake")
