@@ -3,6 +3,7 @@
 //! The core (everything but `js`) is pure Rust with no host dependency:
 //!
 //! - [`session`]: the event-sourced [`Session`] with token counts.
+//! - [`bus`]: the seed's [`EventBus`] and its background handlers.
 //! - [`tokens`] and [`budget`]: token counting and the seed's [`TokenBudget`].
 //! - [`working_context`]: the compiled [`WorkingContext`] and its messages.
 //! - [`compiler`]: the [`ContextCompiler`] and its processors.
@@ -24,6 +25,7 @@
 
 pub mod artifacts;
 pub mod budget;
+pub mod bus;
 pub mod clock;
 pub mod compiler;
 pub mod context_window;
@@ -47,6 +49,7 @@ mod js;
 
 pub use artifacts::{ArtifactHandle, ArtifactStore, MemoryArtifactStore, StoreOptions};
 pub use budget::TokenBudget;
+pub use bus::{BusEvent, BusOptions, BusStats, EventBus, EventHandler};
 pub use clock::Clock;
 pub use compiler::{
     ArtifactAttacher, Compactor, CompileOptions, ContextCompiler, HistorySelector, MemoryPreloader,
