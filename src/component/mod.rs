@@ -63,6 +63,7 @@ pub(crate) fn wit_error(e: Error) -> WitError {
         ErrorCode::ProcessorFailed => WitCode::ProcessorFailed,
         ErrorCode::BudgetTooSmall => WitCode::BudgetTooSmall,
         ErrorCode::SessionBusy => WitCode::SessionBusy,
+        ErrorCode::HandlerFailed => WitCode::HandlerFailed,
         ErrorCode::HandlerTimeout => WitCode::HandlerTimeout,
     };
     WitError {

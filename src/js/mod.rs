@@ -5,6 +5,7 @@
 mod alloc;
 mod artifacts;
 mod budget;
+mod bus;
 mod compiler;
 mod context_window;
 mod convert;

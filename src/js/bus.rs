@@ -1,0 +1,287 @@
+//! `EventBus` for JS: the core bus with JS handlers, persister and error
+//! listener, its loop spawned by `start()`.
+
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use js_sys::{Function, Reflect};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::prelude::*;
+
+use crate::bus::{BusEvent, BusOptions, EventBus, EventHandler};
+use crate::error::{Error, ErrorCode, Result};
+use crate::js::convert::{count, from_js, option, string, to_js};
+use crate::js::env::JsClock;
+use crate::js::promise::{call_and_await, require_callable, spawn};
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_BUS: &'static str = r#"
+/** An event on the bus. `data` keeps the seed's payload keys (`episode_id`, `transcript`, `idle_seconds`, ...). */
+export interface BusEvent {
+  type: string;
+  agentId: string;
+  sessionId: string | null;
+  data: { [key: string]: Json };
+  /** When it was emitted, in ms since the Unix epoch. */
+  timestamp: number;
+}
+/** What `emit` takes: the timestamp is the bus's. */
+export interface BusEventInit { type: string; agentId: string; sessionId?: string | null; data?: { [key: string]: Json } }
+/** A handler or persister: its throw or rejection is isolated, counted and given to `onError`. */
+export type BusHandler = (event: BusEvent) => void | Promise<void>;
+export interface EventBusOptions {
+  /** Events that may wait; more are dropped (`emit` resolves false). Default 1,000. */
+  maxQueue?: number;
+  /** How long a handler may take on one event before it counts as timed out (HANDLER_TIMEOUT); default: no limit. */
+  handlerTimeoutMs?: number;
+  /** Told about every handler or persister failure; its own throw is ignored. */
+  onError?: (error: ContextCompilerError, handler: string, event: BusEvent) => void;
+}
+export interface HandlerStats { calls: number; errors: number; timeouts: number }
+export interface BusStats {
+  emitted: number; dispatched: number; dropped: number;
+  handlerErrors: number; handlerTimeouts: number; persistErrors: number;
+  handlers: { [name: string]: HandlerStats };
+}
+"#;
+
+#[wasm_bindgen]
+extern "C" {
+    /// The `EventBusOptions` object.
+    #[wasm_bindgen(typescript_type = "EventBusOptions")]
+    pub type EventBusOptionsArg;
+    /// The `BusEventInit` object.
+    #[wasm_bindgen(typescript_type = "BusEventInit")]
+    pub type BusEventInitArg;
+    /// The `BusHandler` function.
+    #[wasm_bindgen(typescript_type = "BusHandler")]
+    pub type BusHandlerArg;
+}
+
+/// A JS function as a bus handler (or persister).
+struct JsHandler {
+    this: JsValue,
+    handle: Function,
+    what: String,
+}
+
+#[async_trait(?Send)]
+impl EventHandler for JsHandler {
+    async fn handle(&self, event: &BusEvent) -> Result<()> {
+        let event = to_js(event)?;
+        call_and_await(
+            &self.handle,
+            &self.this,
+            &[event],
+            ErrorCode::HandlerFailed,
+            &self.what,
+        )
+        .await
+        .map(|_| ())
+    }
+}
+
+fn handler(value: &JsValue, what: &str) -> Result<JsHandler> {
+    let (this, handle) = require_callable(
+        value,
+        "handle",
+        &format!("{what} must be a function (event) => void | Promise<void>"),
+    )?;
+    Ok(JsHandler {
+        this,
+        handle,
+        what: what.to_string(),
+    })
+}
+
+/// The seed's event bus (see the README's "Event bus" section).
+#[wasm_bindgen(js_name = EventBus)]
+pub struct JsEventBus {
+    bus: EventBus,
+}
+
+#[wasm_bindgen(js_class = EventBus)]
+impl JsEventBus {
+    /// A stopped bus. Options: `maxQueue` (default 1,000), `handlerTimeoutMs`, `onError`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: Option<EventBusOptionsArg>) -> std::result::Result<JsEventBus, JsValue> {
+        let max_queue = count(
+            &option(&options, "maxQueue", "options")?,
+            "options.maxQueue",
+            ErrorCode::InvalidArgument,
+        )?
+        .map_or(1000, |n| n as usize);
+        let timeout = option(&options, "handlerTimeoutMs", "options")?;
+        let handler_timeout_ms = if timeout.is_undefined() || timeout.is_null() {
+            None
+        } else {
+            Some(timeout.as_f64().unwrap_or(f64::NAN))
+        };
+        let on_error = option(&options, "onError", "options")?;
+        let on_error: Option<crate::bus::ErrorListener> =
+            if on_error.is_undefined() || on_error.is_null() {
+                None
+            } else {
+                let (this, f) = require_callable(
+                    &on_error,
+                    "onError",
+                    "options.onError must be a function (error, handler, event) => void",
+                )?;
+                Some(Rc::new(
+                    move |name: &str, event: &BusEvent, error: &Error| {
+                        let event = to_js(event).unwrap_or(JsValue::NULL);
+                        // The listener's own throw is ignored: it must not stop the bus.
+                        let _ = f.call3(&this, &error.clone().into(), &JsValue::from(name), &event);
+                    },
+                ))
+            };
+        let bus = EventBus::new(
+            Rc::new(JsClock),
+            BusOptions {
+                max_queue,
+                handler_timeout_ms,
+                on_error,
+            },
+        )?;
+        Ok(JsEventBus { bus })
+    }
+
+    /// Registers `handler` for events of `type` (several per type); returns
+    /// a function that unregisters it. `name` (default: the function's
+    /// name) keys it in `stats` and `onError`.
+    #[wasm_bindgen(unchecked_return_type = "() => boolean")]
+    pub fn on(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] event_type: JsValue,
+        handler_fn: BusHandlerArg,
+        #[wasm_bindgen(unchecked_param_type = "string | undefined")] name: JsValue,
+    ) -> std::result::Result<JsValue, JsValue> {
+        let event_type = string(&event_type, "type")?;
+        let h = handler(&handler_fn, "handler")?;
+        let name = if name.is_undefined() || name.is_null() {
+            Reflect::get(&h.handle, &"name".into())
+                .ok()
+                .and_then(|n| n.as_string())
+                .filter(|n| !n.is_empty())
+                .unwrap_or_else(|| format!("{event_type} handler"))
+        } else {
+            string(&name, "name")?
+        };
+        let id = self.bus.on(&event_type, &name, Rc::new(h));
+        let bus = self.bus.clone();
+        let off = Closure::<dyn FnMut() -> bool>::new(move || bus.off(id));
+        Ok(off.into_js_value())
+    }
+
+    /// Sets the persister (the seed's `set_db_persister`), called for every
+    /// event before its handlers; `null` removes it.
+    #[wasm_bindgen(js_name = setPersister)]
+    pub fn set_persister(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "BusHandler | null")] persister: JsValue,
+    ) -> std::result::Result<(), JsValue> {
+        if persister.is_undefined() || persister.is_null() {
+            self.bus.set_persister(None);
+        } else {
+            self.bus
+                .set_persister(Some(Rc::new(handler(&persister, "persister")?)));
+        }
+        Ok(())
+    }
+
+    /// Queues an event stamped with the current time; resolves `false` when
+    /// the queue is full and the event was dropped. Never waits for handlers.
+    #[wasm_bindgen(unchecked_return_type = "Promise<boolean>")]
+    pub fn emit(&self, event: BusEventInitArg) -> js_sys::Promise {
+        let accepted = self.event(&event).map(|e| self.bus.emit(e));
+        spawn(async move { accepted.map(JsValue::from) })
+    }
+
+    /// Starts the background loop (does nothing if started).
+    pub fn start(&self) {
+        if self.bus.start() {
+            let bus = self.bus.clone();
+            // The loop's promise is not returned: it settles when stopped.
+            let _ = spawn(async move {
+                bus.run().await;
+                Ok(JsValue::UNDEFINED)
+            });
+        }
+    }
+
+    /// Stops the bus once every queued event has been dispatched.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn stop(&self) -> js_sys::Promise {
+        let bus = self.bus.clone();
+        spawn(async move {
+            bus.stop().await;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// Events waiting in the queue.
+    #[wasm_bindgen(getter)]
+    pub fn pending(&self) -> usize {
+        self.bus.pending()
+    }
+
+    /// Whether the bus is started and not stopped.
+    #[wasm_bindgen(getter)]
+    pub fn running(&self) -> bool {
+        self.bus.is_running()
+    }
+
+    /// The counters: emitted, dispatched, dropped, handler errors and
+    /// timeouts, persister errors, and per handler.
+    #[wasm_bindgen(getter, unchecked_return_type = "BusStats")]
+    pub fn stats(&self) -> std::result::Result<JsValue, JsValue> {
+        Ok(to_js(&self.bus.stats())?)
+    }
+}
+
+impl JsEventBus {
+    /// Reads an event to emit: `type` and `agentId` strings, an optional
+    /// `sessionId` and a `data` object.
+    fn event(&self, init: &JsValue) -> Result<BusEvent> {
+        if !init.is_object() {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "the event must be an object { type, agentId, sessionId?, data? }",
+            ));
+        }
+        let read = |key: &str| {
+            Reflect::get(init, &key.into()).map_err(|_| {
+                Error::new(
+                    ErrorCode::InvalidArgument,
+                    format!("event.{key} could not be read"),
+                )
+            })
+        };
+        let event_type = string(&read("type")?, "event.type")?;
+        let agent_id = string(&read("agentId")?, "event.agentId")?;
+        let session = read("sessionId")?;
+        let session_id = if session.is_undefined() || session.is_null() {
+            None
+        } else {
+            Some(string(&session, "event.sessionId")?)
+        };
+        let data = read("data")?;
+        let data = if data.is_undefined() || data.is_null() {
+            serde_json::Map::new()
+        } else if data.is_object() && !js_sys::Array::is_array(&data) {
+            from_js(&data, "event.data")?
+        } else {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "event.data must be an object",
+            ));
+        };
+        Ok(BusEvent::new(
+            event_type,
+            agent_id,
+            session_id,
+            data,
+            self.bus.clock().now_ms(),
+        ))
+    }
+}

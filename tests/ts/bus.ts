@@ -1,0 +1,26 @@
+// The event bus's types, checked by `tsc --noEmit` with the other consumers.
+import { EventBus, type BusEvent, type BusStats, type ContextCompilerError } from "agent-context-compiler";
+
+export async function useBus(): Promise<number> {
+  const bus = new EventBus({
+    maxQueue: 10,
+    handlerTimeoutMs: 1000,
+    onError: (error: ContextCompilerError, handler: string, event: BusEvent) => void [error.code, handler, event.type],
+  });
+  const off: () => boolean = bus.on("session_ended", async (e: BusEvent) => {
+    const id: string | null = e.sessionId;
+    void id;
+  }, "summarizer");
+  bus.setPersister((e) => void e.timestamp);
+  bus.setPersister(null);
+  bus.start();
+  const accepted: boolean = await bus.emit({ type: "turn_completed", agentId: "a", data: { idle_seconds: 3 } });
+  await bus.stop();
+  const stats: BusStats = bus.stats;
+  // @ts-expect-error an event needs an agentId
+  await bus.emit({ type: "x" });
+  // @ts-expect-error handlers take one event
+  bus.on("x", (a: BusEvent, b: number) => void [a, b]);
+  off();
+  return (accepted ? 1 : 0) + stats.dispatched + bus.pending + Number(bus.running);
+}
