@@ -18,6 +18,7 @@ export const MemoryPreloader = guardClass(glue.MemoryPreloader);
 export const PerceptionAligner = guardClass(glue.PerceptionAligner);
 export const SchemaRegistry = guardClass(glue.SchemaRegistry);
 export const Session = guardClass(glue.Session);
+export const SessionTimeoutMonitor = guardClass(glue.SessionTimeoutMonitor);
 export const TokenBudget = guardClass(glue.TokenBudget);
 export const ToolEvent = guardClass(glue.ToolEvent);
 export const ToolInterruptHandler = guardClass(glue.ToolInterruptHandler);

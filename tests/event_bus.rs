@@ -6,111 +6,17 @@ mod common;
 
 use std::cell::RefCell;
 use std::future::Future;
-use std::pin::pin;
 use std::rc::Rc;
-use std::task::Poll;
 
-use async_trait::async_trait;
-use context_compiler::bus::{BusEvent, BusOptions, EventBus, EventHandler};
-use context_compiler::{Error, ErrorCode, Result};
-use serde_json::{json, Map, Value};
+use context_compiler::bus::{BusEvent, BusOptions, EventBus};
+use context_compiler::{Error, ErrorCode};
+use serde_json::{json, Map};
 
+use common::bus::{event, join, probe, yield_now, Behaviour, Log};
 use common::{block_on, StepClock};
-
-type Log = Rc<RefCell<Vec<String>>>;
-
-/// Records `{name}:{type}:{data.n}` for every event; fails or never settles
-/// when asked; yields `yields` times first (so it is still running when
-/// other work happens).
-struct Probe {
-    name: &'static str,
-    log: Log,
-    behaviour: Behaviour,
-    yields: usize,
-}
-
-#[derive(Clone, Copy)]
-enum Behaviour {
-    Ok,
-    Fail,
-    Hang,
-}
-
-#[async_trait(?Send)]
-impl EventHandler for Probe {
-    async fn handle(&self, event: &BusEvent) -> Result<()> {
-        for _ in 0..self.yields {
-            yield_now().await;
-        }
-        self.log.borrow_mut().push(format!(
-            "{}:{}:{}",
-            self.name,
-            event.event_type,
-            event.data.get("n").map_or(Value::Null, Clone::clone)
-        ));
-        match self.behaviour {
-            Behaviour::Ok => Ok(()),
-            Behaviour::Fail => Err(Error::new(ErrorCode::InvalidArgument, "boom")),
-            Behaviour::Hang => std::future::pending().await,
-        }
-    }
-}
-
-fn probe(name: &'static str, log: &Log, behaviour: Behaviour, yields: usize) -> Rc<Probe> {
-    Rc::new(Probe {
-        name,
-        log: log.clone(),
-        behaviour,
-        yields,
-    })
-}
-
-async fn yield_now() {
-    let mut yielded = false;
-    std::future::poll_fn(|cx| {
-        if yielded {
-            Poll::Ready(())
-        } else {
-            yielded = true;
-            cx.waker().wake_by_ref();
-            Poll::Pending
-        }
-    })
-    .await
-}
-
-/// Runs two futures concurrently to completion.
-async fn join<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
-    let (mut a, mut b) = (pin!(a), pin!(b));
-    let (mut ra, mut rb) = (None, None);
-    std::future::poll_fn(|cx| {
-        if ra.is_none() {
-            if let Poll::Ready(x) = a.as_mut().poll(cx) {
-                ra = Some(x);
-            }
-        }
-        if rb.is_none() {
-            if let Poll::Ready(y) = b.as_mut().poll(cx) {
-                rb = Some(y);
-            }
-        }
-        if ra.is_some() && rb.is_some() {
-            Poll::Ready((ra.take().unwrap(), rb.take().unwrap()))
-        } else {
-            Poll::Pending
-        }
-    })
-    .await
-}
 
 fn bus(options: BusOptions) -> EventBus {
     EventBus::new(StepClock::new(1_700_000_000_000.0, 1.0), options).unwrap()
-}
-
-fn event(kind: &str, n: u64) -> BusEvent {
-    let mut data = Map::new();
-    data.insert("n".into(), json!(n));
-    BusEvent::new(kind, "agent-1", Some("s-1".into()), data, 0.0)
 }
 
 /// Starts the bus, runs `body` beside its loop, then stops it.

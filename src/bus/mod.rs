@@ -11,7 +11,9 @@
 //! before it ends.
 
 mod event;
+mod interrupt;
 mod join;
+mod monitor;
 mod stats;
 
 use std::cell::RefCell;
@@ -24,6 +26,8 @@ use std::task::{Poll, Waker};
 use async_trait::async_trait;
 
 pub use event::BusEvent;
+pub use interrupt::Interrupt;
+pub use monitor::{MonitorOptions, SessionTimeoutMonitor, ASSISTANT_TRANSCRIPT_CHARS};
 pub use stats::{BusStats, HandlerStats};
 
 use crate::clock::Clock;

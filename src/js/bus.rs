@@ -13,6 +13,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{count, from_js, option, string, to_js};
 use crate::js::env::JsClock;
 use crate::js::promise::{call_and_await, require_callable, spawn};
+use crate::js::registry::{Native, Registration};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_BUS: &'static str = r#"
@@ -98,6 +99,7 @@ fn handler(value: &JsValue, what: &str) -> Result<JsHandler> {
 #[wasm_bindgen(js_name = EventBus)]
 pub struct JsEventBus {
     bus: EventBus,
+    registration: Registration,
 }
 
 #[wasm_bindgen(js_class = EventBus)]
@@ -143,7 +145,14 @@ impl JsEventBus {
                 on_error,
             },
         )?;
-        Ok(JsEventBus { bus })
+        let registration = Registration::new(Native::Bus(bus.clone()));
+        Ok(JsEventBus { bus, registration })
+    }
+
+    /// The id the registry knows this bus by (used by the handlers' `bus` option).
+    #[wasm_bindgen(getter = __nativeId, skip_typescript)]
+    pub fn native_id(&self) -> u32 {
+        self.registration.id()
     }
 
     /// Registers `handler` for events of `type` (several per type); returns

@@ -17,6 +17,7 @@ mod indexeddb;
 mod kv;
 mod llm;
 mod memory;
+mod monitor;
 mod normalize;
 mod processors;
 mod promise;

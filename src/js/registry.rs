@@ -14,6 +14,7 @@ use js_sys::Reflect;
 use wasm_bindgen::JsValue;
 
 use crate::artifacts::ArtifactStore;
+use crate::bus::EventBus;
 use crate::compiler::Processor;
 use crate::memory::MemoryStore;
 use crate::normalize::aligner::PerceptionAligner;
@@ -27,6 +28,8 @@ pub(crate) enum Native {
     Memory(Weak<dyn MemoryStore>),
     Aligner(Weak<PerceptionAligner>),
     Session(Weak<RefCell<Session>>),
+    /// A handle to an event bus (the bus lives as long as any handle).
+    Bus(EventBus),
 }
 
 thread_local! {
@@ -123,6 +126,14 @@ pub(crate) fn aligner(value: &JsValue) -> Option<Rc<PerceptionAligner>> {
 pub(crate) fn session(value: &JsValue) -> Option<Rc<RefCell<Session>>> {
     match lookup(value)? {
         Native::Session(w) => w.upgrade(),
+        _ => None,
+    }
+}
+
+/// The event bus behind `value`.
+pub(crate) fn bus(value: &JsValue) -> Option<EventBus> {
+    match lookup(value)? {
+        Native::Bus(b) => Some(b),
         _ => None,
     }
 }

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod bus;
 pub mod golden;
 
 use std::cell::Cell;

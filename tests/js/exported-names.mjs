@@ -16,6 +16,7 @@ export const EXPORTED_NAMES = [
   "PerceptionAligner",
   "SchemaRegistry",
   "Session",
+  "SessionTimeoutMonitor",
   "TokenBudget",
   "ToolEvent",
   "ToolInterruptHandler",

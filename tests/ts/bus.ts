@@ -1,5 +1,5 @@
 // The event bus's types, checked by `tsc --noEmit` with the other consumers.
-import { EventBus, type BusEvent, type BusStats, type ContextCompilerError } from "agent-context-compiler";
+import { EventBus, SessionTimeoutMonitor, type BusEvent, type BusStats, type ContextCompilerError } from "agent-context-compiler";
 
 export async function useBus(): Promise<number> {
   const bus = new EventBus({
@@ -22,5 +22,11 @@ export async function useBus(): Promise<number> {
   // @ts-expect-error handlers take one event
   bus.on("x", (a: BusEvent, b: number) => void [a, b]);
   off();
-  return (accepted ? 1 : 0) + stats.dispatched + bus.pending + Number(bus.running);
+  const monitor = new SessionTimeoutMonitor({ bus, sessionIdleTimeoutMs: 1000, clock: { now: () => 0 } });
+  monitor.start();
+  const ended: BusEvent[] = monitor.checkTimeouts();
+  monitor.stop();
+  // @ts-expect-error the monitor needs a bus
+  new SessionTimeoutMonitor({ checkIntervalMs: 5 });
+  return ended.length + monitor.tracked + (accepted ? 1 : 0) + stats.dispatched + bus.pending + Number(bus.running);
 }

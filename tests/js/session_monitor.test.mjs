@@ -1,0 +1,70 @@
+// The session timeout monitor from JS: a hand-driven clock and
+// checkTimeouts(), the real loop with a short interval, and bad options.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { EventBus, SessionTimeoutMonitor } from "agent-context-compiler";
+
+const MIN = 60_000;
+
+test("idle sessions end with their transcript; sleep starts when none is left", async () => {
+  let now = 1_700_000_000_000;
+  const clock = { now: () => now };
+  const bus = new EventBus();
+  const ended = [];
+  bus.on("session_ended", (e) => ended.push(e));
+  bus.on("sleep_started", (e) => ended.push(e));
+  const monitor = new SessionTimeoutMonitor({ bus, clock });
+  bus.start();
+  await bus.emit({ type: "message_received", agentId: "nous", sessionId: "s1", data: { text: "hello there", user_id: "u-1", episode_id: "ep-9" } });
+  await bus.emit({ type: "turn_completed", agentId: "nous", sessionId: "s1", data: { response: "a".repeat(600) } });
+  await bus.stop();
+  assert.equal(monitor.tracked, 1);
+  now += 29 * MIN;
+  assert.deepEqual(monitor.checkTimeouts(), []);
+  now += 92 * MIN;
+  const out = monitor.checkTimeouts();
+  assert.deepEqual(out.map((e) => [e.type, e.sessionId]), [["session_ended", "s1"], ["sleep_started", null]]);
+  assert.deepEqual(
+    { ...out[0].data },
+    { reason: "idle_timeout", idle_seconds: 121 * 60, episode_id: "ep-9", transcript: `User: hello there\n\nAssistant: ${"a".repeat(500)}`, user_id: "u-1", user_display_name: null },
+  );
+  assert.equal(out[0].timestamp, now);
+  assert.equal(monitor.tracked, 0);
+  bus.start();
+  await bus.stop();
+  assert.deepEqual(ended.map((e) => e.type), ["session_ended", "sleep_started"]);
+});
+
+test("start() checks on its own every checkIntervalMs, and stop() leaves no timer behind", async () => {
+  const bus = new EventBus();
+  const monitor = new SessionTimeoutMonitor({ bus, sessionIdleTimeoutMs: 30, sleepTimeoutMs: 1e9, checkIntervalMs: 10 });
+  const ended = new Promise((resolve) => bus.on("session_ended", resolve));
+  bus.start();
+  await bus.emit({ type: "turn_completed", agentId: "a", sessionId: "s", data: {} });
+  monitor.start();
+  monitor.start(); // a second start does not add a loop
+  const e = await ended;
+  assert.equal(e.data.reason, "idle_timeout");
+  monitor.stop();
+  await bus.stop();
+  // The test runner would hang on a leftover interval timer; none is left.
+});
+
+test("a clock whose now() throws falls back to Date.now; bad options are INVALID_ARGUMENT", () => {
+  const bus = new EventBus();
+  const m = new SessionTimeoutMonitor({ bus, clock: { now: () => { throw new Error("broken clock"); } } });
+  assert.deepEqual(m.checkTimeouts(), []);
+  for (const options of [
+    {},
+    { bus: {} },
+    { bus: 1 },
+    { bus, sessionIdleTimeoutMs: 0 },
+    { bus, sleepTimeoutMs: -1 },
+    { bus, checkIntervalMs: "10" },
+    { bus, checkIntervalMs: Infinity },
+    { bus, clock: 5 },
+  ]) {
+    assert.throws(() => new SessionTimeoutMonitor(options), (e) => e.code === "INVALID_ARGUMENT", JSON.stringify(options));
+  }
+  assert.throws(() => new SessionTimeoutMonitor(), (e) => e.code === "INVALID_ARGUMENT");
+});
