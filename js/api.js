@@ -7,6 +7,7 @@ export const ArtifactAttacher = guardClass(glue.ArtifactAttacher);
 export const Compactor = guardClass(glue.Compactor);
 export const ContextCompiler = guardClass(glue.ContextCompiler);
 export const ContextWindow = guardClass(glue.ContextWindow);
+export const EpisodeSummarizer = guardClass(glue.EpisodeSummarizer);
 export const EventBus = guardClass(glue.EventBus);
 export const EventLog = guardClass(glue.EventLog);
 export const HistorySelector = guardClass(glue.HistorySelector);

@@ -15,6 +15,7 @@ mod interrupt;
 mod join;
 mod monitor;
 mod stats;
+mod summarizer;
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -29,6 +30,10 @@ pub use event::BusEvent;
 pub use interrupt::Interrupt;
 pub use monitor::{MonitorOptions, SessionTimeoutMonitor, ASSISTANT_TRANSCRIPT_CHARS};
 pub use stats::{BusStats, HandlerStats};
+pub use summarizer::{
+    parse_json_object, truncate_middle, EpisodeSummarizer, SummarizerOptions, MIDDLE_TRUNCATED,
+    SUMMARY_PROMPT,
+};
 
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};

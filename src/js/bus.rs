@@ -59,6 +59,16 @@ extern "C" {
     pub type BusHandlerArg;
 }
 
+/// The `EventBus` given as `options.bus` (to the bus's handlers).
+pub(crate) fn bus_option<T: AsRef<JsValue>>(options: &Option<T>) -> Result<EventBus> {
+    crate::js::registry::bus(&option(options, "bus", "options")?).ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidArgument,
+            "options.bus must be an EventBus",
+        )
+    })
+}
+
 /// A JS function as a bus handler (or persister).
 struct JsHandler {
     this: JsValue,

@@ -24,6 +24,7 @@ mod promise;
 mod registry;
 mod session;
 mod store_methods;
+mod summarizer;
 mod tools;
 pub(crate) mod types;
 mod working_context;

@@ -9,10 +9,10 @@ use wasm_bindgen::prelude::*;
 use crate::bus::{MonitorOptions, SessionTimeoutMonitor};
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
+use crate::js::bus::bus_option;
 use crate::js::convert::{option, to_js};
 use crate::js::env::JsClock;
 use crate::js::promise::{require_callable, spawn};
-use crate::js::registry;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_MONITOR: &'static str = r#"
@@ -101,12 +101,7 @@ impl JsSessionTimeoutMonitor {
         options: SessionTimeoutMonitorOptionsArg,
     ) -> std::result::Result<JsSessionTimeoutMonitor, JsValue> {
         let options = Some(options);
-        let bus = registry::bus(&option(&options, "bus", "options")?).ok_or_else(|| {
-            Error::new(
-                ErrorCode::InvalidArgument,
-                "options.bus must be an EventBus",
-            )
-        })?;
+        let bus = bus_option(&options)?;
         let defaults = MonitorOptions::default();
         let core = MonitorOptions {
             session_idle_timeout_ms: millis(

@@ -5,6 +5,7 @@ export const EXPORTED_NAMES = [
   "Compactor",
   "ContextCompiler",
   "ContextWindow",
+  "EpisodeSummarizer",
   "EventBus",
   "EventLog",
   "HistorySelector",

@@ -1,5 +1,5 @@
 // The event bus's types, checked by `tsc --noEmit` with the other consumers.
-import { EventBus, SessionTimeoutMonitor, type BusEvent, type BusStats, type ContextCompilerError } from "agent-context-compiler";
+import { EpisodeSummarizer, EventBus, SessionTimeoutMonitor, type BusEvent, type BusStats, type ContextCompilerError } from "agent-context-compiler";
 
 export async function useBus(): Promise<number> {
   const bus = new EventBus({
@@ -26,6 +26,12 @@ export async function useBus(): Promise<number> {
   monitor.start();
   const ended: BusEvent[] = monitor.checkTimeouts();
   monitor.stop();
+  const summarizer = new EpisodeSummarizer({ bus, llm: async (prompt, { maxTokens }) => `${prompt.length}${maxTokens}`, maxTranscriptChars: 8000 });
+  const detached: boolean = summarizer.detach();
+  new EpisodeSummarizer({ bus, llm: { complete: (p: string) => p } });
+  // @ts-expect-error the model returns text
+  new EpisodeSummarizer({ bus, llm: async () => 42 });
+  void detached;
   // @ts-expect-error the monitor needs a bus
   new SessionTimeoutMonitor({ checkIntervalMs: 5 });
   return ended.length + monitor.tracked + (accepted ? 1 : 0) + stats.dispatched + bus.pending + Number(bus.running);

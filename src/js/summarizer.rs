@@ -1,0 +1,94 @@
+//! `EpisodeSummarizer` for JS: the core summariser with an injected model.
+
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+
+use crate::bus::{EpisodeSummarizer, EventBus, SummarizerOptions};
+use crate::error::{Error, ErrorCode};
+use crate::js::bus::bus_option;
+use crate::js::convert::{count, option, string};
+use crate::js::llm::JsLlm;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_SUMMARIZER: &'static str = r#"
+export interface EpisodeSummarizerOptions {
+  bus: EventBus;
+  /** The injected model, as the compactor's summarizer: a function or an object with `complete`. */
+  llm: Summarizer | { complete: Summarizer };
+  /** Transcripts shorter than this are skipped (50 characters). */
+  minTranscriptChars?: number;
+  /** Longer transcripts keep their head and tail (8,000 characters). */
+  maxTranscriptChars?: number;
+  /** Characters kept at each end of a long transcript (3,800). */
+  headTailChars?: number;
+  /** The model's token limit (500). */
+  maxTokens?: number;
+  /** The prompt, with `{transcript}` where the transcript goes (the seed's by default). */
+  prompt?: string;
+}
+"#;
+
+#[wasm_bindgen]
+extern "C" {
+    /// The `EpisodeSummarizerOptions` object.
+    #[wasm_bindgen(typescript_type = "EpisodeSummarizerOptions")]
+    pub type EpisodeSummarizerOptionsArg;
+}
+
+/// The seed's episode summariser: on `session_ended` with an `episode_id`
+/// and a transcript, asks `llm` for a JSON summary and emits
+/// `episode_summarized`. It stays registered as long as the bus lives, even
+/// when this object is freed; `detach()` removes it.
+#[wasm_bindgen(js_name = EpisodeSummarizer)]
+pub struct JsEpisodeSummarizer {
+    bus: EventBus,
+    subscription: u64,
+}
+
+#[wasm_bindgen(js_class = EpisodeSummarizer)]
+impl JsEpisodeSummarizer {
+    /// Registers the summariser on `options.bus`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        options: EpisodeSummarizerOptionsArg,
+    ) -> std::result::Result<JsEpisodeSummarizer, JsValue> {
+        let options = Some(options);
+        let bus = bus_option(&options)?;
+        let llm = JsLlm::from_js(&option(&options, "llm", "options")?, "options.llm")?;
+        let defaults = SummarizerOptions::default();
+        let number = |key: &str, default: u64| -> std::result::Result<u64, Error> {
+            let v = option(&options, key, "options")?;
+            Ok(
+                count(&v, &format!("options.{key}"), ErrorCode::InvalidArgument)?
+                    .unwrap_or(default),
+            )
+        };
+        let prompt = option(&options, "prompt", "options")?;
+        let prompt = if prompt.is_undefined() || prompt.is_null() {
+            defaults.prompt.clone()
+        } else {
+            string(&prompt, "options.prompt")?
+        };
+        let core = SummarizerOptions {
+            min_transcript_chars: number(
+                "minTranscriptChars",
+                defaults.min_transcript_chars as u64,
+            )? as usize,
+            max_transcript_chars: number(
+                "maxTranscriptChars",
+                defaults.max_transcript_chars as u64,
+            )? as usize,
+            head_tail_chars: number("headTailChars", defaults.head_tail_chars as u64)? as usize,
+            max_tokens: number("maxTokens", defaults.max_tokens)?,
+            prompt,
+        };
+        let subscription = EpisodeSummarizer::register(&bus, Rc::new(llm), core);
+        Ok(JsEpisodeSummarizer { bus, subscription })
+    }
+
+    /// Unregisters the summariser; `false` if it already was.
+    pub fn detach(&self) -> bool {
+        self.bus.off(self.subscription)
+    }
+}
