@@ -190,6 +190,28 @@ pub(crate) fn option<T: AsRef<JsValue>>(
     })
 }
 
+/// The option `key` of `options` converted by `convert` (`default` when
+/// absent); a value `convert` refuses is an `INVALID_ARGUMENT` error saying
+/// it must be `expected`.
+pub(crate) fn typed_option<T, O: AsRef<JsValue>>(
+    options: &Option<O>,
+    key: &str,
+    default: T,
+    convert: impl FnOnce(&JsValue) -> Option<T>,
+    expected: &str,
+) -> Result<T> {
+    let v = option(options, key, "options")?;
+    if v.is_undefined() || v.is_null() {
+        return Ok(default);
+    }
+    convert(&v).ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidArgument,
+            format!("options.{key} must be {expected}"),
+        )
+    })
+}
+
 /// The boolean option `key` of `options` (`default` when absent); anything
 /// but a boolean is an `INVALID_ARGUMENT` error.
 pub(crate) fn bool_option<T: AsRef<JsValue>>(
@@ -197,16 +219,7 @@ pub(crate) fn bool_option<T: AsRef<JsValue>>(
     key: &str,
     default: bool,
 ) -> Result<bool> {
-    let v = option(options, key, "options")?;
-    if v.is_undefined() || v.is_null() {
-        return Ok(default);
-    }
-    v.as_bool().ok_or_else(|| {
-        Error::new(
-            ErrorCode::InvalidArgument,
-            format!("options.{key} must be a boolean"),
-        )
-    })
+    typed_option(options, key, default, JsValue::as_bool, "a boolean")
 }
 
 /// A non-negative safe integer (`undefined`/`null` give `None`); anything

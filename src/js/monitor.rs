@@ -8,9 +8,9 @@ use wasm_bindgen::prelude::*;
 
 use crate::bus::{MonitorOptions, SessionTimeoutMonitor};
 use crate::clock::Clock;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::Result;
 use crate::js::bus::bus_option;
-use crate::js::convert::{option, to_js};
+use crate::js::convert::{option, to_js, typed_option};
 use crate::js::env::JsClock;
 use crate::js::promise::{require_callable, spawn};
 
@@ -69,21 +69,19 @@ fn clock(value: &JsValue) -> Result<Rc<dyn Clock>> {
     Ok(Rc::new(JsNowClock { this, now }))
 }
 
+/// A duration option in milliseconds (its range is checked by the core).
 fn millis(
     options: &Option<SessionTimeoutMonitorOptionsArg>,
     key: &str,
     default: f64,
 ) -> Result<f64> {
-    let v = option(options, key, "options")?;
-    if v.is_undefined() || v.is_null() {
-        return Ok(default);
-    }
-    v.as_f64().ok_or_else(|| {
-        Error::new(
-            ErrorCode::InvalidArgument,
-            format!("options.{key} must be a positive number of milliseconds"),
-        )
-    })
+    typed_option(
+        options,
+        key,
+        default,
+        JsValue::as_f64,
+        "a positive number of milliseconds",
+    )
 }
 
 /// The seed's session timeout monitor (see the README's "Event bus" section).
