@@ -40,6 +40,7 @@ pub mod tools;
 pub mod working_context;
 pub mod zones;
 
+mod lock;
 mod race;
 
 #[cfg(feature = "component")]
@@ -59,7 +60,7 @@ pub use context_window::{CompiledContext, ContextItem, ContextStats, ContextWind
 pub use error::{Error, ErrorCode, Result};
 pub use kv::{KeyValue, KvArtifactStore, KvStoreOptions, MemoryKv};
 pub use llm::{Llm, LlmOptions};
-pub use memory::{InMemoryBackend, MemoryEntry, MemoryStore};
+pub use memory::{InMemoryBackend, MemoryEntry, MemoryFilter, MemoryStore, PersistentMemory};
 pub use session::{
     record_shared, EventLog, EvidencePack, SaveReport, Session, SessionEvent, SessionStore,
 };

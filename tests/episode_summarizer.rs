@@ -10,30 +10,12 @@ use async_trait::async_trait;
 use context_compiler::bus::{
     BusEvent, BusOptions, EpisodeSummarizer, EventBus, SummarizerOptions, MIDDLE_TRUNCATED,
 };
-use context_compiler::llm::{Llm, LlmOptions};
-use context_compiler::{Error, ErrorCode, Result};
+use context_compiler::Result;
 use serde_json::{json, Map, Value};
 
 use common::block_on;
 use common::bus::{probe, Behaviour, Log, ManualClock};
-
-/// Answers with `answer` (or fails) and remembers every prompt.
-struct ScriptedModel {
-    answer: std::result::Result<String, String>,
-    prompts: RefCell<Vec<(String, u64)>>,
-}
-
-#[async_trait(?Send)]
-impl Llm for ScriptedModel {
-    async fn complete(&self, prompt: &str, options: LlmOptions) -> Result<String> {
-        self.prompts
-            .borrow_mut()
-            .push((prompt.to_string(), options.max_tokens));
-        self.answer
-            .clone()
-            .map_err(|m| Error::new(ErrorCode::InvalidArgument, m))
-    }
-}
+use common::model::ScriptedModel;
 
 const SUMMARY: &str = r#"{"title":"Key rotation","summary":"The user rotated keys.","key_points":["a"],"outcome":"resolved","topics":["security"]}"#;
 
@@ -46,10 +28,7 @@ struct Setup {
 
 fn setup(answer: std::result::Result<&str, &str>) -> Setup {
     let bus = EventBus::new(ManualClock::at(5.0), BusOptions::default()).unwrap();
-    let model = Rc::new(ScriptedModel {
-        answer: answer.map(str::to_string).map_err(str::to_string),
-        prompts: RefCell::new(Vec::new()),
-    });
+    let model = Rc::new(ScriptedModel::new(&[answer]));
     let summarizer = EpisodeSummarizer::new(&bus, model.clone(), SummarizerOptions::default());
     let summarized = Log::default();
     bus.on(

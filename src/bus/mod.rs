@@ -10,10 +10,13 @@
 //! handlers or the bus. [`EventBus::stop`] lets the loop drain the queue
 //! before it ends.
 
+mod answer;
 mod event;
+mod facts;
 mod interrupt;
 mod join;
 mod monitor;
+mod sleep;
 mod stats;
 mod summarizer;
 
@@ -26,13 +29,20 @@ use std::task::{Poll, Waker};
 
 use async_trait::async_trait;
 
+pub use answer::{parse_json_array, parse_json_object};
 pub use event::BusEvent;
+pub use facts::{
+    fact_key, FactExtractor, FactExtractorOptions, Similarity, EXTRACT_PROMPT, FACT_SOURCE,
+};
 pub use interrupt::Interrupt;
 pub use monitor::{MonitorOptions, SessionTimeoutMonitor, ASSISTANT_TRANSCRIPT_CHARS};
+pub use sleep::{
+    SleepHandler, SleepOptions, COMPRESS_PROMPT, DIGEST_CATEGORY, EPISODE_CATEGORY,
+    GENERALIZE_PROMPT, REFLECTION_PROMPT, SLEEP_PHASES,
+};
 pub use stats::{BusStats, HandlerStats};
 pub use summarizer::{
-    parse_json_object, truncate_middle, EpisodeSummarizer, SummarizerOptions, MIDDLE_TRUNCATED,
-    SUMMARY_PROMPT,
+    truncate_middle, EpisodeSummarizer, SummarizerOptions, MIDDLE_TRUNCATED, SUMMARY_PROMPT,
 };
 
 use crate::clock::Clock;
@@ -81,10 +91,22 @@ struct Registered {
     handler: Rc<dyn EventHandler>,
 }
 
+/// Told synchronously, at emit time, of every event of one type (see
+/// [`EventBus::watch`]).
+pub type Watcher = Rc<dyn Fn(&BusEvent)>;
+
+/// A registered watcher.
+struct Watching {
+    id: u64,
+    event_type: String,
+    watcher: Watcher,
+}
+
 /// The bus's state, shared by its handle and its loop.
 struct State {
     queue: VecDeque<BusEvent>,
     handlers: Vec<Registered>,
+    watchers: Vec<Watching>,
     persister: Option<Rc<dyn EventHandler>>,
     next_id: u64,
     running: bool,
@@ -124,6 +146,7 @@ impl EventBus {
             state: Rc::new(RefCell::new(State {
                 queue: VecDeque::new(),
                 handlers: Vec::new(),
+                watchers: Vec::new(),
                 persister: None,
                 next_id: 1,
                 running: false,
@@ -158,13 +181,31 @@ impl EventBus {
         id
     }
 
-    /// Unregisters a handler; `false` if it was not registered (any more).
-    /// An event already being dispatched still reaches it.
+    /// Registers `watcher`, called synchronously by [`EventBus::emit`] for
+    /// every event of `event_type`, queued or dropped, before it waits in the
+    /// queue. For what must not wait behind the queue (a wake-up that
+    /// interrupts a running sleep); it must be quick and must not emit.
+    /// Returns the id [`EventBus::off`] takes.
+    pub fn watch(&self, event_type: &str, watcher: Watcher) -> u64 {
+        let mut s = self.state.borrow_mut();
+        let id = s.next_id;
+        s.next_id += 1;
+        s.watchers.push(Watching {
+            id,
+            event_type: event_type.to_string(),
+            watcher,
+        });
+        id
+    }
+
+    /// Unregisters a handler or a watcher; `false` if it was not registered
+    /// (any more). An event already being dispatched still reaches it.
     pub fn off(&self, id: u64) -> bool {
         let mut s = self.state.borrow_mut();
-        let before = s.handlers.len();
+        let before = s.handlers.len() + s.watchers.len();
         s.handlers.retain(|h| h.id != id);
-        s.handlers.len() != before
+        s.watchers.retain(|w| w.id != id);
+        s.handlers.len() + s.watchers.len() != before
     }
 
     /// Sets (or with `None` removes) the persister, the seed's
@@ -176,6 +217,17 @@ impl EventBus {
     /// Queues `event`; `false` when the queue is full and the event was
     /// dropped (counted in [`BusStats::dropped`]). Never blocks.
     pub fn emit(&self, event: BusEvent) -> bool {
+        let watchers: Vec<Watcher> = self
+            .state
+            .borrow()
+            .watchers
+            .iter()
+            .filter(|w| w.event_type == event.event_type)
+            .map(|w| w.watcher.clone())
+            .collect();
+        for watcher in watchers {
+            watcher(&event);
+        }
         let waker = {
             let mut s = self.state.borrow_mut();
             if s.queue.len() >= self.options.max_queue {

@@ -7,6 +7,7 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use serde_json::{json, Map, Value};
 
+use super::answer::parse_json_object;
 use super::{BusEvent, EventBus, EventHandler};
 use crate::error::{Error, ErrorCode, Result};
 use crate::llm::{Llm, LlmOptions};
@@ -79,21 +80,6 @@ pub fn truncate_middle(text: &str, max: usize, keep: usize) -> String {
     let head: String = text.chars().take(keep).collect();
     let tail: String = text.chars().skip(count.saturating_sub(keep)).collect();
     format!("{head}{MIDDLE_TRUNCATED}{tail}")
-}
-
-/// The JSON object in a model's answer: the whole answer, or the part
-/// inside a markdown code fence. Anything else is `None`.
-pub fn parse_json_object(answer: &str) -> Option<Map<String, Value>> {
-    let trimmed = answer.trim();
-    let unfenced = trimmed
-        .strip_prefix("```json")
-        .or_else(|| trimmed.strip_prefix("```"))
-        .and_then(|s| s.trim_end().strip_suffix("```"))
-        .unwrap_or(trimmed);
-    match serde_json::from_str(unfenced.trim()) {
-        Ok(Value::Object(map)) => Some(map),
-        _ => None,
-    }
 }
 
 fn failed(message: String) -> Error {

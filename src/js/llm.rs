@@ -1,12 +1,15 @@
-//! A language model written in JS: `async (prompt, { maxTokens }) => string`,
-//! or an object with such a `complete` method.
+//! A language model written in JS: `async (prompt, { maxTokens, signal }) =>
+//! string`, or an object with such a `complete` method; and the options the
+//! handlers that call it share.
+
+use std::rc::Rc;
 
 use async_trait::async_trait;
 use js_sys::{Function, Object, Reflect};
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::js::convert::describe;
+use crate::js::convert::{count, describe, option, string};
 use crate::js::promise::{call_and_await, require_callable};
 use crate::llm::{Llm, LlmOptions};
 
@@ -22,9 +25,40 @@ impl JsLlm {
         let (this, complete) = require_callable(
             value,
             "complete",
-            &format!("{what} must be a function (prompt, {{ maxTokens }}) => string, or an object with complete()"),
+            &format!("{what} must be a function (prompt, {{ maxTokens, signal }}) => string, or an object with complete()"),
         )?;
         Ok(JsLlm { this, complete })
+    }
+}
+
+/// An `AbortController` if the host has one.
+pub(crate) fn abort_controller() -> Option<JsValue> {
+    let ctor = Reflect::get(&js_sys::global(), &"AbortController".into())
+        .ok()?
+        .dyn_into::<Function>()
+        .ok()?;
+    Reflect::construct(&ctor, &js_sys::Array::new()).ok()
+}
+
+/// Aborts `controller` with `reason` (nothing when it has no `abort`).
+pub(crate) fn abort(controller: &JsValue, reason: &str) {
+    if let Ok(f) = Reflect::get(controller, &"abort".into()).and_then(|f| f.dyn_into::<Function>())
+    {
+        let _ = f.call1(controller, &js_sys::Error::new(reason).into());
+    }
+}
+
+/// Aborts the call's signal when the library stops waiting for it (a
+/// handler timeout, a stopped loop) before it settled.
+struct AbortOnDrop {
+    controller: Option<JsValue>,
+}
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if let Some(c) = self.controller.take() {
+            abort(&c, "the library stopped waiting for this model call");
+        }
     }
 }
 
@@ -37,22 +71,63 @@ impl Llm for JsLlm {
             &"maxTokens".into(),
             &JsValue::from_f64(options.max_tokens as f64),
         );
+        let mut guard = AbortOnDrop {
+            controller: abort_controller(),
+        };
+        if let Some(c) = &guard.controller {
+            let signal = Reflect::get(c, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
+            let _ = Reflect::set(&opts, &"signal".into(), &signal);
+        }
         let out = call_and_await(
             &self.complete,
             &self.this,
             &[JsValue::from(prompt), opts.into()],
             ErrorCode::ProcessorFailed,
-            "the summarizer",
+            "the model",
         )
-        .await?;
+        .await;
+        guard.controller = None;
+        let out = out?;
         out.as_string().ok_or_else(|| {
             Error::new(
                 ErrorCode::ProcessorFailed,
-                format!(
-                    "the summarizer must return a string (got {})",
-                    describe(&out)
-                ),
+                format!("the model must return a string (got {})", describe(&out)),
             )
         })
+    }
+}
+
+/// `options.llm`, required.
+pub(crate) fn llm_option<T: AsRef<JsValue>>(options: &Option<T>) -> Result<Rc<dyn Llm>> {
+    Ok(Rc::new(JsLlm::from_js(
+        &option(options, "llm", "options")?,
+        "options.llm",
+    )?))
+}
+
+/// A non-negative integer option (`default` when absent).
+pub(crate) fn usize_option<T: AsRef<JsValue>>(
+    options: &Option<T>,
+    key: &str,
+    default: usize,
+) -> Result<usize> {
+    let v = option(options, key, "options")?;
+    Ok(
+        count(&v, &format!("options.{key}"), ErrorCode::InvalidArgument)?
+            .map_or(default, |n| n as usize),
+    )
+}
+
+/// A string option (`default` when absent).
+pub(crate) fn prompt_option<T: AsRef<JsValue>>(
+    options: &Option<T>,
+    key: &str,
+    default: &str,
+) -> Result<String> {
+    let v = option(options, key, "options")?;
+    if v.is_undefined() || v.is_null() {
+        Ok(default.to_string())
+    } else {
+        string(&v, &format!("options.{key}"))
     }
 }

@@ -1,18 +1,65 @@
-//! `InMemoryBackend` for JS, and JS-supplied memory stores.
+//! The memory stores for JS: the built-in `InMemoryBackend`, the persisted
+//! `PersistentMemory`, and memory stores supplied by JS.
 
 use std::rc::Rc;
 
 use async_trait::async_trait;
-use js_sys::Function;
+use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{from_js, string, to_js};
+use crate::js::env::JsClock;
 use crate::js::error::to_js_error;
-use crate::js::promise::{call_and_await, require_callable, spawn};
+use crate::js::promise::{call_and_await, callable, require_callable, spawn};
 use crate::js::registry::{Native, Registration};
 use crate::js::types::StringArg;
-use crate::memory::{InMemoryBackend as CoreMemory, MemoryEntry, MemoryStore};
+use crate::memory::{
+    read_only, InMemoryBackend as CoreMemory, MemoryEntry, MemoryFilter, MemoryStore,
+    PersistentMemory as CorePersistent,
+};
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_MEMORY: &'static str = r#"
+/** Which entries `list` returns; absent fields match anything. */
+export interface MemoryFilter {
+  subject?: string;
+  category?: string;
+}
+"#;
+
+#[wasm_bindgen]
+extern "C" {
+    /// A `MemoryEntry` object.
+    #[wasm_bindgen(typescript_type = "MemoryEntry")]
+    pub type MemoryEntryArg;
+    /// A `MemoryFilter` object.
+    #[wasm_bindgen(typescript_type = "MemoryFilter")]
+    pub type MemoryFilterArg;
+}
+
+fn entry_arg(entry: &JsValue) -> Result<MemoryEntry> {
+    let entry: MemoryEntry = from_js(entry, "entry")?;
+    if entry.key.is_empty() {
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            "entry.key must not be empty",
+        ));
+    }
+    Ok(entry)
+}
+
+fn filter_arg(filter: Option<MemoryFilterArg>) -> Result<MemoryFilter> {
+    match filter.map(JsValue::from) {
+        Some(f) if !f.is_undefined() && !f.is_null() => from_js(&f, "filter"),
+        _ => Ok(MemoryFilter::default()),
+    }
+}
+
+fn registration(inner: &Rc<impl MemoryStore + 'static>) -> Registration {
+    let store: Rc<dyn MemoryStore> = inner.clone();
+    Registration::new(Native::Memory(Rc::downgrade(&store)))
+}
 
 /// The built-in memory: entries held in memory, recall ranked by BM25.
 #[wasm_bindgen]
@@ -26,10 +73,8 @@ impl InMemoryBackend {
     /// An empty memory.
     #[wasm_bindgen(constructor)]
     pub fn new() -> InMemoryBackend {
-        let inner = Rc::new(CoreMemory::new());
-        let weak: std::rc::Weak<dyn MemoryStore> =
-            Rc::downgrade(&(inner.clone() as Rc<dyn MemoryStore>));
-        let registration = Registration::new(Native::Memory(weak));
+        let inner = Rc::new(CoreMemory::with_clock(Rc::new(JsClock)));
+        let registration = registration(&inner);
         InMemoryBackend {
             inner,
             registration,
@@ -42,7 +87,7 @@ impl InMemoryBackend {
         self.registration.id()
     }
 
-    /// Stores (or replaces) the entry `key`.
+    /// Stores (or replaces) the entry `key` with a content and a category.
     pub fn store(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
@@ -60,6 +105,14 @@ impl InMemoryBackend {
         Ok(())
     }
 
+    /// Stores `entry` (with its subject, confidence, source...), replacing
+    /// the entry with its key; its creation and last-recall times are kept
+    /// unless `entry` sets them.
+    pub fn put(&self, entry: MemoryEntryArg) -> std::result::Result<(), JsValue> {
+        self.inner.insert(entry_arg(&entry)?);
+        Ok(())
+    }
+
     /// Removes the entry `key`; `false` when there was none.
     pub fn forget(
         &self,
@@ -68,25 +121,35 @@ impl InMemoryBackend {
         Ok(self.inner.forget(&string(&key, "key")?))
     }
 
+    /// Removes the entry `key` (the memory-store name of `forget`).
+    pub fn delete(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
+    ) -> std::result::Result<bool, JsValue> {
+        self.forget(key)
+    }
+
+    /// Every entry passing `filter` (by `subject`, `category`), in insertion order.
+    #[wasm_bindgen(unchecked_return_type = "MemoryEntry[]")]
+    pub fn list(&self, filter: Option<MemoryFilterArg>) -> std::result::Result<JsValue, JsValue> {
+        Ok(to_js(&self.inner.entries(&filter_arg(filter)?))?)
+    }
+
     /// The number of entries.
     #[wasm_bindgen(getter)]
     pub fn size(&self) -> usize {
         self.inner.len()
     }
 
-    /// Resolves to up to `limit` (default 5) entries relevant to `query`, best first.
+    /// Resolves to up to `limit` (default 5) entries relevant to `query`,
+    /// best first, and marks them recalled now.
     #[wasm_bindgen(unchecked_return_type = "Promise<MemoryEntry[]>")]
     pub fn recall(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] query: JsValue,
         limit: Option<u32>,
-    ) -> js_sys::Promise {
-        let query = match string(&query, "query") {
-            Ok(q) => q,
-            Err(e) => return js_sys::Promise::reject(&to_js_error(e)),
-        };
-        let inner = self.inner.clone();
-        spawn(async move { to_js(&inner.recall(&query, limit.unwrap_or(5) as usize).await?) })
+    ) -> Promise {
+        recall(self.inner.clone(), &query, limit)
     }
 }
 
@@ -96,11 +159,116 @@ impl Default for InMemoryBackend {
     }
 }
 
-/// A memory store supplied by JS: an object with `recall(query, limit)` or a
-/// bare function `(query, limit) => entries`, sync or async.
+fn recall(store: Rc<dyn MemoryStore>, query: &JsValue, limit: Option<u32>) -> Promise {
+    let query = match string(query, "query") {
+        Ok(q) => q,
+        Err(e) => return Promise::reject(&to_js_error(e)),
+    };
+    spawn(async move { to_js(&store.recall(&query, limit.unwrap_or(5) as usize).await?) })
+}
+
+/// Memory persisted in an artifact store's sessions: every change is
+/// journalled and saved before its promise resolves, so the memory survives
+/// reloads and restarts wherever the store keeps sessions. Opened with
+/// `store.openMemory(name)`.
+#[wasm_bindgen]
+pub struct PersistentMemory {
+    inner: Rc<CorePersistent>,
+    registration: Registration,
+}
+
+impl PersistentMemory {
+    /// Wraps an opened core memory.
+    pub(crate) fn wrap(inner: CorePersistent) -> PersistentMemory {
+        let inner = Rc::new(inner);
+        let registration = registration(&inner);
+        PersistentMemory {
+            inner,
+            registration,
+        }
+    }
+}
+
+#[wasm_bindgen]
+impl PersistentMemory {
+    #[wasm_bindgen(getter = __nativeId, skip_typescript)]
+    /// Registry id (internal).
+    pub fn native_id(&self) -> u32 {
+        self.registration.id()
+    }
+
+    /// The id of the session its journal is saved as.
+    #[wasm_bindgen(getter, js_name = journalId)]
+    pub fn journal_id(&self) -> String {
+        self.inner.journal_id()
+    }
+
+    /// The number of entries.
+    #[wasm_bindgen(getter)]
+    pub fn size(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Resolves to up to `limit` (default 5) entries relevant to `query`,
+    /// best first, and marks them recalled (saved with the next write or `save()`).
+    #[wasm_bindgen(unchecked_return_type = "Promise<MemoryEntry[]>")]
+    pub fn recall(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] query: JsValue,
+        limit: Option<u32>,
+    ) -> Promise {
+        recall(self.inner.clone(), &query, limit)
+    }
+
+    /// Stores `entry` and saves; a failed save rejects, and the change is
+    /// kept and written by the next save.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn put(&self, entry: MemoryEntryArg) -> Promise {
+        let entry = match entry_arg(&entry) {
+            Ok(e) => e,
+            Err(e) => return Promise::reject(&to_js_error(e)),
+        };
+        let inner = self.inner.clone();
+        spawn(async move {
+            inner.put(entry).await?;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// Removes the entry `key` and saves; resolves to `false` when there was none.
+    #[wasm_bindgen(unchecked_return_type = "Promise<boolean>")]
+    pub fn delete(&self, #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue) -> Promise {
+        let key = match string(&key, "key") {
+            Ok(k) => k,
+            Err(e) => return Promise::reject(&to_js_error(e)),
+        };
+        let inner = self.inner.clone();
+        spawn(async move { Ok(inner.delete(&key).await?.into()) })
+    }
+
+    /// Every entry passing `filter` (by `subject`, `category`), in insertion order.
+    #[wasm_bindgen(unchecked_return_type = "MemoryEntry[]")]
+    pub fn list(&self, filter: Option<MemoryFilterArg>) -> std::result::Result<JsValue, JsValue> {
+        Ok(to_js(&self.inner.entries(&filter_arg(filter)?))?)
+    }
+
+    /// Writes what is not saved yet (recall times included).
+    #[wasm_bindgen(unchecked_return_type = "Promise<SaveReport>")]
+    pub fn save(&self) -> Promise {
+        let inner = self.inner.clone();
+        spawn(async move { to_js(&inner.save().await?) })
+    }
+}
+
+/// A memory store supplied by JS: an object with `recall(query, limit)` (or
+/// a bare function `(query, limit) => entries`), sync or async, and for the
+/// background handlers `put(entry)`, `delete(key)` and `list(filter)`.
 pub(crate) struct JsMemoryStore {
     this: JsValue,
     recall: Function,
+    put: Option<Function>,
+    delete: Option<Function>,
+    list: Option<Function>,
 }
 
 impl JsMemoryStore {
@@ -109,10 +277,59 @@ impl JsMemoryStore {
         let (this, recall) = require_callable(
             value,
             "recall",
-            "memory must be an InMemoryBackend, an object with recall(query, limit), or a function",
+            "memory must be an InMemoryBackend, a PersistentMemory, an object with recall(query, limit), or a function",
         )?;
-        Ok(JsMemoryStore { this, recall })
+        let method = |name: &str| {
+            if value.is_function() {
+                None
+            } else {
+                callable(value, name).map(|(_, f)| f)
+            }
+        };
+        Ok(JsMemoryStore {
+            put: method("put"),
+            delete: method("delete"),
+            list: method("list"),
+            this,
+            recall,
+        })
     }
+
+    /// Wraps `value` for a handler that writes: it must also have `put`,
+    /// `delete` and `list`.
+    pub(crate) fn writable(value: &JsValue) -> Result<Self> {
+        let store = JsMemoryStore::from_js(value)?;
+        if store.put.is_none() || store.delete.is_none() || store.list.is_none() {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "options.memory must be an InMemoryBackend, a PersistentMemory, or an object with recall, put, delete and list",
+            ));
+        }
+        Ok(store)
+    }
+
+    async fn call(
+        &self,
+        f: &Option<Function>,
+        operation: &str,
+        args: &[JsValue],
+    ) -> Result<JsValue> {
+        let f = f.as_ref().ok_or_else(|| read_only(operation))?;
+        call_and_await(f, &self.this, args, ErrorCode::MemoryFailed, operation).await
+    }
+}
+
+/// The memory store behind `value`: one of ours, or one written in JS
+/// (which must be able to write when `writable`).
+pub(crate) fn memory_arg(value: &JsValue, writable: bool) -> Result<Rc<dyn MemoryStore>> {
+    if let Some(native) = crate::js::registry::memory(value) {
+        return Ok(native);
+    }
+    Ok(Rc::new(if writable {
+        JsMemoryStore::writable(value)?
+    } else {
+        JsMemoryStore::from_js(value)?
+    }))
 }
 
 #[async_trait(?Send)]
@@ -128,6 +345,27 @@ impl MemoryStore for JsMemoryStore {
         )
         .await?;
         from_js(&value, "memory recall result")
+            .map_err(|e| Error::new(ErrorCode::MemoryFailed, e.message()))
+    }
+
+    async fn put(&self, entry: MemoryEntry) -> Result<()> {
+        self.call(&self.put, "memory put", &[to_js(&entry)?])
+            .await?;
+        Ok(())
+    }
+
+    async fn delete(&self, key: &str) -> Result<bool> {
+        let out = self
+            .call(&self.delete, "memory delete", &[key.into()])
+            .await?;
+        Ok(out.as_bool().unwrap_or(true))
+    }
+
+    async fn list(&self, filter: &MemoryFilter) -> Result<Vec<MemoryEntry>> {
+        let value = self
+            .call(&self.list, "memory list", &[to_js(filter)?])
+            .await?;
+        from_js(&value, "memory list result")
             .map_err(|e| Error::new(ErrorCode::MemoryFailed, e.message()))
     }
 }

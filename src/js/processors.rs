@@ -20,13 +20,12 @@ use crate::js::budget::positive_budget;
 use crate::js::convert::{bool_option, describe, from_js, limit, option, to_js};
 use crate::js::error::to_js_error;
 use crate::js::llm::JsLlm;
-use crate::js::memory::JsMemoryStore;
+use crate::js::memory::memory_arg;
 use crate::js::promise::{call_and_await, callable, spawn};
 use crate::js::registry::{self, Native, Registration};
 use crate::js::session::JsSession;
 use crate::js::working_context::WorkingContext as JsWorkingContext;
 use crate::llm::Llm;
-use crate::memory::MemoryStore;
 use crate::session::Session;
 use crate::working_context::WorkingContext;
 
@@ -256,17 +255,14 @@ impl MemoryPreloader {
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(
-            unchecked_param_type = "InMemoryBackend | MemoryStoreLike | MemoryRecallFunction"
+            unchecked_param_type = "InMemoryBackend | PersistentMemory | MemoryStoreLike | MemoryRecallFunction"
         )]
         memory: JsValue,
         options: Option<MemoryPreloaderOptionsArg>,
     ) -> std::result::Result<MemoryPreloader, JsValue> {
         let top_k = limit(&option(&options, "topK", "options")?, "options.topK", 5)?;
         let pin = bool_option(&options, "pin", false)?;
-        let store: Rc<dyn MemoryStore> = match registry::memory(&memory) {
-            Some(native) => native,
-            None => Rc::new(JsMemoryStore::from_js(&memory)?),
-        };
+        let store = memory_arg(&memory, false)?;
         Ok(MemoryPreloader::wrap(if pin {
             CorePreloader::pinned(store, top_k)
         } else {

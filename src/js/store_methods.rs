@@ -120,6 +120,27 @@ pub(crate) fn save_session<S: SessionStore + 'static>(
     spawn(async move { to_js(&store.save_session(&session).await?) })
 }
 
+/// `openMemory(name)`: the persisted memory journalled as session `name`.
+pub(crate) fn open_memory<S: SessionStore + 'static>(store: Rc<S>, name: &JsValue) -> Promise {
+    let name = if name.is_undefined() || name.is_null() {
+        "memory".to_string()
+    } else {
+        match string_arg(name, "name") {
+            Ok(n) => n,
+            Err(p) => return p,
+        }
+    };
+    spawn(async move {
+        let env = SessionEnv {
+            clock: Rc::new(JsClock),
+            counter: Rc::new(crate::tokens::DefaultTokenCounter),
+            seed: seed(),
+        };
+        let memory = crate::memory::PersistentMemory::open(store, &name, env).await?;
+        Ok(crate::js::memory::PersistentMemory::wrap(memory).into())
+    })
+}
+
 /// `loadSession(sessionId, options)`.
 pub(crate) fn load_session<S: SessionStore + 'static, T: AsRef<JsValue>>(
     store: Rc<S>,
@@ -252,6 +273,21 @@ macro_rules! store_methods {
                 options: Option<$crate::js::types::ImportOptionsArg>,
             ) -> js_sys::Promise {
                 $crate::js::store_methods::load_session(self.inner.clone(), &session_id, &options)
+            }
+
+            /// Opens the memory persisted in this store as the session `name`
+            /// (default `"memory"`): resolves to a `PersistentMemory`, empty
+            /// the first time. Rejects with `STORE_CORRUPT` when the journal
+            /// cannot be replayed.
+            #[wasm_bindgen(js_name = openMemory, unchecked_return_type = "Promise<PersistentMemory>")]
+            pub fn open_memory(
+                &self,
+                #[wasm_bindgen(unchecked_param_type = "string")] name: Option<JsValue>,
+            ) -> js_sys::Promise {
+                $crate::js::store_methods::open_memory(
+                    self.inner.clone(),
+                    &name.unwrap_or(JsValue::UNDEFINED),
+                )
             }
 
             /// Resolves to the ids of every saved session, sorted.

@@ -1,14 +1,10 @@
 //! `EpisodeSummarizer` for JS: the core summariser with an injected model.
 
-use std::rc::Rc;
-
 use wasm_bindgen::prelude::*;
 
 use crate::bus::{EpisodeSummarizer, EventBus, SummarizerOptions};
-use crate::error::{Error, ErrorCode};
 use crate::js::bus::bus_option;
-use crate::js::convert::{count, option, string};
-use crate::js::llm::JsLlm;
+use crate::js::llm::{llm_option, prompt_option, usize_option};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_SUMMARIZER: &'static str = r#"
@@ -55,35 +51,24 @@ impl JsEpisodeSummarizer {
     ) -> std::result::Result<JsEpisodeSummarizer, JsValue> {
         let options = Some(options);
         let bus = bus_option(&options)?;
-        let llm = JsLlm::from_js(&option(&options, "llm", "options")?, "options.llm")?;
-        let defaults = SummarizerOptions::default();
-        let number = |key: &str, default: u64| -> std::result::Result<u64, Error> {
-            let v = option(&options, key, "options")?;
-            Ok(
-                count(&v, &format!("options.{key}"), ErrorCode::InvalidArgument)?
-                    .unwrap_or(default),
-            )
-        };
-        let prompt = option(&options, "prompt", "options")?;
-        let prompt = if prompt.is_undefined() || prompt.is_null() {
-            defaults.prompt.clone()
-        } else {
-            string(&prompt, "options.prompt")?
-        };
+        let llm = llm_option(&options)?;
+        let d = SummarizerOptions::default();
         let core = SummarizerOptions {
-            min_transcript_chars: number(
+            min_transcript_chars: usize_option(
+                &options,
                 "minTranscriptChars",
-                defaults.min_transcript_chars as u64,
-            )? as usize,
-            max_transcript_chars: number(
+                d.min_transcript_chars,
+            )?,
+            max_transcript_chars: usize_option(
+                &options,
                 "maxTranscriptChars",
-                defaults.max_transcript_chars as u64,
-            )? as usize,
-            head_tail_chars: number("headTailChars", defaults.head_tail_chars as u64)? as usize,
-            max_tokens: number("maxTokens", defaults.max_tokens)?,
-            prompt,
+                d.max_transcript_chars,
+            )?,
+            head_tail_chars: usize_option(&options, "headTailChars", d.head_tail_chars)?,
+            max_tokens: usize_option(&options, "maxTokens", d.max_tokens as usize)? as u64,
+            prompt: prompt_option(&options, "prompt", &d.prompt)?,
         };
-        let subscription = EpisodeSummarizer::register(&bus, Rc::new(llm), core);
+        let subscription = EpisodeSummarizer::register(&bus, llm, core);
         Ok(JsEpisodeSummarizer { bus, subscription })
     }
 

@@ -6,13 +6,13 @@ use async_trait::async_trait;
 use js_sys::{Function, Object, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 use crate::clock::IdRng;
 use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{count, from_js, js_to_json, option, string, to_js};
 use crate::js::env::{seed, JsClock};
 use crate::js::error::to_js_error;
+use crate::js::llm::{abort, abort_controller};
 use crate::js::promise::{call_and_await, require_callable, spawn};
 use crate::js::registry;
 use crate::js::types::*;
@@ -150,15 +150,6 @@ impl JsToolBridge {
     }
 }
 
-/// An `AbortController` if the host has one.
-fn abort_controller() -> Option<JsValue> {
-    let ctor = Reflect::get(&js_sys::global(), &"AbortController".into())
-        .ok()?
-        .dyn_into::<Function>()
-        .ok()?;
-    Reflect::construct(&ctor, &js_sys::Array::new()).ok()
-}
-
 #[async_trait(?Send)]
 impl ToolBridge for JsToolBridge {
     async fn execute(
@@ -173,13 +164,7 @@ impl ToolBridge for JsToolBridge {
             let js_signal =
                 Reflect::get(&controller, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
             let _ = Reflect::set(&opts, &"signal".into(), &js_signal);
-            signal.on_abort(move |reason| {
-                if let Ok(abort) = Reflect::get(&controller, &"abort".into())
-                    .and_then(|f| f.dyn_into::<Function>())
-                {
-                    let _ = abort.call1(&controller, &js_sys::Error::new(reason).into());
-                }
-            });
+            signal.on_abort(move |reason| abort(&controller, reason));
         }
         let args = to_js(arguments).map_err(|e| e.message().to_string())?;
         let out = call_and_await(

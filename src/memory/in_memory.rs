@@ -2,11 +2,13 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use async_trait::async_trait;
 
+use crate::clock::Clock;
 use crate::error::Result;
-use crate::memory::{MemoryEntry, MemoryStore};
+use crate::memory::{MemoryEntry, MemoryFilter, MemoryStore};
 
 /// BM25 parameters (the usual defaults).
 const K1: f64 = 1.2;
@@ -18,16 +20,31 @@ struct Indexed {
     length: u32,
 }
 
+impl Indexed {
+    fn new(entry: MemoryEntry) -> Indexed {
+        let all = terms(&format!("{} {}", entry.key, entry.content));
+        let mut counts = HashMap::new();
+        for t in &all {
+            *counts.entry(t.clone()).or_insert(0) += 1;
+        }
+        Indexed {
+            entry,
+            terms: counts,
+            length: all.len() as u32,
+        }
+    }
+}
+
 /// Memory held in memory (the seed's `InMemoryBackend`). `recall` ranks
-/// entries by BM25 relevance of their key and content to the query, and
-/// returns only entries sharing at least one term with it.
-#[derive(Default)]
+/// entries by BM25 relevance of their key and content to the query, returns
+/// only entries sharing at least one term with it, and marks them recalled.
 pub struct InMemoryBackend {
     entries: RefCell<Vec<Indexed>>,
+    clock: Option<Rc<dyn Clock>>,
 }
 
 /// Lower-cased alphanumeric terms of `text` (CJK characters are terms on their own).
-fn terms(text: &str) -> Vec<String> {
+pub(crate) fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::new();
     for c in text.chars() {
@@ -52,30 +69,54 @@ fn terms(text: &str) -> Vec<String> {
 }
 
 impl InMemoryBackend {
-    /// An empty memory.
+    /// An empty memory that stamps entries with the operating system's clock
+    /// (on `wasm32-unknown-unknown`, which has none, it keeps no times; use
+    /// [`InMemoryBackend::with_clock`]).
     pub fn new() -> Self {
-        InMemoryBackend::default()
+        #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+        let clock: Option<Rc<dyn Clock>> = Some(Rc::new(crate::clock::SystemClock));
+        #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+        let clock: Option<Rc<dyn Clock>> = None;
+        InMemoryBackend {
+            entries: RefCell::default(),
+            clock,
+        }
     }
 
-    /// Stores (or replaces) the entry `key`.
-    pub fn store(&self, key: &str, content: &str, category: &str) {
-        let all = terms(&format!("{key} {content}"));
-        let mut counts = HashMap::new();
-        for t in &all {
-            *counts.entry(t.clone()).or_insert(0) += 1;
+    /// An empty memory whose creation and recall times come from `clock`.
+    pub fn with_clock(clock: Rc<dyn Clock>) -> Self {
+        InMemoryBackend {
+            entries: RefCell::default(),
+            clock: Some(clock),
         }
-        let indexed = Indexed {
-            entry: MemoryEntry {
-                key: key.to_string(),
-                content: content.to_string(),
-                category: category.to_string(),
-            },
-            terms: counts,
-            length: all.len() as u32,
-        };
+    }
+
+    fn now(&self) -> Option<f64> {
+        self.clock.as_ref().map(|c| c.now_ms())
+    }
+
+    /// Stores (or replaces) the entry `key` with only a content and a category.
+    pub fn store(&self, key: &str, content: &str, category: &str) {
+        self.insert(MemoryEntry::new(key, content, category));
+    }
+
+    /// Stores `entry`, replacing the entry with its key. Creation and
+    /// last-recall times missing from `entry` are kept from the replaced
+    /// entry, or the creation time is set to now.
+    pub fn insert(&self, mut entry: MemoryEntry) {
         let mut entries = self.entries.borrow_mut();
-        match entries.iter_mut().find(|e| e.entry.key == key) {
-            Some(existing) => *existing = indexed,
+        let existing = entries.iter().position(|e| e.entry.key == entry.key);
+        if let Some(i) = existing {
+            let old = &entries[i].entry;
+            entry.created_at = entry.created_at.or(old.created_at);
+            entry.last_recalled_at = entry.last_recalled_at.or(old.last_recalled_at);
+        }
+        if entry.created_at.is_none() {
+            entry.created_at = self.now();
+        }
+        let indexed = Indexed::new(entry);
+        match existing {
+            Some(i) => entries[i] = indexed,
             None => entries.push(indexed),
         }
     }
@@ -86,6 +127,37 @@ impl InMemoryBackend {
         let before = entries.len();
         entries.retain(|e| e.entry.key != key);
         entries.len() != before
+    }
+
+    /// The entry `key`.
+    pub fn get(&self, key: &str) -> Option<MemoryEntry> {
+        self.entries
+            .borrow()
+            .iter()
+            .find(|e| e.entry.key == key)
+            .map(|e| e.entry.clone())
+    }
+
+    /// Every entry passing `filter`, in insertion order.
+    pub fn entries(&self, filter: &MemoryFilter) -> Vec<MemoryEntry> {
+        self.entries
+            .borrow()
+            .iter()
+            .filter(|e| filter.matches(&e.entry))
+            .map(|e| e.entry.clone())
+            .collect()
+    }
+
+    /// Sets the last-recall time of `key` (when it is stored).
+    pub fn mark_recalled(&self, key: &str, at: f64) {
+        if let Some(e) = self
+            .entries
+            .borrow_mut()
+            .iter_mut()
+            .find(|e| e.entry.key == key)
+        {
+            e.entry.last_recalled_at = Some(at);
+        }
     }
 
     /// The number of entries.
@@ -99,7 +171,7 @@ impl InMemoryBackend {
     }
 
     /// Entries ranked by BM25 score against `query`, best first, ties in
-    /// insertion order.
+    /// insertion order. Does not mark them recalled.
     pub fn search(&self, query: &str, limit: usize) -> Vec<MemoryEntry> {
         let entries = self.entries.borrow();
         let n = entries.len() as f64;
@@ -139,12 +211,43 @@ impl InMemoryBackend {
             .map(|(_, i)| entries[i].entry.clone())
             .collect()
     }
+
+    /// [`InMemoryBackend::search`], marking the hits recalled now.
+    pub fn recall_now(&self, query: &str, limit: usize) -> Vec<MemoryEntry> {
+        let mut hits = self.search(query, limit);
+        if let Some(now) = self.now() {
+            for hit in &mut hits {
+                self.mark_recalled(&hit.key, now);
+                hit.last_recalled_at = Some(now);
+            }
+        }
+        hits
+    }
+}
+
+impl Default for InMemoryBackend {
+    fn default() -> Self {
+        InMemoryBackend::new()
+    }
 }
 
 #[async_trait(?Send)]
 impl MemoryStore for InMemoryBackend {
     async fn recall(&self, query: &str, limit: usize) -> Result<Vec<MemoryEntry>> {
-        Ok(self.search(query, limit))
+        Ok(self.recall_now(query, limit))
+    }
+
+    async fn put(&self, entry: MemoryEntry) -> Result<()> {
+        self.insert(entry);
+        Ok(())
+    }
+
+    async fn delete(&self, key: &str) -> Result<bool> {
+        Ok(self.forget(key))
+    }
+
+    async fn list(&self, filter: &MemoryFilter) -> Result<Vec<MemoryEntry>> {
+        Ok(self.entries(filter))
     }
 }
 
@@ -174,6 +277,47 @@ mod tests {
         assert!(m.forget("k"));
         assert!(!m.forget("k"));
         assert!(m.is_empty());
+    }
+
+    #[test]
+    fn times_are_kept_across_replacement_and_set_by_recall() {
+        let m = InMemoryBackend::new();
+        m.insert(MemoryEntry {
+            created_at: Some(5.0),
+            ..MemoryEntry::new("k", "alpha", "fact")
+        });
+        assert_eq!(m.get("k").and_then(|e| e.last_recalled_at), None);
+        let hit = m.recall_now("alpha", 1);
+        let recalled = hit[0].last_recalled_at.expect("recall stamps the hit");
+        m.store("k", "alpha beta", "fact");
+        let e = m.get("k").expect("replaced, not removed");
+        assert_eq!(e.created_at, Some(5.0));
+        assert_eq!(e.last_recalled_at, Some(recalled));
+        assert!(m.search("alpha", 1)[0].last_recalled_at == Some(recalled));
+    }
+
+    #[test]
+    fn entries_filter_by_subject_and_category() {
+        let m = InMemoryBackend::new();
+        m.insert(MemoryEntry {
+            subject: Some("user".into()),
+            ..MemoryEntry::new("a", "likes tea", "preference")
+        });
+        m.insert(MemoryEntry {
+            subject: Some("deploy".into()),
+            ..MemoryEntry::new("b", "runs on Fridays", "rule")
+        });
+        let by_subject = MemoryFilter {
+            subject: Some("user".into()),
+            ..MemoryFilter::default()
+        };
+        assert_eq!(m.entries(&by_subject).len(), 1);
+        let by_category = MemoryFilter {
+            category: Some("rule".into()),
+            ..MemoryFilter::default()
+        };
+        assert_eq!(m.entries(&by_category)[0].key, "b");
+        assert_eq!(m.entries(&MemoryFilter::default()).len(), 2);
     }
 
     #[test]

@@ -119,6 +119,10 @@ impl ManualClock {
         Rc::new(c)
     }
 
+    pub fn now(&self) -> f64 {
+        self.now.get()
+    }
+
     pub fn advance(&self, ms: f64) {
         self.now.set(self.now.get() + ms);
     }

@@ -3,6 +3,7 @@
 
 pub mod bus;
 pub mod golden;
+pub mod model;
 
 use std::cell::Cell;
 use std::rc::Rc;

@@ -1,0 +1,175 @@
+//! `FactExtractor` for JS: the core extractor with an injected model,
+//! memory and, optionally, embedder.
+
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use js_sys::Function;
+use wasm_bindgen::prelude::*;
+
+use crate::bus::{EventBus, FactExtractor, FactExtractorOptions, Similarity};
+use crate::error::{Error, ErrorCode, Result};
+use crate::js::bus::bus_option;
+use crate::js::convert::{describe, option, typed_option};
+use crate::js::llm::{llm_option, prompt_option, usize_option};
+use crate::js::memory::memory_arg;
+use crate::js::promise::{call_and_await, require_callable};
+use crate::memory::Embedder;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_FACTS: &'static str = r#"
+/** Turns text into a vector: a host's embedding model. */
+export type EmbedFunction = (text: string) => number[] | Float32Array | Promise<number[] | Float32Array>;
+
+export interface FactExtractorOptions {
+  bus: EventBus;
+  /** The injected model: `(prompt, { maxTokens, signal }) => string`, or an object with `complete`. */
+  llm: Summarizer | { complete: Summarizer };
+  /** Where facts are written: an `InMemoryBackend`, a `PersistentMemory`, or an object with recall, put, delete and list. */
+  memory: InMemoryBackend | PersistentMemory | WritableMemoryStore;
+  /** Compares facts by the cosine of these vectors instead of the built-in lexical similarity. */
+  embed?: EmbedFunction | { embed: EmbedFunction };
+  /** Candidates considered per episode (5). */
+  maxFacts?: number;
+  /** Candidates less confident than this are skipped (0.6). */
+  minConfidence?: number;
+  /** The confidence of a candidate that states none (0.7). */
+  defaultConfidence?: number;
+  /** More similar than this to a remembered entry is a duplicate (0.85). */
+  duplicateSimilarity?: number;
+  /** Remembered entries each candidate is compared with (5). */
+  duplicateCandidates?: number;
+  /** The model's token limit (500). */
+  maxTokens?: number;
+  /** The prompt, with `{summary}` and `{key_points}` (the seed's by default). */
+  prompt?: string;
+}
+
+/** A memory store written in JS that the background handlers can write to. */
+export interface WritableMemoryStore extends MemoryStoreLike {
+  put(entry: MemoryEntry): void | Promise<void>;
+  delete(key: string): boolean | Promise<boolean>;
+  list(filter: MemoryFilter): MemoryEntry[] | Promise<MemoryEntry[]>;
+}
+"#;
+
+#[wasm_bindgen]
+extern "C" {
+    /// The `FactExtractorOptions` object.
+    #[wasm_bindgen(typescript_type = "FactExtractorOptions")]
+    pub type FactExtractorOptionsArg;
+}
+
+/// A JS embedding function as the core's [`Embedder`].
+struct JsEmbedder {
+    this: JsValue,
+    embed: Function,
+}
+
+#[async_trait(?Send)]
+impl Embedder for JsEmbedder {
+    async fn embed(&self, text: &str) -> Result<Vec<f32>> {
+        let out = call_and_await(
+            &self.embed,
+            &self.this,
+            &[text.into()],
+            ErrorCode::HandlerFailed,
+            "embed",
+        )
+        .await?;
+        let bad = || {
+            Error::new(
+                ErrorCode::HandlerFailed,
+                format!(
+                    "embed must return an array of numbers (got {})",
+                    describe(&out)
+                ),
+            )
+        };
+        if let Some(f32s) = out.dyn_ref::<js_sys::Float32Array>() {
+            return Ok(f32s.to_vec());
+        }
+        let array = out.dyn_ref::<js_sys::Array>().ok_or_else(bad)?;
+        array
+            .iter()
+            .map(|v| v.as_f64().map(|x| x as f32).ok_or_else(bad))
+            .collect()
+    }
+}
+
+/// A number option in `0..=1`.
+pub(crate) fn fraction_option<T: AsRef<JsValue>>(
+    options: &Option<T>,
+    key: &str,
+    default: f64,
+) -> Result<f64> {
+    typed_option(
+        options,
+        key,
+        default,
+        |v| v.as_f64().filter(|x| (0.0..=1.0).contains(x)),
+        "a number from 0 to 1",
+    )
+}
+
+/// The seed's fact extractor: on `episode_summarized`, asks `llm` for facts,
+/// keeps at most five confident ones not already remembered, writes them to
+/// `memory` and emits `facts_extracted`. It stays registered as long as the
+/// bus lives; `detach()` removes it.
+#[wasm_bindgen(js_name = FactExtractor)]
+pub struct JsFactExtractor {
+    bus: EventBus,
+    subscription: u64,
+}
+
+#[wasm_bindgen(js_class = FactExtractor)]
+impl JsFactExtractor {
+    /// Registers the extractor on `options.bus`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: FactExtractorOptionsArg) -> std::result::Result<JsFactExtractor, JsValue> {
+        let options = Some(options);
+        let bus = bus_option(&options)?;
+        let llm = llm_option(&options)?;
+        let memory = memory_arg(&option(&options, "memory", "options")?, true)?;
+        let embed = option(&options, "embed", "options")?;
+        let similarity = if embed.is_undefined() || embed.is_null() {
+            Similarity::Lexical
+        } else {
+            let (this, embed) = require_callable(
+                &embed,
+                "embed",
+                "options.embed must be a function (text) => number[] or an object with embed()",
+            )?;
+            Similarity::Embedder(Rc::new(JsEmbedder { this, embed }))
+        };
+        let d = FactExtractorOptions::default();
+        let core = FactExtractorOptions {
+            max_facts: usize_option(&options, "maxFacts", d.max_facts)?,
+            min_confidence: fraction_option(&options, "minConfidence", d.min_confidence)?,
+            default_confidence: fraction_option(
+                &options,
+                "defaultConfidence",
+                d.default_confidence,
+            )?,
+            duplicate_similarity: fraction_option(
+                &options,
+                "duplicateSimilarity",
+                d.duplicate_similarity,
+            )?,
+            duplicate_candidates: usize_option(
+                &options,
+                "duplicateCandidates",
+                d.duplicate_candidates,
+            )?,
+            max_tokens: usize_option(&options, "maxTokens", d.max_tokens as usize)? as u64,
+            prompt: prompt_option(&options, "prompt", &d.prompt)?,
+        };
+        let subscription = FactExtractor::register(&bus, llm, memory, similarity, core);
+        Ok(JsFactExtractor { bus, subscription })
+    }
+
+    /// Unregisters the extractor; `false` if it already was.
+    pub fn detach(&self) -> bool {
+        self.bus.off(self.subscription)
+    }
+}
