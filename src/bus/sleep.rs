@@ -465,7 +465,7 @@ impl Sleeper {
             .into_iter()
             .filter(|(_, facts)| facts.len() >= self.options.generalize_min_facts.max(2))
             .collect();
-        large.sort_by(|a, b| b.1.len().cmp(&a.1.len()));
+        large.sort_by_key(|(_, facts)| std::cmp::Reverse(facts.len()));
         let mut merged = 0;
         for (subject, facts) in large.into_iter().take(self.options.generalize_max_clusters) {
             let lines: Vec<String> = facts.iter().map(|f| format!("- {}", f.content)).collect();

@@ -148,8 +148,12 @@ impl JsSleepHandler {
 
     /// Unregisters the handler; `false` if it already was.
     pub fn detach(&self) -> bool {
-        self.subscriptions
+        // Every registration is removed, so no short-circuiting `any`.
+        let removed: Vec<bool> = self
+            .subscriptions
             .iter()
-            .fold(false, |any, id| self.bus.off(*id) || any)
+            .map(|id| self.bus.off(*id))
+            .collect();
+        removed.contains(&true)
     }
 }

@@ -205,7 +205,8 @@ export interface ContextStats {
   totalTokensEstimate: number; utilization: number; compactionLevel: CompactionLevel; goalSet: boolean;
 }
 /** A model the library asks for summaries: resolves to the text. */
-export type Summarizer = (prompt: string, options: { maxTokens: number }) => string | Promise<string>;
+/** A language model: `signal` is aborted when the library stops waiting (a handler timeout). */
+export type Summarizer = (prompt: string, options: { maxTokens: number; signal?: AbortSignal }) => string | Promise<string>;
 export interface CompactorOptions {
   /** Writes compaction summaries; the built-in digest is used when absent or when it fails. */
   summarizer?: Summarizer | { complete: Summarizer };
@@ -262,7 +263,20 @@ export interface IndexedDbStoreOptions {
 }
 export interface StoredArtifact { handle: ArtifactHandle; sessions: string[]; content: Uint8Array }
 
-export interface MemoryEntry { key: string; content: string; category?: string }
+/** One remembered fact. Times are ms since the Unix epoch, set by the store. */
+export interface MemoryEntry {
+  key: string;
+  content: string;
+  category?: string;
+  /** Who or what the fact is about. */
+  subject?: string;
+  /** How sure its writer was, 0 to 1. */
+  confidence?: number;
+  /** What wrote it (`fact_extractor`, `sleep_reflection`, ...). */
+  source?: string;
+  createdAt?: number;
+  lastRecalledAt?: number;
+}
 export interface MemoryStoreLike { recall(query: string, limit: number): MemoryEntry[] | Promise<MemoryEntry[]> }
 export type MemoryRecallFunction = (query: string, limit: number) => MemoryEntry[] | Promise<MemoryEntry[]>;
 

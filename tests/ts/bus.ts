@@ -1,5 +1,5 @@
 // The event bus's types, checked by `tsc --noEmit` with the other consumers.
-import { EpisodeSummarizer, EventBus, SessionTimeoutMonitor, type BusEvent, type BusStats, type ContextCompilerError } from "agent-context-compiler";
+import { EpisodeSummarizer, EventBus, FactExtractor, InMemoryBackend, KvArtifactStore, SessionTimeoutMonitor, SleepHandler, type BusEvent, type BusStats, type ContextCompilerError, type MemoryEntry, type PersistentMemory } from "agent-context-compiler";
 
 export async function useBus(): Promise<number> {
   const bus = new EventBus({
@@ -34,5 +34,20 @@ export async function useBus(): Promise<number> {
   void detached;
   // @ts-expect-error the monitor needs a bus
   new SessionTimeoutMonitor({ checkIntervalMs: 5 });
+  const memory = new InMemoryBackend();
+  memory.put({ key: "k", content: "v", subject: "user", confidence: 0.9 });
+  const listed: MemoryEntry[] = memory.list({ subject: "user" });
+  const store = new KvArtifactStore({ get: async () => null, put: async () => {}, delete: async () => {} });
+  const persisted: PersistentMemory = await store.openMemory("memory");
+  await persisted.put({ key: "k", content: "v" });
+  const removed: boolean = await persisted.delete("k");
+  const extractor = new FactExtractor({ bus, memory: persisted, llm: async (p, { signal }) => String(signal?.aborted ?? p), embed: async (t: string) => [t.length], maxFacts: 3 });
+  new FactExtractor({ bus, memory: { recall: () => [], put: () => {}, delete: () => true, list: () => [] }, llm: { complete: (p: string) => p } });
+  // @ts-expect-error the extractor writes, so recall alone is not enough
+  new FactExtractor({ bus, memory: { recall: () => [] }, llm: (p: string) => p });
+  const sleep = new SleepHandler({ bus, memory, llm: async () => "{}", keepCategories: ["core"], pruneAfterMs: 1000 });
+  // @ts-expect-error keepCategories is a list
+  new SleepHandler({ bus, memory, llm: async () => "{}", keepCategories: "core" });
+  void [listed, removed, extractor.detach(), sleep.detach()];
   return ended.length + monitor.tracked + (accepted ? 1 : 0) + stats.dispatched + bus.pending + Number(bus.running);
 }
