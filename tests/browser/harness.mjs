@@ -178,6 +178,38 @@ globalThis.harness = {
     await deleteDatabase("reload");
     return { exported: s?.exportJson(), contentLength: content.length, handles: handles.length, sessions };
   },
+
+  /** Session 1 of the memory loop: a fact extracted into memory persisted in IndexedDB. */
+  async memoryBeforeReload() {
+    const store = await lib.IndexedDbArtifactStore.open({ databaseName: "memory-loop" });
+    const memory = await store.openMemory("memory");
+    const bus = new lib.EventBus();
+    new lib.FactExtractor({
+      bus,
+      memory,
+      llm: async () => JSON.stringify([{ subject: "deploy", content: "Production deploys must go to eu-west-3 only", category: "rule", confidence: 0.95 }]),
+    });
+    bus.start();
+    await bus.emit({ type: "episode_summarized", agentId: "nous", sessionId: "s-1", data: { episode_id: "ep-1", summary: { summary: "The user set the deploy region." } } });
+    await bus.stop();
+    const size = memory.size;
+    store.close();
+    return { size };
+  },
+
+  /** Session 2, after a reload: the fact reaches the compiled context. */
+  async memoryAfterReload() {
+    const store = await lib.IndexedDbArtifactStore.open({ databaseName: "memory-loop" });
+    const memory = await store.openMemory("memory");
+    const session = new lib.Session({ sessionId: "s-2" });
+    session.record("user_input", "Where should the production deploy go?");
+    const compiler = new lib.ContextCompiler({ processors: [new lib.MemoryPreloader(memory, { topK: 3 })] });
+    const ctx = await compiler.compile(session, 2000, { systemPrompt: "You deploy." });
+    const text = JSON.stringify(ctx.toMessages());
+    store.close();
+    await deleteDatabase("memory-loop");
+    return { size: memory.size, recalled: text.includes("eu-west-3 only") };
+  },
 };
 
 globalThis.harnessReady = true;

@@ -114,3 +114,14 @@ test("a session and its artifacts survive a page reload", async () => {
     { contentLength: 12_000, handles: 1, sessions: ["conversation"] },
   );
 });
+
+test("the memory loop in IndexedDB: a fact from session 1 is compiled into session 2 after a reload", async () => {
+  const context = await browser.newContext();
+  const p = await openHarness(context);
+  assert.deepEqual(await p.evaluate(() => globalThis.harness.memoryBeforeReload()), { size: 1 });
+  await p.reload();
+  await p.waitForFunction(() => globalThis.harnessReady === true);
+  const after = await p.evaluate(() => globalThis.harness.memoryAfterReload());
+  await context.close();
+  assert.deepEqual(after, { size: 1, recalled: true });
+});
