@@ -220,3 +220,72 @@ fn bad_options_are_errors_and_dropping_unregisters() {
     activity(&bus, "turn_completed", "s1", json!({}));
     assert_eq!(bus.stats().handlers["session-timeout-monitor"].calls, 0);
 }
+
+#[test]
+fn a_session_attached_to_the_bus_feeds_the_monitor_itself() {
+    // Seed tests 21-26 end to end: recording user input and assistant output
+    // in a session is all it takes.
+    use context_compiler::bus::{session_feed, FeedOptions};
+    use context_compiler::tokens::DefaultTokenCounter;
+    use context_compiler::Session;
+
+    let (clock, bus, monitor) = setup();
+    let mut session = Session::with_env(
+        Some("chat-1".into()),
+        clock.clone(),
+        Rc::new(DefaultTokenCounter),
+        1,
+    );
+    session.set_observer(Some(session_feed(
+        &bus,
+        FeedOptions {
+            agent_id: "nous".into(),
+            user_id: Some("u-7".into()),
+            user_display_name: None,
+            episode_id: Some("ep-3".into()),
+        },
+    )));
+    session
+        .record("user_input", json!("Which region do we deploy to?"), None)
+        .unwrap();
+    session
+        .record(
+            "tool_success",
+            json!({"tool": "lookup", "result": "eu-west-3"}),
+            None,
+        )
+        .unwrap();
+    session
+        .record("assistant_output", json!({"text": "y".repeat(700)}), None)
+        .unwrap();
+    let queued = bus.pending();
+    block_on(bus.stop());
+    assert_eq!(
+        queued, 2,
+        "only user input and assistant output are emitted"
+    );
+    assert_eq!(monitor.tracked(), 1);
+    clock.advance(31.0 * MIN);
+    let out = monitor.check_timeouts();
+    assert_eq!(
+        types(&out),
+        [("session_ended".into(), Some("chat-1".into()))]
+    );
+    let d = &out[0].data;
+    assert_eq!(
+        d["transcript"],
+        format!(
+            "User: Which region do we deploy to?\n\nAssistant: {}",
+            "y".repeat(500)
+        )
+    );
+    assert_eq!(
+        (d["episode_id"].as_str(), d["user_id"].as_str()),
+        (Some("ep-3"), Some("u-7"))
+    );
+    assert_eq!(out[0].agent_id, "nous");
+    // Detached, the session emits nothing.
+    session.set_observer(None);
+    session.record("user_input", json!("more"), None).unwrap();
+    assert_eq!(bus.pending(), 1, "only the monitor's session_ended");
+}

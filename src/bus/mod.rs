@@ -13,6 +13,7 @@
 mod answer;
 mod event;
 mod facts;
+mod feed;
 mod interrupt;
 mod join;
 mod monitor;
@@ -34,6 +35,7 @@ pub use event::BusEvent;
 pub use facts::{
     fact_key, FactExtractor, FactExtractorOptions, Similarity, EXTRACT_PROMPT, FACT_SOURCE,
 };
+pub use feed::{session_feed, FeedOptions};
 pub use interrupt::Interrupt;
 pub use monitor::{MonitorOptions, SessionTimeoutMonitor, ASSISTANT_TRANSCRIPT_CHARS};
 pub use sleep::{

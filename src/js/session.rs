@@ -129,6 +129,49 @@ impl JsSession {
         self.event_log().append(kind, data, options)
     }
 
+    /// Feeds `bus` from this session: each `user_input` emits
+    /// `message_received` and each `assistant_output` emits `turn_completed`
+    /// (the seed's phases H and I), with the text, `episode_id`, `user_id`
+    /// and `user_display_name` from `options`. Replaces an earlier bus.
+    #[wasm_bindgen(js_name = attachBus)]
+    pub fn attach_bus(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "EventBus")] bus: JsValue,
+        options: Option<AttachBusOptionsArg>,
+    ) -> std::result::Result<(), JsValue> {
+        let bus = crate::js::registry::bus(&bus)
+            .ok_or_else(|| Error::new(ErrorCode::InvalidArgument, "bus must be an EventBus"))?;
+        let text = |key: &str| -> Result<Option<String>> {
+            let v = option(&options, key, "options")?;
+            if v.is_undefined() || v.is_null() {
+                Ok(None)
+            } else {
+                string(&v, &format!("options.{key}")).map(Some)
+            }
+        };
+        let feed = crate::bus::FeedOptions {
+            agent_id: text("agentId")?.unwrap_or_default(),
+            user_id: text("userId")?,
+            user_display_name: text("userDisplayName")?,
+            episode_id: text("episodeId")?,
+        };
+        self.inner
+            .try_borrow_mut()
+            .map_err(|_| busy())?
+            .set_observer(Some(crate::bus::session_feed(&bus, feed)));
+        Ok(())
+    }
+
+    /// Stops feeding the bus.
+    #[wasm_bindgen(js_name = detachBus)]
+    pub fn detach_bus(&self) -> std::result::Result<(), JsValue> {
+        self.inner
+            .try_borrow_mut()
+            .map_err(|_| busy())?
+            .set_observer(None);
+        Ok(())
+    }
+
     /// The session's event log (a live view).
     #[wasm_bindgen(getter, js_name = eventLog)]
     pub fn event_log(&self) -> EventLog {

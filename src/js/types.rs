@@ -264,6 +264,17 @@ export interface IndexedDbStoreOptions {
 export interface StoredArtifact { handle: ArtifactHandle; sessions: string[]; content: Uint8Array }
 
 /** One remembered fact. Times are ms since the Unix epoch, set by the store. */
+/** Who a session's bus events are about (`session.attachBus`). */
+export interface AttachBusOptions {
+  /** The agent on the events (default `"agent"`). */
+  agentId?: string;
+  /** Carried as `user_id`. */
+  userId?: string;
+  /** Carried as `user_display_name`. */
+  userDisplayName?: string;
+  /** Carried as `episode_id` (the monitor defaults it to the session id). */
+  episodeId?: string;
+}
 export interface MemoryEntry {
   key: string;
   content: string;
@@ -379,6 +390,9 @@ extern "C" {
     /// The `SessionOptions` object (checked at run time, typed in TypeScript).
     #[wasm_bindgen(typescript_type = "SessionOptions")]
     pub type SessionOptionsArg;
+    /// The `AttachBusOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "AttachBusOptions")]
+    pub type AttachBusOptionsArg;
     /// The `StoreOptions` object (checked at run time, typed in TypeScript).
     #[wasm_bindgen(typescript_type = "StoreOptions")]
     pub type StoreOptionsArg;

@@ -107,6 +107,7 @@ impl Session {
         Session {
             session_id,
             event_log: log,
+            observer: None,
         }
     }
 }

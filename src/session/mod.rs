@@ -26,12 +26,27 @@ pub use log::{
 };
 pub use store::{read_session, restore_session, SaveReport, SessionEnv, SessionStore};
 
+/// Told of every event recorded in a session, with the session's id (a bus
+/// feed, see [`crate::bus::session_feed`]). It runs while the session is
+/// borrowed, so it must not touch the session.
+pub type SessionObserver = Rc<dyn Fn(&str, &SessionEvent)>;
+
 /// A session: an id and its [`EventLog`]. The single source of truth of one
 /// agent run; compiles read it, tools and the conversation append to it.
-#[derive(Debug)]
 pub struct Session {
     session_id: String,
     event_log: EventLog,
+    observer: Option<SessionObserver>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("session_id", &self.session_id)
+            .field("event_log", &self.event_log)
+            .field("observed", &self.observer.is_some())
+            .finish()
+    }
 }
 
 impl Session {
@@ -61,6 +76,7 @@ impl Session {
         Session {
             session_id,
             event_log: EventLog::with_env(clock, counter, rng.next_u64()),
+            observer: None,
         }
     }
 
@@ -82,7 +98,17 @@ impl Session {
         data: Value,
         token_estimate: Option<u64>,
     ) -> Result<&SessionEvent> {
-        self.event_log.append(kind, data, token_estimate)
+        let event = self.event_log.append(kind, data, token_estimate)?;
+        if let Some(observe) = &self.observer {
+            observe(&self.session_id, event);
+        }
+        Ok(event)
+    }
+
+    /// Sets (or with `None` removes) the observer told of every event
+    /// recorded from now on.
+    pub fn set_observer(&mut self, observer: Option<SessionObserver>) {
+        self.observer = observer;
     }
 
     /// Indexes the events recorded while the session was borrowed for
@@ -125,7 +151,13 @@ pub fn record_shared(
         return s.record(kind, data, token_estimate).cloned();
     }
     match session.try_borrow() {
-        Ok(s) => s.event_log.enqueue(kind, data, token_estimate),
+        Ok(s) => {
+            let event = s.event_log.enqueue(kind, data, token_estimate)?;
+            if let Some(observe) = &s.observer {
+                observe(&s.session_id, &event);
+            }
+            Ok(event)
+        }
         // Only a synchronous write holds the session mutably, and no code
         // path records from inside one.
         Err(_) => Err(Error::new(

@@ -2,7 +2,7 @@
 // checkTimeouts(), the real loop with a short interval, and bad options.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { EventBus, SessionTimeoutMonitor } from "agent-context-compiler";
+import { EventBus, Session, SessionTimeoutMonitor } from "agent-context-compiler";
 
 const MIN = 60_000;
 
@@ -67,4 +67,32 @@ test("a clock whose now() throws falls back to Date.now; bad options are INVALID
     assert.throws(() => new SessionTimeoutMonitor(options), (e) => e.code === "INVALID_ARGUMENT", JSON.stringify(options));
   }
   assert.throws(() => new SessionTimeoutMonitor(), (e) => e.code === "INVALID_ARGUMENT");
+});
+
+test("a session attached to the bus feeds the monitor by itself", async () => {
+  let now = Date.now();
+  const bus = new EventBus();
+  const seen = [];
+  bus.on("message_received", (e) => seen.push(e));
+  bus.on("turn_completed", (e) => seen.push(e));
+  const monitor = new SessionTimeoutMonitor({ bus, clock: { now: () => now } });
+  const session = new Session({ sessionId: "chat-1" });
+  session.attachBus(bus, { agentId: "nous", userId: "u-7", userDisplayName: "Ana", episodeId: "ep-3" });
+  const input = session.record("user_input", "Which region do we deploy to?");
+  session.record("tool_success", { tool: "lookup", result: "eu-west-3" });
+  session.record("assistant_output", { text: "b".repeat(700) });
+  bus.start();
+  await bus.stop();
+  assert.deepEqual(seen.map((e) => [e.type, e.agentId, e.sessionId]), [["message_received", "nous", "chat-1"], ["turn_completed", "nous", "chat-1"]]);
+  assert.deepEqual(seen[0].data, { text: "Which region do we deploy to?", event_id: input.eventId, user_id: "u-7", user_display_name: "Ana", episode_id: "ep-3" });
+  assert.equal(seen[0].timestamp, input.timestamp);
+  now += 31 * MIN;
+  const [ended] = monitor.checkTimeouts();
+  assert.equal(ended.data.transcript, `User: Which region do we deploy to?\n\nAssistant: ${"b".repeat(500)}`);
+  assert.deepEqual([ended.data.user_id, ended.data.episode_id], ["u-7", "ep-3"]);
+  session.detachBus();
+  session.record("user_input", "more");
+  assert.equal(bus.pending, 1, "only the monitor's session_ended");
+  assert.throws(() => session.attachBus({}), (e) => e.code === "INVALID_ARGUMENT");
+  assert.throws(() => session.attachBus(bus, { userId: 5 }), (e) => e.code === "INVALID_ARGUMENT");
 });

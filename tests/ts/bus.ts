@@ -1,5 +1,5 @@
 // The event bus's types, checked by `tsc --noEmit` with the other consumers.
-import { EpisodeSummarizer, EventBus, FactExtractor, InMemoryBackend, KvArtifactStore, SessionTimeoutMonitor, SleepHandler, type BusEvent, type BusStats, type ContextCompilerError, type MemoryEntry, type PersistentMemory } from "agent-context-compiler";
+import { EpisodeSummarizer, EventBus, FactExtractor, InMemoryBackend, KvArtifactStore, Session, SessionTimeoutMonitor, SleepHandler, type BusEvent, type BusStats, type ContextCompilerError, type MemoryEntry, type PersistentMemory } from "agent-context-compiler";
 
 export async function useBus(): Promise<number> {
   const bus = new EventBus({
@@ -48,6 +48,11 @@ export async function useBus(): Promise<number> {
   const sleep = new SleepHandler({ bus, memory, llm: async () => "{}", keepCategories: ["core"], pruneAfterMs: 1000 });
   // @ts-expect-error keepCategories is a list
   new SleepHandler({ bus, memory, llm: async () => "{}", keepCategories: "core" });
+  const session = new Session();
+  session.attachBus(bus, { agentId: "nous", userId: "u-1", episodeId: "ep-1" });
+  // @ts-expect-error the user id is a string
+  session.attachBus(bus, { userId: 5 });
+  session.detachBus();
   void [listed, removed, extractor.detach(), sleep.detach()];
   return ended.length + monitor.tracked + (accepted ? 1 : 0) + stats.dispatched + bus.pending + Number(bus.running);
 }
