@@ -3,18 +3,15 @@
 
 mod common;
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
-use async_trait::async_trait;
 use context_compiler::bus::{
     BusEvent, BusOptions, EpisodeSummarizer, EventBus, SummarizerOptions, MIDDLE_TRUNCATED,
 };
-use context_compiler::Result;
 use serde_json::{json, Map, Value};
 
 use common::block_on;
-use common::bus::{probe, Behaviour, Log, ManualClock};
+use common::bus::{keeper, probe, Behaviour, Kept, Log, ManualClock};
 use common::model::ScriptedModel;
 
 const SUMMARY: &str = r#"{"title":"Key rotation","summary":"The user rotated keys.","key_points":["a"],"outcome":"resolved","topics":["security"]}"#;
@@ -23,6 +20,7 @@ struct Setup {
     bus: EventBus,
     model: Rc<ScriptedModel>,
     summarized: Log,
+    kept: Kept,
     _summarizer: EpisodeSummarizer,
 }
 
@@ -36,10 +34,13 @@ fn setup(answer: std::result::Result<&str, &str>) -> Setup {
         "probe",
         probe("out", &summarized, Behaviour::Ok, 0),
     );
+    let (persister, kept) = keeper();
+    bus.set_persister(Some(persister));
     Setup {
         bus,
         model,
         summarized,
+        kept,
         _summarizer: summarizer,
     }
 }
@@ -57,20 +58,13 @@ fn session_ended(s: &Setup, data: Value) {
 }
 
 /// The `episode_summarized` events that reached the bus, caught by a persister.
-fn capture(s: &Setup) -> Rc<RefCell<Vec<BusEvent>>> {
-    struct Keep(Rc<RefCell<Vec<BusEvent>>>);
-    #[async_trait(?Send)]
-    impl context_compiler::bus::EventHandler for Keep {
-        async fn handle(&self, e: &BusEvent) -> Result<()> {
-            if e.event_type == "episode_summarized" {
-                self.0.borrow_mut().push(e.clone());
-            }
-            Ok(())
-        }
-    }
-    let kept = Rc::new(RefCell::new(Vec::new()));
-    s.bus.set_persister(Some(Rc::new(Keep(kept.clone()))));
-    kept
+fn capture(s: &Setup) -> Vec<BusEvent> {
+    s.kept
+        .borrow()
+        .iter()
+        .filter(|e| e.event_type == "episode_summarized")
+        .cloned()
+        .collect()
 }
 
 fn transcript(chars: usize) -> String {
@@ -81,11 +75,11 @@ fn transcript(chars: usize) -> String {
 fn a_session_with_a_transcript_is_summarized_and_the_summary_emitted() {
     // Seed tests 9 and 12.
     let s = setup(Ok(SUMMARY));
-    let kept = capture(&s);
     session_ended(
         &s,
         json!({"episode_id": "ep-1", "transcript": transcript(200), "user_id": "u-1"}),
     );
+    let kept = capture(&s);
     let prompts = s.model.prompts.borrow();
     assert_eq!(prompts.len(), 1);
     assert!(prompts[0].0.contains(&transcript(200)));
@@ -93,7 +87,6 @@ fn a_session_with_a_transcript_is_summarized_and_the_summary_emitted() {
         .0
         .starts_with("Given the following conversation transcript"));
     assert_eq!(prompts[0].1, 500);
-    let kept = kept.borrow();
     assert_eq!(kept.len(), 1);
     let e = &kept[0];
     assert_eq!(

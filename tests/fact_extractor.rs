@@ -14,7 +14,8 @@ use context_compiler::{InMemoryBackend, Result};
 use serde_json::{json, Map, Value};
 
 use common::block_on;
-use common::bus::ManualClock;
+use common::bus::{keeper, ManualClock};
+use common::memory::RecallOnly;
 use common::model::ScriptedModel;
 
 struct Setup {
@@ -70,6 +71,13 @@ fn facts(memory: &InMemoryBackend) -> Vec<MemoryEntry> {
     memory.entries(&MemoryFilter::default())
 }
 
+/// The remembered contents after `old` was remembered and the model answered.
+fn remembered_after(s: &Setup, old: &str) -> Vec<String> {
+    s.memory.store("old", old, "preference");
+    summarized(s, summary());
+    facts(&s.memory).into_iter().map(|e| e.content).collect()
+}
+
 #[test]
 fn facts_are_extracted_from_a_summary_and_stored() {
     // Seed test 15.
@@ -116,12 +124,8 @@ fn facts_similar_to_remembered_ones_are_skipped() {
         {"subject": "team", "content": "The team reviews code on Mondays", "confidence": 0.9},
         {"subject": "team", "content": "The team reviews code on Mondays", "confidence": 0.8}
     ]"#));
-    s.memory
-        .store("old", "The user prefers metric units", "preference");
-    summarized(&s, summary());
-    let contents: Vec<String> = facts(&s.memory).into_iter().map(|e| e.content).collect();
     assert_eq!(
-        contents,
+        remembered_after(&s, "The user prefers metric units"),
         [
             "The user prefers metric units",
             "The user prefers metric units for everything they measure",
@@ -155,12 +159,8 @@ fn an_injected_embedder_decides_what_is_a_duplicate() {
         ]"#),
         Similarity::Embedder(Rc::new(KeywordEmbedder)),
     );
-    s.memory
-        .store("old", "The user prefers metric units", "preference");
-    summarized(&s, summary());
-    let contents: Vec<String> = facts(&s.memory).into_iter().map(|e| e.content).collect();
     assert_eq!(
-        contents,
+        remembered_after(&s, "The user prefers metric units"),
         [
             "The user prefers metric units",
             "Deploy freezes start in December"
@@ -243,23 +243,12 @@ fn a_model_failure_or_garbage_is_counted_and_nothing_stored() {
     assert_eq!(s.bus.stats().handler_errors, 0);
 }
 
-/// A memory that recalls but cannot write.
-struct RecallOnly;
-
-#[async_trait(?Send)]
-impl MemoryStore for RecallOnly {
-    async fn recall(&self, _: &str, _: usize) -> Result<Vec<MemoryEntry>> {
-        Ok(Vec::new())
-    }
-}
-
 #[test]
 fn a_memory_that_cannot_write_is_reported_not_hidden() {
     let bus = EventBus::new(ManualClock::at(0.0), BusOptions::default()).unwrap();
     let model = Rc::new(ScriptedModel::new(&[Ok(
         r#"[{"subject": "u", "content": "A fact"}]"#,
     )]));
-    let reports = Rc::new(std::cell::RefCell::new(Vec::new()));
     let _x = FactExtractor::new(
         &bus,
         model,
@@ -267,8 +256,8 @@ fn a_memory_that_cannot_write_is_reported_not_hidden() {
         Similarity::Lexical,
         FactExtractorOptions::default(),
     );
-    let seen = reports.clone();
-    bus.on("facts_extracted", "probe", Rc::new(Keep(seen)));
+    let (probe, reports) = keeper();
+    bus.on("facts_extracted", "probe", probe);
     let mut data = Map::new();
     data.insert("summary".into(), summary());
     bus.emit(BusEvent::new("episode_summarized", "a", None, data, 0.0));
@@ -277,14 +266,4 @@ fn a_memory_that_cannot_write_is_reported_not_hidden() {
     assert_eq!(stats.handlers["fact-extractor"].errors, 1);
     let report = &reports.borrow()[0];
     assert_eq!(report.data["facts"], json!([]));
-}
-
-struct Keep(Rc<std::cell::RefCell<Vec<BusEvent>>>);
-
-#[async_trait(?Send)]
-impl context_compiler::bus::EventHandler for Keep {
-    async fn handle(&self, e: &BusEvent) -> Result<()> {
-        self.0.borrow_mut().push(e.clone());
-        Ok(())
-    }
 }

@@ -18,6 +18,7 @@ use serde_json::json;
 
 use common::block_on;
 use common::bus::ManualClock;
+use common::memory::RecallOnly;
 
 fn env(clock: Rc<ManualClock>) -> SessionEnv {
     SessionEnv {
@@ -64,6 +65,13 @@ impl SessionStore for Flaky {
     async fn delete_session(&self, id: &str) -> Result<bool> {
         self.inner.delete_session(id).await
     }
+}
+
+/// The memory journalled as `name` in `store`, opened on `clock`.
+async fn open(store: &Rc<Flaky>, name: &str, clock: &Rc<ManualClock>) -> PersistentMemory {
+    PersistentMemory::open(store.clone(), name, env(clock.clone()))
+        .await
+        .unwrap()
 }
 
 fn fact(key: &str, content: &str, subject: &str) -> MemoryEntry {
@@ -150,9 +158,7 @@ fn the_persisted_memory_has_every_write_operation_and_reopens_the_same() {
     block_on(async {
         let clock = ManualClock::at(1e12);
         let store = Flaky::new();
-        let memory = PersistentMemory::open(store.clone(), "memory", env(clock.clone()))
-            .await
-            .unwrap();
+        let memory = open(&store, "memory", &clock).await;
         conformance(&memory, &clock).await;
         // Recall times are written by the next save.
         clock.advance(100.0);
@@ -161,9 +167,7 @@ fn the_persisted_memory_has_every_write_operation_and_reopens_the_same() {
         memory.save().await.unwrap();
         let before = memory.list(&MemoryFilter::default()).await.unwrap();
 
-        let reopened = PersistentMemory::open(store.clone(), "memory", env(clock.clone()))
-            .await
-            .unwrap();
+        let reopened = open(&store, "memory", &clock).await;
         let after = reopened.list(&MemoryFilter::default()).await.unwrap();
         assert_eq!(after, before);
         assert_eq!(after[1].last_recalled_at, Some(recalled));
@@ -171,9 +175,7 @@ fn the_persisted_memory_has_every_write_operation_and_reopens_the_same() {
         // The journal is a session like any other, under its id.
         assert_eq!(store.list_sessions().await.unwrap(), ["memory"]);
         // Another journal id is another memory.
-        let other = PersistentMemory::open(store.clone(), "other", env(clock.clone()))
-            .await
-            .unwrap();
+        let other = open(&store, "other", &clock).await;
         assert!(other.is_empty());
     });
 }
@@ -183,9 +185,7 @@ fn a_failed_save_reports_the_error_and_loses_nothing() {
     block_on(async {
         let clock = ManualClock::at(1e12);
         let store = Flaky::new();
-        let memory = PersistentMemory::open(store.clone(), "m", env(clock.clone()))
-            .await
-            .unwrap();
+        let memory = open(&store, "m", &clock).await;
         memory.put(fact("a", "first fact", "x")).await.unwrap();
         store.fail.set(true);
         let err = memory.put(fact("b", "second fact", "x")).await.unwrap_err();
@@ -198,9 +198,7 @@ fn a_failed_save_reports_the_error_and_loses_nothing() {
         store.fail.set(false);
         let report = memory.save().await.unwrap();
         assert_eq!(report.events_written, 3, "put b, delete a, recall b");
-        let reopened = PersistentMemory::open(store.clone(), "m", env(clock))
-            .await
-            .unwrap();
+        let reopened = open(&store, "m", &clock).await;
         let keys: Vec<String> = reopened
             .list(&MemoryFilter::default())
             .await
@@ -217,16 +215,12 @@ fn concurrent_writes_are_saved_one_after_another() {
     block_on(async {
         let clock = ManualClock::at(1e12);
         let store = Flaky::new();
-        let memory = PersistentMemory::open(store.clone(), "m", env(clock.clone()))
-            .await
-            .unwrap();
+        let memory = open(&store, "m", &clock).await;
         let writes =
             (0..20).map(|i| memory.put(fact(&format!("k{i}"), &format!("fact number {i}"), "x")));
         let results = futures_join_all(writes).await;
         assert!(results.iter().all(Result::is_ok), "{results:?}");
-        let reopened = PersistentMemory::open(store, "m", env(clock))
-            .await
-            .unwrap();
+        let reopened = open(&store, "m", &clock).await;
         assert_eq!(reopened.len(), 20);
     });
 }
@@ -291,17 +285,6 @@ fn a_corrupt_journal_is_store_corrupt_not_a_panic() {
             .unwrap();
         assert_eq!(err.code(), ErrorCode::InvalidArgument);
     });
-}
-
-/// A store that only recalls keeps the trait's default writes, which fail
-/// with a clear code.
-struct RecallOnly;
-
-#[async_trait(?Send)]
-impl MemoryStore for RecallOnly {
-    async fn recall(&self, _: &str, _: usize) -> Result<Vec<MemoryEntry>> {
-        Ok(Vec::new())
-    }
 }
 
 #[test]

@@ -6,16 +6,15 @@ mod common;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use async_trait::async_trait;
 use context_compiler::bus::{
-    BusEvent, BusOptions, EventBus, EventHandler, SleepHandler, SleepOptions, SLEEP_PHASES,
+    BusEvent, BusOptions, EventBus, SleepHandler, SleepOptions, SLEEP_PHASES,
 };
 use context_compiler::memory::{MemoryEntry, MemoryFilter};
-use context_compiler::{InMemoryBackend, Result};
+use context_compiler::InMemoryBackend;
 use serde_json::{json, Map, Value};
 
 use common::block_on;
-use common::bus::ManualClock;
+use common::bus::{keeper, Kept, ManualClock};
 use common::model::ScriptedModel;
 
 const DAY: f64 = 24.0 * 3_600_000.0;
@@ -29,18 +28,8 @@ struct Setup {
     bus: EventBus,
     model: Rc<ScriptedModel>,
     memory: Rc<InMemoryBackend>,
-    events: Rc<RefCell<Vec<BusEvent>>>,
+    events: Kept,
     _sleep: SleepHandler,
-}
-
-struct Keep(Rc<RefCell<Vec<BusEvent>>>);
-
-#[async_trait(?Send)]
-impl EventHandler for Keep {
-    async fn handle(&self, e: &BusEvent) -> Result<()> {
-        self.0.borrow_mut().push(e.clone());
-        Ok(())
-    }
 }
 
 fn setup(answers: &[std::result::Result<&str, &str>]) -> Setup {
@@ -49,8 +38,8 @@ fn setup(answers: &[std::result::Result<&str, &str>]) -> Setup {
     let model = Rc::new(ScriptedModel::new(answers));
     let memory = Rc::new(InMemoryBackend::with_clock(clock));
     let sleep = SleepHandler::new(&bus, model.clone(), memory.clone(), SleepOptions::default());
-    let events = Rc::new(RefCell::new(Vec::new()));
-    bus.set_persister(Some(Rc::new(Keep(events.clone()))));
+    let (persister, events) = keeper();
+    bus.set_persister(Some(persister));
     Setup {
         bus,
         model,

@@ -12,11 +12,12 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use serde_json::{json, Map, Value};
 
-use super::answer::parse_json_array;
+use super::answer::{ask_array, failed, text_field};
+use super::subscription::{DetachOnDrop, Subscription};
 use super::{BusEvent, EventBus, EventHandler};
 use crate::artifacts::content_id;
-use crate::error::{Error, ErrorCode, Result};
-use crate::llm::{Llm, LlmOptions};
+use crate::error::Result;
+use crate::llm::Llm;
 use crate::memory::{cosine_similarity, lexical_similarity, Embedder, MemoryEntry, MemoryStore};
 
 /// The seed's extraction prompt; `{summary}` and `{key_points}` are replaced.
@@ -108,11 +109,9 @@ pub fn fact_key(prefix: &str, subject: &str, content: &str) -> String {
     format!("{prefix}:{}", &id[..16])
 }
 
-/// The seed's fact extractor, registered on its bus for `episode_summarized`.
-pub struct FactExtractor {
-    bus: EventBus,
-    subscription: u64,
-}
+/// The seed's fact extractor, registered on its bus for `episode_summarized`
+/// until dropped.
+pub struct FactExtractor(DetachOnDrop);
 
 /// The handler the extractor registers.
 struct Extract {
@@ -121,10 +120,6 @@ struct Extract {
     memory: Rc<dyn MemoryStore>,
     similarity: Similarity,
     options: FactExtractorOptions,
-}
-
-fn failed(message: String) -> Error {
-    Error::new(ErrorCode::HandlerFailed, message)
 }
 
 /// What happened to one episode's candidates.
@@ -159,11 +154,7 @@ impl Extract {
             tally.invalid += 1;
             return Ok(());
         };
-        let content = fact
-            .get("content")
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .unwrap_or("");
+        let content = text_field(fact, "content").unwrap_or("");
         let confidence = match fact.get("confidence") {
             None | Some(Value::Null) => Some(self.options.default_confidence),
             Some(v) => v.as_f64().filter(|c| c.is_finite()),
@@ -180,14 +171,7 @@ impl Extract {
             tally.duplicates += 1;
             return Ok(());
         }
-        let text = |key: &str, default: &str| {
-            fact.get(key)
-                .and_then(Value::as_str)
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .unwrap_or(default)
-                .to_string()
-        };
+        let text = |key: &str, default: &str| text_field(fact, key).unwrap_or(default).to_string();
         let subject = text("subject", "unknown");
         let key = fact_key("fact", &subject, content);
         self.memory
@@ -227,22 +211,13 @@ impl EventHandler for Extract {
             .prompt
             .replace("{summary}", summary_text)
             .replace("{key_points}", &key_points.join(", "));
-        let answer = self
-            .llm
-            .complete(
-                &prompt,
-                LlmOptions {
-                    max_tokens: self.options.max_tokens,
-                },
-            )
-            .await
-            .map_err(|e| failed(format!("fact extractor: the model failed: {}", e.message())))?;
-        let candidates = parse_json_array(&answer).ok_or_else(|| {
-            let head: String = answer.chars().take(80).collect();
-            failed(format!(
-                "fact extractor: the model's answer is not a JSON array: {head:?}"
-            ))
-        })?;
+        let candidates = ask_array(
+            self.llm.as_ref(),
+            &prompt,
+            self.options.max_tokens,
+            "fact extractor",
+        )
+        .await?;
         let mut tally = Tally::default();
         let mut first_error = None;
         for candidate in candidates.iter().take(self.options.max_facts) {
@@ -279,6 +254,11 @@ impl EventHandler for Extract {
 }
 
 impl FactExtractor {
+    /// Its registrations (detached when it is dropped).
+    pub fn subscription(&self) -> &Subscription {
+        self.0.subscription()
+    }
+
     /// An extractor on `bus`, writing to `memory`, registered for
     /// `episode_summarized` until dropped.
     pub fn new(
@@ -288,21 +268,20 @@ impl FactExtractor {
         similarity: Similarity,
         options: FactExtractorOptions,
     ) -> FactExtractor {
-        FactExtractor {
-            bus: bus.clone(),
-            subscription: FactExtractor::register(bus, llm, memory, similarity, options),
-        }
+        FactExtractor(
+            FactExtractor::register(bus, llm, memory, similarity, options).detach_on_drop(),
+        )
     }
 
     /// Registers an extractor for as long as `bus` lives (the seed's
-    /// construction); returns the id `bus.off` takes to remove it.
+    /// construction), until the returned subscription is detached.
     pub fn register(
         bus: &EventBus,
         llm: Rc<dyn Llm>,
         memory: Rc<dyn MemoryStore>,
         similarity: Similarity,
         options: FactExtractorOptions,
-    ) -> u64 {
+    ) -> Subscription {
         let handler = Rc::new(Extract {
             bus: bus.clone(),
             llm,
@@ -310,12 +289,9 @@ impl FactExtractor {
             similarity,
             options,
         });
-        bus.on("episode_summarized", "fact-extractor", handler)
-    }
-}
-
-impl Drop for FactExtractor {
-    fn drop(&mut self) {
-        self.bus.off(self.subscription);
+        Subscription::new(
+            bus,
+            vec![bus.on("episode_summarized", "fact-extractor", handler)],
+        )
     }
 }

@@ -19,6 +19,7 @@ mod join;
 mod monitor;
 mod sleep;
 mod stats;
+mod subscription;
 mod summarizer;
 
 use std::cell::RefCell;
@@ -43,6 +44,7 @@ pub use sleep::{
     GENERALIZE_PROMPT, REFLECTION_PROMPT, SLEEP_PHASES,
 };
 pub use stats::{BusStats, HandlerStats};
+pub use subscription::{DetachOnDrop, Subscription};
 pub use summarizer::{
     truncate_middle, EpisodeSummarizer, SummarizerOptions, MIDDLE_TRUNCATED, SUMMARY_PROMPT,
 };

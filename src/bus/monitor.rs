@@ -16,6 +16,7 @@ use async_trait::async_trait;
 use serde_json::{json, Map, Value};
 
 use super::interrupt::Interrupt;
+use super::subscription::Subscription;
 use super::{BusEvent, EventBus, EventHandler};
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
@@ -69,7 +70,7 @@ pub struct SessionTimeoutMonitor {
     clock: Rc<dyn Clock>,
     options: MonitorOptions,
     state: Rc<RefCell<MonitorState>>,
-    subscriptions: Vec<u64>,
+    subscription: Subscription,
     stop: RefCell<Interrupt>,
     running: std::cell::Cell<bool>,
 }
@@ -154,7 +155,7 @@ impl SessionTimeoutMonitor {
             clock: clock.clone(),
             state: state.clone(),
         });
-        let subscriptions = ["turn_completed", "message_received"]
+        let ids = ["turn_completed", "message_received"]
             .iter()
             .map(|t| bus.on(t, "session-timeout-monitor", activity.clone()))
             .collect();
@@ -163,7 +164,7 @@ impl SessionTimeoutMonitor {
             clock,
             options,
             state,
-            subscriptions,
+            subscription: Subscription::new(bus, ids),
             stop: RefCell::new(Interrupt::new()),
             running: std::cell::Cell::new(false),
         })
@@ -267,8 +268,6 @@ impl SessionTimeoutMonitor {
 impl Drop for SessionTimeoutMonitor {
     fn drop(&mut self) {
         self.stop();
-        for id in &self.subscriptions {
-            self.bus.off(*id);
-        }
+        self.subscription.detach();
     }
 }

@@ -29,12 +29,13 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use serde_json::{json, Map, Value};
 
-use super::answer::parse_json_object;
+use super::answer::{ask_object, failed, text_field};
 use super::facts::fact_key;
 use super::interrupt::Interrupt;
+use super::subscription::{DetachOnDrop, Subscription};
 use super::{BusEvent, EventBus, EventHandler};
-use crate::error::{Error, ErrorCode, Result};
-use crate::llm::{Llm, LlmOptions};
+use crate::error::Result;
+use crate::llm::Llm;
 use crate::memory::{lexical_similarity, MemoryEntry, MemoryFilter, MemoryStore};
 
 /// The seed's reflection prompt; `{episodes}` is replaced.
@@ -160,10 +161,7 @@ impl Default for SleepOptions {
 }
 
 /// The seed's sleep handler, registered on its bus until dropped.
-pub struct SleepHandler {
-    bus: EventBus,
-    subscriptions: [u64; 3],
-}
+pub struct SleepHandler(DetachOnDrop);
 
 /// Whether a sleep runs, and the interrupt that wakes it.
 #[derive(Default)]
@@ -189,10 +187,6 @@ impl Drop for Awake<'_> {
             s.wake = None;
         }
     }
-}
-
-fn failed(message: String) -> Error {
-    Error::new(ErrorCode::HandlerFailed, message)
 }
 
 fn strings(value: Option<&Value>) -> Vec<String> {
@@ -221,35 +215,33 @@ impl Sleeper {
     }
 
     async fn ask(&self, prompt: &str, phase: &str) -> Result<Map<String, Value>> {
-        let answer = self
-            .llm
-            .complete(
-                prompt,
-                LlmOptions {
-                    max_tokens: self.options.max_tokens,
-                },
-            )
-            .await
-            .map_err(|e| failed(format!("sleep {phase}: the model failed: {}", e.message())))?;
-        parse_json_object(&answer).ok_or_else(|| {
-            let head: String = answer.chars().take(80).collect();
-            failed(format!(
-                "sleep {phase}: the model's answer is not a JSON object: {head:?}"
-            ))
-        })
+        let who = format!("sleep {phase}");
+        ask_object(self.llm.as_ref(), prompt, self.options.max_tokens, &who).await
     }
 
     async fn all(&self) -> Result<Vec<MemoryEntry>> {
         self.memory.list(&MemoryFilter::default()).await
     }
 
-    async fn episodes(&self) -> Result<Vec<MemoryEntry>> {
-        self.memory
+    /// The episodes whose age (ms since created) `keep` accepts, newest first.
+    async fn episodes(&self, keep: impl Fn(f64) -> bool) -> Result<Vec<MemoryEntry>> {
+        let now = self.bus.clock().now_ms();
+        let mut episodes: Vec<MemoryEntry> = self
+            .memory
             .list(&MemoryFilter {
                 category: Some(EPISODE_CATEGORY.to_string()),
                 ..MemoryFilter::default()
             })
-            .await
+            .await?
+            .into_iter()
+            .filter(|e| e.created_at.is_some_and(|t| keep(now - t)))
+            .collect();
+        episodes.sort_by(|a, b| {
+            b.created_at
+                .unwrap_or(0.0)
+                .total_cmp(&a.created_at.unwrap_or(0.0))
+        });
+        Ok(episodes)
     }
 
     /// Removes `keys`; how many were there.
@@ -329,24 +321,14 @@ impl Sleeper {
     }
 
     /// Phase `compress`: the oldest old episodes into one digest.
-    async fn compress(&self, now: f64) -> Result<u64> {
-        let mut old: Vec<MemoryEntry> = self
-            .episodes()
-            .await?
-            .into_iter()
-            .filter(|e| {
-                e.created_at
-                    .is_some_and(|t| now - t > self.options.compress_after_ms)
-            })
-            .collect();
+    async fn compress(&self) -> Result<u64> {
+        let mut old = self
+            .episodes(|age| age > self.options.compress_after_ms)
+            .await?;
         if old.is_empty() {
             return Ok(0);
         }
-        old.sort_by(|a, b| {
-            a.created_at
-                .unwrap_or(0.0)
-                .total_cmp(&b.created_at.unwrap_or(0.0))
-        });
+        old.reverse();
         old.truncate(self.options.compress_batch.max(1));
         let lines: Vec<String> = old.iter().map(|e| format!("- {}", e.content)).collect();
         let prompt = self
@@ -354,11 +336,7 @@ impl Sleeper {
             .compress_prompt
             .replace("{episodes}", &lines.join("\n"));
         let answer = self.ask(&prompt, "compress").await?;
-        let summary = answer
-            .get("summary")
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
+        let summary = text_field(&answer, "summary")
             .ok_or_else(|| failed("sleep compress: the answer has no summary".into()))?;
         let points = strings(answer.get("key_points"));
         let content = if points.is_empty() {
@@ -380,24 +358,13 @@ impl Sleeper {
     }
 
     /// Phase `reflect`: lessons from the recent episodes.
-    async fn reflect(&self, now: f64) -> Result<u64> {
-        let mut recent: Vec<MemoryEntry> = self
-            .episodes()
-            .await?
-            .into_iter()
-            .filter(|e| {
-                e.created_at
-                    .is_some_and(|t| now - t <= self.options.reflect_window_ms)
-            })
-            .collect();
+    async fn reflect(&self) -> Result<u64> {
+        let mut recent = self
+            .episodes(|age| age <= self.options.reflect_window_ms)
+            .await?;
         if recent.len() < self.options.reflect_min_episodes.max(1) {
             return Ok(0);
         }
-        recent.sort_by(|a, b| {
-            b.created_at
-                .unwrap_or(0.0)
-                .total_cmp(&a.created_at.unwrap_or(0.0))
-        });
         recent.truncate(self.options.reflect_max_episodes);
         let lines: Vec<String> = recent
             .iter()
@@ -416,11 +383,7 @@ impl Sleeper {
             .replace("{episodes}", &lines.join("\n\n"));
         let reflection = self.ask(&prompt, "reflect").await?;
         let mut stored = 0;
-        let summary = reflection
-            .get("summary")
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|s| !s.is_empty());
+        let summary = text_field(&reflection, "summary");
         let lessons = strings(reflection.get("lessons"));
         if summary.is_none() && lessons.is_empty() {
             return Err(failed(
@@ -474,11 +437,7 @@ impl Sleeper {
                 .generalize_prompt
                 .replace("{facts}", &lines.join("\n"));
             let answer = self.ask(&prompt, "generalize").await?;
-            let content = answer
-                .get("content")
-                .and_then(Value::as_str)
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
+            let content = text_field(&answer, "content")
                 .ok_or_else(|| failed("sleep generalize: the answer has no content".into()))?
                 .to_string();
             let confidence = answer
@@ -523,8 +482,8 @@ impl Sleeper {
         match name {
             "review" => self.review().await,
             "prune" => self.prune(now).await,
-            "compress" => self.compress(now).await,
-            "reflect" => self.reflect(now).await,
+            "compress" => self.compress().await,
+            "reflect" => self.reflect().await,
             _ => self.generalize().await,
         }
     }
@@ -584,19 +543,10 @@ impl Sleeper {
         let Some(summary) = event.data.get("summary").and_then(Value::as_object) else {
             return Ok(());
         };
-        let text = summary
-            .get("summary")
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .unwrap_or("");
-        if text.is_empty() {
+        let Some(text) = text_field(summary, "summary") else {
             return Ok(());
-        }
-        let title = summary
-            .get("title")
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|t| !t.is_empty());
+        };
+        let title = text_field(summary, "title");
         let content = match title {
             Some(t) => format!("{t}: {text}"),
             None => text.to_string(),
@@ -650,6 +600,11 @@ impl EventHandler for Registration {
 }
 
 impl SleepHandler {
+    /// Its registrations (detached when it is dropped).
+    pub fn subscription(&self) -> &Subscription {
+        self.0.subscription()
+    }
+
     /// A sleep handler on `bus` writing to `memory`, registered until dropped.
     pub fn new(
         bus: &EventBus,
@@ -657,22 +612,19 @@ impl SleepHandler {
         memory: Rc<dyn MemoryStore>,
         options: SleepOptions,
     ) -> SleepHandler {
-        SleepHandler {
-            bus: bus.clone(),
-            subscriptions: SleepHandler::register(bus, llm, memory, options),
-        }
+        SleepHandler(SleepHandler::register(bus, llm, memory, options).detach_on_drop())
     }
 
     /// Registers a handler for as long as `bus` lives (the seed's
-    /// construction); returns the ids `bus.off` takes to remove it: the
-    /// `sleep_started` handler, the `episode_summarized` handler and the
-    /// `message_received` watcher.
+    /// construction), until the returned subscription (the `sleep_started`
+    /// and `episode_summarized` handlers and the `message_received` watcher)
+    /// is detached.
     pub fn register(
         bus: &EventBus,
         llm: Rc<dyn Llm>,
         memory: Rc<dyn MemoryStore>,
         options: SleepOptions,
-    ) -> [u64; 3] {
+    ) -> Subscription {
         let sleeper = Rc::new(Sleeper {
             bus: bus.clone(),
             llm,
@@ -705,14 +657,6 @@ impl SleepHandler {
                 }
             }),
         );
-        [sleep, episodes, watcher]
-    }
-}
-
-impl Drop for SleepHandler {
-    fn drop(&mut self) {
-        for id in self.subscriptions {
-            self.bus.off(id);
-        }
+        Subscription::new(bus, vec![sleep, episodes, watcher])
     }
 }

@@ -7,10 +7,11 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use serde_json::{json, Map, Value};
 
-use super::answer::parse_json_object;
+use super::answer::{ask_object, failed};
+use super::subscription::{DetachOnDrop, Subscription};
 use super::{BusEvent, EventBus, EventHandler};
-use crate::error::{Error, ErrorCode, Result};
-use crate::llm::{Llm, LlmOptions};
+use crate::error::Result;
+use crate::llm::Llm;
 
 /// The seed's summary prompt; `{transcript}` is replaced.
 pub const SUMMARY_PROMPT: &str = r#"Given the following conversation transcript, generate a structured summary.
@@ -57,11 +58,9 @@ impl Default for SummarizerOptions {
     }
 }
 
-/// The seed's episode summariser, registered on its bus for `session_ended`.
-pub struct EpisodeSummarizer {
-    bus: EventBus,
-    subscription: u64,
-}
+/// The seed's episode summariser, registered on its bus for `session_ended`
+/// until dropped.
+pub struct EpisodeSummarizer(DetachOnDrop);
 
 /// The handler the summariser registers.
 struct Summarize {
@@ -80,10 +79,6 @@ pub fn truncate_middle(text: &str, max: usize, keep: usize) -> String {
     let head: String = text.chars().take(keep).collect();
     let tail: String = text.chars().skip(count.saturating_sub(keep)).collect();
     format!("{head}{MIDDLE_TRUNCATED}{tail}")
-}
-
-fn failed(message: String) -> Error {
-    Error::new(ErrorCode::HandlerFailed, message)
 }
 
 #[async_trait(?Send)]
@@ -110,27 +105,13 @@ impl EventHandler for Summarize {
             self.options.head_tail_chars,
         );
         let prompt = self.options.prompt.replace("{transcript}", &transcript);
-        let answer = self
-            .llm
-            .complete(
-                &prompt,
-                LlmOptions {
-                    max_tokens: self.options.max_tokens,
-                },
-            )
-            .await
-            .map_err(|e| {
-                failed(format!(
-                    "episode summarizer: the model failed: {}",
-                    e.message()
-                ))
-            })?;
-        let summary = parse_json_object(&answer).ok_or_else(|| {
-            let head: String = answer.chars().take(80).collect();
-            failed(format!(
-                "episode summarizer: the model's answer is not a JSON object: {head:?}"
-            ))
-        })?;
+        let summary = ask_object(
+            self.llm.as_ref(),
+            &prompt,
+            self.options.max_tokens,
+            "episode summarizer",
+        )
+        .await?;
         let mut data = Map::new();
         data.insert("episode_id".into(), episode_id.clone());
         data.insert("summary".into(), Value::Object(summary));
@@ -158,28 +139,27 @@ impl EventHandler for Summarize {
 }
 
 impl EpisodeSummarizer {
+    /// Its registrations (detached when it is dropped).
+    pub fn subscription(&self) -> &Subscription {
+        self.0.subscription()
+    }
+
     /// A summariser on `bus`, registered for `session_ended` until dropped.
     pub fn new(bus: &EventBus, llm: Rc<dyn Llm>, options: SummarizerOptions) -> EpisodeSummarizer {
-        EpisodeSummarizer {
-            bus: bus.clone(),
-            subscription: EpisodeSummarizer::register(bus, llm, options),
-        }
+        EpisodeSummarizer(EpisodeSummarizer::register(bus, llm, options).detach_on_drop())
     }
 
     /// Registers a summariser for as long as `bus` lives (the seed's
-    /// construction); returns the id `bus.off` takes to remove it.
-    pub fn register(bus: &EventBus, llm: Rc<dyn Llm>, options: SummarizerOptions) -> u64 {
+    /// construction), until the returned subscription is detached.
+    pub fn register(bus: &EventBus, llm: Rc<dyn Llm>, options: SummarizerOptions) -> Subscription {
         let handler = Rc::new(Summarize {
             bus: bus.clone(),
             llm,
             options,
         });
-        bus.on("session_ended", "episode-summarizer", handler)
-    }
-}
-
-impl Drop for EpisodeSummarizer {
-    fn drop(&mut self) {
-        self.bus.off(self.subscription);
+        Subscription::new(
+            bus,
+            vec![bus.on("session_ended", "episode-summarizer", handler)],
+        )
     }
 }

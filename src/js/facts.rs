@@ -7,12 +7,13 @@ use async_trait::async_trait;
 use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
-use crate::bus::{EventBus, FactExtractor, FactExtractorOptions, Similarity};
+use crate::bus::{FactExtractor, FactExtractorOptions, Similarity, Subscription};
 use crate::error::{Error, ErrorCode, Result};
 use crate::js::bus::bus_option;
-use crate::js::convert::{describe, option, typed_option};
-use crate::js::llm::{llm_option, prompt_option, usize_option};
+use crate::js::convert::{describe, option};
+use crate::js::llm::llm_option;
 use crate::js::memory::memory_arg;
+use crate::js::options::{number_option, string_option, usize_option, FRACTION};
 use crate::js::promise::{call_and_await, require_callable};
 use crate::memory::Embedder;
 
@@ -97,29 +98,13 @@ impl Embedder for JsEmbedder {
     }
 }
 
-/// A number option in `0..=1`.
-pub(crate) fn fraction_option<T: AsRef<JsValue>>(
-    options: &Option<T>,
-    key: &str,
-    default: f64,
-) -> Result<f64> {
-    typed_option(
-        options,
-        key,
-        default,
-        |v| v.as_f64().filter(|x| (0.0..=1.0).contains(x)),
-        "a number from 0 to 1",
-    )
-}
-
 /// The seed's fact extractor: on `episode_summarized`, asks `llm` for facts,
 /// keeps at most five confident ones not already remembered, writes them to
 /// `memory` and emits `facts_extracted`. It stays registered as long as the
 /// bus lives; `detach()` removes it.
 #[wasm_bindgen(js_name = FactExtractor)]
 pub struct JsFactExtractor {
-    bus: EventBus,
-    subscription: u64,
+    subscription: Subscription,
 }
 
 #[wasm_bindgen(js_class = FactExtractor)]
@@ -145,16 +130,18 @@ impl JsFactExtractor {
         let d = FactExtractorOptions::default();
         let core = FactExtractorOptions {
             max_facts: usize_option(&options, "maxFacts", d.max_facts)?,
-            min_confidence: fraction_option(&options, "minConfidence", d.min_confidence)?,
-            default_confidence: fraction_option(
+            min_confidence: number_option(&options, "minConfidence", d.min_confidence, FRACTION)?,
+            default_confidence: number_option(
                 &options,
                 "defaultConfidence",
                 d.default_confidence,
+                FRACTION,
             )?,
-            duplicate_similarity: fraction_option(
+            duplicate_similarity: number_option(
                 &options,
                 "duplicateSimilarity",
                 d.duplicate_similarity,
+                FRACTION,
             )?,
             duplicate_candidates: usize_option(
                 &options,
@@ -162,14 +149,14 @@ impl JsFactExtractor {
                 d.duplicate_candidates,
             )?,
             max_tokens: usize_option(&options, "maxTokens", d.max_tokens as usize)? as u64,
-            prompt: prompt_option(&options, "prompt", &d.prompt)?,
+            prompt: string_option(&options, "prompt", &d.prompt)?,
         };
         let subscription = FactExtractor::register(&bus, llm, memory, similarity, core);
-        Ok(JsFactExtractor { bus, subscription })
+        Ok(JsFactExtractor { subscription })
     }
 
     /// Unregisters the extractor; `false` if it already was.
     pub fn detach(&self) -> bool {
-        self.bus.off(self.subscription)
+        self.subscription.detach()
     }
 }

@@ -9,7 +9,7 @@ use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::js::convert::{count, describe, option, string};
+use crate::js::convert::{describe, option};
 use crate::js::promise::{call_and_await, require_callable};
 use crate::llm::{Llm, LlmOptions};
 
@@ -103,31 +103,4 @@ pub(crate) fn llm_option<T: AsRef<JsValue>>(options: &Option<T>) -> Result<Rc<dy
         &option(options, "llm", "options")?,
         "options.llm",
     )?))
-}
-
-/// A non-negative integer option (`default` when absent).
-pub(crate) fn usize_option<T: AsRef<JsValue>>(
-    options: &Option<T>,
-    key: &str,
-    default: usize,
-) -> Result<usize> {
-    let v = option(options, key, "options")?;
-    Ok(
-        count(&v, &format!("options.{key}"), ErrorCode::InvalidArgument)?
-            .map_or(default, |n| n as usize),
-    )
-}
-
-/// A string option (`default` when absent).
-pub(crate) fn prompt_option<T: AsRef<JsValue>>(
-    options: &Option<T>,
-    key: &str,
-    default: &str,
-) -> Result<String> {
-    let v = option(options, key, "options")?;
-    if v.is_undefined() || v.is_null() {
-        Ok(default.to_string())
-    } else {
-        string(&v, &format!("options.{key}"))
-    }
 }

@@ -81,12 +81,6 @@ impl InMemoryBackend {
         }
     }
 
-    #[wasm_bindgen(getter = __nativeId, skip_typescript)]
-    /// Registry id (internal).
-    pub fn native_id(&self) -> u32 {
-        self.registration.id()
-    }
-
     /// Stores (or replaces) the entry `key` with a content and a category.
     pub fn store(
         &self,
@@ -128,43 +122,12 @@ impl InMemoryBackend {
     ) -> std::result::Result<bool, JsValue> {
         self.forget(key)
     }
-
-    /// Every entry passing `filter` (by `subject`, `category`), in insertion order.
-    #[wasm_bindgen(unchecked_return_type = "MemoryEntry[]")]
-    pub fn list(&self, filter: Option<MemoryFilterArg>) -> std::result::Result<JsValue, JsValue> {
-        Ok(to_js(&self.inner.entries(&filter_arg(filter)?))?)
-    }
-
-    /// The number of entries.
-    #[wasm_bindgen(getter)]
-    pub fn size(&self) -> usize {
-        self.inner.len()
-    }
-
-    /// Resolves to up to `limit` (default 5) entries relevant to `query`,
-    /// best first, and marks them recalled now.
-    #[wasm_bindgen(unchecked_return_type = "Promise<MemoryEntry[]>")]
-    pub fn recall(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "string")] query: JsValue,
-        limit: Option<u32>,
-    ) -> Promise {
-        recall(self.inner.clone(), &query, limit)
-    }
 }
 
 impl Default for InMemoryBackend {
     fn default() -> Self {
         InMemoryBackend::new()
     }
-}
-
-fn recall(store: Rc<dyn MemoryStore>, query: &JsValue, limit: Option<u32>) -> Promise {
-    let query = match string(query, "query") {
-        Ok(q) => q,
-        Err(e) => return Promise::reject(&to_js_error(e)),
-    };
-    spawn(async move { to_js(&store.recall(&query, limit.unwrap_or(5) as usize).await?) })
 }
 
 /// Memory persisted in an artifact store's sessions: every change is
@@ -191,33 +154,10 @@ impl PersistentMemory {
 
 #[wasm_bindgen]
 impl PersistentMemory {
-    #[wasm_bindgen(getter = __nativeId, skip_typescript)]
-    /// Registry id (internal).
-    pub fn native_id(&self) -> u32 {
-        self.registration.id()
-    }
-
     /// The id of the session its journal is saved as.
     #[wasm_bindgen(getter, js_name = journalId)]
     pub fn journal_id(&self) -> String {
         self.inner.journal_id()
-    }
-
-    /// The number of entries.
-    #[wasm_bindgen(getter)]
-    pub fn size(&self) -> usize {
-        self.inner.len()
-    }
-
-    /// Resolves to up to `limit` (default 5) entries relevant to `query`,
-    /// best first, and marks them recalled (saved with the next write or `save()`).
-    #[wasm_bindgen(unchecked_return_type = "Promise<MemoryEntry[]>")]
-    pub fn recall(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "string")] query: JsValue,
-        limit: Option<u32>,
-    ) -> Promise {
-        recall(self.inner.clone(), &query, limit)
     }
 
     /// Stores `entry` and saves; a failed save rejects, and the change is
@@ -246,12 +186,6 @@ impl PersistentMemory {
         spawn(async move { Ok(inner.delete(&key).await?.into()) })
     }
 
-    /// Every entry passing `filter` (by `subject`, `category`), in insertion order.
-    #[wasm_bindgen(unchecked_return_type = "MemoryEntry[]")]
-    pub fn list(&self, filter: Option<MemoryFilterArg>) -> std::result::Result<JsValue, JsValue> {
-        Ok(to_js(&self.inner.entries(&filter_arg(filter)?))?)
-    }
-
     /// Writes what is not saved yet (recall times included).
     #[wasm_bindgen(unchecked_return_type = "Promise<SaveReport>")]
     pub fn save(&self) -> Promise {
@@ -259,6 +193,56 @@ impl PersistentMemory {
         spawn(async move { to_js(&inner.save().await?) })
     }
 }
+
+/// The methods both memory classes share, stamped onto each.
+macro_rules! memory_methods {
+    ($js:ident) => {
+        #[wasm_bindgen]
+        impl $js {
+            #[wasm_bindgen(getter = __nativeId, skip_typescript)]
+            /// Registry id (internal).
+            pub fn native_id(&self) -> u32 {
+                self.registration.id()
+            }
+
+            /// The number of entries.
+            #[wasm_bindgen(getter)]
+            pub fn size(&self) -> usize {
+                self.inner.len()
+            }
+
+            /// Every entry passing `filter` (by `subject`, `category`), in insertion order.
+            #[wasm_bindgen(unchecked_return_type = "MemoryEntry[]")]
+            pub fn list(
+                &self,
+                filter: Option<MemoryFilterArg>,
+            ) -> std::result::Result<JsValue, JsValue> {
+                Ok(to_js(&self.inner.entries(&filter_arg(filter)?))?)
+            }
+
+            /// Resolves to up to `limit` (default 5) entries relevant to
+            /// `query`, best first, and marks them recalled now.
+            #[wasm_bindgen(unchecked_return_type = "Promise<MemoryEntry[]>")]
+            pub fn recall(
+                &self,
+                #[wasm_bindgen(unchecked_param_type = "string")] query: JsValue,
+                limit: Option<u32>,
+            ) -> Promise {
+                let query = match string(&query, "query") {
+                    Ok(q) => q,
+                    Err(e) => return Promise::reject(&to_js_error(e)),
+                };
+                let store: Rc<dyn MemoryStore> = self.inner.clone();
+                spawn(
+                    async move { to_js(&store.recall(&query, limit.unwrap_or(5) as usize).await?) },
+                )
+            }
+        }
+    };
+}
+
+memory_methods!(InMemoryBackend);
+memory_methods!(PersistentMemory);
 
 /// A memory store supplied by JS: an object with `recall(query, limit)` (or
 /// a bare function `(query, limit) => entries`), sync or async, and for the

@@ -20,6 +20,7 @@ mod llm;
 mod memory;
 mod monitor;
 mod normalize;
+mod options;
 mod processors;
 mod promise;
 mod registry;

@@ -10,8 +10,9 @@ use crate::bus::{MonitorOptions, SessionTimeoutMonitor};
 use crate::clock::Clock;
 use crate::error::Result;
 use crate::js::bus::bus_option;
-use crate::js::convert::{option, to_js, typed_option};
+use crate::js::convert::{option, to_js};
 use crate::js::env::JsClock;
+use crate::js::options::{number_option, MILLIS};
 use crate::js::promise::{require_callable, spawn};
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -69,21 +70,6 @@ fn clock(value: &JsValue) -> Result<Rc<dyn Clock>> {
     Ok(Rc::new(JsNowClock { this, now }))
 }
 
-/// A duration option in milliseconds (its range is checked by the core).
-fn millis(
-    options: &Option<SessionTimeoutMonitorOptionsArg>,
-    key: &str,
-    default: f64,
-) -> Result<f64> {
-    typed_option(
-        options,
-        key,
-        default,
-        JsValue::as_f64,
-        "a positive number of milliseconds",
-    )
-}
-
 /// The seed's session timeout monitor (see the README's "Event bus" section).
 #[wasm_bindgen(js_name = SessionTimeoutMonitor)]
 pub struct JsSessionTimeoutMonitor {
@@ -102,13 +88,24 @@ impl JsSessionTimeoutMonitor {
         let bus = bus_option(&options)?;
         let defaults = MonitorOptions::default();
         let core = MonitorOptions {
-            session_idle_timeout_ms: millis(
+            session_idle_timeout_ms: number_option(
                 &options,
                 "sessionIdleTimeoutMs",
                 defaults.session_idle_timeout_ms,
+                MILLIS,
             )?,
-            sleep_timeout_ms: millis(&options, "sleepTimeoutMs", defaults.sleep_timeout_ms)?,
-            check_interval_ms: millis(&options, "checkIntervalMs", defaults.check_interval_ms)?,
+            sleep_timeout_ms: number_option(
+                &options,
+                "sleepTimeoutMs",
+                defaults.sleep_timeout_ms,
+                MILLIS,
+            )?,
+            check_interval_ms: number_option(
+                &options,
+                "checkIntervalMs",
+                defaults.check_interval_ms,
+                MILLIS,
+            )?,
         };
         let clock = clock(&option(&options, "clock", "options")?)?;
         let monitor = SessionTimeoutMonitor::new(&bus, clock, core)?;

@@ -13,6 +13,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{count, js_to_json, option, string, to_js};
 use crate::js::env::{seed, JsClock};
 use crate::js::error::to_js_error;
+use crate::js::options::optional_string;
 use crate::js::registry::{Native, Registration};
 use crate::session::{record_shared, EventLog as CoreLog, Session as CoreSession, SessionEvent};
 use crate::tokens::{DefaultTokenCounter, TokenCounter, WordsTokenCounter};
@@ -141,14 +142,7 @@ impl JsSession {
     ) -> std::result::Result<(), JsValue> {
         let bus = crate::js::registry::bus(&bus)
             .ok_or_else(|| Error::new(ErrorCode::InvalidArgument, "bus must be an EventBus"))?;
-        let text = |key: &str| -> Result<Option<String>> {
-            let v = option(&options, key, "options")?;
-            if v.is_undefined() || v.is_null() {
-                Ok(None)
-            } else {
-                string(&v, &format!("options.{key}")).map(Some)
-            }
-        };
+        let text = |key: &str| optional_string(&options, key);
         let feed = crate::bus::FeedOptions {
             agent_id: text("agentId")?.unwrap_or_default(),
             user_id: text("userId")?,

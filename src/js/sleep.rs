@@ -3,13 +3,13 @@
 
 use wasm_bindgen::prelude::*;
 
-use crate::bus::{EventBus, SleepHandler, SleepOptions};
+use crate::bus::{SleepHandler, SleepOptions, Subscription};
 use crate::error::{Error, ErrorCode, Result};
 use crate::js::bus::bus_option;
-use crate::js::convert::{from_js, option, typed_option};
-use crate::js::facts::fraction_option;
-use crate::js::llm::{llm_option, prompt_option, usize_option};
+use crate::js::convert::{from_js, option};
+use crate::js::llm::llm_option;
 use crate::js::memory::memory_arg;
+use crate::js::options::{number_option, string_option, usize_option, FRACTION, MILLIS};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_SLEEP: &'static str = r#"
@@ -63,17 +63,6 @@ extern "C" {
     pub type SleepHandlerOptionsArg;
 }
 
-/// A duration option in milliseconds (`default` when absent).
-fn ms_option(options: &Option<SleepHandlerOptionsArg>, key: &str, default: f64) -> Result<f64> {
-    typed_option(
-        options,
-        key,
-        default,
-        |v| v.as_f64().filter(|x| x.is_finite() && *x >= 0.0),
-        "a non-negative number of milliseconds",
-    )
-}
-
 fn read_options(options: &Option<SleepHandlerOptionsArg>) -> Result<SleepOptions> {
     let d = SleepOptions::default();
     let keep = option(options, "keepCategories", "options")?;
@@ -88,17 +77,18 @@ fn read_options(options: &Option<SleepHandlerOptionsArg>) -> Result<SleepOptions
         })?
     };
     Ok(SleepOptions {
-        prune_after_ms: ms_option(options, "pruneAfterMs", d.prune_after_ms)?,
+        prune_after_ms: number_option(options, "pruneAfterMs", d.prune_after_ms, MILLIS)?,
         keep_categories,
-        min_confidence: fraction_option(options, "minConfidence", d.min_confidence)?,
-        duplicate_similarity: fraction_option(
+        min_confidence: number_option(options, "minConfidence", d.min_confidence, FRACTION)?,
+        duplicate_similarity: number_option(
             options,
             "duplicateSimilarity",
             d.duplicate_similarity,
+            FRACTION,
         )?,
-        compress_after_ms: ms_option(options, "compressAfterMs", d.compress_after_ms)?,
+        compress_after_ms: number_option(options, "compressAfterMs", d.compress_after_ms, MILLIS)?,
         compress_batch: usize_option(options, "compressBatch", d.compress_batch)?,
-        reflect_window_ms: ms_option(options, "reflectWindowMs", d.reflect_window_ms)?,
+        reflect_window_ms: number_option(options, "reflectWindowMs", d.reflect_window_ms, MILLIS)?,
         reflect_min_episodes: usize_option(options, "reflectMinEpisodes", d.reflect_min_episodes)?,
         reflect_max_episodes: usize_option(options, "reflectMaxEpisodes", d.reflect_max_episodes)?,
         reflect_episode_chars: usize_option(
@@ -114,9 +104,9 @@ fn read_options(options: &Option<SleepHandlerOptionsArg>) -> Result<SleepOptions
             d.generalize_max_clusters,
         )?,
         max_tokens: usize_option(options, "maxTokens", d.max_tokens as usize)? as u64,
-        reflection_prompt: prompt_option(options, "reflectionPrompt", &d.reflection_prompt)?,
-        generalize_prompt: prompt_option(options, "generalizePrompt", &d.generalize_prompt)?,
-        compress_prompt: prompt_option(options, "compressPrompt", &d.compress_prompt)?,
+        reflection_prompt: string_option(options, "reflectionPrompt", &d.reflection_prompt)?,
+        generalize_prompt: string_option(options, "generalizePrompt", &d.generalize_prompt)?,
+        compress_prompt: string_option(options, "compressPrompt", &d.compress_prompt)?,
     })
 }
 
@@ -128,8 +118,7 @@ fn read_options(options: &Option<SleepHandlerOptionsArg>) -> Result<SleepOptions
 /// registered as long as the bus lives; `detach()` removes it.
 #[wasm_bindgen(js_name = SleepHandler)]
 pub struct JsSleepHandler {
-    bus: EventBus,
-    subscriptions: [u64; 3],
+    subscription: Subscription,
 }
 
 #[wasm_bindgen(js_class = SleepHandler)]
@@ -142,18 +131,12 @@ impl JsSleepHandler {
         let llm = llm_option(&options)?;
         let memory = memory_arg(&option(&options, "memory", "options")?, true)?;
         let core = read_options(&options)?;
-        let subscriptions = SleepHandler::register(&bus, llm, memory, core);
-        Ok(JsSleepHandler { bus, subscriptions })
+        let subscription = SleepHandler::register(&bus, llm, memory, core);
+        Ok(JsSleepHandler { subscription })
     }
 
     /// Unregisters the handler; `false` if it already was.
     pub fn detach(&self) -> bool {
-        // Every registration is removed, so no short-circuiting `any`.
-        let removed: Vec<bool> = self
-            .subscriptions
-            .iter()
-            .map(|id| self.bus.off(*id))
-            .collect();
-        removed.contains(&true)
+        self.subscription.detach()
     }
 }

@@ -9,28 +9,16 @@ use wasm_bindgen::JsValue;
 
 use crate::artifacts::{ArtifactStore, StoreOptions};
 use crate::error::{Error, Result};
-use crate::js::convert::{bytes, option, string, to_js};
+use crate::js::convert::{bytes, string, to_js};
 use crate::js::env::{seed, JsClock};
 use crate::js::error::to_js_error;
+use crate::js::options::optional_string;
 use crate::js::promise::spawn;
 use crate::js::session::{counter_option, JsSession};
 use crate::session::{SessionEnv, SessionStore};
 
 fn reject(e: Error) -> Promise {
     Promise::reject(&to_js_error(e))
-}
-
-/// An optional string option (`undefined`/`null` give `None`).
-pub(crate) fn optional_string<T: AsRef<JsValue>>(
-    options: &Option<T>,
-    key: &str,
-) -> Result<Option<String>> {
-    let v = option(options, key, "options")?;
-    if v.is_undefined() || v.is_null() {
-        Ok(None)
-    } else {
-        string(&v, &format!("options.{key}")).map(Some)
-    }
 }
 
 /// `store(content, source, options)`.

@@ -2,9 +2,10 @@
 
 use wasm_bindgen::prelude::*;
 
-use crate::bus::{EpisodeSummarizer, EventBus, SummarizerOptions};
+use crate::bus::{EpisodeSummarizer, Subscription, SummarizerOptions};
 use crate::js::bus::bus_option;
-use crate::js::llm::{llm_option, prompt_option, usize_option};
+use crate::js::llm::llm_option;
+use crate::js::options::{string_option, usize_option};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_SUMMARIZER: &'static str = r#"
@@ -38,8 +39,7 @@ extern "C" {
 /// when this object is freed; `detach()` removes it.
 #[wasm_bindgen(js_name = EpisodeSummarizer)]
 pub struct JsEpisodeSummarizer {
-    bus: EventBus,
-    subscription: u64,
+    subscription: Subscription,
 }
 
 #[wasm_bindgen(js_class = EpisodeSummarizer)]
@@ -66,14 +66,14 @@ impl JsEpisodeSummarizer {
             )?,
             head_tail_chars: usize_option(&options, "headTailChars", d.head_tail_chars)?,
             max_tokens: usize_option(&options, "maxTokens", d.max_tokens as usize)? as u64,
-            prompt: prompt_option(&options, "prompt", &d.prompt)?,
+            prompt: string_option(&options, "prompt", &d.prompt)?,
         };
         let subscription = EpisodeSummarizer::register(&bus, llm, core);
-        Ok(JsEpisodeSummarizer { bus, subscription })
+        Ok(JsEpisodeSummarizer { subscription })
     }
 
     /// Unregisters the summariser; `false` if it already was.
     pub fn detach(&self) -> bool {
-        self.bus.off(self.subscription)
+        self.subscription.detach()
     }
 }

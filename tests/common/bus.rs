@@ -140,3 +140,23 @@ impl context_compiler::clock::Clock for ManualClock {
         self.advance(ms);
     }
 }
+
+/// Where a [`Keep`] handler puts the events it is given.
+pub type Kept = Rc<RefCell<Vec<BusEvent>>>;
+
+/// A handler (or persister) that keeps every event it is given.
+pub struct Keep(Kept);
+
+#[async_trait(?Send)]
+impl EventHandler for Keep {
+    async fn handle(&self, e: &BusEvent) -> Result<()> {
+        self.0.borrow_mut().push(e.clone());
+        Ok(())
+    }
+}
+
+/// A [`Keep`] handler and the events it keeps.
+pub fn keeper() -> (Rc<Keep>, Kept) {
+    let kept = Kept::default();
+    (Rc::new(Keep(kept.clone())), kept)
+}

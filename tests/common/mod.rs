@@ -3,6 +3,7 @@
 
 pub mod bus;
 pub mod golden;
+pub mod memory;
 pub mod model;
 
 use std::cell::Cell;

@@ -10,9 +10,10 @@ use wasm_bindgen::prelude::*;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::js::env::JsClock;
+use crate::js::options::optional_string;
 use crate::js::promise::spawn;
 use crate::js::registry::{Native, Registration};
-use crate::js::store_methods::{optional_string, store_methods};
+use crate::js::store_methods::store_methods;
 use crate::js::types::IndexedDbStoreOptionsArg;
 
 use store::{IdbStore, Names};
