@@ -86,6 +86,13 @@ error_codes! {
     HandlerFailed => "HANDLER_FAILED",
     /// An event-bus handler did not settle within the bus's handler timeout.
     HandlerTimeout => "HANDLER_TIMEOUT",
+    /// The turn runner's model threw, rejected or gave a reply that is not
+    /// text or tool calls.
+    ModelFailed => "MODEL_FAILED",
+    /// The turn runner's input guard threw, rejected or gave no decision.
+    GuardFailed => "GUARD_FAILED",
+    /// A run was cancelled through its abort signal; what it recorded stays.
+    Aborted => "ABORTED",
 }
 
 impl fmt::Display for ErrorCode {

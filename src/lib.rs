@@ -15,6 +15,7 @@
 //! - [`normalize`]: redaction, JSON Schema validation and summaries of tool outputs.
 //! - [`tools`]: tool calls with deadlines, abort and typed events.
 //! - [`llm`]: the [`Llm`] the host injects for summaries.
+//! - [`runner`]: the turn runner, [`run_compiled`]: compile, model, tools, recorded.
 //!
 //! Everything the core needs from the outside world is a trait ([`Clock`],
 //! [`TokenCounter`], [`ArtifactStore`], [`SessionStore`], [`KeyValue`],
@@ -34,12 +35,14 @@ pub mod kv;
 pub mod llm;
 pub mod memory;
 pub mod normalize;
+pub mod runner;
 pub mod session;
 pub mod tokens;
 pub mod tools;
 pub mod working_context;
 pub mod zones;
 
+mod join;
 mod lock;
 mod race;
 
@@ -61,6 +64,10 @@ pub use error::{Error, ErrorCode, Result};
 pub use kv::{KeyValue, KvArtifactStore, KvStoreOptions, MemoryKv};
 pub use llm::{Llm, LlmOptions};
 pub use memory::{InMemoryBackend, MemoryEntry, MemoryFilter, MemoryStore, PersistentMemory};
+pub use runner::{
+    run_compiled, Agent, Guard, GuardDecision, Model, ModelReply, ModelRequest, RunOptions,
+    RunResult, RunStep, StopReason, ToolSpec,
+};
 pub use session::{
     record_shared, EventLog, EvidencePack, SaveReport, Session, SessionEvent, SessionStore,
 };

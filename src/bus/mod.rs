@@ -15,7 +15,6 @@ mod event;
 mod facts;
 mod feed;
 mod interrupt;
-mod join;
 mod monitor;
 mod sleep;
 mod stats;
@@ -24,10 +23,10 @@ mod summarizer;
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::future::Future;
-use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Poll, Waker};
+
+use crate::join::{join_all, LocalFuture};
 
 use async_trait::async_trait;
 
@@ -355,14 +354,13 @@ impl EventBus {
                 self.report("persister", &event, &e);
             }
         }
-        let runs: Vec<Pin<Box<dyn Future<Output = ()> + '_>>> = handlers
+        let runs: Vec<LocalFuture<'_, ()>> = handlers
             .iter()
             .map(|(name, h)| {
-                Box::pin(self.run_handler(name, h.as_ref(), &event))
-                    as Pin<Box<dyn Future<Output = ()> + '_>>
+                Box::pin(self.run_handler(name, h.as_ref(), &event)) as LocalFuture<'_, ()>
             })
             .collect();
-        join::join_all(runs).await;
+        join_all(runs).await;
         self.state.borrow_mut().stats.dispatched += 1;
     }
 

@@ -65,6 +65,9 @@ pub(crate) fn wit_error(e: Error) -> WitError {
         ErrorCode::SessionBusy => WitCode::SessionBusy,
         ErrorCode::HandlerFailed => WitCode::HandlerFailed,
         ErrorCode::HandlerTimeout => WitCode::HandlerTimeout,
+        ErrorCode::ModelFailed => WitCode::ModelFailed,
+        ErrorCode::GuardFailed => WitCode::GuardFailed,
+        ErrorCode::Aborted => WitCode::Aborted,
     };
     WitError {
         code,

@@ -2,6 +2,7 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::task::{Poll, Waker};
 
 type Listener = Box<dyn FnOnce(&str)>;
 
@@ -11,7 +12,8 @@ struct State {
     listeners: Vec<Listener>,
 }
 
-/// Raised by the handler when a call times out, so well-behaved tools stop.
+/// Raised by the handler when a call times out, so well-behaved tools stop,
+/// and by a caller to cancel a run ([`crate::runner::run_compiled`]).
 /// Bindings subscribe with [`AbortSignal::on_abort`] (the JS binding aborts
 /// the `AbortController` whose signal it passed to the tool).
 #[derive(Clone, Default)]
@@ -42,6 +44,30 @@ impl AbortSignal {
             Some(r) => listener(&r),
             None => self.state.borrow_mut().listeners.push(Box::new(listener)),
         }
+    }
+
+    /// Resolves with the reason once the signal is raised (at once if it
+    /// already was); never resolves otherwise. Race it against work to
+    /// stop waiting for that work.
+    pub async fn aborted(&self) -> String {
+        if let Some(reason) = self.reason() {
+            return reason;
+        }
+        let waker: Rc<RefCell<Option<Waker>>> = Rc::default();
+        let woken = waker.clone();
+        self.on_abort(move |_| {
+            if let Some(w) = woken.borrow_mut().take() {
+                w.wake();
+            }
+        });
+        std::future::poll_fn(|cx| match self.reason() {
+            Some(reason) => Poll::Ready(reason),
+            None => {
+                *waker.borrow_mut() = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        })
+        .await
     }
 
     /// Raises the signal (once; later calls do nothing).

@@ -78,6 +78,11 @@ impl ToolInterruptHandler {
         }
     }
 
+    /// The session the handler records into.
+    pub fn session(&self) -> &Rc<RefCell<Session>> {
+        &self.session
+    }
+
     fn record(&self, kind: &str, data: Value) -> Result<SessionEvent> {
         record_shared(&self.session, kind, data, None)
     }
@@ -90,6 +95,20 @@ impl ToolInterruptHandler {
         tool_name: &str,
         arguments: Value,
         timeout_ms: Option<f64>,
+    ) -> Result<ToolEvent> {
+        self.call_with(tool_name, arguments, timeout_ms, None).await
+    }
+
+    /// Like [`ToolInterruptHandler::call`], and also gives up when `cancel`
+    /// is raised: the tool's own signal is raised and the call ends as a
+    /// `tool_error` saying it was cancelled, so every recorded call has an
+    /// outcome.
+    pub async fn call_with(
+        &self,
+        tool_name: &str,
+        arguments: Value,
+        timeout_ms: Option<f64>,
+        cancel: Option<&AbortSignal>,
     ) -> Result<ToolEvent> {
         let timeout_ms = timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
         if timeout_ms.is_nan() || timeout_ms <= 0.0 || !timeout_ms.is_finite() {
@@ -109,10 +128,16 @@ impl ToolInterruptHandler {
         let call_id = call.event_id.clone();
         let start = self.clock.now_ms();
         let signal = AbortSignal::new();
+        let cancelled = async {
+            match cancel {
+                Some(c) => c.aborted().await,
+                None => std::future::pending().await,
+            }
+        };
         let outcome = race(
             self.bridge
                 .execute(tool_name, &arguments, &signal, timeout_ms),
-            self.clock.sleep(timeout_ms),
+            race(self.clock.sleep(timeout_ms), cancelled),
         )
         .await;
         let latency_ms = (self.clock.now_ms() - start).max(0.0);
@@ -129,10 +154,15 @@ impl ToolInterruptHandler {
             artifact: None,
         };
         let outcome = match outcome {
-            First::Right(()) => {
+            First::Right(First::Left(())) => {
                 let message = format!("tool '{tool_name}' timed out after {timeout_ms} ms");
                 signal.abort(&message);
                 Err(ToolFailure::TimedOut(message))
+            }
+            First::Right(First::Right(reason)) => {
+                let message = format!("tool '{tool_name}' was cancelled: {reason}");
+                signal.abort(&message);
+                Err(ToolFailure::Failed(message))
             }
             First::Left(result) => result,
         };

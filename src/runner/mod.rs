@@ -1,0 +1,408 @@
+//! The turn runner (seed 000 task 9, the orchestrator's `run_compiled`): one
+//! user turn of an agent loop, recorded end to end in a session.
+//!
+//! [`run_compiled`] records the input, asks the [`Guard`] (a blocked input
+//! never reaches the model), then loops: compile the session under the
+//! budget, call the [`Model`] with the context and the tools, record its
+//! text, run the tool calls it asks for concurrently through a
+//! [`ToolInterruptHandler`] (each with its deadline), until the model
+//! answers without tool calls or `max_steps` model calls were made. Every
+//! step is in the session, so a failure or a cancellation loses nothing;
+//! a session attached to a bus feeds it as the run records.
+
+mod guard;
+pub mod mcp;
+mod model;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::compiler::{CompileOptions, ContextCompiler};
+use crate::error::{Error, ErrorCode, Result};
+use crate::join::{join_all, LocalFuture};
+use crate::normalize::redact::redact_json;
+use crate::race::{race, First};
+use crate::session::{record_shared, Session, ASSISTANT_OUTPUT, TOOL_CALL, TOOL_ERROR, USER_INPUT};
+use crate::tools::{AbortSignal, ToolEvent, ToolEventKind, ToolInterruptHandler};
+use crate::working_context::WorkingContext;
+use crate::zones::CompactionLevel;
+
+pub use guard::{Guard, GuardDecision};
+pub use model::{Model, ModelReply, ModelRequest, RequestedToolCall, ToolSpec};
+
+/// Model calls a run makes at most when none is given.
+pub const DEFAULT_MAX_STEPS: usize = 10;
+
+/// The kind of the event recording a guard's decision (the seed's).
+pub const GUARD_DECISION: &str = "guard_decision";
+
+/// What a run works with: the session it records into, the compiler, the
+/// model, and optionally the tool handler (recording into the same session)
+/// and the input guard.
+#[derive(Clone)]
+pub struct Agent {
+    /// The session the run records into.
+    pub session: Rc<RefCell<Session>>,
+    /// Compiles the session before each model call.
+    pub compiler: ContextCompiler,
+    /// Answers each compiled context.
+    pub model: Rc<dyn Model>,
+    /// Runs the tool calls the model asks for; without one, each call is
+    /// recorded as a `tool_error`.
+    pub tools: Option<Rc<ToolInterruptHandler>>,
+    /// Decides whether the input may reach the model.
+    pub guard: Option<Rc<dyn Guard>>,
+}
+
+/// How one run goes.
+#[derive(Clone)]
+pub struct RunOptions {
+    /// The token budget of every compile.
+    pub budget: u64,
+    /// The system prompt and the zoned layout's other parts.
+    pub compile: CompileOptions,
+    /// The tools the model may call (empty: the model is offered none, and
+    /// any call it makes still goes to the handler).
+    pub tools: Vec<ToolSpec>,
+    /// Model calls at most (at least 1).
+    pub max_steps: usize,
+    /// The deadline of a tool call whose spec sets none (the handler's 30 s
+    /// when `None`).
+    pub tool_timeout_ms: Option<f64>,
+    /// Cancels the run: the model's signal and every running tool's signal
+    /// are raised, and the run fails with [`ErrorCode::Aborted`].
+    pub signal: AbortSignal,
+}
+
+impl RunOptions {
+    /// Options with a budget and a system prompt; no tools, the default
+    /// step limit, a signal nobody raises.
+    pub fn new(budget: u64, system_prompt: impl Into<String>) -> Self {
+        RunOptions {
+            budget,
+            compile: CompileOptions::new(system_prompt),
+            tools: Vec::new(),
+            max_steps: DEFAULT_MAX_STEPS,
+            tool_timeout_ms: None,
+            signal: AbortSignal::new(),
+        }
+    }
+
+    fn validate(&self) -> Result<()> {
+        let invalid = |m: &str| Err(Error::new(ErrorCode::InvalidArgument, m.to_string()));
+        if self.budget == 0 {
+            return Err(Error::new(
+                ErrorCode::InvalidBudget,
+                "budget must be a positive number of tokens (got 0)",
+            ));
+        }
+        if self.max_steps == 0 {
+            return invalid("maxSteps must be at least 1");
+        }
+        if self
+            .tool_timeout_ms
+            .is_some_and(|t| !(t.is_finite() && t > 0.0))
+        {
+            return invalid("toolTimeoutMs must be a positive number");
+        }
+        self.compile.validate()
+    }
+}
+
+/// Why a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The model answered without asking for tools.
+    Answered,
+    /// The model still asked for tools after `max_steps` calls.
+    MaxSteps,
+    /// The guard blocked the input; the model was not called.
+    Blocked,
+}
+
+/// One model call of a run and the tool calls it asked for.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunStep {
+    /// Tokens of the context sent.
+    pub budget_used: u64,
+    /// Whether that context was within the budget (always, by the
+    /// compiler's guarantee; reported as the seed does).
+    pub within_budget: bool,
+    /// The compaction level of that context.
+    pub compaction_level: CompactionLevel,
+    /// Messages sent.
+    pub messages: usize,
+    /// The model's text.
+    pub text: String,
+    /// The outcomes of the tool calls it asked for, in its order.
+    pub tool_events: Vec<ToolEvent>,
+}
+
+/// The seed's result (`result`, `session_id`, `budget_used`,
+/// `within_budget`, `blocked`) plus the steps.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunResult {
+    /// The model's final text (`"Blocked: <reason>"` when blocked).
+    pub result: String,
+    /// The session's id.
+    pub session_id: String,
+    /// Tokens of the last context sent (0 when blocked).
+    pub budget_used: u64,
+    /// Whether every context sent was within the budget.
+    pub within_budget: bool,
+    /// Whether the guard blocked the input.
+    pub blocked: bool,
+    /// Why the run ended.
+    pub stop_reason: StopReason,
+    /// The guard's decision, when there is a guard.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guard: Option<GuardDecision>,
+    /// Every model call, in order.
+    pub steps: Vec<RunStep>,
+}
+
+fn aborted(reason: &str) -> Error {
+    Error::new(
+        ErrorCode::Aborted,
+        format!("the run was cancelled: {reason}"),
+    )
+}
+
+fn check_signal(signal: &AbortSignal) -> Result<()> {
+    match signal.reason() {
+        Some(reason) => Err(aborted(&reason)),
+        None => Ok(()),
+    }
+}
+
+/// Runs one user turn: see the [module documentation](self). Fails with
+/// [`ErrorCode::InvalidArgument`] / [`ErrorCode::InvalidBudget`] before
+/// recording anything, and with [`ErrorCode::ModelFailed`],
+/// [`ErrorCode::GuardFailed`] or [`ErrorCode::Aborted`] keeping what was
+/// recorded.
+pub async fn run_compiled(input: &str, agent: &Agent, options: &RunOptions) -> Result<RunResult> {
+    options.validate()?;
+    if let Some(handler) = &agent.tools {
+        if !Rc::ptr_eq(handler.session(), &agent.session) {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "the tool handler records into another session than the run's",
+            ));
+        }
+    }
+    check_signal(&options.signal)?;
+    record_shared(&agent.session, USER_INPUT, json!({ "text": input }), None)?;
+    let session_id = agent
+        .session
+        .try_borrow()
+        .map_or_else(|_| Err(busy()), |s| Ok(s.session_id().to_string()))?;
+    let mut result = RunResult {
+        result: String::new(),
+        session_id,
+        budget_used: 0,
+        within_budget: true,
+        blocked: false,
+        stop_reason: StopReason::Answered,
+        guard: None,
+        steps: Vec::new(),
+    };
+    if let Some(guard) = &agent.guard {
+        let decision = match race(guard.evaluate(input), options.signal.aborted()).await {
+            First::Left(decision) => {
+                decision.map_err(|e| Error::new(ErrorCode::GuardFailed, e.message().to_string()))?
+            }
+            First::Right(reason) => return Err(aborted(&reason)),
+        };
+        record_shared(&agent.session, GUARD_DECISION, decision.event_data(), None)?;
+        let allowed = decision.allowed;
+        if !allowed {
+            result.result = format!(
+                "Blocked: {}",
+                decision
+                    .reason
+                    .as_deref()
+                    .unwrap_or("the guard blocked this input")
+            );
+            result.blocked = true;
+            result.stop_reason = StopReason::Blocked;
+        }
+        result.guard = Some(decision);
+        if !allowed {
+            return Ok(result);
+        }
+    }
+    for step in 0..options.max_steps {
+        let ctx = compile(agent, options).await?;
+        check_signal(&options.signal)?;
+        let reply = ask(agent, options, &ctx, step).await?;
+        // A reply that came after the run was cancelled is not recorded.
+        check_signal(&options.signal)?;
+        let mut run_step = RunStep {
+            budget_used: ctx.token_count,
+            within_budget: ctx.is_within_budget(),
+            compaction_level: ctx.compaction_level,
+            messages: ctx.to_messages().len(),
+            text: reply.text.clone(),
+            tool_events: Vec::new(),
+        };
+        result.budget_used = ctx.token_count;
+        result.within_budget &= run_step.within_budget;
+        drop(ctx);
+        if !reply.text.is_empty() || reply.tool_calls.is_empty() {
+            record_shared(
+                &agent.session,
+                ASSISTANT_OUTPUT,
+                json!({ "text": reply.text }),
+                None,
+            )?;
+            result.result = reply.text.clone();
+        }
+        if reply.tool_calls.is_empty() {
+            result.steps.push(run_step);
+            result.stop_reason = StopReason::Answered;
+            return Ok(result);
+        }
+        run_step.tool_events = run_tools(agent, options, &reply.tool_calls).await?;
+        result.steps.push(run_step);
+        check_signal(&options.signal)?;
+    }
+    result.stop_reason = StopReason::MaxSteps;
+    Ok(result)
+}
+
+fn busy() -> Error {
+    Error::new(ErrorCode::SessionBusy, "the session is being written to")
+}
+
+/// Compiles the shared session: one consistent view for the pipeline, its
+/// writes applied after (events recorded meanwhile queue behind it).
+#[allow(clippy::await_holding_refcell_ref)]
+async fn compile(agent: &Agent, options: &RunOptions) -> Result<WorkingContext> {
+    let (ctx, writes) = {
+        let view = agent.session.try_borrow().map_err(|_| busy())?;
+        agent
+            .compiler
+            .compile_view(&view, options.budget, &options.compile)
+            .await?
+    };
+    writes.apply_shared(&agent.session)?;
+    Ok(ctx)
+}
+
+/// One model call, given up when the run is cancelled.
+async fn ask(
+    agent: &Agent,
+    options: &RunOptions,
+    ctx: &WorkingContext,
+    step: usize,
+) -> Result<ModelReply> {
+    let request = ModelRequest {
+        context: ctx,
+        tools: &options.tools,
+        step,
+        signal: &options.signal,
+    };
+    match race(agent.model.respond(request), options.signal.aborted()).await {
+        First::Left(reply) => reply.map_err(|e| match e.code() {
+            ErrorCode::ModelFailed | ErrorCode::Aborted => e,
+            _ => Error::new(ErrorCode::ModelFailed, e.message().to_string()),
+        }),
+        First::Right(reason) => Err(aborted(&reason)),
+    }
+}
+
+/// Runs the calls concurrently; a call that cannot run (no handler, a tool
+/// not offered, unreadable arguments) is recorded as a `tool_error`.
+async fn run_tools(
+    agent: &Agent,
+    options: &RunOptions,
+    calls: &[RequestedToolCall],
+) -> Result<Vec<ToolEvent>> {
+    let runs: Vec<LocalFuture<'_, Result<ToolEvent>>> = calls
+        .iter()
+        .map(|call| Box::pin(run_tool(agent, options, call)) as LocalFuture<'_, _>)
+        .collect();
+    join_all(runs).await.into_iter().collect()
+}
+
+async fn run_tool(
+    agent: &Agent,
+    options: &RunOptions,
+    call: &RequestedToolCall,
+) -> Result<ToolEvent> {
+    let spec = options.tools.iter().find(|t| t.name == call.name);
+    let refusal = match (&call.arguments, &agent.tools) {
+        (Err(why), _) => Some(why.clone()),
+        (_, None) => Some("no tools can run in this run (it has no tool handler)".into()),
+        _ if spec.is_none() && !options.tools.is_empty() => Some(format!(
+            "unknown tool '{}'; the tools are: {}",
+            call.name,
+            options
+                .tools
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        _ => None,
+    };
+    match (refusal, &agent.tools, &call.arguments) {
+        (None, Some(handler), Ok(arguments)) => {
+            let timeout = spec.and_then(|s| s.timeout_ms).or(options.tool_timeout_ms);
+            handler
+                .call_with(
+                    &call.name,
+                    arguments.clone(),
+                    timeout,
+                    Some(&options.signal),
+                )
+                .await
+        }
+        (refusal, _, _) => refuse(
+            &agent.session,
+            call,
+            &refusal.unwrap_or_else(|| "the call cannot run".into()),
+        ),
+    }
+}
+
+/// Records a call that did not run and its `tool_error`, paired by
+/// `call_id` as the handler pairs them.
+fn refuse(session: &RefCell<Session>, call: &RequestedToolCall, why: &str) -> Result<ToolEvent> {
+    let mut arguments = match &call.arguments {
+        Ok(v) => v.clone(),
+        Err(_) => Value::Object(Default::default()),
+    };
+    redact_json(&mut arguments);
+    let recorded = record_shared(
+        session,
+        TOOL_CALL,
+        json!({"tool_name": call.name, "arguments": arguments}),
+        None,
+    )?;
+    let message = crate::normalize::redact::redact(why).text;
+    let outcome = record_shared(
+        session,
+        TOOL_ERROR,
+        json!({"tool": call.name, "call_id": recorded.event_id, "latency_ms": 0.0, "error": message}),
+        None,
+    )?;
+    Ok(ToolEvent {
+        event_id: outcome.event_id,
+        timestamp: outcome.timestamp,
+        kind: ToolEventKind::Error,
+        tool_name: call.name.clone(),
+        arguments,
+        result: None,
+        error: Some(message),
+        latency_ms: 0.0,
+        normalized: None,
+        artifact: None,
+    })
+}

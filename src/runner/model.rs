@@ -1,0 +1,253 @@
+//! The model the turn runner calls, as a trait the host implements, and the
+//! replies it understands: text, tool calls, or both.
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::tools::AbortSignal;
+use crate::working_context::WorkingContext;
+
+/// A tool the model may call: passed to the model as `{ name, description,
+/// parameters }`; `timeout_ms` is the runner's deadline for its calls.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolSpec {
+    /// The tool's name, as the model calls it.
+    pub name: String,
+    /// What the tool does, for the model.
+    #[serde(default)]
+    pub description: String,
+    /// JSON Schema of the tool's arguments (`{"type": "object"}` when absent).
+    #[serde(default = "object_schema")]
+    pub parameters: Value,
+    /// How long a call may take (milliseconds); the run's default otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<f64>,
+}
+
+fn object_schema() -> Value {
+    serde_json::json!({"type": "object"})
+}
+
+impl ToolSpec {
+    /// A tool with a name, a description and an object schema.
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        ToolSpec {
+            name: name.into(),
+            description: description.into(),
+            parameters: object_schema(),
+            timeout_ms: None,
+        }
+    }
+
+    /// Reads tool definitions (`[{ name, description?, parameters?,
+    /// timeoutMs? }]`), checking names (non-empty, unique) and timeouts.
+    pub fn parse_list(value: &Value) -> Result<Vec<ToolSpec>> {
+        let invalid = |m: String| Error::new(ErrorCode::InvalidArgument, m);
+        let specs: Vec<ToolSpec> = serde_json::from_value(value.clone()).map_err(|e| {
+            invalid(format!(
+                "tools must be an array of {{ name, description?, parameters?, timeoutMs? }}: {e}"
+            ))
+        })?;
+        let mut seen = std::collections::HashSet::new();
+        for (i, s) in specs.iter().enumerate() {
+            if s.name.is_empty() || !seen.insert(s.name.as_str()) {
+                return Err(invalid(format!(
+                    "tools[{i}].name must be a non-empty name used once"
+                )));
+            }
+            if s.timeout_ms.is_some_and(|t| !(t.is_finite() && t > 0.0)) {
+                return Err(invalid(format!(
+                    "tools[{i}].timeoutMs must be a positive number"
+                )));
+            }
+        }
+        Ok(specs)
+    }
+
+    /// The definition the model sees: `{ name, description, parameters }`.
+    pub fn definition(&self) -> Value {
+        serde_json::json!({
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.parameters,
+        })
+    }
+}
+
+/// One model call of a run.
+pub struct ModelRequest<'a> {
+    /// The compiled context to send.
+    pub context: &'a WorkingContext,
+    /// The tools the model may call.
+    pub tools: &'a [ToolSpec],
+    /// The step of the run (0 for the first call).
+    pub step: usize,
+    /// Raised when the runner stops waiting (the run was cancelled).
+    pub signal: &'a AbortSignal,
+}
+
+/// A tool call the model asked for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestedToolCall {
+    /// The tool's name.
+    pub name: String,
+    /// Its arguments, or why they could not be read (e.g. a model's
+    /// malformed JSON): then the call is recorded as a `tool_error` without
+    /// running the tool, so the model sees what went wrong.
+    pub arguments: std::result::Result<Value, String>,
+}
+
+/// What the model answered: text, tool calls, or both.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ModelReply {
+    /// The answer's text (empty when there is none).
+    pub text: String,
+    /// The tool calls it asks for, run before the next model call.
+    pub tool_calls: Vec<RequestedToolCall>,
+}
+
+/// Joins a model's content blocks, or reads plain content: a string, `null`,
+/// or an array of `{ type: "text", text }` / `{ type: "tool_use" | "tool-call",
+/// ... }` blocks (Anthropic's and the AI SDK's shapes).
+fn read_content(content: &Value, calls: &mut Vec<RequestedToolCall>) -> Result<String> {
+    match content {
+        Value::Null => Ok(String::new()),
+        Value::String(s) => Ok(s.clone()),
+        Value::Array(blocks) => {
+            let mut text = String::new();
+            for (i, block) in blocks.iter().enumerate() {
+                match block.get("type").and_then(Value::as_str) {
+                    Some("text") => {
+                        text.push_str(block.get("text").and_then(Value::as_str).unwrap_or(""))
+                    }
+                    Some("tool_use" | "tool-call" | "tool_call") => {
+                        calls.push(read_call(block, &format!("content[{i}]"))?)
+                    }
+                    _ => {}
+                }
+            }
+            Ok(text)
+        }
+        other => Err(bad_reply(format!(
+            "content must be a string, null or an array of blocks (got {})",
+            kind_of(other)
+        ))),
+    }
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn bad_reply(message: String) -> Error {
+    Error::new(
+        ErrorCode::ModelFailed,
+        format!("the model's reply is not usable: {message}"),
+    )
+}
+
+/// Reads one tool call: `{ name, arguments | args | input }` or OpenAI's
+/// `{ function: { name, arguments: "<json>" } }`.
+fn read_call(call: &Value, at: &str) -> Result<RequestedToolCall> {
+    let source = call
+        .get("function")
+        .filter(|f| f.is_object())
+        .unwrap_or(call);
+    let name = ["name", "toolName"]
+        .iter()
+        .find_map(|k| source.get(*k).and_then(Value::as_str))
+        .filter(|n| !n.is_empty())
+        .ok_or_else(|| bad_reply(format!("{at} has no tool name")))?;
+    let raw = ["arguments", "args", "input"]
+        .iter()
+        .find_map(|k| source.get(*k))
+        .cloned()
+        .unwrap_or_else(|| Value::Object(Map::new()));
+    let arguments = match raw {
+        // OpenAI sends arguments as JSON text; a model may get it wrong.
+        Value::String(text) if text.trim().is_empty() => Ok(Value::Object(Map::new())),
+        Value::String(text) => serde_json::from_str(&text)
+            .map_err(|e| format!("the arguments are not valid JSON ({e}): {text}")),
+        other => Ok(other),
+    };
+    Ok(RequestedToolCall {
+        name: name.to_string(),
+        arguments,
+    })
+}
+
+impl ModelReply {
+    /// A reply with text only.
+    pub fn text(text: impl Into<String>) -> Self {
+        ModelReply {
+            text: text.into(),
+            tool_calls: Vec::new(),
+        }
+    }
+
+    /// Reads a reply in the shapes models give: a string; or an object with
+    /// `content` (a string, `null`, or text / tool-use blocks) or `text`, and
+    /// `toolCalls` or OpenAI's `tool_calls`. Anything else is
+    /// [`ErrorCode::ModelFailed`].
+    pub fn from_json(reply: &Value) -> Result<ModelReply> {
+        let object = match reply {
+            Value::String(s) => return Ok(ModelReply::text(s.clone())),
+            Value::Object(o) => o,
+            other => {
+                return Err(bad_reply(format!(
+                    "expected a string or an object with content and toolCalls (got {})",
+                    kind_of(other)
+                )))
+            }
+        };
+        let mut tool_calls = Vec::new();
+        let text = match object.get("content").or_else(|| object.get("text")) {
+            Some(content) => read_content(content, &mut tool_calls)?,
+            None => String::new(),
+        };
+        for key in ["toolCalls", "tool_calls"] {
+            match object.get(key) {
+                None | Some(Value::Null) => {}
+                Some(Value::Array(calls)) => {
+                    for (i, c) in calls.iter().enumerate() {
+                        tool_calls.push(read_call(c, &format!("{key}[{i}]"))?);
+                    }
+                }
+                Some(other) => {
+                    return Err(bad_reply(format!(
+                        "{key} must be an array (got {})",
+                        kind_of(other)
+                    )))
+                }
+            }
+        }
+        if !object.contains_key("content")
+            && !object.contains_key("text")
+            && !object.contains_key("toolCalls")
+            && !object.contains_key("tool_calls")
+        {
+            return Err(bad_reply(
+                "the object has none of content, text, toolCalls or tool_calls".into(),
+            ));
+        }
+        Ok(ModelReply { text, tool_calls })
+    }
+}
+
+/// The model a run calls (single-threaded, no `Send` bound): given the
+/// compiled context and the tools, it answers with text and tool calls.
+#[async_trait(?Send)]
+pub trait Model {
+    /// Answers one request.
+    async fn respond(&self, request: ModelRequest<'_>) -> Result<ModelReply>;
+}
