@@ -30,4 +30,7 @@ export const WorkingContext = guardClass(glue.WorkingContext);
 export const contentId = guarded(glue.contentId, "contentId", { needsReady: true });
 export const countTokens = guarded(glue.countTokens, "countTokens", { needsReady: true });
 export const estimateTokens = guarded(glue.estimateTokens, "estimateTokens", { needsReady: true });
+export const orchestrateCompiled = guarded(glue.orchestrateCompiled, "orchestrateCompiled", { needsReady: true });
+export const orchestrateCompiledTool = guarded(glue.orchestrateCompiledTool, "orchestrateCompiledTool", { needsReady: true });
 export const redact = guarded(glue.redact, "redact", { needsReady: true });
+export const runCompiled = guarded(glue.runCompiled, "runCompiled", { needsReady: true });

@@ -1,5 +1,8 @@
 //! `ContextCompiler` for JS.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
@@ -12,15 +15,34 @@ use crate::js::convert::{js_to_json, option};
 use crate::js::error::to_js_error;
 use crate::js::processors::{budget_arg, ProcessorEntry};
 use crate::js::promise::spawn;
+use crate::js::registry::{Native, Registration};
 use crate::js::session::JsSession;
 use crate::js::working_context::WorkingContext;
+use crate::session::Session;
 use crate::working_context::Layout;
+
+/// What a JS `ContextCompiler` holds: its processors and layout, shared
+/// with the runs that name it.
+pub(crate) struct CompilerSpec {
+    processors: Vec<ProcessorEntry>,
+    layout: Layout,
+}
+
+impl CompilerSpec {
+    /// The core compiler for compiles of `session` (JS processors bound to it).
+    pub(crate) fn bind(&self, session: &Rc<RefCell<Session>>) -> CoreCompiler {
+        CoreCompiler::with_layout(
+            self.processors.iter().map(|p| p.bind(session)).collect(),
+            self.layout,
+        )
+    }
+}
 
 /// Runs processors in order and fits the result to the budget.
 #[wasm_bindgen]
 pub struct ContextCompiler {
-    processors: Vec<ProcessorEntry>,
-    layout: Layout,
+    spec: Rc<RefCell<CompilerSpec>>,
+    registration: Registration,
 }
 
 fn layout_option(value: &JsValue) -> Result<Layout> {
@@ -36,7 +58,7 @@ fn layout_option(value: &JsValue) -> Result<Layout> {
 }
 
 /// Reads `compile`'s options object.
-fn compile_options(options: &Option<CompileOptionsArg>) -> Result<CompileOptions> {
+pub(crate) fn compile_options<T: AsRef<JsValue>>(options: &Option<T>) -> Result<CompileOptions> {
     let get = |key: &str| option(options, key, "options");
     let json = |key: &str| -> Result<Option<serde_json::Value>> {
         let v = get(key)?;
@@ -106,13 +128,21 @@ impl ContextCompiler {
                 )?);
             }
         }
-        Ok(ContextCompiler { processors, layout })
+        let spec = Rc::new(RefCell::new(CompilerSpec { processors, layout }));
+        let registration = Registration::new(Native::Compiler(Rc::downgrade(&spec)));
+        Ok(ContextCompiler { spec, registration })
+    }
+
+    #[wasm_bindgen(getter = __nativeId, skip_typescript)]
+    /// Registry id (internal).
+    pub fn native_id(&self) -> u32 {
+        self.registration.id()
     }
 
     /// The layout: `"seed"` or `"zoned"`.
     #[wasm_bindgen(getter, unchecked_return_type = "\"seed\" | \"zoned\"")]
     pub fn layout(&self) -> String {
-        match self.layout {
+        match self.spec.borrow().layout {
             Layout::Seed => "seed".into(),
             Layout::Zoned => "zoned".into(),
         }
@@ -124,15 +154,20 @@ impl ContextCompiler {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "Processor")] processor: JsValue,
     ) -> std::result::Result<(), JsValue> {
-        self.processors
-            .push(ProcessorEntry::from_js(&processor, "processor")?);
+        let entry = ProcessorEntry::from_js(&processor, "processor")?;
+        self.spec.borrow_mut().processors.push(entry);
         Ok(())
     }
 
     /// The processors' names, in order.
     #[wasm_bindgen(getter, js_name = processorNames)]
     pub fn processor_names(&self) -> Vec<String> {
-        self.processors.iter().map(ProcessorEntry::name).collect()
+        self.spec
+            .borrow()
+            .processors
+            .iter()
+            .map(ProcessorEntry::name)
+            .collect()
     }
 
     /// Compiles `session` under `budget` (a positive integer or a
@@ -157,10 +192,7 @@ impl ContextCompiler {
             Err(e) => return js_sys::Promise::reject(&to_js_error(e)),
         };
         let session = session.inner.clone();
-        let compiler = CoreCompiler::with_layout(
-            self.processors.iter().map(|p| p.bind(&session)).collect(),
-            self.layout,
-        );
+        let compiler = self.spec.borrow().bind(&session);
         // The shared borrow is held across the pipeline's awaits on purpose:
         // the pipeline reads one consistent view, while `record` (and other
         // compiles' writes) queue behind it through `record_shared`.

@@ -50,8 +50,34 @@ pub(crate) fn abort(controller: &JsValue, reason: &str) {
 
 /// Aborts the call's signal when the library stops waiting for it (a
 /// handler timeout, a stopped loop) before it settled.
-struct AbortOnDrop {
+pub(crate) struct AbortOnDrop {
     controller: Option<JsValue>,
+}
+
+impl AbortOnDrop {
+    /// A fresh controller (none where the host has no `AbortController`).
+    pub(crate) fn new() -> Self {
+        AbortOnDrop {
+            controller: abort_controller(),
+        }
+    }
+
+    /// The controller's signal, for the call's options (`undefined` without one).
+    pub(crate) fn signal(&self) -> JsValue {
+        self.controller.as_ref().map_or(JsValue::UNDEFINED, |c| {
+            Reflect::get(c, &"signal".into()).unwrap_or(JsValue::UNDEFINED)
+        })
+    }
+
+    /// The controller, to abort it earlier.
+    pub(crate) fn controller(&self) -> Option<JsValue> {
+        self.controller.clone()
+    }
+
+    /// The call settled: nothing to abort any more.
+    pub(crate) fn settled(&mut self) {
+        self.controller = None;
+    }
 }
 
 impl Drop for AbortOnDrop {
@@ -71,13 +97,8 @@ impl Llm for JsLlm {
             &"maxTokens".into(),
             &JsValue::from_f64(options.max_tokens as f64),
         );
-        let mut guard = AbortOnDrop {
-            controller: abort_controller(),
-        };
-        if let Some(c) = &guard.controller {
-            let signal = Reflect::get(c, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
-            let _ = Reflect::set(&opts, &"signal".into(), &signal);
-        }
+        let mut guard = AbortOnDrop::new();
+        let _ = Reflect::set(&opts, &"signal".into(), &guard.signal());
         let out = call_and_await(
             &self.complete,
             &self.this,
@@ -86,7 +107,7 @@ impl Llm for JsLlm {
             "the model",
         )
         .await;
-        guard.controller = None;
+        guard.settled();
         let out = out?;
         out.as_string().ok_or_else(|| {
             Error::new(

@@ -24,6 +24,7 @@ mod options;
 mod processors;
 mod promise;
 mod registry;
+mod runner;
 mod session;
 mod sleep;
 mod store_methods;

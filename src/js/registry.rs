@@ -16,9 +16,11 @@ use wasm_bindgen::JsValue;
 use crate::artifacts::ArtifactStore;
 use crate::bus::EventBus;
 use crate::compiler::Processor;
+use crate::js::compiler::CompilerSpec;
 use crate::memory::MemoryStore;
 use crate::normalize::aligner::PerceptionAligner;
 use crate::session::Session;
+use crate::tools::ToolInterruptHandler;
 
 /// A registered native object.
 #[derive(Clone)]
@@ -30,6 +32,10 @@ pub(crate) enum Native {
     Session(Weak<RefCell<Session>>),
     /// A handle to an event bus (the bus lives as long as any handle).
     Bus(EventBus),
+    /// A JS `ContextCompiler`'s processors and layout.
+    Compiler(Weak<RefCell<CompilerSpec>>),
+    /// A tool interrupt handler.
+    ToolHandler(Weak<ToolInterruptHandler>),
 }
 
 thread_local! {
@@ -134,6 +140,22 @@ pub(crate) fn session(value: &JsValue) -> Option<Rc<RefCell<Session>>> {
 pub(crate) fn bus(value: &JsValue) -> Option<EventBus> {
     match lookup(value)? {
         Native::Bus(b) => Some(b),
+        _ => None,
+    }
+}
+
+/// The live `ContextCompiler` behind `value`.
+pub(crate) fn compiler(value: &JsValue) -> Option<Rc<RefCell<CompilerSpec>>> {
+    match lookup(value)? {
+        Native::Compiler(w) => w.upgrade(),
+        _ => None,
+    }
+}
+
+/// The live `ToolInterruptHandler` behind `value`.
+pub(crate) fn tool_handler(value: &JsValue) -> Option<Rc<ToolInterruptHandler>> {
+    match lookup(value)? {
+        Native::ToolHandler(w) => w.upgrade(),
         _ => None,
     }
 }

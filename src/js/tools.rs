@@ -1,5 +1,6 @@
 //! `ToolEvent` and `ToolInterruptHandler` for JS, and JS tool bridges.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use async_trait::async_trait;
@@ -14,9 +15,10 @@ use crate::js::env::{seed, JsClock};
 use crate::js::error::to_js_error;
 use crate::js::llm::{abort, abort_controller};
 use crate::js::promise::{call_and_await, require_callable, spawn};
-use crate::js::registry;
+use crate::js::registry::{self, Native, Registration};
 use crate::js::types::*;
 use crate::normalize::aligner::PerceptionAligner as CoreAligner;
+use crate::session::Session;
 use crate::tools::{
     AbortSignal, ToolBridge, ToolEvent as CoreEvent, ToolEventInit, ToolFailure,
     ToolInterruptHandler as CoreHandler, ToolInterruptOptions, ToolOutput,
@@ -192,11 +194,62 @@ impl ToolBridge for JsToolBridge {
     }
 }
 
+/// Builds a core handler recording into `session` from the options `get`
+/// reads: `bridge` (required), `normalizer`, `artifactStore`,
+/// `externalizeThreshold`.
+pub(crate) fn handler_from_options(
+    get: &dyn Fn(&str) -> Result<JsValue>,
+    session: Rc<RefCell<Session>>,
+) -> Result<CoreHandler> {
+    let bridge = JsToolBridge::from_js(&get("bridge")?)?;
+    let normalizer = get("normalizer")?;
+    let normalizer = if normalizer.is_undefined() || normalizer.is_null() {
+        CoreAligner::default()
+    } else {
+        registry::aligner(&normalizer)
+            .map(|a| (*a).clone())
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorCode::InvalidArgument,
+                    "options.normalizer must be a PerceptionAligner",
+                )
+            })?
+    };
+    let store = get("artifactStore")?;
+    let artifact_store = if store.is_undefined() || store.is_null() {
+        None
+    } else {
+        Some(registry::artifact_store(&store).ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidArgument,
+                "options.artifactStore must be a MemoryArtifactStore, KvArtifactStore or IndexedDbArtifactStore",
+            )
+        })?)
+    };
+    let threshold = count(
+        &get("externalizeThreshold")?,
+        "options.externalizeThreshold",
+        ErrorCode::InvalidArgument,
+    )?
+    .unwrap_or(1024) as usize;
+    Ok(CoreHandler::new(
+        Rc::new(bridge),
+        normalizer,
+        session,
+        Rc::new(JsClock),
+        ToolInterruptOptions {
+            artifact_store,
+            externalize_threshold: threshold,
+        },
+    ))
+}
+
 /// Calls tools through a bridge with a deadline, records typed events in a
 /// session, normalises and externalises outputs.
 #[wasm_bindgen]
 pub struct ToolInterruptHandler {
     inner: Rc<CoreHandler>,
+    registration: Registration,
 }
 
 #[wasm_bindgen]
@@ -209,57 +262,25 @@ impl ToolInterruptHandler {
         options: ToolInterruptHandlerOptionsArg,
     ) -> std::result::Result<ToolInterruptHandler, JsValue> {
         let options = Some(options);
-        let get = |k: &str| option(&options, k, "options").map_err(to_js_error);
-        let bridge = JsToolBridge::from_js(&get("bridge")?)?;
+        let get = |k: &str| option(&options, k, "options");
         let session = registry::session(&get("session")?).ok_or_else(|| {
-            to_js_error(Error::new(
+            Error::new(
                 ErrorCode::InvalidArgument,
                 "options.session must be a Session",
-            ))
+            )
         })?;
-        let normalizer = get("normalizer")?;
-        let normalizer = if normalizer.is_undefined() || normalizer.is_null() {
-            CoreAligner::default()
-        } else {
-            registry::aligner(&normalizer)
-                .map(|a| (*a).clone())
-                .ok_or_else(|| {
-                    to_js_error(Error::new(
-                        ErrorCode::InvalidArgument,
-                        "options.normalizer must be a PerceptionAligner",
-                    ))
-                })?
-        };
-        let store = get("artifactStore")?;
-        let artifact_store = if store.is_undefined() || store.is_null() {
-            None
-        } else {
-            Some(registry::artifact_store(&store).ok_or_else(|| {
-                to_js_error(Error::new(
-                    ErrorCode::InvalidArgument,
-                    "options.artifactStore must be a MemoryArtifactStore, KvArtifactStore or IndexedDbArtifactStore",
-                ))
-            })?)
-        };
-        let threshold = count(
-            &get("externalizeThreshold")?,
-            "options.externalizeThreshold",
-            ErrorCode::InvalidArgument,
-        )?
-        .unwrap_or(1024) as usize;
-        let inner = CoreHandler::new(
-            Rc::new(bridge),
-            normalizer,
-            session,
-            Rc::new(JsClock),
-            ToolInterruptOptions {
-                artifact_store,
-                externalize_threshold: threshold,
-            },
-        );
+        let inner = Rc::new(handler_from_options(&get, session)?);
+        let registration = Registration::new(Native::ToolHandler(Rc::downgrade(&inner)));
         Ok(ToolInterruptHandler {
-            inner: Rc::new(inner),
+            inner,
+            registration,
         })
+    }
+
+    #[wasm_bindgen(getter = __nativeId, skip_typescript)]
+    /// Registry id (internal).
+    pub fn native_id(&self) -> u32 {
+        self.registration.id()
     }
 
     /// Calls `name` with `args`; resolves to a `ToolEvent` of kind

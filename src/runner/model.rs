@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::tools::AbortSignal;
-use crate::working_context::WorkingContext;
+use crate::working_context::{ProviderFormat, WorkingContext};
 
 /// A tool the model may call: passed to the model as `{ name, description,
 /// parameters }`; `timeout_ms` is the runner's deadline for its calls.
@@ -67,13 +67,31 @@ impl ToolSpec {
         Ok(specs)
     }
 
-    /// The definition the model sees: `{ name, description, parameters }`.
-    pub fn definition(&self) -> Value {
-        serde_json::json!({
-            "name": self.name,
-            "description": self.description,
-            "parameters": self.parameters,
-        })
+    /// The definition the model sees, in `format`'s shape: OpenAI's `{
+    /// type: "function", function: { name, description, parameters } }`,
+    /// Anthropic's `{ name, description, input_schema }`, otherwise `{ name,
+    /// description, parameters }`.
+    pub fn definition(&self, format: ProviderFormat) -> Value {
+        match format {
+            ProviderFormat::OpenAi => serde_json::json!({
+                "type": "function",
+                "function": {
+                    "name": self.name,
+                    "description": self.description,
+                    "parameters": self.parameters,
+                },
+            }),
+            ProviderFormat::Anthropic => serde_json::json!({
+                "name": self.name,
+                "description": self.description,
+                "input_schema": self.parameters,
+            }),
+            ProviderFormat::Plain | ProviderFormat::AiSdk => serde_json::json!({
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            }),
+        }
     }
 }
 

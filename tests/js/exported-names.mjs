@@ -28,5 +28,8 @@ export const EXPORTED_NAMES = [
   "contentId",
   "countTokens",
   "estimateTokens",
+  "orchestrateCompiled",
+  "orchestrateCompiledTool",
   "redact",
+  "runCompiled",
 ];

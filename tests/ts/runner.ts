@@ -1,0 +1,32 @@
+// The turn runner's and the MCP tool's types, checked by `tsc --noEmit`.
+import { MemoryArtifactStore, Session, orchestrateCompiled, orchestrateCompiledTool, runCompiled, type McpCallToolResult, type McpToolDefinition, type RunResult, type RunStep, type ToolSpec } from "agent-context-compiler";
+
+export async function useRunner(signal: AbortSignal): Promise<string> {
+  const tools: ToolSpec[] = [{ name: "search", description: "Searches", parameters: { type: "object" }, timeoutMs: 500 }];
+  const result: RunResult = await runCompiled("hi", {
+    budget: 4000,
+    systemPrompt: "Be brief.",
+    model: async (_messages, { tools: offered, signal: s, step }) => {
+      void [offered.length, s?.aborted, step + 1];
+      return { content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "search", arguments: "{}" } }] };
+    },
+    tools,
+    bridge: async (name: string) => `ran ${name}`,
+    artifactStore: new MemoryArtifactStore(),
+    guard: (input) => ({ allowed: input.length < 1000, threatLevel: "low" }),
+    maxSteps: 4,
+    signal,
+    format: "anthropic",
+  });
+  const step: RunStep | undefined = result.steps[0];
+  const stop: "answered" | "max_steps" | "blocked" = result.stopReason;
+  const session: Session = result.session;
+  void [step?.toolEvents.length, stop, session.sessionId, result.budgetUsed, result.withinBudget];
+  // @ts-expect-error a run needs a budget
+  await runCompiled("hi", { model: () => "x" });
+  // @ts-expect-error a model returns text or a reply object
+  await runCompiled("hi", { budget: 10, model: () => 42 });
+  const definition: McpToolDefinition = orchestrateCompiledTool();
+  const called: McpCallToolResult = await orchestrateCompiled({ task: "t", budget: 100 }, { model: () => "ok" });
+  return `${definition.name}: ${called.isError ? "error" : called.structuredContent?.session_id}`;
+}
