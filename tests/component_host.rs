@@ -46,6 +46,7 @@ struct Host {
     kv: BTreeMap<String, Vec<u8>>,
     kv_fails: bool,
     tool_calls: Vec<(String, String, u64)>,
+    bus_calls: Vec<(String, Value)>,
 }
 
 impl WasiView for Host {
@@ -117,6 +118,18 @@ impl agent::context_compiler::tool_bridge::Host for Host {
     }
 }
 
+/// The bus handlers: each call is kept; `broken` fails.
+impl agent::context_compiler::bus_host::Host for Host {
+    fn handle(&mut self, handler: String, event_json: String) -> Result<(), String> {
+        let event: Value = serde_json::from_str(&event_json).map_err(|e| e.to_string())?;
+        self.bus_calls.push((handler.clone(), event));
+        match handler.as_str() {
+            "broken" => Err("disk full".into()),
+            _ => Ok(()),
+        }
+    }
+}
+
 fn listing() -> String {
     let rows: Vec<Value> = (0..300)
         .map(|i| json!({"path": format!("src/file_{i}.rs"), "bytes": i * 97, "token": "sk-live-0123456789abcdefghijklmnop"}))
@@ -161,6 +174,7 @@ fn instantiate() -> (Store<Host>, ContextCompiler) {
         kv: BTreeMap::new(),
         kv_fails: false,
         tool_calls: Vec::new(),
+        bus_calls: Vec::new(),
     };
     let mut store = Store::new(engine, host);
     let bindings = ContextCompiler::instantiate(&mut store, component, &linker).unwrap();
@@ -869,4 +883,113 @@ fn hostile_strings_through_every_entry_point_never_trap() {
             .expect(&what);
     }
     assert!(sessions.call_length(&mut store, session).unwrap().unwrap() >= 400);
+}
+
+/// The seed's bus through the component: FIFO dispatch to host handlers with
+/// the persister first, a full queue dropping, failures isolated and
+/// reported, stats, and a session feeding it.
+#[test]
+fn the_event_bus_dispatches_to_host_handlers() {
+    use exports::agent::context_compiler::bus::BusOptions;
+    let (mut store, cc) = instantiate();
+    let buses = cc.agent_context_compiler_bus().event_bus();
+    let zero = buses
+        .call_create(&mut store, BusOptions { max_queue: Some(0) })
+        .unwrap();
+    assert!(matches!(zero, Err(ref e) if e.code == ErrorCode::InvalidArgument));
+    let bus = buses
+        .call_create(&mut store, BusOptions { max_queue: Some(3) })
+        .unwrap()
+        .unwrap();
+    buses
+        .call_on(&mut store, bus, "turn_completed", "log")
+        .unwrap();
+    let broken = buses
+        .call_on(&mut store, bus, "turn_completed", "broken")
+        .unwrap();
+    buses
+        .call_on(&mut store, bus, "message_received", "log")
+        .unwrap();
+    buses
+        .call_set_persister(&mut store, bus, Some("db"))
+        .unwrap();
+    let mut accepted = Vec::new();
+    for n in 0..4 {
+        let event =
+            json!({"type": "turn_completed", "agentId": "a", "sessionId": "s", "data": {"n": n}});
+        accepted.push(
+            buses
+                .call_emit(&mut store, bus, &event.to_string())
+                .unwrap()
+                .unwrap(),
+        );
+    }
+    assert_eq!(accepted, [true, true, true, false]);
+    assert_eq!(buses.call_pending(&mut store, bus).unwrap(), 3);
+    let failures = buses.call_drain(&mut store, bus).unwrap().unwrap();
+    assert_eq!(failures.len(), 3);
+    assert!(failures.iter().all(|f| f.handler == "broken"
+        && f.event_type == "turn_completed"
+        && f.message.contains("disk full")));
+    let calls: Vec<(String, Value)> = store
+        .data()
+        .bus_calls
+        .iter()
+        .map(|(h, e)| (h.clone(), e["data"]["n"].clone()))
+        .collect();
+    let expected: Vec<(String, Value)> = (0..3)
+        .flat_map(|n| ["db", "log", "broken"].map(|h| (h.to_string(), json!(n))))
+        .collect();
+    assert_eq!(calls, expected, "FIFO, the persister first, every handler");
+    let first = &store.data().bus_calls[0].1;
+    assert_eq!(first["agentId"], "a");
+    assert!(first["timestamp"].as_f64().unwrap() > 1.7e12);
+    let stats: Value =
+        serde_json::from_str(&buses.call_stats_json(&mut store, bus).unwrap()).unwrap();
+    assert_eq!(
+        [&stats["emitted"], &stats["dispatched"], &stats["dropped"]],
+        [&json!(3), &json!(3), &json!(1)]
+    );
+    assert_eq!(stats["handlerErrors"], 3);
+
+    // A session attached to the bus feeds it.
+    assert!(buses.call_off(&mut store, bus, broken).unwrap());
+    let sessions = cc.agent_context_compiler_sessions().session();
+    let session = sessions.call_constructor(&mut store, Some("fed")).unwrap();
+    buses
+        .call_attach(&mut store, bus, session, "agent", Some("u1"))
+        .unwrap()
+        .unwrap();
+    sessions
+        .call_record(
+            &mut store,
+            session,
+            "user_input",
+            r#"{"text": "hello"}"#,
+            None,
+        )
+        .unwrap()
+        .unwrap();
+    store.data_mut().bus_calls.clear();
+    assert!(buses
+        .call_drain(&mut store, bus)
+        .unwrap()
+        .unwrap()
+        .is_empty());
+    let fed = &store.data().bus_calls;
+    assert_eq!(fed.len(), 2);
+    assert_eq!(fed[1].0, "log");
+    assert_eq!(fed[1].1["type"], "message_received");
+    assert_eq!(fed[1].1["data"]["text"], "hello");
+    assert_eq!(fed[1].1["data"]["user_id"], "u1");
+
+    for bad in [
+        "not json",
+        "[]",
+        r#"{"type": 1, "agentId": "a"}"#,
+        r#"{"type": "t", "agentId": "a", "data": []}"#,
+    ] {
+        let e = buses.call_emit(&mut store, bus, bad).unwrap().unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArgument, "{bad}");
+    }
 }

@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::error::{Error, ErrorCode, Result};
+
 /// An event on the bus: `{ type, agentId, sessionId, data, timestamp }` in
 /// every binding. `data` keeps the seed's payload keys (`episode_id`,
 /// `transcript`, `idle_seconds`, ...) as they are.
@@ -40,5 +42,31 @@ impl BusEvent {
             data,
             timestamp,
         }
+    }
+
+    /// Reads what an emitter gives, `{ type, agentId, sessionId?, data? }`
+    /// (`data` an object), stamped `timestamp`; anything else is
+    /// [`ErrorCode::InvalidArgument`] naming the field.
+    pub fn from_init(init: &Value, timestamp: f64) -> Result<BusEvent> {
+        let invalid = |m: &str| Error::new(ErrorCode::InvalidArgument, m.to_string());
+        let object = init.as_object().ok_or_else(|| {
+            invalid("the event must be an object { type, agentId, sessionId?, data? }")
+        })?;
+        let text = |key: &str| object.get(key).and_then(Value::as_str).map(str::to_string);
+        let event_type = text("type").ok_or_else(|| invalid("event.type must be a string"))?;
+        let agent_id = text("agentId").ok_or_else(|| invalid("event.agentId must be a string"))?;
+        let session_id = match object.get("sessionId") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => return Err(invalid("event.sessionId must be a string")),
+        };
+        let data = match object.get("data") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(d)) => d.clone(),
+            Some(_) => return Err(invalid("event.data must be an object")),
+        };
+        Ok(BusEvent::new(
+            event_type, agent_id, session_id, data, timestamp,
+        ))
     }
 }
