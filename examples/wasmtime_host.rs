@@ -1,6 +1,6 @@
 //! A minimal wasmtime host for the context-compiler component: it provides a
-//! key-value store and one tool, then records a turn, calls the tool and
-//! compiles the context.
+//! key-value store, one tool and one bus handler, then records a turn (which
+//! feeds the bus), calls the tool, compiles the context and drains the bus.
 //!
 //! ```sh
 //! bash scripts/build-component.sh && cargo run --example wasmtime_host
@@ -15,6 +15,7 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 wasmtime::component::bindgen!({ world: "context-compiler", path: "wit" });
 
 use agent::context_compiler::tool_bridge::ToolFailure;
+use exports::agent::context_compiler::bus::BusOptions;
 use exports::agent::context_compiler::compiler::{HistorySelectorOptions, Processor};
 use exports::agent::context_compiler::tools::CallOptions;
 
@@ -74,6 +75,17 @@ impl agent::context_compiler::tool_bridge::Host for Host {
     }
 }
 
+/// The bus handler: prints what it is given.
+impl agent::context_compiler::bus_host::Host for Host {
+    fn handle(&mut self, handler: String, event_json: String) -> Result<(), String> {
+        println!(
+            "bus -> {handler}: {}",
+            &event_json[..event_json.len().min(120)]
+        );
+        Ok(())
+    }
+}
+
 fn main() -> wasmtime::Result<()> {
     let path = std::env::var("COMPONENT_WASM").unwrap_or_else(|_| {
         concat!(
@@ -97,6 +109,14 @@ fn main() -> wasmtime::Result<()> {
 
     let sessions = cc.agent_context_compiler_sessions().session();
     let session = sessions.call_constructor(&mut store, Some("demo"))?;
+    let buses = cc.agent_context_compiler_bus().event_bus();
+    let bus = buses
+        .call_create(&mut store, BusOptions { max_queue: None })?
+        .map_err(|e| wasmtime::Error::msg(e.message))?;
+    buses.call_on(&mut store, bus, "message_received", "printer")?;
+    buses
+        .call_attach(&mut store, bus, session, "demo-agent", None)?
+        .map_err(|e| wasmtime::Error::msg(e.message))?;
     sessions
         .call_record(
             &mut store,
@@ -147,6 +167,11 @@ fn main() -> wasmtime::Result<()> {
     println!("messages: {}", compiled.messages_json);
     println!("artifacts in the host kv: {}", store.data().kv.len());
     assert!(compiled.token_count <= 2_000);
+    let failures = buses
+        .call_drain(&mut store, bus)?
+        .map_err(|e| wasmtime::Error::msg(e.message))?;
+    assert!(failures.is_empty());
     session.resource_drop(&mut store)?;
+    bus.resource_drop(&mut store)?;
     Ok(())
 }
