@@ -134,3 +134,7 @@ await storageBench();
 // 5. The tool-heavy agent loop: prompt-cache reuse, cost, budget, latency.
 const { agentLoopBench } = await import("./agent_loop.mjs");
 await agentLoopBench();
+
+// 6. The event bus beside EventEmitter and emittery; the turn runner's overhead.
+const { busBench } = await import("./bus.mjs");
+await busBench();

@@ -11,7 +11,7 @@ use crate::js::error::{thrown_message, to_js_error};
 use crate::js::executor;
 
 /// Calls `f` with `args` on `this` and awaits the result if it is a promise
-/// (or any thenable). A synchronous throw or a rejection — of an `Error` or
+/// (or any thenable); a plain value is returned at once. A synchronous throw or a rejection — of an `Error` or
 /// of anything else — becomes an error with `code` and `what` in its message.
 pub(crate) async fn call_and_await(
     f: &Function,
@@ -24,9 +24,19 @@ pub(crate) async fn call_and_await(
     let returned = f
         .apply(this, &array)
         .map_err(|e| Error::new(code, format!("{what} threw: {}", thrown_message(&e))))?;
+    if !is_thenable(&returned) {
+        // A synchronous answer needs no promise machinery.
+        return Ok(returned);
+    }
     settled_on_drop(Promise::resolve(&returned))
         .await
         .map_err(|e| Error::new(code, format!("{what} rejected: {}", thrown_message(&e))))
+}
+
+/// Whether `value` is a promise or any object with a `then` method.
+fn is_thenable(value: &JsValue) -> bool {
+    (value.is_object() || value.is_function())
+        && js_sys::Reflect::get(value, &"then".into()).is_ok_and(|t| t.is_function())
 }
 
 /// Resolves the promise it holds when dropped.

@@ -30,7 +30,7 @@ function scripted(...replies) {
 
 const tools = {
   read_logs: async ({ lines }) => Array.from({ length: lines }, (_, i) => `2026-11-23 12:00:${String(i % 60).padStart(2, "0")} INFO step ${i} ok`).join("\n"),
-  add: ({ a, b }) => ({ sum: a + b }),
+  add: async ({ a, b }) => ({ sum: a + b }),
   fail: () => {
     throw new Error("disk full");
   },
