@@ -13,7 +13,7 @@ use async_trait::async_trait;
 use serde_json::{json, Map, Value};
 
 use super::answer::{ask_array, failed, text_field};
-use super::subscription::{DetachOnDrop, Subscription};
+use super::subscription::{registered_until_dropped, DetachOnDrop, Subscription};
 use super::{BusEvent, EventBus, EventHandler};
 use crate::artifacts::content_id;
 use crate::error::Result;
@@ -253,26 +253,18 @@ impl EventHandler for Extract {
     }
 }
 
-impl FactExtractor {
-    /// Its registrations (detached when it is dropped).
-    pub fn subscription(&self) -> &Subscription {
-        self.0.subscription()
-    }
-
-    /// An extractor on `bus`, writing to `memory`, registered for
-    /// `episode_summarized` until dropped.
-    pub fn new(
-        bus: &EventBus,
+registered_until_dropped!(
+    FactExtractor,
+    "An extractor on `bus`, writing to `memory`, registered for `episode_summarized` until dropped.",
+    (
         llm: Rc<dyn Llm>,
         memory: Rc<dyn MemoryStore>,
         similarity: Similarity,
         options: FactExtractorOptions,
-    ) -> FactExtractor {
-        FactExtractor(
-            FactExtractor::register(bus, llm, memory, similarity, options).detach_on_drop(),
-        )
-    }
+    )
+);
 
+impl FactExtractor {
     /// Registers an extractor for as long as `bus` lives (the seed's
     /// construction), until the returned subscription is detached.
     pub fn register(

@@ -32,7 +32,7 @@ use serde_json::{json, Map, Value};
 use super::answer::{ask_object, failed, text_field};
 use super::facts::fact_key;
 use super::interrupt::Interrupt;
-use super::subscription::{DetachOnDrop, Subscription};
+use super::subscription::{registered_until_dropped, DetachOnDrop, Subscription};
 use super::{BusEvent, EventBus, EventHandler};
 use crate::error::Result;
 use crate::llm::Llm;
@@ -599,22 +599,13 @@ impl EventHandler for Registration {
     }
 }
 
+registered_until_dropped!(
+    SleepHandler,
+    "A sleep handler on `bus` writing to `memory`, registered until dropped.",
+    (llm: Rc<dyn Llm>, memory: Rc<dyn MemoryStore>, options: SleepOptions)
+);
+
 impl SleepHandler {
-    /// Its registrations (detached when it is dropped).
-    pub fn subscription(&self) -> &Subscription {
-        self.0.subscription()
-    }
-
-    /// A sleep handler on `bus` writing to `memory`, registered until dropped.
-    pub fn new(
-        bus: &EventBus,
-        llm: Rc<dyn Llm>,
-        memory: Rc<dyn MemoryStore>,
-        options: SleepOptions,
-    ) -> SleepHandler {
-        SleepHandler(SleepHandler::register(bus, llm, memory, options).detach_on_drop())
-    }
-
     /// Registers a handler for as long as `bus` lives (the seed's
     /// construction), until the returned subscription (the `sleep_started`
     /// and `episode_summarized` handlers and the `message_received` watcher)

@@ -53,3 +53,23 @@ impl Drop for DetachOnDrop {
         self.0.detach();
     }
 }
+
+/// Gives a handler type `$ty(DetachOnDrop)` its `subscription()` and a
+/// `new(bus, ...)` that calls its `register(bus, ...)` with the same
+/// parameters and keeps the registrations until the value is dropped.
+macro_rules! registered_until_dropped {
+    ($ty:ident, $doc:literal, ($($arg:ident: $t:ty),* $(,)?)) => {
+        impl $ty {
+            /// Its registrations (detached when it is dropped).
+            pub fn subscription(&self) -> &$crate::bus::Subscription {
+                self.0.subscription()
+            }
+
+            #[doc = $doc]
+            pub fn new(bus: &$crate::bus::EventBus, $($arg: $t),*) -> $ty {
+                $ty($ty::register(bus, $($arg),*).detach_on_drop())
+            }
+        }
+    };
+}
+pub(crate) use registered_until_dropped;

@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use serde_json::{json, Map, Value};
 
 use super::answer::{ask_object, failed};
-use super::subscription::{DetachOnDrop, Subscription};
+use super::subscription::{registered_until_dropped, DetachOnDrop, Subscription};
 use super::{BusEvent, EventBus, EventHandler};
 use crate::error::Result;
 use crate::llm::Llm;
@@ -138,17 +138,13 @@ impl EventHandler for Summarize {
     }
 }
 
+registered_until_dropped!(
+    EpisodeSummarizer,
+    "A summariser on `bus`, registered for `session_ended` until dropped.",
+    (llm: Rc<dyn Llm>, options: SummarizerOptions)
+);
+
 impl EpisodeSummarizer {
-    /// Its registrations (detached when it is dropped).
-    pub fn subscription(&self) -> &Subscription {
-        self.0.subscription()
-    }
-
-    /// A summariser on `bus`, registered for `session_ended` until dropped.
-    pub fn new(bus: &EventBus, llm: Rc<dyn Llm>, options: SummarizerOptions) -> EpisodeSummarizer {
-        EpisodeSummarizer(EpisodeSummarizer::register(bus, llm, options).detach_on_drop())
-    }
-
     /// Registers a summariser for as long as `bus` lives (the seed's
     /// construction), until the returned subscription is detached.
     pub fn register(bus: &EventBus, llm: Rc<dyn Llm>, options: SummarizerOptions) -> Subscription {
