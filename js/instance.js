@@ -16,6 +16,8 @@
 // Before `init()` (web entry), constructors and functions throw NOT_INITIALIZED.
 // The wrapped API is in ./api.js.
 import * as glue from "../pkg/context_compiler.js";
+import { codedError } from "./coded.js";
+import { schemaEngine } from "./schema.js";
 
 const state = {
   ready: false,
@@ -26,13 +28,6 @@ const state = {
   /** The MODULE_POISONED error, once the instance has trapped. */
   poisoned: null,
 };
-
-function codedError(code, message, cause) {
-  const e = new Error(`agent-context-compiler: ${message}`, cause === undefined ? undefined : { cause });
-  e.name = "ContextCompilerError";
-  e.code = code;
-  return e;
-}
 
 /** The `reject` of every promise whose task has not settled, by task id. */
 const pending = new Map();
@@ -50,6 +45,7 @@ const host = {
   close(id) {
     pending.delete(id);
   },
+  schemaEngine,
 };
 
 function runTasks() {

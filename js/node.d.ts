@@ -4,3 +4,11 @@ export * from "./constants.js";
 export function init(input?: unknown): Promise<void>;
 /** Already initialised in Node; a no-op kept for code shared with the web entry. */
 export function initSync(input?: unknown): void;
+/**
+ * Loads the JSON Schema module now (Node loads it by itself when the first
+ * `SchemaRegistry` is made); `input` as for the web entry, by default the
+ * package's own `.wasm`.
+ */
+export function initSchemas(input?: unknown): Promise<void>;
+/** Loads the JSON Schema module synchronously from bytes or a `WebAssembly.Module`. */
+export function initSchemasSync(input?: unknown): void;

@@ -2,8 +2,12 @@
 import { readFileSync } from "node:fs";
 import { initSync as initGlue } from "../pkg/context_compiler.js";
 import { markReady } from "./instance.js";
+import { initSchemas as loadSchemas, initSchemasSync as loadSchemasSync, setSchemaLoader } from "./schema.js";
 
 markReady(initGlue({ module: readFileSync(new URL("../pkg/context_compiler_bg.wasm", import.meta.url)) }));
+// The JSON Schema module loads when the first SchemaRegistry is made.
+const schemaWasm = new URL("../pkg/context_compiler_schema_bg.wasm", import.meta.url);
+setSchemaLoader(() => readFileSync(schemaWasm));
 
 export * from "./api.js";
 export * from "./constants.js";
@@ -12,3 +16,13 @@ export * from "./constants.js";
 export async function init() {}
 /** Already initialised in Node; kept so code written for the web entry runs unchanged. */
 export function initSync() {}
+
+/** Loads the JSON Schema module now (by default the package's own; it also loads by itself with the first SchemaRegistry). */
+export async function initSchemas(input) {
+  if (input === undefined) loadSchemasSync(readFileSync(schemaWasm));
+  else await loadSchemas(input);
+}
+/** Loads the JSON Schema module synchronously (by default the package's own). */
+export function initSchemasSync(input) {
+  loadSchemasSync(input ?? readFileSync(schemaWasm));
+}

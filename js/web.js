@@ -23,3 +23,4 @@ export function initSync(input) {
 
 export * from "./api.js";
 export * from "./constants.js";
+export { initSchemas, initSchemasSync } from "./schema.js";

@@ -12,7 +12,8 @@ export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 bash scripts/setup.sh --browser
 cargo fmt --check
 cargo clippy --all-targets -- -D warnings
-cargo clippy --target wasm32-unknown-unknown --features js -- -D warnings
+cargo clippy --target wasm32-unknown-unknown --no-default-features --features js -- -D warnings
+cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-schema -- -D warnings
 cargo clippy --target wasm32-wasip2 --features component -- -D warnings
 bash scripts/build-component.sh
 cargo test

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use context_compiler::normalize::schemas::{validate_with, Dialect, SchemaRegistry};
+use context_compiler::normalize::schemas::{Dialect, SchemaRegistry};
 use serde_json::Value;
 
 fn suite() -> PathBuf {
@@ -72,7 +72,7 @@ fn run(draft: &str, dialect: Dialect) -> (usize, usize, Vec<String>) {
                     t["description"].as_str().unwrap_or("")
                 );
                 let ok = match &compiled {
-                    Ok(v) => validate_with(v, &t["data"]).valid == t["valid"].as_bool().unwrap(),
+                    Ok(v) => v.validate(&t["data"]).valid == t["valid"].as_bool().unwrap(),
                     Err(_) => false,
                 };
                 if ok {

@@ -25,6 +25,7 @@ mod processors;
 mod promise;
 mod registry;
 mod runner;
+mod schema_engine;
 mod session;
 mod sleep;
 mod store_methods;

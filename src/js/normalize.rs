@@ -9,6 +9,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{bytes, js_to_json, string, to_js};
 use crate::js::error::to_js_error;
 use crate::js::registry::{Native, Registration};
+use crate::js::schema_engine::JsSchemaEngine;
 use crate::normalize::aligner::PerceptionAligner as CoreAligner;
 use crate::normalize::redact::redact as core_redact;
 use crate::normalize::schemas::SchemaRegistry as CoreRegistry;
@@ -28,7 +29,8 @@ pub fn redact(
 }
 
 /// Per-tool output JSON Schemas (draft 2020-12 unless `$schema` says
-/// otherwise), validated with the `jsonschema` crate.
+/// otherwise), validated with the `jsonschema` crate in the package's
+/// separately loaded schema module.
 #[wasm_bindgen]
 pub struct SchemaRegistry {
     pub(crate) inner: Rc<RefCell<CoreRegistry>>,
@@ -36,12 +38,15 @@ pub struct SchemaRegistry {
 
 #[wasm_bindgen]
 impl SchemaRegistry {
-    /// An empty registry.
+    /// An empty registry. The first one loads the schema module (Node);
+    /// in the web entry, `await initSchemas()` first, or this throws
+    /// `NOT_INITIALIZED`.
     #[wasm_bindgen(constructor)]
-    pub fn new() -> SchemaRegistry {
-        SchemaRegistry {
-            inner: Rc::new(RefCell::new(CoreRegistry::new())),
-        }
+    pub fn new() -> std::result::Result<SchemaRegistry, JsValue> {
+        let engine = JsSchemaEngine::load()?;
+        Ok(SchemaRegistry {
+            inner: Rc::new(RefCell::new(CoreRegistry::with_engine(Rc::new(engine)))),
+        })
     }
 
     /// Registers (or replaces) `tool`'s output schema; an invalid schema
@@ -105,12 +110,6 @@ impl SchemaRegistry {
             .borrow_mut()
             .add_resource(uri, document)
             .map_err(to_js_error)
-    }
-}
-
-impl Default for SchemaRegistry {
-    fn default() -> Self {
-        SchemaRegistry::new()
     }
 }
 

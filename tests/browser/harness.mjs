@@ -38,6 +38,41 @@ const backends = {
 };
 
 globalThis.harness = {
+  /** JSON Schema validation: a second module, fetched only by initSchemas(). */
+  async schemas() {
+    const fetched = () =>
+      performance
+        .getEntriesByType("resource")
+        .map((e) => e.name.split("/").pop())
+        .filter((n) => n.endsWith(".wasm"))
+        .sort();
+    const before = fetched();
+    let beforeInit = null;
+    try {
+      new lib.SchemaRegistry();
+    } catch (e) {
+      beforeInit = { code: e.code, message: e.message };
+    }
+    await lib.initSchemas();
+    const registry = new lib.SchemaRegistry();
+    registry.register("calc", { type: "object", properties: { result: { type: "number" } }, required: ["result"] });
+    const aligner = new lib.PerceptionAligner(registry);
+    const bad = aligner.normalize("calc", '{"result": "x"}');
+    let invalid = null;
+    try {
+      registry.register("broken", { type: 5 });
+    } catch (e) {
+      invalid = e.code;
+    }
+    return {
+      before,
+      beforeInit,
+      after: fetched(),
+      valid: registry.validate("calc", { result: 1 }).valid,
+      badPath: bad.validationErrors.map((e) => e.instancePath),
+      invalid,
+    };
+  },
   suite: (name) => runStoreSuite(lib, backends[name]()),
 
   workerSuite() {

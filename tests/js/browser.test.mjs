@@ -99,6 +99,21 @@ test("durability \"strict\" writes round-trip; an unknown durability is refused"
   });
 });
 
+test("JSON Schema validation is a second module, fetched only by initSchemas()", async () => {
+  const context = await browser.newContext();
+  const p = await openHarness(context);
+  const out = await p.evaluate(() => globalThis.harness.schemas());
+  await context.close();
+  assert.deepEqual(out.before, ["context_compiler_bg.wasm"]);
+  assert.equal(out.beforeInit?.code, "NOT_INITIALIZED");
+  assert.match(out.beforeInit.message, /initSchemas\(\)/);
+  assert.deepEqual(out.after, ["context_compiler_bg.wasm", "context_compiler_schema_bg.wasm"]);
+  assert.deepEqual(
+    { valid: out.valid, badPath: out.badPath, invalid: out.invalid },
+    { valid: true, badPath: ["/result"], invalid: "INVALID_SCHEMA" },
+  );
+});
+
 test("a session and its artifacts survive a page reload", async () => {
   const context = await browser.newContext();
   const p = await openHarness(context);

@@ -3,6 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import * as nodeEntry from "agent-context-compiler";
 import * as glue from "../../pkg/context_compiler.js";
@@ -33,10 +34,38 @@ test("the web entry throws NOT_INITIALIZED before init, then works", () => {
     assert.equal(e.name, "ContextCompilerError");
     assert.match(e.message, /init\(\)/);
   }
+  assert.equal(out.schemaBefore?.code, "NOT_INITIALIZED");
+  assert.equal(out.schemaBefore.name, "ContextCompilerError");
+  assert.match(out.schemaBefore.message, /initSchemas\(\)/);
+  assert.deepEqual(out.schemaValid, [true, false]);
   assert.deepEqual(
     { instance: out.instance, sessionId: out.sessionId, tokens: out.tokens, compiled: out.compiled },
     { instance: true, sessionId: "w", tokens: 2, compiled: true },
   );
+});
+
+test("the node entry compiles the JSON Schema module only when the first SchemaRegistry is made", () => {
+  const script = fileURLToPath(new URL("./children/schema_lazy.mjs", import.meta.url));
+  const r = spawnSync(process.execPath, [script], { encoding: "utf8", timeout: 60_000 });
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout.trim().split("\n").pop());
+  assert.deepEqual(out, {
+    afterImport: ["context_compiler_bg.wasm"],
+    afterTokens: ["context_compiler_bg.wasm"],
+    afterRegistry: ["context_compiler_bg.wasm", "context_compiler_schema_bg.wasm"],
+    afterSecond: ["context_compiler_bg.wasm", "context_compiler_schema_bg.wasm"],
+    valid: [true, false],
+  });
+});
+
+test("the main module holds no JSON Schema code; the schema module does", () => {
+  const main = readFileSync(new URL("../../pkg/context_compiler_bg.wasm", import.meta.url)).toString("latin1");
+  const schema = readFileSync(new URL("../../pkg/context_compiler_schema_bg.wasm", import.meta.url)).toString("latin1");
+  // Messages only the jsonschema crate writes.
+  for (const text of ["is not valid under any of the schemas listed", "is not a multiple of"]) {
+    assert.ok(schema.includes(text), text);
+    assert.ok(!main.includes(text), text);
+  }
 });
 
 test("both entries share one instance: the web entry is ready once the node entry loaded it", async () => {

@@ -7,7 +7,7 @@ import {
   type NormalizedOutput, type ValidationResult,
   type ArtifactHandle, type ContextCompilerError, type Message, type SessionEvent,
   type WorkingContextData, KvArtifactStore, IndexedDbArtifactStore, contentId,
-  type KeyValueLike, type SaveReport,
+  type KeyValueLike, type SaveReport, initSchemas, initSchemasSync,
 } from "agent-context-compiler";
 import * as web from "agent-context-compiler/web";
 
@@ -87,5 +87,12 @@ export async function run(): Promise<number> {
   new KvArtifactStore({ get: async () => null });
   await web.init();
   web.initSync(new Uint8Array());
+  await web.initSchemas();
+  await web.initSchemas(new URL("https://example.com/context_compiler_schema_bg.wasm"));
+  web.initSchemasSync(new Uint8Array());
+  // @ts-expect-error the web entry's sync loader needs the module
+  web.initSchemasSync();
+  await initSchemas();
+  initSchemasSync();
   return messages.length + countTokens(id) + (bytes?.length ?? 0) + ctx.tokenCount;
 }

@@ -13,10 +13,22 @@ for (const use of [() => new web.Session(), () => web.countTokens("x"), () => we
   }
 }
 web.initSync(readFileSync(new URL("../../../pkg/context_compiler_bg.wasm", import.meta.url)));
+// JSON Schema validation is a second module with its own initialisation.
+let schemaBefore = null;
+try {
+  new web.SchemaRegistry();
+} catch (e) {
+  schemaBefore = { name: e.name, code: e.code, message: e.message };
+}
+web.initSchemasSync(readFileSync(new URL("../../../pkg/context_compiler_schema_bg.wasm", import.meta.url)));
+const registry = new web.SchemaRegistry();
+registry.register("t", { type: "integer" });
 const s = new web.Session({ sessionId: "w" });
 console.log(
   JSON.stringify({
     before,
+    schemaBefore,
+    schemaValid: [registry.validate("t", 3).valid, registry.validate("t", "3").valid],
     instance: s instanceof web.Session,
     sessionId: s.sessionId,
     tokens: web.countTokens("hello world"),

@@ -1,17 +1,28 @@
-//! Per-tool output JSON Schemas, validated with the `jsonschema` crate.
+//! Per-tool output JSON Schemas.
 //!
 //! Draft 2020-12 (MCP's default dialect) is used unless a schema's `$schema`
 //! names another draft (draft 7 is the other one tested). References resolve
 //! only against documents added with [`SchemaRegistry::add_resource`]: nothing
 //! is ever fetched from a network.
+//!
+//! The registry compiles schemas through a [`SchemaEngine`]: natively and in
+//! the component that is [`JsonSchemaEngine`] (the `jsonschema` crate,
+//! feature `jsonschema`); the npm package keeps it out of its main module and
+//! loads it as a second module the first time a registry is made.
+
+#[cfg(feature = "jsonschema")]
+mod jsonschema_engine;
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
-use jsonschema::{Draft, Registry, Resource, Validator};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, ErrorCode, Result};
+
+#[cfg(feature = "jsonschema")]
+pub use jsonschema_engine::JsonSchemaEngine;
 
 /// A JSON Schema dialect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,16 +40,6 @@ pub enum Dialect {
 }
 
 impl Dialect {
-    fn draft(self) -> Draft {
-        match self {
-            Dialect::Draft4 => Draft::Draft4,
-            Dialect::Draft6 => Draft::Draft6,
-            Dialect::Draft7 => Draft::Draft7,
-            Dialect::Draft201909 => Draft::Draft201909,
-            Dialect::Draft202012 => Draft::Draft202012,
-        }
-    }
-
     /// The dialect a `$schema` URI names, if it names a known one.
     fn from_uri(uri: &str) -> Option<Dialect> {
         let known = [
@@ -49,6 +50,31 @@ impl Dialect {
             ("2020-12", Dialect::Draft202012),
         ];
         known.iter().find(|(k, _)| uri.contains(k)).map(|(_, d)| *d)
+    }
+
+    /// The dialect's stable name (`draft4` ... `draft2020-12`), as it crosses
+    /// to a separately loaded engine.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dialect::Draft4 => "draft4",
+            Dialect::Draft6 => "draft6",
+            Dialect::Draft7 => "draft7",
+            Dialect::Draft201909 => "draft2019-09",
+            Dialect::Draft202012 => "draft2020-12",
+        }
+    }
+
+    /// The dialect named `name` (see [`Dialect::as_str`]).
+    pub fn parse(name: &str) -> Option<Dialect> {
+        [
+            Dialect::Draft4,
+            Dialect::Draft6,
+            Dialect::Draft7,
+            Dialect::Draft201909,
+            Dialect::Draft202012,
+        ]
+        .into_iter()
+        .find(|d| d.as_str() == name)
     }
 }
 
@@ -74,9 +100,32 @@ pub struct ValidationResult {
     pub errors: Vec<SchemaError>,
 }
 
+/// A schema compiled by a [`SchemaEngine`].
+pub trait CompiledSchema {
+    /// Every way `data` fails the schema (none: valid).
+    fn validate(&self, data: &Value) -> ValidationResult;
+}
+
+/// What compiles JSON Schemas for a [`SchemaRegistry`].
+pub trait SchemaEngine {
+    /// Checks that `document` can be a `$ref` target named `uri`; an
+    /// `INVALID_SCHEMA` error if not.
+    fn check_resource(&self, uri: &str, document: &Value) -> Result<()>;
+
+    /// Compiles `schema` in `dialect` (unless its `$schema` says otherwise),
+    /// its references resolved against `resources` only; an
+    /// `INVALID_SCHEMA` error if it does not compile.
+    fn compile(
+        &self,
+        schema: &Value,
+        dialect: Dialect,
+        resources: &[(String, Value)],
+    ) -> Result<Box<dyn CompiledSchema>>;
+}
+
 struct Registered {
     schema: Value,
-    validator: Validator,
+    compiled: Box<dyn CompiledSchema>,
 }
 
 /// Registry of per-tool output JSON Schemas.
@@ -84,77 +133,92 @@ pub struct SchemaRegistry {
     schemas: HashMap<String, Registered>,
     resources: Vec<(String, Value)>,
     default_dialect: Dialect,
+    engine: Option<Rc<dyn SchemaEngine>>,
 }
 
 impl Default for SchemaRegistry {
+    /// An empty registry on the built-in engine (with feature `jsonschema`;
+    /// without it, one that validates every tool as having no schema and
+    /// refuses registrations).
     fn default() -> Self {
-        SchemaRegistry::new()
+        #[cfg(feature = "jsonschema")]
+        let engine: Option<Rc<dyn SchemaEngine>> = Some(Rc::new(JsonSchemaEngine));
+        #[cfg(not(feature = "jsonschema"))]
+        let engine: Option<Rc<dyn SchemaEngine>> = None;
+        SchemaRegistry {
+            schemas: HashMap::new(),
+            resources: Vec::new(),
+            default_dialect: Dialect::Draft202012,
+            engine,
+        }
     }
 }
 
-fn invalid(what: impl std::fmt::Display) -> Error {
+/// An `INVALID_SCHEMA` error.
+pub(crate) fn invalid(what: impl std::fmt::Display) -> Error {
     Error::new(ErrorCode::InvalidSchema, what.to_string())
 }
 
 impl SchemaRegistry {
-    /// An empty registry whose schemas default to draft 2020-12.
+    /// An empty registry on the built-in `jsonschema` engine whose schemas
+    /// default to draft 2020-12.
+    #[cfg(feature = "jsonschema")]
     pub fn new() -> Self {
-        SchemaRegistry::with_default_dialect(Dialect::Draft202012)
+        SchemaRegistry::default()
     }
 
-    /// An empty registry whose schemas default to `dialect` when they have no `$schema`.
+    /// An empty registry compiling with `engine`, whose schemas default to
+    /// draft 2020-12.
+    pub fn with_engine(engine: Rc<dyn SchemaEngine>) -> Self {
+        SchemaRegistry {
+            engine: Some(engine),
+            ..SchemaRegistry::default()
+        }
+    }
+
+    /// An empty registry on the built-in `jsonschema` engine whose schemas
+    /// default to `dialect` when they have no `$schema`.
+    #[cfg(feature = "jsonschema")]
     pub fn with_default_dialect(dialect: Dialect) -> Self {
         SchemaRegistry {
-            schemas: HashMap::new(),
-            resources: Vec::new(),
             default_dialect: dialect,
+            ..SchemaRegistry::default()
         }
+    }
+
+    fn engine(&self) -> Result<&dyn SchemaEngine> {
+        self.engine
+            .as_deref()
+            .ok_or_else(|| invalid("this build has no JSON Schema engine"))
     }
 
     /// Makes `document` available to `$ref`s as `uri` (never fetched from a
     /// network). Applies to schemas registered afterwards.
     pub fn add_resource(&mut self, uri: &str, document: Value) -> Result<()> {
-        Registry::new()
-            .add(uri, Resource::from_contents(document.clone()))
-            .and_then(|b| b.prepare())
-            .map_err(|e| invalid(format!("resource {uri}: {e}")))?;
+        self.engine()?.check_resource(uri, &document)?;
         self.resources.retain(|(u, _)| u != uri);
         self.resources.push((uri.to_string(), document));
         Ok(())
     }
 
     /// Compiles `schema` against the registry's resources.
-    pub fn compile(&self, schema: &Value) -> Result<Validator> {
+    pub fn compile(&self, schema: &Value) -> Result<Box<dyn CompiledSchema>> {
         let dialect = schema
             .get("$schema")
             .and_then(Value::as_str)
             .and_then(Dialect::from_uri)
             .unwrap_or(self.default_dialect);
-        let mut builder = Registry::new();
-        for (uri, doc) in &self.resources {
-            builder = builder
-                .add(uri, Resource::from_contents(doc.clone()))
-                .map_err(|e| invalid(format!("resource {uri}: {e}")))?;
-        }
-        let registry = builder
-            .prepare()
-            .map_err(|e| invalid(format!("resources: {e}")))?;
-        jsonschema::options()
-            .with_draft(dialect.draft())
-            .offline()
-            .with_registry(&registry)
-            .build(schema)
-            .map_err(|e| invalid(format!("invalid schema: {e}")))
+        self.engine()?.compile(schema, dialect, &self.resources)
     }
 
     /// Registers (or replaces) the output schema of `tool`; an invalid schema
     /// is rejected here, with an `INVALID_SCHEMA` error.
     pub fn register(&mut self, tool: &str, schema: Value) -> Result<()> {
-        let validator = self
+        let compiled = self
             .compile(&schema)
             .map_err(|e| e.context(format!("tool '{tool}'")))?;
         self.schemas
-            .insert(tool.to_string(), Registered { schema, validator });
+            .insert(tool.to_string(), Registered { schema, compiled });
         Ok(())
     }
 
@@ -170,7 +234,7 @@ impl SchemaRegistry {
                 valid: true,
                 errors: Vec::new(),
             },
-            Some(r) => validate_with(&r.validator, data),
+            Some(r) => r.compiled.validate(data),
         }
     }
 
@@ -204,7 +268,7 @@ impl SchemaRegistry {
                 name.to_string(),
                 Registered {
                     schema: schema.clone(),
-                    validator,
+                    compiled: validator,
                 },
             ));
         }
@@ -214,23 +278,7 @@ impl SchemaRegistry {
     }
 }
 
-/// Validates `data` with a compiled validator.
-pub fn validate_with(validator: &Validator, data: &Value) -> ValidationResult {
-    let errors: Vec<SchemaError> = validator
-        .iter_errors(data)
-        .map(|e| SchemaError {
-            instance_path: e.instance_path().as_str().to_string(),
-            schema_path: e.schema_path().as_str().to_string(),
-            message: e.to_string(),
-        })
-        .collect();
-    ValidationResult {
-        valid: errors.is_empty(),
-        errors,
-    }
-}
-
-#[cfg(test)]
+#[cfg(all(test, feature = "jsonschema"))]
 mod tests {
     use super::*;
     use serde_json::json;
@@ -282,6 +330,25 @@ mod tests {
         reg.register("t2020", json!({"prefixItems": [{"type": "string"}]}))
             .unwrap();
         assert!(!reg.validate("t2020", &json!([1])).valid);
+        let mut draft7 = SchemaRegistry::with_default_dialect(Dialect::Draft7);
+        draft7
+            .register("t", json!({"items": [{"type": "string"}]}))
+            .unwrap();
+        assert!(!draft7.validate("t", &json!([1])).valid);
+    }
+
+    #[test]
+    fn dialect_names_round_trip() {
+        for d in [
+            Dialect::Draft4,
+            Dialect::Draft6,
+            Dialect::Draft7,
+            Dialect::Draft201909,
+            Dialect::Draft202012,
+        ] {
+            assert_eq!(Dialect::parse(d.as_str()), Some(d));
+        }
+        assert_eq!(Dialect::parse("draft3"), None);
     }
 
     #[test]
