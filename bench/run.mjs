@@ -138,3 +138,6 @@ await agentLoopBench();
 // 6. The event bus beside EventEmitter and emittery; the turn runner's overhead.
 const { busBench } = await import("./bus.mjs");
 await busBench();
+
+// 7. Issue 12's table: recording, counting, hashing, redaction and size.
+await import("./perf.mjs");

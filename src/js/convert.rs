@@ -8,6 +8,7 @@ use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::js::text::js_string;
 
 /// Deeper nesting than this is rejected (it also catches cycles early).
 const MAX_DEPTH: usize = crate::session::MAX_DATA_DEPTH;
@@ -62,7 +63,7 @@ fn convert(v: &JsValue, path: &str, depth: usize, stack: &mut Vec<JsValue>) -> R
             .map(Value::Number)
             .unwrap_or(Value::Null));
     }
-    if let Some(s) = v.as_string() {
+    if let Some(s) = js_string(v) {
         return Ok(Value::String(s));
     }
     if v.is_function() {
@@ -262,7 +263,7 @@ pub(crate) fn describe(value: &JsValue) -> String {
 
 /// A required string argument.
 pub(crate) fn string(value: &JsValue, what: &str) -> Result<String> {
-    value.as_string().ok_or_else(|| {
+    js_string(value).ok_or_else(|| {
         Error::new(
             ErrorCode::InvalidArgument,
             format!("{what} must be a string (got {})", describe(value)),
@@ -273,7 +274,7 @@ pub(crate) fn string(value: &JsValue, what: &str) -> Result<String> {
 /// Bytes from a `Uint8Array` (or any typed-array view), an `ArrayBuffer`, or
 /// a string (encoded as UTF-8).
 pub(crate) fn bytes(value: &JsValue, what: &str) -> Result<Vec<u8>> {
-    if let Some(s) = value.as_string() {
+    if let Some(s) = js_string(value) {
         return Ok(s.into_bytes());
     }
     if let Some(buf) = value.dyn_ref::<js_sys::ArrayBuffer>() {

@@ -30,6 +30,7 @@ mod session;
 mod sleep;
 mod store_methods;
 mod summarizer;
+mod text;
 mod tools;
 pub(crate) mod types;
 mod working_context;

@@ -10,6 +10,7 @@ use crate::js::convert::{bytes, js_to_json, string, to_js};
 use crate::js::error::to_js_error;
 use crate::js::registry::{Native, Registration};
 use crate::js::schema_engine::JsSchemaEngine;
+use crate::js::text::js_string;
 use crate::normalize::aligner::PerceptionAligner as CoreAligner;
 use crate::normalize::redact::redact as core_redact;
 use crate::normalize::schemas::SchemaRegistry as CoreRegistry;
@@ -123,7 +124,7 @@ pub struct PerceptionAligner {
 /// The text of a raw output: strings as is, bytes as (lossy) UTF-8, anything
 /// else serialised as JSON.
 pub(crate) fn raw_text(raw: &JsValue) -> Result<String> {
-    if let Some(s) = raw.as_string() {
+    if let Some(s) = js_string(raw) {
         return Ok(s);
     }
     if raw.is_instance_of::<js_sys::ArrayBuffer>() || js_sys::ArrayBuffer::is_view(raw) {

@@ -1,0 +1,190 @@
+// Issue 12's table: recording, counting, hashing, redaction and size, each
+// beside a reference measured in the same run on the same input.
+//
+// - record: seed 000's own Python pipeline (bench/peer_seed_session.py) on
+//   the same trace, when python3 is on the PATH;
+// - payload rate, counting: TextEncoder.encodeInto of the same text, i.e.
+//   what copying it once costs in this host (the memory-speed bound);
+// - contentId: node:crypto's SHA-256;
+// - redact: a JavaScript peer applying the same rules (the patterns of
+//   src/normalize/redact/rules.rs, as JS regular expressions) with
+//   String.prototype.replace;
+// - size: the issue's target (350 KB gzipped for the main module).
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { Session, contentId, countTokens, redact } from "agent-context-compiler";
+import { generateTrace, rng, toolOutput } from "./trace.mjs";
+
+const MB = 1e6;
+const rows = [];
+const row = (work, ours, peerName, peer, ratio) => rows.push({ work, ours, peerName, peer, ratio });
+const f1 = (x) => (x >= 1 ? x.toFixed(1) : x.toFixed(2));
+const ms = (x) => `${x.toFixed(1)} ms`;
+const rate = (bytes, t) => `${Math.round(bytes / MB / (t / 1000))} MB/s`;
+
+/** Median milliseconds of `f` over `n` runs, after one warm-up. */
+function median(f, n = 5) {
+  f();
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    f();
+    times.push(performance.now() - t0);
+  }
+  return times.sort((a, b) => a - b)[Math.floor(n / 2)];
+}
+
+function encodeTime(text) {
+  const encoder = new TextEncoder();
+  const buf = new Uint8Array(text.length * 3);
+  return median(() => encoder.encodeInto(text, buf));
+}
+
+// 1. session.record on an agent trace, beside seed 000's Python.
+{
+  const trace = generateTrace(4826, 7).map((e) => ({
+    kind: e.kind === "tool_output" ? "phase_result" : e.kind,
+    role: e.role,
+    content: e.content,
+  }));
+  const bytes = trace.reduce((n, e) => n + e.content.length, 0);
+  const ours = median(() => {
+    const s = new Session();
+    for (const e of trace) s.record(e.kind, { role: e.role, content: e.content });
+    s.free();
+  });
+  const dir = mkdtempSync(join(tmpdir(), "acc-bench-"));
+  const file = join(dir, "trace.json");
+  writeFileSync(file, JSON.stringify(trace));
+  const py = spawnSync("python3", [new URL("./peer_seed_session.py", import.meta.url).pathname, file, "5"], { encoding: "utf8" });
+  rmSync(dir, { recursive: true, force: true });
+  const work = `session.record, ${trace.length} events (${Math.round(bytes / trace.length)} B average)`;
+  if (py.status === 0) {
+    const seconds = JSON.parse(py.stdout).seconds;
+    row(work, ms(ours), "seed 000's Python pipeline", ms(seconds * 1000), `${f1((seconds * 1000) / ours)}× its speed (target 10×)`);
+  } else {
+    row(work, ms(ours), "seed 000's Python pipeline", `not run: ${py.error?.message ?? py.stderr.trim().split("\n").pop()}`, "-");
+  }
+}
+
+// 2. Payload rate of large events: 20 tool outputs of 1 MB.
+{
+  const r = rng(11);
+  const outputs = Array.from({ length: 20 }, () => toolOutput(r, 1_000_000));
+  const bytes = outputs.reduce((n, o) => n + o.length, 0);
+  const ours = median(() => {
+    const s = new Session();
+    for (const o of outputs) s.record("tool_success", { call_id: "c", tool_name: "read_logs", output: o });
+    s.free();
+  });
+  const copy = median(() => {
+    const encoder = new TextEncoder();
+    const buf = new Uint8Array(1_000_000 * 3);
+    for (const o of outputs) encoder.encodeInto(o, buf);
+  });
+  row("session.record payload rate, 1 MB tool outputs", rate(bytes, ours), "copying the text once (encodeInto)", rate(bytes, copy), `${f1(copy / ours)}× (target 200 MB/s)`);
+}
+
+// 3. Token counting.
+{
+  const r = rng(5);
+  let logs = "";
+  while (logs.length < 10 * MB) logs += toolOutput(r, 100_000);
+  const cjk = "日本語のテキストと中文文本和한국어 텍스트。모델 컨텍스트".repeat(200_000).slice(0, 3_000_000);
+  for (const [name, text, target] of [
+    ["countTokens, 10 MB of tool output (ASCII)", logs, 300],
+    ["countTokens, 3 M characters of CJK", cjk, 100],
+  ]) {
+    const bytes = Buffer.byteLength(text);
+    const ours = median(() => countTokens(text));
+    const copy = encodeTime(text);
+    row(name, rate(bytes, ours), "copying the text once (encodeInto)", rate(bytes, copy), `${f1(copy / ours)}× (target ${target} MB/s)`);
+  }
+}
+
+// 4. Hashing.
+{
+  const data = new Uint8Array(10 * MB);
+  for (let i = 0; i < data.length; i++) data[i] = (i * 2654435761) >>> 24;
+  const ours = median(() => contentId(data));
+  const peer = median(() => createHash("sha256").update(data).digest("hex"));
+  row("contentId (SHA-256), 10 MB", rate(data.length, ours), "node:crypto createHash", rate(data.length, peer), `${f1(peer / ours)}×`);
+}
+
+// 5. Redaction, beside the same rules as JS regular expressions.
+{
+  const rulesSource = readFileSync(new URL("../src/normalize/redact/rules.rs", import.meta.url), "utf8");
+  const toJs = (pattern) => {
+    const i = pattern.startsWith("(?i)");
+    return new RegExp((i ? pattern.slice(4) : pattern).replaceAll("(?P<", "(?<"), i ? "gi" : "g");
+  };
+  const rules = [...rulesSource.matchAll(/id: "([^"]+)",[\s\S]*?group: (\d+),\s*(?:\/\/[^\n]*\n\s*)*pattern: r(#?)"([\s\S]*?)"\3,/g)].map(
+    (m) => ({ id: m[1], group: Number(m[2]), re: toJs(m[4]) }),
+  );
+  for (const m of rulesSource.matchAll(/const (KEY_\w+|COMPARED_\w+): &str = r#"([\s\S]*?)"#;/g)) {
+    rules.push({ id: "secret-key-value", group: "value", re: toJs(m[2]) });
+  }
+  const peer = (text) =>
+    rules.reduce(
+      (t, rule) =>
+        t.replace(rule.re, (match, ...args) => {
+          const groups = typeof args.at(-1) === "object" ? args.at(-1) : undefined;
+          const secret = rule.group === 0 ? match : rule.group === "value" ? groups?.dq ?? groups?.sq ?? groups?.bare : args[rule.group - 1];
+          if (!secret) return match;
+          const at = match.lastIndexOf(secret);
+          return `${match.slice(0, at)}[REDACTED:${rule.id}]${match.slice(at + secret.length)}`;
+        }),
+      text,
+    );
+  const r = rng(3);
+  let clean = "";
+  while (clean.length < 10 * MB) clean += toolOutput(r, 100_000);
+  const secrets = [
+    () => `sk-proj-${"Ab3dE".repeat(9)}`,
+    () => `ghp_${"a1B2c".repeat(8)}`,
+    () => `AKIA${"Q3T7".repeat(4)}`,
+    () => `password=${"hunter2".repeat(2)}${Math.floor(r() * 1e6)}`,
+    () => `Authorization: Bearer ${"x9Y8z".repeat(6)}`,
+  ];
+  let dense = "";
+  while (dense.length < 2 * MB) dense += `${toolOutput(r, 200)} ${secrets[Math.floor(r() * secrets.length)]()}\n`;
+  const items = [];
+  let size = 0;
+  for (let n = 0; size < 6 * MB; n++) {
+    const item = { id: n, name: `item ${n}`, tags: ["a", "b"], config: { api_key: n % 50 === 0 ? `sk-proj-${"Zq9".repeat(14)}` : null, token_count: 12, url: "https://example.com/x" } };
+    size += JSON.stringify(item).length;
+    items.push(item);
+  }
+  const json = JSON.stringify(items, null, 1);
+  for (const [name, text, target] of [
+    ["redact, 10 MB of clean tool output", clean, "50 MB/s"],
+    ["redact, 2 MB with a secret every ~200 B", dense, "-"],
+    ["redact, 6 MB of JSON", json, "20 MB/s"],
+  ]) {
+    const bytes = Buffer.byteLength(text);
+    const ours = median(() => redact(text), 3);
+    const theirs = median(() => peer(text), 3);
+    row(name, rate(bytes, ours), "the same rules as JS RegExp + replace", rate(bytes, theirs), `${f1(theirs / ours)}× (target ${target})`);
+  }
+}
+
+// 6. Size.
+{
+  const gz = (path) => gzipSync(readFileSync(new URL(path, import.meta.url)), { level: 9 }).length;
+  const kb = (b) => `${Math.round(b / 1024)} KB gz`;
+  const main = gz("../pkg/context_compiler_bg.wasm");
+  row("main .wasm (every entry loads it)", kb(main), "the issue's target", "350 KB gz", `${f1(main / (350 * 1024))}× the target`);
+  row("JSON Schema .wasm (loaded by the first SchemaRegistry)", kb(gz("../pkg/context_compiler_schema_bg.wasm")), "-", "-", "-");
+  row("component .wasm (wasm32-wasip2, everything)", kb(gz("../target/wasm32-wasip2/release/context_compiler.wasm")), "-", "-", "-");
+}
+
+const header = { work: "work", ours: "this library", peerName: "reference", peer: "", ratio: "ours vs reference" };
+const widths = ["work", "ours", "peerName", "peer"].map((k) => Math.max(...[header, ...rows].map((r) => String(r[k]).length)));
+console.log("\nperformance and size (issue 12): this library beside a reference from the same run");
+for (const r of [header, ...rows]) {
+  console.log(`  ${r.work.padEnd(widths[0])}  ${r.ours.padEnd(widths[1])}  ${r.peerName.padEnd(widths[2])}  ${r.peer.padEnd(widths[3])}  ${r.ratio}`);
+}
