@@ -95,3 +95,27 @@ test("a budget past 2^53 says why it is refused", async () => {
   const s = new Session();
   await rejectsWithCode(() => new ContextCompiler({ processors: [] }).compile(s, 2 ** 53), "INVALID_BUDGET", "2^53");
 });
+
+test("long strings cross into wasm whole: multi-byte text, emoji and lone surrogates (as U+FFFD)", () => {
+  // Strings of 256 UTF-16 units or more take src/js/text.rs's encodeInto
+  // path; their content must arrive exactly as through wasm-bindgen's own.
+  const pieces = ["plain ascii ", "é", "日本語", "😀", "\uD800", "x\uDC00y", "\u0000", "end"];
+  const cases = [];
+  for (let n = 0; n < 40; n++) {
+    let s = "";
+    let i = n;
+    while (s.length < 256 + n * 37) s += pieces[i++ % pieces.length];
+    cases.push(s);
+  }
+  cases.push("a".repeat(255), "a".repeat(256), "é".repeat(300), "😀".repeat(200), "\uD800".repeat(300));
+  const session = new Session();
+  for (const text of cases) {
+    const expected = text.toWellFormed();
+    const event = session.record("user_input", { text });
+    assert.equal(event.data.text, expected);
+    assert.equal(countTokens(text), countTokens(expected));
+    assert.equal(redact(text).text, expected);
+  }
+  const stored = session.eventLog.events.map((e) => e.data.text);
+  assert.deepEqual(stored, cases.map((t) => t.toWellFormed()));
+});
