@@ -471,22 +471,15 @@ fn guard_and_model_failures_are_typed_and_keep_what_was_recorded() {
 #[test]
 fn invalid_options_fail_before_anything_is_recorded() {
     let f = fixture(model(|_| Ok(ModelReply::text("x"))), None);
-    let mut opts = options();
-    opts.budget = 0;
-    assert_eq!(
+    let refused = |change: fn(&mut RunOptions)| {
+        let mut opts = options();
+        change(&mut opts);
         block_on(run_compiled("hi", &f.agent, &opts))
             .unwrap_err()
-            .code(),
-        ErrorCode::InvalidBudget
-    );
-    let mut opts = options();
-    opts.max_steps = 0;
-    assert_eq!(
-        block_on(run_compiled("hi", &f.agent, &opts))
-            .unwrap_err()
-            .code(),
-        ErrorCode::InvalidArgument
-    );
+            .code()
+    };
+    assert_eq!(refused(|o| o.budget = 0), ErrorCode::InvalidBudget);
+    assert_eq!(refused(|o| o.max_steps = 0), ErrorCode::InvalidArgument);
     let mut agent = f.agent.clone();
     agent.session = Rc::new(RefCell::new(session("other")));
     let e = block_on(run_compiled("hi", &agent, &options())).unwrap_err();
