@@ -185,8 +185,10 @@ fn assert_redacted(orig: &Value, red: &Value, secret_key: bool) {
         (Value::Number(_), Value::String(r)) if secret_key => {
             assert!(r.starts_with("[REDACTED:"), "{r:?}");
         }
+        // JSON in a string, at any depth (a string holding a JSON string
+        // holding an object is decoded and redacted too).
         (Value::String(s), Value::String(r)) => match serde_json::from_str::<Value>(s) {
-            Ok(inner @ (Value::Object(_) | Value::Array(_))) => {
+            Ok(inner @ (Value::Object(_) | Value::Array(_) | Value::String(_))) => {
                 assert_redacted(&inner, &parse(r), false)
             }
             _ => assert_eq!(s, r),
@@ -206,6 +208,24 @@ fn assert_redacted(orig: &Value, red: &Value, secret_key: bool) {
         }
         (a, b) => assert_eq!(a, b),
     }
+}
+
+#[test]
+fn json_in_a_json_string_in_a_string_is_redacted_and_stays_valid() {
+    // Found by the property below in CI: an object, encoded as a string,
+    // encoded as a string again.
+    let object = r#"{"password":"}\n\\y\"\\\" 4","api_key":"\"é\"\"8\n\",\"","token":false}"#;
+    let doc = Value::String(serde_json::to_string(&Value::String(object.into())).unwrap());
+    let text = serde_json::to_string(&doc).unwrap();
+    let out: Value = serde_json::from_str(&redact(&text).text).unwrap();
+    assert_redacted(&doc, &out, false);
+    let twice: Value = serde_json::from_str(out.as_str().unwrap()).unwrap();
+    let inner: Value = serde_json::from_str(twice.as_str().unwrap()).unwrap();
+    assert_eq!(inner["token"], Value::Bool(false));
+    assert!(inner["password"]
+        .as_str()
+        .unwrap()
+        .starts_with("[REDACTED:"));
 }
 
 proptest! {
