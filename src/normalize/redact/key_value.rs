@@ -5,10 +5,10 @@
 
 use std::borrow::Cow;
 
-use regex::{Captures, Regex};
-
+use super::anchored::{Anchored, AtStarts, Groups, Matches};
 use super::keys::{is_jwt, is_placeholder, is_secret_key};
 use super::literals::{decode, enclosing, Literal};
+use super::rules::run_before;
 use super::Hit;
 
 /// The rule id of every key-value hit.
@@ -72,34 +72,186 @@ pub(super) fn quoted_key_hits(
     hits
 }
 
-/// Key-value hits of `re` over unquoted keys (`password=x`, `token: x`,
-/// `{'secret': 'x'}`). Scanning resumes right after each value taken, so
-/// `a=1 password=x` finds both. Matches inside an escaped literal are left
-/// to the literal's own decoded scan.
-pub(super) fn pattern_hits(re: &Regex, text: &str, literals: &[Literal]) -> Vec<Hit> {
+/// How far back from a comparison its quoted literal is looked for.
+const MAX_LITERAL: usize = 4096;
+
+/// Characters of an unquoted key (`[A-Za-z0-9_.\-]`).
+fn key_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
+}
+
+/// Characters of a key compared with a literal (`[A-Za-z0-9_.]`).
+fn compared_key_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.')
+}
+
+/// `regex-lite`'s `\s`.
+fn space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ')
+}
+
+/// The runs of one class of bytes around successive positions of a text.
+struct Runs<'t> {
+    bytes: &'t [u8],
+    class: fn(u8) -> bool,
+    /// The last run found: the next position inside it reuses it, so many
+    /// keywords in one long run cost one pass over it.
+    last: Option<(usize, usize)>,
+}
+
+impl<'t> Runs<'t> {
+    fn new(bytes: &'t [u8], class: fn(u8) -> bool) -> Runs<'t> {
+        Runs {
+            bytes,
+            class,
+            last: None,
+        }
+    }
+
+    /// Where the run of the class around byte `p` starts and ends.
+    fn around(&mut self, p: usize) -> (usize, usize) {
+        if let Some((start, end)) = self.last.filter(|&(start, end)| start <= p && p < end) {
+            return (start, end);
+        }
+        let class = self.class;
+        let back = run_before(self.bytes, p, usize::MAX, class);
+        let ahead = self.bytes[p..].iter().take_while(|&&b| class(b)).count();
+        let run = (p - back, p + ahead);
+        self.last = Some(run);
+        run
+    }
+}
+
+/// Whether a key ending at `end` is followed by what [`KEY_VALUE_PATTERN`]
+/// needs there: `[index]`, `'` and blanks, each optional, then `:` or `=`.
+///
+/// [`KEY_VALUE_PATTERN`]: super::rules::KEY_VALUE_PATTERN
+fn separator_follows(bytes: &[u8], mut end: usize) -> bool {
+    if bytes.get(end) == Some(&b'[') {
+        let digits = bytes[end + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        if bytes.get(end + 1 + digits) == Some(&b']') {
+            end += digits + 2;
+        }
+    }
+    if bytes.get(end) == Some(&b'\'') {
+        end += 1;
+    }
+    let blanks = bytes[end..]
+        .iter()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count();
+    matches!(bytes.get(end + blanks), Some(b':' | b'='))
+}
+
+/// Whether a key ending at `end` is followed by spaces and `==` or `!=`.
+fn comparison_follows(bytes: &[u8], end: usize) -> bool {
+    let spaces = bytes[end..].iter().take_while(|&&b| space(b)).count();
+    matches!(
+        bytes.get(end + spaces..end + spaces + 2),
+        Some(b"==" | b"!=")
+    )
+}
+
+/// The opening quotes of the literals that could be compared with a key
+/// starting at `key` (`"…" == key`): quotes like the one closing the
+/// literal before the comparison, on its line.
+fn quotes_before_comparison(bytes: &[u8], key: usize, out: &mut Vec<usize>) {
+    let mut end = key - bytes[..key].iter().rev().take_while(|&&b| space(b)).count();
+    if !(bytes[..end].ends_with(b"==") || bytes[..end].ends_with(b"!=")) {
+        return;
+    }
+    let op = bytes[..end]
+        .iter()
+        .rev()
+        .take(3)
+        .take_while(|&&b| b == b'=' || b == b'!')
+        .count();
+    end -= op;
+    end -= bytes[..end].iter().rev().take_while(|&&b| space(b)).count();
+    let Some(&quote) = bytes[..end].last().filter(|&&q| q == b'"' || q == b'\'') else {
+        return;
+    };
+    let close = end - 1;
+    let from = close.saturating_sub(MAX_LITERAL);
+    let line = bytes[from..close]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(from, |n| from + n + 1);
+    out.extend((line..close).filter(|&i| bytes[i] == quote));
+}
+
+/// Hits of the three key patterns (`password=x`, `token == "x"`,
+/// `"x" == token`) for the key keywords found at `keywords`. Each pattern
+/// is tried only where a key holding one of them starts and the bytes
+/// around it fit the pattern.
+pub(super) fn key_value_hits(
+    patterns: &[Anchored; 3],
+    text: &str,
+    keywords: &[usize],
+    literals: &[Literal],
+) -> Vec<Hit> {
+    let bytes = text.as_bytes();
+    let mut starts: [Vec<usize>; 3] = Default::default();
+    let (mut keys, mut compared_keys) = (
+        Runs::new(bytes, key_byte),
+        Runs::new(bytes, compared_key_byte),
+    );
+    for &p in keywords {
+        let (key, end) = keys.around(p);
+        if separator_follows(bytes, end) {
+            starts[0].push(key);
+        }
+        let (key, end) = compared_keys.around(p);
+        if comparison_follows(bytes, end) {
+            starts[1].push(key);
+        }
+        quotes_before_comparison(bytes, key, &mut starts[2]);
+    }
+    patterns
+        .iter()
+        .zip(starts)
+        .flat_map(|(re, starts)| {
+            let names = Names::of(re);
+            pattern_hits(AtStarts::new(re, starts), &names, text, literals)
+        })
+        .collect()
+}
+
+/// Key-value hits among `matches` of one key pattern (whose groups are
+/// `names`) over unquoted keys (`password=x`, `token: x`, `{'secret': 'x'}`).
+/// Matching resumes right after each value taken, so `a=1 password=x`
+/// finds both. Matches inside an escaped literal are left to the literal's
+/// own decoded scan.
+pub(super) fn pattern_hits(
+    mut matches: impl Matches,
+    names: &Names,
+    text: &str,
+    literals: &[Literal],
+) -> Vec<Hit> {
+    let span = |g: &Groups, i: Option<usize>| i.and_then(|i| g.get(i));
     let mut hits = Vec::new();
     let mut pos = 0;
-    while pos < text.len() {
-        let Some(caps) = re.captures_at(text, pos) else {
-            break;
-        };
-        let Some(whole) = caps.get(0) else { break };
-        let key = caps.name("key").map_or(whole.start(), |k| k.start());
-        let inside = enclosing(literals, key);
+    while let Some(caps) = matches.next_from(text, pos) {
+        let whole = caps.whole();
+        let key_span = span(&caps, names.key).unwrap_or((whole.0, whole.0));
+        let inside = enclosing(literals, key_span.0);
         if inside.is_some_and(|l| l.escaped) {
-            pos = next_pos(text, whole.start(), whole.start());
+            pos = next_pos(text, whole.0, whole.0);
             continue;
         }
         let limit = inside.map_or(text.len(), |l| l.close);
-        let Some((start, end)) = value_span(text, &caps, limit) else {
-            pos = next_pos(text, whole.start(), whole.end());
+        let Some((start, end)) = value_span(text, &caps, names, limit) else {
+            pos = next_pos(text, whole.0, whole.1);
             continue;
         };
-        pos = next_pos(text, whole.start(), end.max(start));
-        let key = caps.name("key").map_or("", |k| k.as_str());
-        let bare = caps.name("bare").is_some_and(|b| b.start() == start);
+        pos = next_pos(text, whole.0, end.max(start));
+        let key = &text[key_span.0..key_span.1];
+        let bare = span(&caps, names.bare).is_some_and(|b| b.0 == start);
         // `type Credentials = "include" | "omit"` declares a type, not a value.
-        let alias = text[..caps.name("key").map_or(whole.start(), |k| k.start())]
+        let alias = text[..key_span.0]
             .trim_end()
             .rsplit(|c: char| !c.is_ascii_alphanumeric())
             .next()
@@ -119,6 +271,28 @@ pub(super) fn pattern_hits(re: &Regex, text: &str, literals: &[Literal]) -> Vec<
         }
     }
     hits
+}
+
+/// The indices of a key pattern's named groups.
+pub(super) struct Names {
+    key: Option<usize>,
+    sep: Option<usize>,
+    dq: Option<usize>,
+    sq: Option<usize>,
+    bare: Option<usize>,
+}
+
+impl Names {
+    /// The groups of `pattern`.
+    pub(super) fn of(pattern: &Anchored) -> Names {
+        Names {
+            key: pattern.group("key"),
+            sep: pattern.group("sep"),
+            dq: pattern.group("dq"),
+            sq: pattern.group("sq"),
+            bare: pattern.group("bare"),
+        }
+    }
 }
 
 /// Words that start code, not a value (`x = new Y()`, `get: async () =>`).
@@ -217,14 +391,15 @@ fn next_pos(text: &str, start: usize, end: usize) -> usize {
 
 /// The span of the value in a key-value match, cut at `limit` (the end of
 /// the string the key is written in).
-fn value_span(text: &str, caps: &Captures<'_>, limit: usize) -> Option<(usize, usize)> {
-    if let Some(m) = caps.name("dq").or_else(|| caps.name("sq")) {
-        return Some((m.start(), m.end().min(limit.max(m.start()))));
+fn value_span(text: &str, caps: &Groups, names: &Names, limit: usize) -> Option<(usize, usize)> {
+    let span = |i: Option<usize>| i.and_then(|i| caps.get(i));
+    if let Some((s, e)) = span(names.dq).or_else(|| span(names.sq)) {
+        return Some((s, e.min(limit.max(s))));
     }
-    let bare = caps.name("bare")?;
-    let sep = caps.name("sep").map_or("", |s| s.as_str());
-    let raw = &text[bare.start()..bare.end().min(limit.max(bare.start()))];
-    let key_start = caps.name("key").map_or(0, |k| k.start());
+    let (bare_start, bare_end) = span(names.bare)?;
+    let sep = span(names.sep).map_or("", |(s, e)| &text[s..e]);
+    let raw = &text[bare_start..bare_end.min(limit.max(bare_start))];
+    let key_start = span(names.key).map_or(0, |k| k.0);
     // `=` values end at whitespace (log lines, env files); `:` values end a
     // flow item (`{a: 1, b: 2}`, `f(password: str)`) or run to the end of
     // the line (YAML).
@@ -238,7 +413,7 @@ fn value_span(text: &str, caps: &Captures<'_>, limit: usize) -> Option<(usize, u
     let value = raw[..cut]
         .trim_end()
         .trim_end_matches([',', ';', '`', '"', '\'']);
-    Some((bare.start(), bare.start() + value.len()))
+    Some((bare_start, bare_start + value.len()))
 }
 
 /// Whether the text before a key ends inside a flow collection or an

@@ -1,22 +1,30 @@
 //! Secret redaction for text and JSON.
 //!
 //! [`redact`] replaces every credential it finds with `[REDACTED:<rule>]` and
-//! reports where it was. A keyword prefilter (one `aho-corasick` pass) decides
-//! which rules run at all, so clean text costs one linear scan; the rules use
-//! `regex`, which is linear-time (no backtracking). [`redact_json`] also
-//! redacts by key name at any depth, keeping the keys.
+//! reports where it was. One `aho-corasick` pass finds the rules' keywords;
+//! each rule is then tried, anchored, only where its keywords say a match
+//! could start ([`rules::Start`]), so clean text costs that one linear scan
+//! and a keyword costs a few bytes of matching. The rules use `regex-lite`,
+//! which is linear-time (no backtracking). [`redact_json`] also redacts by
+//! key name at any depth, keeping the keys.
 
+mod anchored;
 mod json;
 mod key_value;
 mod keys;
 mod literals;
 mod rules;
 
+#[cfg(test)]
+mod equivalence;
+
 use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
-use regex::Regex;
 use serde::{Deserialize, Serialize};
+
+use anchored::{Anchored, AtStarts, Matches};
+use rules::{Rule, Start};
 
 pub use json::redact_json;
 pub use keys::{is_placeholder, is_secret_key};
@@ -46,54 +54,72 @@ pub struct Redaction {
     pub findings: Vec<Finding>,
 }
 
+/// Which rule a keyword belongs to.
+#[derive(Clone, Copy)]
+enum Owner {
+    /// The rule at this index of [`rules::RULES`].
+    Rule(usize),
+    /// The key-value rules.
+    KeyValue,
+}
+
 struct Compiled {
     prefilter: AhoCorasick,
-    /// For each prefilter pattern, the rule it enables (`usize::MAX`: key-value).
-    keyword_rule: Vec<usize>,
-    rules: Vec<Regex>,
+    /// For each prefilter pattern, its keyword and the rule it belongs to.
+    keywords: Vec<(&'static str, Owner)>,
+    /// Each rule's pattern, compiled the first time a keyword asks for it.
+    rules: Vec<OnceLock<Anchored>>,
     /// The key-value rule and the two comparison forms.
-    key_value: [Regex; 3],
+    key_value: OnceLock<[Anchored; 3]>,
+}
+
+// The patterns are constants checked by the tests: a failure to compile one
+// is a bug in rules.rs, not in any input.
+fn compile(pattern: &str) -> Anchored {
+    Anchored::new(pattern).expect("redaction rule compiles")
 }
 
 fn compiled() -> &'static Compiled {
     static COMPILED: OnceLock<Compiled> = OnceLock::new();
     COMPILED.get_or_init(|| {
         let mut keywords = Vec::new();
-        let mut keyword_rule = Vec::new();
         for (i, rule) in rules::RULES.iter().enumerate() {
-            for k in rule.keywords {
-                keywords.push(*k);
-                keyword_rule.push(i);
-            }
+            keywords.extend(rule.keywords.iter().map(|k| (*k, Owner::Rule(i))));
         }
-        for k in rules::KEY_VALUE_KEYWORDS {
-            keywords.push(*k);
-            keyword_rule.push(usize::MAX);
-        }
-        // The patterns are constants checked by the tests: a failure here is a
-        // bug in this file, not in any input.
+        keywords.extend(
+            rules::KEY_VALUE_KEYWORDS
+                .iter()
+                .map(|k| (*k, Owner::KeyValue)),
+        );
         let prefilter = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
-            .build(&keywords)
+            .build(keywords.iter().map(|(k, _)| k))
             .expect("redaction keywords compile");
-        let rules = rules::RULES
-            .iter()
-            .map(|r| Regex::new(r.pattern).expect("redaction rule compiles"))
-            .collect();
-        let key_value = [
-            rules::KEY_VALUE_PATTERN,
-            rules::KEY_COMPARED_PATTERN,
-            rules::COMPARED_KEY_PATTERN,
-        ]
-        .map(|p| Regex::new(p).expect("key-value rule compiles"));
         Compiled {
             prefilter,
-            keyword_rule,
-            rules,
-            key_value,
+            keywords,
+            rules: rules::RULES.iter().map(|_| OnceLock::new()).collect(),
+            key_value: OnceLock::new(),
         }
     })
+}
+
+impl Compiled {
+    fn rule(&self, i: usize) -> &Anchored {
+        self.rules[i].get_or_init(|| compile(rules::RULES[i].pattern))
+    }
+
+    fn key_value(&self) -> &[Anchored; 3] {
+        self.key_value.get_or_init(|| {
+            [
+                rules::KEY_VALUE_PATTERN,
+                rules::KEY_COMPARED_PATTERN,
+                rules::COMPARED_KEY_PATTERN,
+            ]
+            .map(compile)
+        })
+    }
 }
 
 /// A candidate secret span.
@@ -121,47 +147,109 @@ pub fn redact(text: &str) -> Redaction {
     apply(text, hits(text, 0))
 }
 
+/// Where the rule's match could start for its keyword `keyword` found at
+/// byte `p` of `text`: pushed onto `out`.
+fn starts_at_keyword(rule: &Rule, keyword: &str, text: &str, p: usize, out: &mut Vec<usize>) {
+    let bytes = text.as_bytes();
+    let case_sensitive = !rule.pattern.starts_with("(?i)");
+    if case_sensitive && !text[p..].starts_with(keyword) {
+        return;
+    }
+    if rule.near.is_some_and(|near| !near(bytes, p)) {
+        return;
+    }
+    match rule.start {
+        Start::Before(n) => out.push(p.saturating_sub(n)),
+        Start::Span { class, min, max } => {
+            let run = rules::run_before(bytes, p, max, class);
+            let boundary = rule.pattern.starts_with(r"\b");
+            out.extend(
+                (min..=run)
+                    .rev()
+                    .map(|n| p - n)
+                    .filter(|&s| !boundary || s == 0 || !rules::word_byte(bytes[s - 1])),
+            );
+        }
+    }
+}
+
+/// The hits of one rule among its successive non-overlapping `matches`.
+fn rule_hits(rule: &'static Rule, text: &str, mut matches: impl Matches) -> Vec<Hit> {
+    let mut found = Vec::new();
+    let mut pos = 0;
+    while let Some(groups) = matches.next_from(text, pos) {
+        pos = groups.whole().1.max(groups.whole().0 + 1);
+        let Some((s, e)) = groups.get(rule.group) else {
+            continue;
+        };
+        let secret = &text[s..e];
+        if rule.id == "jwt" && !keys::is_jwt(secret) {
+            continue;
+        }
+        if rule.group != 0 && is_placeholder(secret) {
+            continue;
+        }
+        found.push(Hit {
+            rule: rule.id,
+            start: s,
+            end: e,
+            quote: String::new(),
+        });
+    }
+    found
+}
+
+/// What one pass over a text's keywords tells.
+struct Keywords {
+    /// For each rule, where its matches could start.
+    starts: Vec<Vec<usize>>,
+    /// Where key words (`pass`, `token`, ...) are, in order.
+    key_value_at: Vec<usize>,
+    /// Where keywords start (but the bare "."), in order: which escaped
+    /// strings may hide something only their decoded form shows.
+    keyword_at: Vec<usize>,
+}
+
+fn keywords(text: &str) -> Keywords {
+    let c = compiled();
+    let mut k = Keywords {
+        starts: vec![Vec::new(); rules::RULES.len()],
+        key_value_at: Vec::new(),
+        keyword_at: Vec::new(),
+    };
+    for m in c.prefilter.find_overlapping_iter(text) {
+        let (keyword, owner) = c.keywords[m.pattern().as_usize()];
+        match owner {
+            Owner::KeyValue => k.key_value_at.push(m.start()),
+            Owner::Rule(i) => {
+                starts_at_keyword(&rules::RULES[i], keyword, text, m.start(), &mut k.starts[i])
+            }
+        }
+        if m.len() > 1 {
+            k.keyword_at.push(m.start());
+        }
+    }
+    k.keyword_at.sort_unstable();
+    k.key_value_at.sort_unstable();
+    k
+}
+
 /// Every candidate secret in `text`, which is `depth` strings deep.
 fn hits(text: &str, depth: usize) -> Vec<Hit> {
     let c = compiled();
-    let mut enabled = vec![false; rules::RULES.len()];
-    let mut key_value = false;
-    // Where keywords start (but the bare "."), to tell which escaped
-    // strings may hide something only their decoded form shows.
-    let mut keyword_at = Vec::new();
-    for m in c.prefilter.find_overlapping_iter(text) {
-        match c.keyword_rule[m.pattern().as_usize()] {
-            usize::MAX => key_value = true,
-            i => enabled[i] = true,
-        }
-        if m.len() > 1 {
-            keyword_at.push(m.start());
-        }
-    }
-    keyword_at.sort_unstable();
+    let Keywords {
+        starts,
+        key_value_at,
+        keyword_at,
+    } = keywords(text);
     let mut found = Vec::new();
-    for (i, rule) in rules::RULES.iter().enumerate() {
-        if !enabled[i] {
-            continue;
-        }
-        for caps in c.rules[i].captures_iter(text) {
-            let Some(m) = caps.get(rule.group) else {
-                continue;
-            };
-            if rule.id == "jwt" && !keys::is_jwt(m.as_str()) {
-                continue;
-            }
-            if rule.group != 0 && is_placeholder(m.as_str()) {
-                continue;
-            }
-            found.push(Hit {
-                rule: rule.id,
-                start: m.start(),
-                end: m.end(),
-                quote: String::new(),
-            });
+    for (i, starts) in starts.into_iter().enumerate() {
+        if !starts.is_empty() {
+            let matches = AtStarts::new(c.rule(i), starts);
+            found.extend(rule_hits(&rules::RULES[i], text, matches));
         }
     }
+    let key_value = !key_value_at.is_empty();
     let escapes = text.contains('\\');
     if !key_value && !escapes {
         return found;
@@ -177,9 +265,12 @@ fn hits(text: &str, depth: usize) -> Vec<Hit> {
         l.escaped || (key_value && has_keyword(l))
     }));
     if key_value {
-        for re in &c.key_value {
-            found.extend(key_value::pattern_hits(re, text, &literals));
-        }
+        found.extend(key_value::key_value_hits(
+            c.key_value(),
+            text,
+            &key_value_at,
+            &literals,
+        ));
     }
     if escapes && depth < MAX_NESTING {
         // Decoding turns escapes into quotes, backslashes, slashes, control
