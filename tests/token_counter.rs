@@ -76,3 +76,98 @@ fn seed_estimator_is_far_off_on_json_which_is_why_it_is_not_the_default() {
         assert!((estimate_tokens(&s.text) as f64) < 0.5 * s.o200k as f64);
     }
 }
+
+/// The default counter's exact counts, pinned: the fixture's real samples
+/// and synthetic texts with runs of every class across 64-byte block edges
+/// (tests/fixtures/heuristic_counts.json). The JS tests check the same
+/// counts through the wasm build, whose classifier is SIMD128. After a
+/// deliberate change of the heuristic, `UPDATE_HEURISTIC=1 cargo test
+/// --test token_counter` rewrites the fixture.
+#[test]
+fn default_counter_counts_are_pinned() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/heuristic_counts.json"
+    );
+    let c = DefaultTokenCounter;
+    let samples: Vec<u64> = fixture().samples.iter().map(|s| c.count(&s.text)).collect();
+    let synthetic: Vec<serde_json::Value> = synthetic_texts()
+        .into_iter()
+        .map(|t| serde_json::json!({ "count": c.count(&t), "text": t }))
+        .collect();
+    let now = serde_json::json!({
+        "description": "The default counter's exact counts: `samples[i]` is that of token_counts.json's sample i; `synthetic` texts cross 64-byte block edges with runs of every class. Written by `UPDATE_HEURISTIC=1 cargo test --test token_counter`.",
+        "samples": samples,
+        "synthetic": synthetic,
+    });
+    if std::env::var_os("UPDATE_HEURISTIC").is_some() {
+        std::fs::write(path, serde_json::to_string_pretty(&now).unwrap() + "\n").unwrap();
+    }
+    let pinned: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("fixture present")).unwrap();
+    assert_eq!(pinned, now);
+}
+
+/// Deterministic texts of pieces of every class: 120 of 20 to 400 bytes,
+/// and 8 of 2 to 20 KB.
+fn synthetic_texts() -> Vec<String> {
+    const PIECES: &[&str] = &[
+        "word",
+        "Word",
+        "HTTPServer",
+        "camelCaseIdentifier",
+        "ALLCAPS",
+        "a",
+        "Extraordinarily",
+        "12",
+        "2026",
+        "1234567890123",
+        " ",
+        "  ",
+        "    ",
+        "\n",
+        "\r\n",
+        "\t\t",
+        ".",
+        ",",
+        "--",
+        "----",
+        "====",
+        "\"},{\"",
+        "...",
+        "\u{1}",
+        "\u{7f}",
+        "日本語",
+        "。",
+        "한국어",
+        "é",
+        "naïve",
+        "\u{a0}",
+        "😀",
+        "{\"k\":",
+        "0x1F",
+        "_",
+    ];
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    (0..128)
+        .map(|i| {
+            let len = if i < 120 {
+                20 + next(380)
+            } else {
+                2_000 + next(18_000)
+            };
+            let mut t = String::new();
+            while t.len() < len {
+                let piece = PIECES[next(PIECES.len())];
+                t.push_str(&piece.repeat(1 + next(3)));
+            }
+            t
+        })
+        .collect()
+}

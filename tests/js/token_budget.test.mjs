@@ -44,3 +44,13 @@ test("countTokens matches the Rust counter's documented bounds on the o200k fixt
   const json = JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ id: i, name: "item" })));
   assert.ok(estimateTokens(json) <= 2 && countTokens(json) > 1000);
 });
+
+test("countTokens in wasm (SIMD128 classes) gives exactly the native counter's pinned counts", () => {
+  const fixture = (name) => JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), "utf8"));
+  const { samples } = fixture("token_counts.json");
+  const pinned = fixture("heuristic_counts.json");
+  assert.equal(pinned.samples.length, samples.length);
+  samples.forEach((s, i) => assert.equal(countTokens(s.text), pinned.samples[i], `sample ${i} (${s.category})`));
+  assert.ok(pinned.synthetic.length >= 100);
+  for (const { text, count } of pinned.synthetic) assert.equal(countTokens(text), count, JSON.stringify(text));
+});

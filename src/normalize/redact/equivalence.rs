@@ -85,7 +85,11 @@ fn same_hits_on_the_secret_corpus_and_the_sources() {
     // Long runs before a keyword: a scheme, a key, a key of many key words.
     same_hits(&format!("{{{}db://u:p4ss@host", "ab+1.".repeat(1000)));
     same_hits(&format!("{}_password = hunter22", "x".repeat(3000)));
-    same_hits(&format!("{}=hunter22 \"a\" == {}", "token".repeat(2000), "key".repeat(500)));
+    same_hits(&format!(
+        "{}=hunter22 \"a\" == {}",
+        "token".repeat(2000),
+        "key".repeat(500)
+    ));
 }
 
 /// Pieces that make rules start, nearly match or match.

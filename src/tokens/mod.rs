@@ -63,6 +63,11 @@ impl TokenCounter for DefaultTokenCounter {
     }
 }
 
+mod ascii;
+mod masks;
+#[cfg(test)]
+mod reference;
+
 // Costs in thousandths of a token, fitted on the fixture by
 // scripts/gen-token-fixtures.mjs's samples.
 const WORD: u64 = 1000;
@@ -79,20 +84,17 @@ const OTHER_LETTER_RUN: u64 = 1000;
 const OTHER_LETTER_PER_CHAR: u64 = 370;
 const OTHER_CHAR: u64 = 720;
 
+/// The classes of non-ASCII characters.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Class {
-    Letter,
-    Digit,
-    Space,
-    LineBreak,
-    Punct,
     Cjk,
     CjkPunct,
     OtherLetter,
+    Whitespace,
     Other,
 }
 
-/// The class of a non-ASCII character (ASCII goes through [`ASCII_CLASS`]).
+/// The class of a non-ASCII character.
 fn classify(c: char) -> Class {
     match c as u32 {
         0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF => {
@@ -100,133 +102,68 @@ fn classify(c: char) -> Class {
         }
         0x3000..=0x303F | 0xFF00..=0xFFEF => Class::CjkPunct,
         _ if c.is_alphabetic() => Class::OtherLetter,
-        _ if c.is_whitespace() => Class::LineBreak,
+        _ if c.is_whitespace() => Class::Whitespace,
         _ => Class::Other,
     }
 }
 
-/// The class of every ASCII byte.
-const ASCII_CLASS: [Class; 128] = {
-    let mut table = [Class::Punct; 128];
-    let mut b = 0;
-    while b < 128 {
-        table[b] = match b as u8 {
-            b'a'..=b'z' | b'A'..=b'Z' => Class::Letter,
-            b'0'..=b'9' => Class::Digit,
-            b' ' => Class::Space,
-            b'\n' | b'\r' | b'\t' => Class::LineBreak,
-            0..=31 | 127 => Class::Other,
-            _ => Class::Punct,
-        };
-        b += 1;
-    }
-    table
-};
-
-/// Tokens of `text` in thousandths of a token. ASCII is scanned byte by
-/// byte with a class table; only non-ASCII characters are decoded.
+/// Tokens of `text` in thousandths of a token: runs of one character
+/// class, each charged by its class and length. ASCII and non-ASCII
+/// characters never share a run, so each stretch of either is counted on
+/// its own: ASCII 64 bytes at a time ([`ascii::ascii_milli`]), the rest a
+/// character at a time.
 fn count_milli(text: &str) -> u64 {
     let bytes = text.as_bytes();
-    let n = bytes.len();
-    let ascii_class = |i: usize| -> Option<Class> {
-        bytes
-            .get(i)
-            .filter(|b| b.is_ascii())
-            .map(|&b| ASCII_CLASS[b as usize])
-    };
-    let mut total = 0u64;
+    let mut total = 0;
     let mut i = 0;
-    while i < n {
-        let start = i;
-        if let Some(class) = ascii_class(i) {
-            let first = bytes[i];
-            let mut same_char = true;
-            i += 1;
-            while ascii_class(i) == Some(class) {
-                same_char &= bytes[i] == first;
-                i += 1;
-            }
-            let run = (i - start) as u64;
-            total += match class {
-                Class::Letter => word_cost(&bytes[start..i]),
-                Class::Digit => run.div_ceil(3) * WORD,
-                Class::Space if run > 1 => WORD,
-                Class::Space => 0,
-                Class::LineBreak => LINE_BREAK_RUN,
-                Class::Punct if run == 1 => SINGLE_PUNCT,
-                Class::Punct if run > 3 && same_char => PUNCT_RUN,
-                Class::Punct => PUNCT_RUN + (run - 1) * PUNCT_RUN_PER_CHAR,
-                _ => run * OTHER_CHAR,
-            };
-            continue;
+    while i < bytes.len() {
+        let ascii_end = i + ascii_prefix(&bytes[i..]);
+        total += ascii::ascii_milli(&bytes[i..ascii_end]);
+        let end = bytes[ascii_end..]
+            .iter()
+            .position(u8::is_ascii)
+            .map_or(bytes.len(), |n| ascii_end + n);
+        total += non_ascii_milli(&text[ascii_end..end]);
+        i = end;
+    }
+    total
+}
+
+/// The length of the ASCII prefix of `bytes`, read 8 bytes at a time.
+fn ascii_prefix(bytes: &[u8]) -> usize {
+    let mut n = 0;
+    for chunk in bytes.chunks_exact(8) {
+        let word = u64::from_le_bytes([
+            chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7],
+        ]);
+        let high = word & 0x8080_8080_8080_8080;
+        if high != 0 {
+            return n + (high.trailing_zeros() / 8) as usize;
         }
-        // A run of non-ASCII characters of one class.
-        let mut chars = text[start..].chars();
-        let Some(c) = chars.next() else { break };
+        n += 8;
+    }
+    n + bytes[n..].iter().take_while(|b| b.is_ascii()).count()
+}
+
+/// Tokens of non-ASCII `text` in thousandths of a token.
+fn non_ascii_milli(text: &str) -> u64 {
+    let mut total = 0;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
         let class = classify(c);
-        i += c.len_utf8();
         let mut run = 1u64;
-        for d in chars {
-            if d.is_ascii() || classify(d) != class {
-                break;
-            }
-            i += d.len_utf8();
+        while chars.next_if(|&d| classify(d) == class).is_some() {
             run += 1;
         }
         total += match class {
             Class::Cjk => run * CJK_CHAR,
             Class::CjkPunct => run * CJK_PUNCT_CHAR,
             Class::OtherLetter => OTHER_LETTER_RUN + run * OTHER_LETTER_PER_CHAR,
-            Class::LineBreak => LINE_BREAK_RUN,
-            _ => run * OTHER_CHAR,
+            Class::Whitespace => LINE_BREAK_RUN,
+            Class::Other => run * OTHER_CHAR,
         };
     }
     total
-}
-
-/// Cost of a run of ASCII letters, split into camelCase and ALLCAPS parts.
-fn word_cost(word: &[u8]) -> u64 {
-    let n = word.len();
-    let mut total = 0;
-    let mut j = 0;
-    while j < n {
-        if word[j].is_ascii_uppercase() {
-            let mut k = j;
-            while k < n && word[k].is_ascii_uppercase() {
-                k += 1;
-            }
-            if k < n && word[k].is_ascii_lowercase() {
-                if k - j > 1 {
-                    total += caps_cost(k - 1 - j);
-                }
-                let mut m = k;
-                while m < n && word[m].is_ascii_lowercase() {
-                    m += 1;
-                }
-                total += part_cost(m - (k - 1));
-                j = m;
-            } else {
-                total += caps_cost(k - j);
-                j = k;
-            }
-        } else {
-            let mut m = j;
-            while m < n && word[m].is_ascii_lowercase() {
-                m += 1;
-            }
-            total += part_cost(m - j);
-            j = m;
-        }
-    }
-    total
-}
-
-fn caps_cost(len: usize) -> u64 {
-    WORD + (len as u64).saturating_sub(1) * CAPS_PER_CHAR
-}
-
-fn part_cost(len: usize) -> u64 {
-    WORD + ((len as u64) * 1000).saturating_sub(SHORT_WORD_MILLI_CHARS) * LONG_WORD_PER_CHAR / 1000
 }
 
 /// The marker put where [`truncate_to_tokens`] cut text.

@@ -1,0 +1,234 @@
+//! The heuristic's definition, run by run and byte by byte, as the
+//! counter had it before it counted 64 bytes at a time: the tests' oracle
+//! for [`super::count_milli`].
+
+use proptest::prelude::*;
+
+use super::{
+    CAPS_PER_CHAR, CJK_CHAR, CJK_PUNCT_CHAR, LINE_BREAK_RUN, LONG_WORD_PER_CHAR, OTHER_CHAR,
+    OTHER_LETTER_PER_CHAR, OTHER_LETTER_RUN, PUNCT_RUN, PUNCT_RUN_PER_CHAR, SHORT_WORD_MILLI_CHARS,
+    SINGLE_PUNCT, WORD,
+};
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Letter,
+    Digit,
+    Space,
+    LineBreak,
+    Punct,
+    Cjk,
+    CjkPunct,
+    OtherLetter,
+    Other,
+}
+
+/// The class of a non-ASCII character (ASCII goes through [`ASCII_CLASS`]).
+fn classify(c: char) -> Class {
+    match c as u32 {
+        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF => {
+            Class::Cjk
+        }
+        0x3000..=0x303F | 0xFF00..=0xFFEF => Class::CjkPunct,
+        _ if c.is_alphabetic() => Class::OtherLetter,
+        _ if c.is_whitespace() => Class::LineBreak,
+        _ => Class::Other,
+    }
+}
+
+/// The class of every ASCII byte.
+const ASCII_CLASS: [Class; 128] = {
+    let mut table = [Class::Punct; 128];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = match b as u8 {
+            b'a'..=b'z' | b'A'..=b'Z' => Class::Letter,
+            b'0'..=b'9' => Class::Digit,
+            b' ' => Class::Space,
+            b'\n' | b'\r' | b'\t' => Class::LineBreak,
+            0..=31 | 127 => Class::Other,
+            _ => Class::Punct,
+        };
+        b += 1;
+    }
+    table
+};
+
+/// Tokens of `text` in thousandths of a token. ASCII is scanned byte by
+/// byte with a class table; only non-ASCII characters are decoded.
+pub(super) fn count_milli(text: &str) -> u64 {
+    let bytes = text.as_bytes();
+    let n = bytes.len();
+    let ascii_class = |i: usize| -> Option<Class> {
+        bytes
+            .get(i)
+            .filter(|b| b.is_ascii())
+            .map(|&b| ASCII_CLASS[b as usize])
+    };
+    let mut total = 0u64;
+    let mut i = 0;
+    while i < n {
+        let start = i;
+        if let Some(class) = ascii_class(i) {
+            let first = bytes[i];
+            let mut same_char = true;
+            i += 1;
+            while ascii_class(i) == Some(class) {
+                same_char &= bytes[i] == first;
+                i += 1;
+            }
+            let run = (i - start) as u64;
+            total += match class {
+                Class::Letter => word_cost(&bytes[start..i]),
+                Class::Digit => run.div_ceil(3) * WORD,
+                Class::Space if run > 1 => WORD,
+                Class::Space => 0,
+                Class::LineBreak => LINE_BREAK_RUN,
+                Class::Punct if run == 1 => SINGLE_PUNCT,
+                Class::Punct if run > 3 && same_char => PUNCT_RUN,
+                Class::Punct => PUNCT_RUN + (run - 1) * PUNCT_RUN_PER_CHAR,
+                _ => run * OTHER_CHAR,
+            };
+            continue;
+        }
+        // A run of non-ASCII characters of one class.
+        let mut chars = text[start..].chars();
+        let Some(c) = chars.next() else { break };
+        let class = classify(c);
+        i += c.len_utf8();
+        let mut run = 1u64;
+        for d in chars {
+            if d.is_ascii() || classify(d) != class {
+                break;
+            }
+            i += d.len_utf8();
+            run += 1;
+        }
+        total += match class {
+            Class::Cjk => run * CJK_CHAR,
+            Class::CjkPunct => run * CJK_PUNCT_CHAR,
+            Class::OtherLetter => OTHER_LETTER_RUN + run * OTHER_LETTER_PER_CHAR,
+            Class::LineBreak => LINE_BREAK_RUN,
+            _ => run * OTHER_CHAR,
+        };
+    }
+    total
+}
+
+/// Cost of a run of ASCII letters, split into camelCase and ALLCAPS parts.
+fn word_cost(word: &[u8]) -> u64 {
+    let n = word.len();
+    let mut total = 0;
+    let mut j = 0;
+    while j < n {
+        if word[j].is_ascii_uppercase() {
+            let mut k = j;
+            while k < n && word[k].is_ascii_uppercase() {
+                k += 1;
+            }
+            if k < n && word[k].is_ascii_lowercase() {
+                if k - j > 1 {
+                    total += caps_cost(k - 1 - j);
+                }
+                let mut m = k;
+                while m < n && word[m].is_ascii_lowercase() {
+                    m += 1;
+                }
+                total += part_cost(m - (k - 1));
+                j = m;
+            } else {
+                total += caps_cost(k - j);
+                j = k;
+            }
+        } else {
+            let mut m = j;
+            while m < n && word[m].is_ascii_lowercase() {
+                m += 1;
+            }
+            total += part_cost(m - j);
+            j = m;
+        }
+    }
+    total
+}
+
+fn caps_cost(len: usize) -> u64 {
+    WORD + (len as u64).saturating_sub(1) * CAPS_PER_CHAR
+}
+
+fn part_cost(len: usize) -> u64 {
+    WORD + ((len as u64) * 1000).saturating_sub(SHORT_WORD_MILLI_CHARS) * LONG_WORD_PER_CHAR / 1000
+}
+
+/// Text made of pieces that exercise every charge: words in every case,
+/// digit runs, space and punctuation runs of one or several characters,
+/// control characters, CJK and other scripts, across block edges.
+fn text() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        "[a-z]{1,12}",
+        "[A-Z]{1,6}[a-z]{0,8}",
+        "[a-zA-Z]{1,20}",
+        "[0-9]{1,12}",
+        " {1,4}",
+        "[\\n\\r\\t]{1,3}",
+        "[-=.*#]{1,8}",
+        "[!-/:-@\\[-`{-~]{1,5}",
+        "[\\x00-\\x1f\\x7f]{1,2}",
+        "[日本語のテキスト。、]{1,4}",
+        "[é ñ ü д ж \\u{a0}\\u{2003}😀]{1,4}",
+        "[a-zA-Z0-9 _.,:;{}\\[\\]\"'/\\n-]{1,90}",
+    ];
+    proptest::collection::vec(piece, 0..60).prop_map(|p| p.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    #[test]
+    fn blocks_count_exactly_as_runs(text in text()) {
+        prop_assert_eq!(super::count_milli(&text), count_milli(&text));
+    }
+}
+
+#[test]
+fn long_runs_and_block_edges_count_exactly_as_runs() {
+    for n in [1, 3, 62, 63, 64, 65, 127, 128, 129, 200] {
+        for unit in [
+            "-", "a", "A", "7", " ", "\n", "ab", "aB", "AAb", ".,", "\u{1}",
+        ] {
+            let text = unit.repeat(n);
+            assert_eq!(
+                super::count_milli(&text),
+                count_milli(&text),
+                "{unit:?} x {n}"
+            );
+            let text = format!("x{}é{}", unit.repeat(n), unit.repeat(n));
+            assert_eq!(
+                super::count_milli(&text),
+                count_milli(&text),
+                "{unit:?} x {n}, split"
+            );
+        }
+    }
+}
+
+#[test]
+fn part_costs_match_the_long_part_formula() {
+    // ascii.rs charges a part of n >= 7 letters 172 (n - 6) - 80 beyond a word.
+    for n in 1..300u64 {
+        let by_formula = if n > 6 { 172 * (n - 6) - 80 } else { 0 };
+        assert_eq!(part_cost(n as usize) - WORD, by_formula, "{n} letters");
+    }
+}
+
+#[test]
+fn real_samples_count_exactly_as_runs() {
+    let fixture: serde_json::Value =
+        serde_json::from_str(include_str!("../../tests/fixtures/token_counts.json")).unwrap();
+    let samples = fixture["samples"].as_array().unwrap();
+    assert!(samples.len() > 200);
+    for s in samples {
+        let text = s["text"].as_str().unwrap();
+        assert_eq!(super::count_milli(text), count_milli(text), "{text:?}");
+    }
+}
