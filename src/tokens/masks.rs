@@ -140,6 +140,21 @@ fn classify_block(block: &[u8; 64]) -> Masks {
 mod tests {
     use super::*;
 
+    impl Masks {
+        /// Every mask, in declaration order.
+        fn each(&self) -> [u64; 7] {
+            [
+                self.lower,
+                self.upper,
+                self.digit,
+                self.space,
+                self.line_break,
+                self.punct,
+                self.other,
+            ]
+        }
+    }
+
     #[test]
     fn every_ascii_byte_has_exactly_one_class() {
         let mut block = [0u8; 64];
@@ -147,16 +162,7 @@ mod tests {
             for (i, b) in block.iter_mut().enumerate() {
                 *b = start + i as u8;
             }
-            let m = classify(&block[..]);
-            let all = [
-                m.lower,
-                m.upper,
-                m.digit,
-                m.space,
-                m.line_break,
-                m.punct,
-                m.other,
-            ];
+            let all = classify(&block[..]).each();
             assert_eq!(all.iter().fold(0, |a, x| a | x), u64::MAX);
             assert_eq!(all.iter().map(|x| x.count_ones()).sum::<u32>(), 64);
         }
@@ -188,16 +194,7 @@ mod tests {
                     .wrapping_add(1442695040888963407);
                 *b = (seed >> 57) as u8;
             }
-            let m = classify(&block[..]);
-            let masks = [
-                m.lower,
-                m.upper,
-                m.digit,
-                m.space,
-                m.line_break,
-                m.punct,
-                m.other,
-            ];
+            let masks = classify(&block[..]).each();
             for (i, &b) in block.iter().enumerate() {
                 for (c, mask) in masks.iter().enumerate() {
                     assert_eq!(mask >> i & 1 == 1, class_of(b) == c, "byte {b:#x} at {i}");

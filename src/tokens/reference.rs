@@ -23,16 +23,15 @@ enum Class {
     Other,
 }
 
-/// The class of a non-ASCII character (ASCII goes through [`ASCII_CLASS`]).
+/// The class of a non-ASCII character (ASCII goes through [`ASCII_CLASS`]),
+/// as the counter has it.
 fn classify(c: char) -> Class {
-    match c as u32 {
-        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF => {
-            Class::Cjk
-        }
-        0x3000..=0x303F | 0xFF00..=0xFFEF => Class::CjkPunct,
-        _ if c.is_alphabetic() => Class::OtherLetter,
-        _ if c.is_whitespace() => Class::LineBreak,
-        _ => Class::Other,
+    match super::classify(c) {
+        super::Class::Cjk => Class::Cjk,
+        super::Class::CjkPunct => Class::CjkPunct,
+        super::Class::OtherLetter => Class::OtherLetter,
+        super::Class::Whitespace => Class::LineBreak,
+        super::Class::Other => Class::Other,
     }
 }
 
