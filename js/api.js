@@ -2,6 +2,8 @@
 // functions, each guarded by ./instance.js.
 import * as glue from "../pkg/context_compiler.js";
 import { guardClass, guarded } from "./instance.js";
+// Defines Session.record and EventLog.append, before the classes are guarded.
+import "./record.js";
 
 export const ArtifactAttacher = guardClass(glue.ArtifactAttacher);
 export const Compactor = guardClass(glue.Compactor);

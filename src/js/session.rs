@@ -10,12 +10,15 @@ use wasm_bindgen::JsCast;
 use crate::js::types::*;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::js::convert::{count, js_to_json, option, string, to_js};
+use crate::js::convert::{count, option, string, to_js};
 use crate::js::env::{seed, JsClock};
 use crate::js::error::to_js_error;
 use crate::js::options::optional_string;
 use crate::js::registry::{Native, Registration};
-use crate::session::{record_shared, EventLog as CoreLog, Session as CoreSession, SessionEvent};
+use crate::js::text::js_string;
+use crate::session::{
+    record_shared_then, EventLog as CoreLog, Session as CoreSession, SessionEvent,
+};
 use crate::tokens::{DefaultTokenCounter, TokenCounter, WordsTokenCounter};
 
 /// The counter named by `options.tokenCounter` (`"default"` or `"words"`).
@@ -42,19 +45,39 @@ fn busy() -> JsValue {
     ))
 }
 
-fn record_args<T: AsRef<JsValue>>(
+/// What `record` and `append` (js/record.js) hand in: the kind, the data as
+/// they encoded it (`tape` and `payload`, see [`crate::session::tape`]),
+/// and the options.
+fn tape_args<T: AsRef<JsValue>>(
     kind: &JsValue,
-    data: &JsValue,
+    tape: &[f64],
+    payload: &JsValue,
     options: &Option<T>,
 ) -> Result<(String, serde_json::Value, Option<u64>)> {
     let kind = string(kind, "kind")?;
-    let data = js_to_json(data, "data")?;
+    let payload = js_string(payload).ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidArgument,
+            "malformed encoded event data: the payload is not a string",
+        )
+    })?;
+    let data = crate::session::tape::decode(tape, &payload)?;
     let estimate = count(
         &option(options, "tokenEstimate", "options")?,
         "tokenEstimate",
         ErrorCode::InvalidTokenCount,
     )?;
     Ok((kind, data, estimate))
+}
+
+/// The recorded event's id; its timestamp and token estimate go in `out`
+/// (the JS side builds the event from them and the data it has).
+fn recorded(event: &SessionEvent, out: &mut [f64]) -> String {
+    if let [timestamp, tokens, ..] = out {
+        *timestamp = event.timestamp;
+        *tokens = event.token_estimate as f64;
+    }
+    event.event_id.clone()
 }
 
 fn events_to_js(events: &[SessionEvent]) -> Result<JsValue> {
@@ -119,15 +142,19 @@ impl JsSession {
             .to_string())
     }
 
-    /// Records an event and returns it. `data` must be JSON-compatible.
-    #[wasm_bindgen(unchecked_return_type = "SessionEvent")]
-    pub fn record(
+    /// Records an event from data js/record.js encoded; `record`, defined
+    /// there, calls it and builds the returned event.
+    #[wasm_bindgen(js_name = __recordTape, skip_typescript)]
+    pub fn record_tape(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "SessionEventKind")] kind: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "Json")] data: JsValue,
+        kind: JsValue,
+        tape: &[f64],
+        payload: JsValue,
         options: Option<RecordOptionsArg>,
-    ) -> std::result::Result<JsValue, JsValue> {
-        self.event_log().append(kind, data, options)
+        out: &mut [f64],
+    ) -> std::result::Result<String, JsValue> {
+        self.event_log()
+            .append_tape(kind, tape, payload, options, out)
     }
 
     /// Feeds `bus` from this session: each `user_input` emits
@@ -268,24 +295,30 @@ impl EventLog {
         })
     }
 
-    /// Appends an event and returns it.
-    #[wasm_bindgen(unchecked_return_type = "SessionEvent")]
-    pub fn append(
+    /// Appends an event from data js/record.js encoded; `append`, defined
+    /// there, calls it and builds the returned event.
+    #[wasm_bindgen(js_name = __appendTape, skip_typescript)]
+    pub fn append_tape(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "SessionEventKind")] kind: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "Json")] data: JsValue,
+        kind: JsValue,
+        tape: &[f64],
+        payload: JsValue,
         options: Option<RecordOptionsArg>,
-    ) -> std::result::Result<JsValue, JsValue> {
-        let (kind, data, estimate) = record_args(&kind, &data, &options)?;
-        let event = match &self.owner {
-            Owner::Own(log) => to_js(
+        out: &mut [f64],
+    ) -> std::result::Result<String, JsValue> {
+        let (kind, data, estimate) = tape_args(&kind, tape, &payload, &options)?;
+        let id = match &self.owner {
+            Owner::Own(log) => recorded(
                 log.try_borrow_mut()
                     .map_err(|_| busy())?
                     .append(&kind, data, estimate)?,
+                out,
             ),
-            Owner::Session(s) => to_js(&record_shared(s, &kind, data, estimate)?),
+            Owner::Session(s) => {
+                record_shared_then(s, &kind, data, estimate, |e| recorded(e, out))?
+            }
         };
-        event.map_err(to_js_error)
+        Ok(id)
     }
 
     /// Every event, oldest first (a copy), including those recorded while a

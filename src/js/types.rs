@@ -48,6 +48,20 @@ export interface SessionEvent {
   tokenEstimate: number;
 }
 
+export interface Session {
+  /**
+   * Records an event and returns it. `data` must be JSON-compatible; the
+   * returned event's `data` is its JSON form (`toJSON` applied, `undefined`
+   * members left out), sharing its strings with `data`.
+   */
+  record(kind: SessionEventKind, data: Json, options?: RecordOptions): SessionEvent;
+}
+
+export interface EventLog {
+  /** Appends an event and returns it, as `Session.record` does. */
+  append(kind: SessionEventKind, data: Json, options?: RecordOptions): SessionEvent;
+}
+
 export interface EvidenceEntry { timestamp: number; phase: string; kind: string; data: Json }
 export interface EvidencePack { sessionId: string; entries: EvidenceEntry[] }
 

@@ -6,6 +6,7 @@ mod export;
 mod log;
 pub(crate) mod render;
 mod store;
+pub mod tape;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -147,8 +148,20 @@ pub fn record_shared(
     data: Value,
     token_estimate: Option<u64>,
 ) -> Result<SessionEvent> {
+    record_shared_then(session, kind, data, token_estimate, SessionEvent::clone)
+}
+
+/// [`record_shared`], returning what `then` takes from the recorded event
+/// instead of a copy of it.
+pub fn record_shared_then<T>(
+    session: &RefCell<Session>,
+    kind: &str,
+    data: Value,
+    token_estimate: Option<u64>,
+    then: impl FnOnce(&SessionEvent) -> T,
+) -> Result<T> {
     if let Ok(mut s) = session.try_borrow_mut() {
-        return s.record(kind, data, token_estimate).cloned();
+        return s.record(kind, data, token_estimate).map(then);
     }
     match session.try_borrow() {
         Ok(s) => {
@@ -156,7 +169,7 @@ pub fn record_shared(
             if let Some(observe) = &s.observer {
                 observe(&s.session_id, &event);
             }
-            Ok(event)
+            Ok(then(&event))
         }
         // Only a synchronous write holds the session mutably, and no code
         // path records from inside one.

@@ -117,3 +117,66 @@ test("kind must be a non-empty string", async () => {
   await rejectsWithCode(() => s.record("", {}), "INVALID_ARGUMENT");
   await rejectsWithCode(() => s.record(7, {}), "INVALID_ARGUMENT");
 });
+
+test("the returned event is the stored one: data in its JSON form, strings shared", () => {
+  const s = new Session();
+  const content = "x".repeat(5000);
+  const inputs = [
+    { role: "tool", content },
+    { a: 1, b: undefined, when: new Date(0), nested: [{ n: -0 }, 1.5, 2 ** 60, "\ud800"] },
+    JSON.parse('{"__proto__": {"p": 1}, "k": "v"}'),
+    ["é😀", null, true, false, { "\udc00": 1 }],
+    "just text",
+    { toJSON: () => ({ replaced: true }) },
+  ];
+  for (const data of inputs) {
+    const event = s.record("custom", data);
+    const stored = s.eventLog.events.at(-1);
+    assert.deepStrictEqual(event, stored);
+  }
+  assert.equal(s.record("tool_success", { output: content }).data.output, content);
+});
+
+test("a toJSON that records into the session while its data is walked", () => {
+  const s = new Session();
+  const data = { toJSON: () => (s.record("note", { inner: [1, 2, 3] }), { outer: "x".repeat(300) }) };
+  const outer = s.record("custom", data);
+  assert.deepEqual(outer.data, { outer: "x".repeat(300) });
+  assert.deepEqual(s.eventLog.events.map((e) => e.kind), ["note", "custom"]);
+  assert.deepEqual(s.eventLog.events[0].data, { inner: [1, 2, 3] });
+});
+
+test("values that throw when read are NOT_SERIALIZABLE with their path, and the next record works", async () => {
+  const s = new Session();
+  const cases = [
+    [{ a: { get b() { throw new Error("boom"); } } }, "data.a: an object whose getter threw"],
+    [{ list: new Proxy([], { get(t, k) { if (k === "length") throw 1; return t[k]; } }) }, "data.list: an object whose length threw"],
+    [new Proxy({}, { ownKeys() { throw new Error("no"); } }), "data: an object whose key listing threw"],
+    [{ x: { toJSON() { throw new Error("bad date"); } } }, "data.x: a value whose toJSON threw (bad date)"],
+    [[0, [1, new Set()]], "data[1][1]: a Map, Set, Promise or binary buffer"],
+    [{ u: new Uint8Array(2) }, "data.u: a Map, Set, Promise or binary buffer"],
+  ];
+  for (const [data, message] of cases) {
+    await rejectsWithCode(() => s.record("custom", data), "NOT_SERIALIZABLE", message);
+  }
+  assert.equal(s.eventLog.length, 0);
+  assert.deepEqual(s.record("custom", { ok: [1] }).data, { ok: [1] });
+});
+
+test("garbage handed to the internal tape entry point is INVALID_ARGUMENT, never a trap", async () => {
+  const s = new Session();
+  const out = new Float64Array(2);
+  const bad = [
+    [new Float64Array([9]), ""],
+    [new Float64Array([4, 10]), "short"],
+    [new Float64Array([5, 1e9]), ""],
+    [new Float64Array([6, 1, 3, 0]), "k"],
+    [new Float64Array([]), ""],
+    [new Float64Array([0]), 42],
+  ];
+  for (const [tape, payload] of bad) {
+    await rejectsWithCode(() => s.__recordTape("custom", tape, payload, undefined, out), "INVALID_ARGUMENT", "malformed encoded event data");
+  }
+  assert.equal(s.eventLog.length, 0);
+  assert.equal(s.record("custom", 1).data, 1);
+});
