@@ -32,6 +32,19 @@ const state = {
 /** The `reject` of every promise whose task has not settled, by task id. */
 const pending = new Map();
 
+/**
+ * The host's SHA-256, set by the entry: `sha256(bytes)` returns the digest
+ * or a promise of it, `sha256Sync(bytes)` the digest; either may be absent,
+ * and Rust then hashes with `sha2` (src/js/hash.rs).
+ */
+const hashing = { sha256: undefined, sha256Sync: undefined };
+
+/** Sets the host's SHA-256 functions (called by the entry at load). */
+export function setHashing({ sha256, sha256Sync }) {
+  hashing.sha256 = sha256;
+  hashing.sha256Sync = sha256Sync;
+}
+
 const host = {
   schedule() {
     queueMicrotask(runTasks);
@@ -46,6 +59,12 @@ const host = {
     pending.delete(id);
   },
   schemaEngine,
+  sha256(bytes) {
+    return hashing.sha256?.(bytes);
+  },
+  sha256Sync(bytes) {
+    return hashing.sha256Sync?.(bytes);
+  },
 };
 
 function runTasks() {

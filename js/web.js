@@ -3,7 +3,12 @@
 // made before that throw a ContextCompilerError with code NOT_INITIALIZED
 // (see ./instance.js).
 import * as glue from "../pkg/context_compiler.js";
-import { isReady, markReady } from "./instance.js";
+import { isReady, markReady, setHashing } from "./instance.js";
+
+// Stores hash with the host's WebCrypto where it has one (browsers in a
+// secure context, workers, Deno, workerd); elsewhere in wasm.
+const subtle = globalThis.crypto?.subtle;
+if (subtle !== undefined) setHashing({ sha256: (bytes) => subtle.digest("SHA-256", bytes) });
 
 /**
  * Initialises the module. `input` is a URL, a `Response`, bytes, or a

@@ -131,3 +131,61 @@ fn fifty_megabytes_round_trip() {
         assert!(s.retrieve(&h.artifact_id).await.unwrap().unwrap() == big);
     });
 }
+
+/// A hasher that counts its calls, optionally answering a wrong digest.
+struct CountingHasher {
+    calls: std::cell::Cell<usize>,
+    wrong: bool,
+}
+
+#[async_trait::async_trait(?Send)]
+impl context_compiler::artifacts::Hasher for CountingHasher {
+    async fn sha256(&self, data: &[u8]) -> context_compiler::Result<[u8; 32]> {
+        self.calls.set(self.calls.get() + 1);
+        let mut digest = context_compiler::artifacts::sha256(data);
+        if self.wrong {
+            digest[0] ^= 1;
+        }
+        Ok(digest)
+    }
+}
+
+#[test]
+fn stores_hash_with_their_hasher_and_refuse_content_it_does_not_vouch_for() {
+    block_on(async {
+        use context_compiler::kv::{KvArtifactStore, KvStoreOptions, MemoryKv};
+        let content = b"a payload hashed by the host".repeat(100);
+        let hasher = Rc::new(CountingHasher {
+            calls: 0.into(),
+            wrong: false,
+        });
+        let memory = store().with_hasher(hasher.clone());
+        let kv = KvArtifactStore::new(
+            MemoryKv::new(),
+            Rc::new(SystemClock),
+            KvStoreOptions::default(),
+        )
+        .unwrap()
+        .with_hasher(hasher.clone());
+        for s in [&memory as &dyn ArtifactStore, &kv] {
+            let h = s.store(&content, "t", opts(None)).await.unwrap();
+            assert_eq!(h.artifact_id, content_id(&content));
+            assert_eq!(s.retrieve(&h.artifact_id).await.unwrap().unwrap(), content);
+        }
+        assert_eq!(hasher.calls.get(), 4);
+        // A hasher that disagrees with the stored id: the read fails.
+        let liar = Rc::new(CountingHasher {
+            calls: 0.into(),
+            wrong: true,
+        });
+        let memory = store().with_hasher(liar);
+        let h = memory.store(&content, "t", opts(None)).await.unwrap();
+        assert_ne!(h.artifact_id, content_id(&content));
+        let e = memory.retrieve(&h.artifact_id).await;
+        assert!(e.is_ok(), "its own ids verify");
+        let honest = store();
+        honest.restore(memory.snapshot());
+        let e = honest.retrieve(&h.artifact_id).await.unwrap_err();
+        assert_eq!(e.code(), ErrorCode::ArtifactIntegrity);
+    });
+}

@@ -6,7 +6,9 @@ use std::rc::Rc;
 
 use async_trait::async_trait;
 
-use crate::artifacts::{content_id, verify, ArtifactHandle, ArtifactStore, StoreOptions};
+use crate::artifacts::{
+    content_id_by, verify_by, ArtifactHandle, ArtifactStore, Hasher, Sha2Hasher, StoreOptions,
+};
 use crate::clock::Clock;
 use crate::error::Result;
 use crate::session::{SaveReport, Session, SessionEnv, SessionEvent, SessionStore};
@@ -30,16 +32,24 @@ pub struct MemoryArtifactStore {
     entries: RefCell<BTreeMap<String, StoredArtifact>>,
     sessions: RefCell<BTreeMap<String, Vec<SessionEvent>>>,
     clock: Rc<dyn Clock>,
+    hasher: Rc<dyn Hasher>,
 }
 
 impl MemoryArtifactStore {
-    /// An empty store stamping artifacts with `clock`.
+    /// An empty store stamping artifacts with `clock`, hashing in Rust.
     pub fn new(clock: Rc<dyn Clock>) -> Self {
         MemoryArtifactStore {
             entries: RefCell::new(BTreeMap::new()),
             sessions: RefCell::new(BTreeMap::new()),
             clock,
+            hasher: Rc::new(Sha2Hasher),
         }
+    }
+
+    /// The store, hashing with `hasher`.
+    pub fn with_hasher(mut self, hasher: Rc<dyn Hasher>) -> Self {
+        self.hasher = hasher;
+        self
     }
 
     /// Every stored artifact, ordered by id (for persisting the store).
@@ -73,7 +83,7 @@ impl ArtifactStore for MemoryArtifactStore {
         source: &str,
         options: StoreOptions,
     ) -> Result<ArtifactHandle> {
-        let id = content_id(content);
+        let id = content_id_by(self.hasher.as_ref(), content).await?;
         let mut entries = self.entries.borrow_mut();
         if let Some(existing) = entries.get_mut(&id) {
             if let Some(s) = &options.session_id {
@@ -97,12 +107,17 @@ impl ArtifactStore for MemoryArtifactStore {
     }
 
     async fn retrieve(&self, artifact_id: &str) -> Result<Option<Vec<u8>>> {
-        let entries = self.entries.borrow();
-        match entries.get(artifact_id) {
+        // Copied out first: no borrow is held while the hash is awaited.
+        let content = self
+            .entries
+            .borrow()
+            .get(artifact_id)
+            .map(|stored| stored.content.clone());
+        match content {
             None => Ok(None),
-            Some(stored) => {
-                verify(artifact_id, &stored.content)?;
-                Ok(Some(stored.content.clone()))
+            Some(content) => {
+                verify_by(self.hasher.as_ref(), artifact_id, &content).await?;
+                Ok(Some(content))
             }
         }
     }

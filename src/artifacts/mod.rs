@@ -5,14 +5,15 @@
 //! comes back is what went in: every backend must return an
 //! [`ErrorCode::ArtifactIntegrity`] error rather than altered content.
 
+mod hash;
 mod memory;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::Result;
 
+pub use hash::{content_id_by, hex, sha256, verify_by, Hasher, Sha2Hasher};
 pub use memory::{MemoryArtifactStore, StoredArtifact};
 
 /// A lightweight reference to an externalised payload.
@@ -95,30 +96,10 @@ pub trait ArtifactStore {
     async fn delete(&self, artifact_id: &str) -> Result<bool>;
 }
 
-/// The artifact id of `content`: its SHA-256, lower-case hex.
+/// The artifact id of `content`: its SHA-256, lower-case hex (in Rust;
+/// stores hash through their [`Hasher`]).
 pub fn content_id(content: &[u8]) -> String {
-    let digest = Sha256::digest(content);
-    let mut out = String::with_capacity(64);
-    for byte in digest {
-        out.push(char::from(HEX[(byte >> 4) as usize]));
-        out.push(char::from(HEX[(byte & 0xF) as usize]));
-    }
-    out
-}
-
-const HEX: &[u8; 16] = b"0123456789abcdef";
-
-/// Fails with [`ErrorCode::ArtifactIntegrity`] unless `content` hashes to `artifact_id`.
-pub fn verify(artifact_id: &str, content: &[u8]) -> Result<()> {
-    let actual = content_id(content);
-    if actual == artifact_id {
-        Ok(())
-    } else {
-        Err(Error::new(
-            ErrorCode::ArtifactIntegrity,
-            format!("artifact {artifact_id} is corrupted: its content hashes to {actual}"),
-        ))
-    }
+    hex(&sha256(content))
 }
 
 /// Maximum summary length in characters (before the ellipsis).

@@ -12,6 +12,7 @@ use crate::error::{Error, ErrorCode};
 use crate::js::convert::{bytes, from_js, to_js};
 use crate::js::env::JsClock;
 use crate::js::error::to_js_error;
+use crate::js::hash::{content_id_now, JsHasher};
 use crate::js::registry::{Native, Registration};
 use crate::js::store_methods::store_methods;
 
@@ -30,7 +31,7 @@ impl MemoryArtifactStore {
     /// An empty store.
     #[wasm_bindgen(constructor)]
     pub fn new() -> MemoryArtifactStore {
-        let inner = Rc::new(CoreStore::new(Rc::new(JsClock)));
+        let inner = Rc::new(CoreStore::new(Rc::new(JsClock)).with_hasher(Rc::new(JsHasher)));
         let weak: std::rc::Weak<dyn ArtifactStore> =
             Rc::downgrade(&(inner.clone() as Rc<dyn ArtifactStore>));
         let registration = Registration::new(Native::ArtifactStore(weak));
@@ -100,5 +101,5 @@ pub fn content_id(
     #[wasm_bindgen(unchecked_param_type = "Uint8Array | ArrayBuffer | string")] content: JsValue,
 ) -> std::result::Result<String, JsValue> {
     let content = bytes(&content, "content")?;
-    Ok(crate::artifacts::content_id(&content))
+    Ok(content_id_now(&content))
 }

@@ -12,6 +12,7 @@ use wasm_bindgen::JsCast;
 use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{count, describe, option, string};
 use crate::js::env::JsClock;
+use crate::js::hash::JsHasher;
 use crate::js::promise::{call_and_await, callable, require_callable};
 use crate::js::registry::{Native, Registration};
 use crate::js::store_methods::store_methods;
@@ -206,7 +207,10 @@ impl KvArtifactStore {
     ) -> std::result::Result<KvArtifactStore, JsValue> {
         let built = (|| -> Result<_> {
             let kv = JsKv::new(&kv)?;
-            CoreStore::new(kv, Rc::new(JsClock), store_options(&options)?)
+            Ok(
+                CoreStore::new(kv, Rc::new(JsClock), store_options(&options)?)?
+                    .with_hasher(Rc::new(JsHasher)),
+            )
         })();
         let inner = Rc::new(built?);
         let weak: std::rc::Weak<dyn crate::artifacts::ArtifactStore> =

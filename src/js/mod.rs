@@ -14,6 +14,7 @@ mod error;
 mod executor;
 mod facts;
 mod fatal;
+mod hash;
 mod indexeddb;
 mod kv;
 mod llm;

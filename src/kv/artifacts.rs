@@ -5,7 +5,9 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use serde_json::{json, Map, Value};
 
-use crate::artifacts::{content_id, verify, ArtifactHandle, ArtifactStore, StoreOptions};
+use crate::artifacts::{
+    content_id_by, verify_by, ArtifactHandle, ArtifactStore, Hasher, Sha2Hasher, StoreOptions,
+};
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
 use crate::kv::framed::Record;
@@ -47,6 +49,7 @@ impl Default for KvStoreOptions {
 pub struct KvArtifactStore<K> {
     kv: K,
     clock: Rc<dyn Clock>,
+    pub(crate) hasher: Rc<dyn Hasher>,
     pub(crate) options: KvStoreOptions,
 }
 
@@ -72,7 +75,19 @@ impl<K: KeyValue> KvArtifactStore<K> {
                 ));
             }
         }
-        Ok(KvArtifactStore { kv, clock, options })
+        Ok(KvArtifactStore {
+            kv,
+            clock,
+            hasher: Rc::new(Sha2Hasher),
+            options,
+        })
+    }
+
+    /// The store, hashing content (artifacts and session segments) with
+    /// `hasher` instead of in Rust.
+    pub fn with_hasher(mut self, hasher: Rc<dyn Hasher>) -> Self {
+        self.hasher = hasher;
+        self
     }
 
     /// The underlying key-value store.
@@ -182,7 +197,7 @@ impl<K: KeyValue> ArtifactStore for KvArtifactStore<K> {
         source: &str,
         options: StoreOptions,
     ) -> Result<ArtifactHandle> {
-        let id = content_id(content);
+        let id = content_id_by(self.hasher.as_ref(), content).await?;
         let key = self.artifact_key(&id);
         let session = options.session_id.as_deref();
         if let Some(record) = self.read_record(&key).await? {
@@ -220,7 +235,7 @@ impl<K: KeyValue> ArtifactStore for KvArtifactStore<K> {
         match self.read_framed(&key).await? {
             None => Ok(None),
             Some(record) => {
-                verify(artifact_id, &record.inline)?;
+                verify_by(self.hasher.as_ref(), artifact_id, &record.inline).await?;
                 Ok(Some(record.inline))
             }
         }

@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::artifacts::content_id;
+use crate::artifacts::content_id_by;
 use crate::error::{Error, ErrorCode, Result};
 use crate::kv::framed::Record;
 use crate::kv::{escape_key_part, unescape_key_part, KeyValue, KvArtifactStore};
@@ -168,10 +168,11 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
             let body = serde_json::to_vec(&events[start as usize..]).map_err(|e| {
                 Error::new(ErrorCode::NotSerializable, format!("session events ({e})"))
             })?;
+            // Hashed below, once nothing is borrowed.
             let segment = Segment {
                 start,
                 end: count,
-                sha256: content_id(&body),
+                sha256: String::new(),
             };
             let mut head = head;
             head.event_count = count;
@@ -179,6 +180,8 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
             (head, segment, body, appendable.is_none())
         };
 
+        let mut segment = segment;
+        segment.sha256 = content_id_by(self.hasher.as_ref(), &body).await?;
         let key = self.segment_key(&session_id, head.generation, &segment);
         self.write_framed(&key, Map::new(), &body).await?;
         // Another writer may have saved this session since its head was
@@ -232,7 +235,7 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
                     let key = self.segment_key(session_id, head.generation, seg);
                     corrupt(session_id, format!("segment {key} is missing"))
                 })?;
-            if content_id(&record.inline) != seg.sha256 {
+            if content_id_by(self.hasher.as_ref(), &record.inline).await? != seg.sha256 {
                 return Err(corrupt(
                     session_id,
                     format!("segment {key} does not match its digest"),

@@ -1,7 +1,9 @@
 // The seed's test_artifact_store on the memory backend, plus verified reads.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
+import { fileURLToPath } from "node:url";
 import { MemoryArtifactStore } from "agent-context-compiler";
 import { rejectsWithCode } from "./helpers.mjs";
 
@@ -80,4 +82,26 @@ test("a 50 MB value round-trips", async () => {
   const back = await store.retrieve(h.artifactId);
   assert.equal(back.length, big.length);
   assert.equal(Buffer.compare(back, big), 0);
+});
+
+test("stores hash with the host's crypto (node:crypto, crypto.subtle) or in wasm without it, to the same ids", () => {
+  const run = (mode) => {
+    const script = fileURLToPath(new URL("./children/host_hash.mjs", import.meta.url));
+    const r = spawnSync(process.execPath, [script, mode], { encoding: "utf8", timeout: 120_000 });
+    assert.equal(r.status, 0, `${mode}: ${r.stderr}`);
+    return JSON.parse(r.stdout.trim().split("\n").pop());
+  };
+  const expected = createHash("sha256").update("x".repeat(200_000) + "end").digest("hex");
+  const results = { node: run("node"), subtle: run("web-subtle"), none: run("web-none") };
+  for (const [mode, r] of Object.entries(results)) {
+    assert.deepEqual(r.ids, [expected, true, 1, expected, true, 1, expected], mode);
+    assert.equal(r.corrupt, "ARTIFACT_INTEGRITY", mode);
+  }
+  // Each hash once: store and retrieve in both stores (4), the KV store's
+  // session segment saved and loaded (2), the corrupted read (1), contentId
+  // (1). A failing host hash falls back to wasm, so the counts are exact.
+  assert.deepEqual(results.node.calls, { createHash: 8, digest: 0 });
+  // contentId is synchronous: crypto.subtle serves the stores only.
+  assert.deepEqual(results.subtle.calls, { createHash: 0, digest: 7 });
+  assert.deepEqual(results.none.calls, { createHash: 0, digest: 0 });
 });

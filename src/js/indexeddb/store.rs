@@ -16,10 +16,11 @@ use web_sys::{
     IdbOpenDbRequest, IdbTransaction,
 };
 
-use crate::artifacts::{content_id, verify, ArtifactHandle, ArtifactStore, StoreOptions};
+use crate::artifacts::{content_id_by, verify_by, ArtifactHandle, ArtifactStore, StoreOptions};
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{from_js, to_js};
+use crate::js::hash::JsHasher;
 use crate::js::indexeddb::events::{committed, dom_error, request, request_error, NextEvent};
 use crate::session::{
     read_session, restore_session, SaveReport, Session, SessionEnv, SessionStore,
@@ -288,7 +289,7 @@ impl ArtifactStore for IdbStore {
         source: &str,
         options: StoreOptions,
     ) -> Result<ArtifactHandle> {
-        let id = content_id(content);
+        let id = content_id_by(&JsHasher, content).await?;
         let tx = self.transaction(&[&self.names.artifacts], true)?;
         let os = Self::object_store(&tx, &self.names.artifacts)?;
         let key = JsValue::from(id.as_str());
@@ -342,7 +343,7 @@ impl ArtifactStore for IdbStore {
                 ))
             })?
             .to_vec();
-        verify(artifact_id, &content)?;
+        verify_by(&JsHasher, artifact_id, &content).await?;
         Ok(Some(content))
     }
 
