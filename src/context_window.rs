@@ -263,9 +263,20 @@ impl ContextWindow {
         self.task_state = Some(state.to_string()).filter(|s| !s.is_empty());
     }
 
-    fn item(&self, zone: Zone, role: &str, content: String, importance: f64) -> ContextItem {
+    /// An item of `content`, counted; fails when the counter could not.
+    fn item(
+        &self,
+        zone: Zone,
+        role: &str,
+        content: String,
+        importance: f64,
+    ) -> Result<ContextItem> {
+        let _ = self.counter.take_failure();
         let token_estimate = self.counter.count(&content) + self.counter.message_overhead();
-        ContextItem {
+        if let Some(e) = self.counter.take_failure() {
+            return Err(e);
+        }
+        Ok(ContextItem {
             role: role.to_string(),
             content,
             token_estimate,
@@ -273,7 +284,14 @@ impl ContextWindow {
             timestamp: self.clock.now_ms(),
             zone,
             metadata: Map::new(),
-        }
+        })
+    }
+
+    /// Fails with the error of a count the counter could not make since
+    /// it was last asked (a read-only call such as [`ContextWindow::compile`]
+    /// counts with the default counter's answer meanwhile).
+    pub fn check_counter(&self) -> Result<()> {
+        self.counter.take_failure().map_or(Ok(()), Err)
     }
 
     /// Appends a conversation message to working memory (importance 0.5 by
@@ -285,7 +303,7 @@ impl ContextWindow {
         importance: Option<f64>,
     ) -> Result<()> {
         let importance = check_importance(importance.unwrap_or(DEFAULT_MESSAGE_IMPORTANCE))?;
-        let item = self.item(Zone::Working, role, content.to_string(), importance);
+        let item = self.item(Zone::Working, role, content.to_string(), importance)?;
         self.working.push(item);
         Ok(())
     }
@@ -293,7 +311,12 @@ impl ContextWindow {
     /// Appends a tool result to working memory: importance 0.8 when it
     /// failed, 0.4 when it succeeded. Shown as a `tool` message
     /// `[name] result` (`[name failed] result` for a failure).
-    pub fn append_tool_result(&mut self, tool_name: &str, result: &str, success: bool) {
+    pub fn append_tool_result(
+        &mut self,
+        tool_name: &str,
+        result: &str,
+        success: bool,
+    ) -> Result<()> {
         let (label, importance) = if success {
             (tool_name.to_string(), SUCCESSFUL_TOOL_IMPORTANCE)
         } else {
@@ -304,11 +327,12 @@ impl ContextWindow {
             "tool",
             format!("[{label}] {result}"),
             importance,
-        );
+        )?;
         item.metadata
             .insert("tool_name".into(), Value::from(tool_name));
         item.metadata.insert("success".into(), Value::from(success));
         self.working.push(item);
+        Ok(())
     }
 
     /// Adds a message to the RECENT zone (importance 0.7 by default,
@@ -320,7 +344,7 @@ impl ContextWindow {
         importance: Option<f64>,
     ) -> Result<()> {
         let importance = check_importance(importance.unwrap_or(DEFAULT_RECENT_IMPORTANCE))?;
-        let item = self.item(Zone::Recent, role, content.to_string(), importance);
+        let item = self.item(Zone::Recent, role, content.to_string(), importance)?;
         self.recent.push(item);
         Ok(())
     }
@@ -545,7 +569,7 @@ impl ContextWindow {
         CompactionLevel::for_utilization(self.utilization(total))
     }
 
-    fn summary_item(&self, summary: &str) -> ContextItem {
+    fn summary_item(&self, summary: &str) -> Result<ContextItem> {
         self.item(
             Zone::Working,
             "system",
@@ -556,20 +580,22 @@ impl ContextWindow {
 
     /// Replaces every working-memory item and scratchpad note with one
     /// summary (light or full compaction).
-    pub fn compact_working_memory(&mut self, summary: &str) {
-        self.working = vec![self.summary_item(summary)];
+    pub fn compact_working_memory(&mut self, summary: &str) -> Result<()> {
+        self.working = vec![self.summary_item(summary)?];
         self.scratchpad.clear();
+        Ok(())
     }
 
     /// Keeps only the goal, the summary and the last two recent items:
     /// working memory becomes the summary, the scratchpad, brain digest and
     /// task state are cleared. The SYSTEM zone is kept.
-    pub fn emergency_compact(&mut self, summary: &str) {
-        self.compact_working_memory(summary);
+    pub fn emergency_compact(&mut self, summary: &str) -> Result<()> {
+        self.compact_working_memory(summary)?;
         let keep_from = self.recent.len().saturating_sub(EMERGENCY_KEEP_RECENT);
         self.recent.drain(..keep_from);
         self.brain_digest = None;
         self.task_state = None;
+        Ok(())
     }
 
     /// Token usage and item counts per zone.

@@ -89,6 +89,9 @@ error_codes! {
     /// The turn runner's model threw, rejected or gave a reply that is not
     /// text or tool calls.
     ModelFailed => "MODEL_FAILED",
+    /// A token counter the host supplied threw or did not answer a
+    /// non-negative number; the call that counted was not carried out.
+    TokenCounterFailed => "TOKEN_COUNTER_FAILED",
     /// The turn runner's input guard threw, rejected or gave no decision.
     GuardFailed => "GUARD_FAILED",
     /// A run was cancelled through its abort signal; what it recorded stays.

@@ -261,7 +261,7 @@ fn the_context_window_is_the_native_one() {
     windows
         .call_append_tool_result(&mut store, w, "bash", "ok", false)
         .unwrap();
-    native.append_tool_result("bash", "ok", false);
+    native.append_tool_result("bash", "ok", false).unwrap();
     windows
         .call_add_recent_message(&mut store, w, "user", "Now add validation", Some(2.0))
         .unwrap()

@@ -63,7 +63,8 @@ fn seed_example() -> ContextWindow {
         .unwrap();
     w.append_message("assistant", "Here is the User model...", None)
         .unwrap();
-    w.append_tool_result("code_writer", "file created: models/user.py", true);
+    w.append_tool_result("code_writer", "file created: models/user.py", true)
+        .unwrap();
     w.add_recent_message("user", "Now add validation", Some(0.9))
         .unwrap();
     w
@@ -165,8 +166,8 @@ fn importance_defaults_and_clamping() {
     w.append_message("user", "a", None).unwrap();
     w.append_message("user", "b", Some(1.7)).unwrap();
     w.append_message("user", "c", Some(-3.0)).unwrap();
-    w.append_tool_result("t", "ok", true);
-    w.append_tool_result("t", "boom", false);
+    w.append_tool_result("t", "ok", true).unwrap();
+    w.append_tool_result("t", "boom", false).unwrap();
     w.add_recent_message("user", "d", None).unwrap();
     w.add_recent_message("user", "e", Some(f64::INFINITY))
         .unwrap();
@@ -230,7 +231,8 @@ fn thresholds_at_exactly_80_90_95_percent() {
 fn light_and_full_compaction_keep_only_a_summary_in_working_memory() {
     let mut w = seed_example();
     w.write_scratchpad("remember the email index");
-    w.compact_working_memory("User model created; validation next.");
+    w.compact_working_memory("User model created; validation next.")
+        .unwrap();
     assert_eq!(w.working_items().len(), 1);
     assert_eq!(w.working_items()[0].role, "system");
     assert!(w.working_items()[0]
@@ -260,7 +262,8 @@ fn emergency_compaction_keeps_goal_summary_and_last_two_recent_items() {
         .unwrap();
     w.add_recent_message("user", "Use pydantic", None).unwrap();
     w.write_scratchpad("note");
-    w.emergency_compact("Built the model; adding validation.");
+    w.emergency_compact("Built the model; adding validation.")
+        .unwrap();
     let stats = w.get_stats();
     assert_eq!(stats.working_items, 1);
     assert_eq!(stats.scratchpad_notes, 0);
@@ -319,7 +322,7 @@ fn compile_never_exceeds_the_window_and_leaves_the_least_important_out_first() {
         .unwrap();
     w.append_message("user", &"b".repeat(30), Some(0.1))
         .unwrap();
-    w.append_tool_result("t", &"c".repeat(30), true);
+    w.append_tool_result("t", &"c".repeat(30), true).unwrap();
     w.add_recent_message("user", &"d".repeat(20), None).unwrap();
     let stats = w.get_stats();
     assert!(stats.total_tokens_estimate > 100);

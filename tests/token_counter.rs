@@ -171,3 +171,57 @@ fn synthetic_texts() -> Vec<String> {
         })
         .collect()
 }
+
+/// A counter that fails while `failing` is set, as a host's can.
+struct Flaky {
+    failing: std::cell::Cell<bool>,
+    failure: std::cell::RefCell<Option<context_compiler::Error>>,
+}
+
+impl TokenCounter for Flaky {
+    fn count(&self, text: &str) -> u64 {
+        if self.failing.get() {
+            *self.failure.borrow_mut() = Some(context_compiler::Error::new(
+                context_compiler::ErrorCode::TokenCounterFailed,
+                "down",
+            ));
+        }
+        text.len() as u64
+    }
+
+    fn take_failure(&self) -> Option<context_compiler::Error> {
+        self.failure.borrow_mut().take()
+    }
+}
+
+#[test]
+fn a_failed_count_fails_the_append_compile_or_import_that_made_it_and_keeps_nothing() {
+    use context_compiler::clock::SystemClock;
+    use context_compiler::{ContextCompiler, ErrorCode, HistorySelector, Session};
+    use std::rc::Rc;
+    let flaky = Rc::new(Flaky {
+        failing: false.into(),
+        failure: None.into(),
+    });
+    let mut s = Session::with_env(None, Rc::new(SystemClock), flaky.clone(), 7);
+    for i in 0..6 {
+        s.record("user_input", serde_json::json!(format!("q{i}")), None)
+            .unwrap();
+    }
+    let before = s.export_json();
+    flaky.failing.set(true);
+    let e = s
+        .record("user_input", serde_json::json!("lost"), None)
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::TokenCounterFailed);
+    assert_eq!(s.export_json(), before);
+    let compiler = ContextCompiler::new(vec![Rc::new(HistorySelector::new(1, 3))]);
+    let e = pollster::block_on(compiler.compile(&mut s, 100, "sys")).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::TokenCounterFailed);
+    assert_eq!(s.export_json(), before);
+    let e = Session::import_json(&before, Rc::new(SystemClock), flaky.clone(), 1).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::TokenCounterFailed);
+    flaky.failing.set(false);
+    assert!(pollster::block_on(compiler.compile(&mut s, 100, "sys")).is_ok());
+    assert_eq!(s.event_log().len(), 6);
+}

@@ -169,15 +169,10 @@ impl SessionStore for MemoryArtifactStore {
     }
 
     async fn load_session(&self, session_id: &str, env: SessionEnv) -> Result<Option<Session>> {
-        Ok(self.sessions.borrow().get(session_id).map(|events| {
-            Session::from_events(
-                session_id.to_string(),
-                events.clone(),
-                env.clock,
-                env.counter,
-                env.seed,
-            )
-        }))
+        let events = self.sessions.borrow().get(session_id).cloned();
+        events
+            .map(|events| env.session(session_id, events))
+            .transpose()
     }
 
     async fn list_sessions(&self) -> Result<Vec<String>> {

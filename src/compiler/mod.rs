@@ -116,6 +116,8 @@ impl ContextCompiler {
         }
         options.validate()?;
         let counter = session.event_log().counter();
+        // Only this compile's counts decide.
+        let _ = counter.take_failure();
         let mut ctx = options.context(budget, self.layout);
         ctx.measure(counter);
         let mut writes = SessionWrites::default();
@@ -148,6 +150,9 @@ impl ContextCompiler {
             }
             Layout::Zoned => fit_zoned::fit_zoned(ctx, budget, counter)?,
         };
+        if let Some(e) = counter.take_failure() {
+            return Err(e);
+        }
         Ok((ctx, writes))
     }
 }

@@ -67,6 +67,7 @@ pub(crate) fn wit_error(e: Error) -> WitError {
         ErrorCode::HandlerFailed => WitCode::HandlerFailed,
         ErrorCode::HandlerTimeout => WitCode::HandlerTimeout,
         ErrorCode::ModelFailed => WitCode::ModelFailed,
+        ErrorCode::TokenCounterFailed => WitCode::TokenCounterFailed,
         ErrorCode::GuardFailed => WitCode::GuardFailed,
         ErrorCode::Aborted => WitCode::Aborted,
     };

@@ -210,8 +210,9 @@ impl ContextWindow {
         options: Option<ToolResultOptionsArg>,
     ) -> std::result::Result<(), JsValue> {
         let success = bool_option(&options, "success", true)?;
-        self.inner.append_tool_result(tool_name, result, success);
-        Ok(())
+        self.inner
+            .append_tool_result(tool_name, result, success)
+            .map_err(to_js_error)
     }
 
     /// Adds a message to the RECENT zone. Options: `importance` (default
@@ -240,31 +241,39 @@ impl ContextWindow {
     /// `maxContextTokens`.
     #[wasm_bindgen(unchecked_return_type = "CompiledContext")]
     pub fn compile(&self) -> std::result::Result<JsValue, JsValue> {
-        js(to_js(&self.inner.compile()))
+        let compiled = self.inner.compile();
+        self.inner.check_counter()?;
+        js(to_js(&compiled))
     }
 
     /// The compaction level of the current utilisation, without compiling.
     #[wasm_bindgen(js_name = getCompactionLevel, unchecked_return_type = "CompactionLevel")]
-    pub fn get_compaction_level(&self) -> String {
-        self.inner.get_compaction_level().as_str().to_string()
+    pub fn get_compaction_level(&self) -> std::result::Result<String, JsValue> {
+        let level = self.inner.get_compaction_level();
+        self.inner.check_counter()?;
+        Ok(level.as_str().to_string())
     }
 
     /// Replaces working memory and the scratchpad with one summary.
     #[wasm_bindgen(js_name = compactWorkingMemory)]
-    pub fn compact_working_memory(&mut self, summary: &str) {
-        self.inner.compact_working_memory(summary);
+    pub fn compact_working_memory(&mut self, summary: &str) -> std::result::Result<(), JsValue> {
+        self.inner
+            .compact_working_memory(summary)
+            .map_err(to_js_error)
     }
 
     /// Keeps only the goal, the summary and the last two recent items.
     #[wasm_bindgen(js_name = emergencyCompact)]
-    pub fn emergency_compact(&mut self, summary: &str) {
-        self.inner.emergency_compact(summary);
+    pub fn emergency_compact(&mut self, summary: &str) -> std::result::Result<(), JsValue> {
+        self.inner.emergency_compact(summary).map_err(to_js_error)
     }
 
     /// Token usage and item counts per zone (the seed's keys in camelCase).
     #[wasm_bindgen(js_name = getStats, unchecked_return_type = "ContextStats")]
     pub fn get_stats(&self) -> std::result::Result<JsValue, JsValue> {
-        js(to_js(&self.inner.get_stats()))
+        let stats = self.inner.get_stats();
+        self.inner.check_counter()?;
+        js(to_js(&stats))
     }
 
     /// The items of working memory.

@@ -9,6 +9,7 @@ mod bus;
 mod compiler;
 mod context_window;
 mod convert;
+mod counter;
 mod env;
 mod error;
 mod executor;

@@ -10,7 +10,8 @@ use wasm_bindgen::JsCast;
 use crate::js::types::*;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::js::convert::{count, option, string, to_js};
+use crate::js::convert::{count, describe, option, string, to_js};
+use crate::js::counter::JsTokenCounter;
 use crate::js::env::{seed, JsClock};
 use crate::js::error::to_js_error;
 use crate::js::options::optional_string;
@@ -21,19 +22,29 @@ use crate::session::{
 };
 use crate::tokens::{DefaultTokenCounter, TokenCounter, WordsTokenCounter};
 
-/// The counter named by `options.tokenCounter` (`"default"` or `"words"`).
+/// The counter `options.tokenCounter` gives: `"default"`, `"words"`, a
+/// function `(text) => number` or an object with `count(text)` (and
+/// `messageOverhead`), such as an exact tokenizer.
 pub(crate) fn counter_option<T: AsRef<JsValue>>(
     options: &Option<T>,
     what: &str,
 ) -> Result<Rc<dyn TokenCounter>> {
     let v = option(options, "tokenCounter", what)?;
     match v.as_string().as_deref() {
-        None if v.is_undefined() || v.is_null() => Ok(Rc::new(DefaultTokenCounter)),
-        Some("default") => Ok(Rc::new(DefaultTokenCounter)),
-        Some("words") => Ok(Rc::new(WordsTokenCounter)),
-        _ => Err(Error::new(
+        None if v.is_undefined() || v.is_null() => return Ok(Rc::new(DefaultTokenCounter)),
+        Some("default") => return Ok(Rc::new(DefaultTokenCounter)),
+        Some("words") => return Ok(Rc::new(WordsTokenCounter)),
+        _ => {}
+    }
+    match JsTokenCounter::from_value(&v, &format!("{what}.tokenCounter"))? {
+        Some(counter) => Ok(Rc::new(counter)),
+        None => Err(Error::new(
             ErrorCode::InvalidArgument,
-            format!("{what}.tokenCounter must be \"default\" or \"words\""),
+            format!(
+                "{what}.tokenCounter must be \"default\", \"words\", a function (text) => number \
+                 or an object with count(text) (got {})",
+                describe(&v)
+            ),
         )),
     }
 }

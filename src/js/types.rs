@@ -14,7 +14,7 @@ export type ErrorCode =
   | "STORE_FAILED" | "STORE_QUOTA_EXCEEDED" | "STORE_BLOCKED" | "STORE_CLOSED" | "STORE_UNAVAILABLE"
   | "STORE_UNSUPPORTED" | "STORE_INVALID_VALUE" | "STORE_CORRUPT" | "STORE_CONFLICT" | "STORE_TIMEOUT" | "MEMORY_FAILED"
   | "PROCESSOR_FAILED" | "BUDGET_TOO_SMALL" | "SESSION_BUSY" | "HANDLER_FAILED" | "HANDLER_TIMEOUT"
-  | "MODEL_FAILED" | "GUARD_FAILED" | "ABORTED" | "NOT_INITIALIZED"
+  | "MODEL_FAILED" | "TOKEN_COUNTER_FAILED" | "GUARD_FAILED" | "ABORTED" | "NOT_INITIALIZED"
   | "OUT_OF_MEMORY" | "INTERNAL_PANIC" | "MODULE_POISONED";
 
 /** Every error this library throws or rejects with. */
@@ -26,9 +26,24 @@ export interface ContextCompilerError extends Error {
 /** Which built-in token counter to use: calibrated on o200k_base, or the seed's words × 1.3. */
 export type TokenCounterName = "default" | "words";
 
-export interface SessionOptions { sessionId?: string; tokenCounter?: TokenCounterName }
-export interface EventLogOptions { tokenCounter?: TokenCounterName }
-export interface ImportOptions { tokenCounter?: TokenCounterName }
+/**
+ * A counter of your own, such as a provider's tokenizer or one of the exact
+ * tokenizers (`loadTokenizer`). `count` must answer synchronously with a
+ * non-negative number (fractions round up); a count that throws or answers
+ * anything else fails the call that counted with `TOKEN_COUNTER_FAILED`.
+ */
+export interface TokenCounter {
+  count(text: string): number;
+  /** Tokens the provider adds around each chat message; 0 when absent. */
+  readonly messageOverhead?: number;
+}
+
+/** A built-in counter's name, a function `(text) => tokens`, or a {@link TokenCounter}. */
+export type TokenCounterOption = TokenCounterName | ((text: string) => number) | TokenCounter;
+
+export interface SessionOptions { sessionId?: string; tokenCounter?: TokenCounterOption }
+export interface EventLogOptions { tokenCounter?: TokenCounterOption }
+export interface ImportOptions { tokenCounter?: TokenCounterOption }
 /** `tokenEstimate`: a non-negative integer; computed from the content when absent. */
 export interface RecordOptions { tokenEstimate?: number }
 
@@ -192,7 +207,7 @@ export interface ContextWindowOptions {
   maxContextTokens?: number;
   /** Shares of the window per zone; missing zones keep `DEFAULT_ZONE_BUDGETS`; at most 1 in all. */
   zoneBudgets?: Partial<ZoneUsage>;
-  tokenCounter?: TokenCounterName;
+  tokenCounter?: TokenCounterOption;
 }
 export interface ImportanceOptions { importance?: number }
 export interface ToolResultOptions { success?: boolean }

@@ -83,32 +83,31 @@ impl Session {
             .ok_or_else(|| invalid("$.events", "expected an array"))?;
 
         let events = parse_events(raw_events, "$.events")?;
-        Ok(Session::from_events(
-            session_id, events, clock, counter, seed,
-        ))
+        Session::from_events(session_id, events, clock, counter, seed)
     }
 
     /// A session with the given id and events (already validated, e.g. by a
     /// store that kept them), with the given clock, token counter and id seed
     /// for the events appended afterwards.
+    /// Fails when the token counter cannot count them.
     pub(crate) fn from_events(
         session_id: String,
         events: Vec<SessionEvent>,
         clock: Rc<dyn Clock>,
         counter: Rc<dyn TokenCounter>,
         seed: u64,
-    ) -> Session {
+    ) -> Result<Session> {
         let mut log = EventLog::with_env(clock, counter, seed);
         for event in events {
             let estimate = event.token_estimate;
-            log.push(event, Some(estimate));
+            log.push(event, Some(estimate))?;
         }
         log.resume_ids_after_import();
-        Session {
+        Ok(Session {
             session_id,
             event_log: log,
             observer: None,
-        }
+        })
     }
 }
 

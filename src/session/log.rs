@@ -212,7 +212,7 @@ impl EventLog {
     ) -> Result<&SessionEvent> {
         self.flush();
         let event = self.stamp(kind, data)?;
-        self.push(event, token_estimate);
+        self.push(event, token_estimate)?;
         self.events
             .last()
             .ok_or_else(|| Error::new(ErrorCode::InvalidArgument, "the event was not appended"))
@@ -228,10 +228,14 @@ impl EventLog {
         token_estimate: Option<u64>,
     ) -> Result<SessionEvent> {
         let mut event = self.stamp(kind, data)?;
+        let _ = self.counter.take_failure();
         event.token_estimate = match token_estimate {
             Some(n) => n,
             None => self.counts(&event.kind, &event.data).2,
         };
+        if let Some(e) = self.counter.take_failure() {
+            return Err(e);
+        }
         self.pending.borrow_mut().push(event.clone());
         Ok(event)
     }
@@ -240,7 +244,9 @@ impl EventLog {
     pub fn flush(&mut self) {
         for event in std::mem::take(self.pending.get_mut()) {
             let estimate = event.token_estimate;
-            self.push(event, Some(estimate));
+            // Counted when it was queued: should a host counter fail now, it
+            // is indexed with the default counter's rendered count.
+            let _ = self.index(event, Some(estimate), false);
         }
     }
 
@@ -325,10 +331,30 @@ impl EventLog {
     }
 
     /// Adds an event that already has its id and timestamp (used by import),
-    /// updating every index.
-    pub(crate) fn push(&mut self, mut event: SessionEvent, token_estimate: Option<u64>) {
+    /// updating every index; fails, adding nothing, when the counter could
+    /// not count it.
+    pub(crate) fn push(&mut self, event: SessionEvent, token_estimate: Option<u64>) -> Result<()> {
+        self.index(event, token_estimate, true)
+    }
+
+    /// Adds an event, counting it and updating every index. When the
+    /// counter failed, `strict` fails before anything changes; otherwise
+    /// the event goes in with the counts the counter answered.
+    fn index(
+        &mut self,
+        mut event: SessionEvent,
+        token_estimate: Option<u64>,
+        strict: bool,
+    ) -> Result<()> {
         let index = self.events.len();
+        // Only this event's counts decide.
+        let _ = self.counter.take_failure();
         let (rendered, rendered_tokens, estimate) = self.counts(&event.kind, &event.data);
+        if let Some(e) = self.counter.take_failure() {
+            if strict {
+                return Err(e);
+            }
+        }
         event.token_estimate = token_estimate.unwrap_or(estimate);
         match &rendered {
             Some(Rendered::Message { .. }) => {
@@ -375,6 +401,7 @@ impl EventLog {
             result_tokens: Cell::new(None),
         });
         self.events.push(event);
+        Ok(())
     }
 
     /// Continues id sequencing after imported events.

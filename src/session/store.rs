@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
-use crate::session::Session;
+use crate::session::{Session, SessionEvent};
 use crate::tokens::TokenCounter;
 
 /// What a loaded session is given for the events appended after loading.
@@ -21,6 +21,21 @@ pub struct SessionEnv {
     pub counter: Rc<dyn TokenCounter>,
     /// The seed of new event ids.
     pub seed: u64,
+}
+
+impl SessionEnv {
+    /// The session `session_id` of already validated `events`, counted and
+    /// continued in this environment; fails when the counter cannot count
+    /// them.
+    pub fn session(self, session_id: &str, events: Vec<SessionEvent>) -> Result<Session> {
+        Session::from_events(
+            session_id.to_string(),
+            events,
+            self.clock,
+            self.counter,
+            self.seed,
+        )
+    }
 }
 
 /// What one [`SessionStore::save_session`] wrote.
@@ -73,13 +88,7 @@ pub fn restore_session(
         return Err(corrupt("the stored events do not match its head"));
     }
     let events = crate::session::parse_events(raw, "events").map_err(|e| corrupt(e.message()))?;
-    Ok(Session::from_events(
-        session_id.to_string(),
-        events,
-        env.clock,
-        env.counter,
-        env.seed,
-    ))
+    env.session(session_id, events)
 }
 
 /// Borrows `session` for reading, or fails with [`ErrorCode::SessionBusy`].

@@ -27,6 +27,16 @@ pub trait TokenCounter {
     fn message_overhead(&self) -> u64 {
         0
     }
+
+    /// Why a count failed, if one did since this was last asked (asking
+    /// clears it). A counter that can fail (one the host supplies) answers
+    /// a failed count with the default counter's instead and keeps the
+    /// error here; the core asks before it acts on counts (appending an
+    /// event, returning a compile, adding a window item) and fails that
+    /// call with it, so nothing is ever kept on a count that was not made.
+    fn take_failure(&self) -> Option<crate::error::Error> {
+        None
+    }
 }
 
 /// The seed's estimate: `ceil(words × 1.3)`, where words are separated by
