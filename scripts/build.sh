@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
-# Builds the npm package's two wasm modules and their glue into pkg/: the main
-# module (context_compiler) and the JSON Schema module (context_compiler_schema,
+# Builds the npm package's wasm modules and their glue into pkg/: the main
+# module (context_compiler); the JSON Schema module (context_compiler_schema,
 # crates/schema-wasm), which the package loads only when a SchemaRegistry is
-# first made.
+# first made; and one exact tokenizer module per encoding
+# (context_compiler_o200k_base, context_compiler_cl100k_base from
+# crates/tokenizer-wasm), loaded only by loadTokenizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+release=target/wasm32-unknown-unknown/release
+mkdir -p target/modules
 cargo build --release --target wasm32-unknown-unknown --no-default-features --features js
+cp "$release/context_compiler.wasm" target/modules/
 cargo build --release --target wasm32-unknown-unknown -p agent-context-compiler-schema
-for name in context_compiler context_compiler_schema; do
-  wasm-bindgen --target web --out-dir pkg --out-name "$name" "target/wasm32-unknown-unknown/release/$name.wasm"
+cp "$release/context_compiler_schema.wasm" target/modules/
+for encoding in o200k_base cl100k_base; do
+  # One package, one encoding a build: copy each out before the next.
+  cargo build --release --target wasm32-unknown-unknown -p agent-context-compiler-tokenizer --features "$encoding"
+  cp "$release/context_compiler_tokenizer.wasm" "target/modules/context_compiler_$encoding.wasm"
+done
+for name in context_compiler context_compiler_schema context_compiler_o200k_base context_compiler_cl100k_base; do
+  wasm-bindgen --target web --out-dir pkg --out-name "$name" "target/modules/$name.wasm"
   # wasm-opt from the npm binaryen package (Debian's binaryen 108 emits modules that fail to load).
   node node_modules/binaryen/bin/wasm-opt -Oz --strip-debug --strip-producers --enable-bulk-memory --enable-nontrapping-float-to-int \
     --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue --enable-simd \

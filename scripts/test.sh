@@ -14,6 +14,7 @@ cargo fmt --check
 cargo clippy --all-targets -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --no-default-features --features js -- -D warnings
 cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-schema -- -D warnings
+cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-tokenizer --features o200k_base -- -D warnings
 cargo clippy --target wasm32-wasip2 --features component -- -D warnings
 bash scripts/build-component.sh
 cargo test

@@ -23,17 +23,23 @@ test("the packed package installs and runs in a fresh consumer", () => {
     join(consumer, "main.mjs"),
     `import { Session, ContextCompiler, HistorySelector } from "agent-context-compiler";
      import * as web from "agent-context-compiler/web";
+     import { loadTokenizer } from "agent-context-compiler/tokenizers";
      import { readFileSync } from "node:fs";
      const s = new Session({ sessionId: "c" });
      s.record("user_input", "hello from a consumer");
      const ctx = await new ContextCompiler({ processors: [new HistorySelector()] }).compile(s, 100);
      web.initSync(readFileSync(new URL(import.meta.resolve("agent-context-compiler/wasm"))));
-     console.log(JSON.stringify({ messages: ctx.toMessages().length, web: web.countTokens("hello world") }));`,
+     const exact = new Session({ tokenCounter: await loadTokenizer("o200k_base") }).record("user_input", "hello world");
+     const cl100k = new WebAssembly.Module(readFileSync(new URL(import.meta.resolve("agent-context-compiler/tokenizers/cl100k_base.wasm"))));
+     console.log(JSON.stringify({ messages: ctx.toMessages().length, web: web.countTokens("hello world"), exact: exact.tokenEstimate, cl100k: cl100k instanceof WebAssembly.Module }));`,
   );
   const out = execFileSync(process.execPath, ["main.mjs"], { cwd: consumer, encoding: "utf8" });
-  assert.deepEqual(JSON.parse(out), { messages: 2, web: 2 });
+  assert.deepEqual(JSON.parse(out), { messages: 2, web: 2, exact: 2, cl100k: true });
   const files = JSON.parse(npm(["pack", "--dry-run", "--json"], root))[0].files.map((f) => f.path).sort();
-  for (const f of ["js/node.js", "js/web.js", "js/node.d.ts", "js/web.d.ts", "pkg/context_compiler_bg.wasm", "pkg/context_compiler.js", "pkg/context_compiler.d.ts"]) {
+  for (const f of [
+    "js/node.js", "js/web.js", "js/node.d.ts", "js/web.d.ts", "pkg/context_compiler_bg.wasm", "pkg/context_compiler.js", "pkg/context_compiler.d.ts",
+    "js/tokenizers-node.js", "js/tokenizers-web.js", "js/tokenizers.d.ts", "pkg/context_compiler_o200k_base_bg.wasm", "pkg/context_compiler_cl100k_base_bg.wasm",
+  ]) {
     assert.ok(files.includes(f), `${f} is packed`);
   }
   assert.ok(!files.some((f) => f.startsWith("src/") || f.startsWith("target/")), "no sources or build output beyond pkg/");

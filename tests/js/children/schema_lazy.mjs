@@ -1,18 +1,9 @@
 // Run by entries.test.mjs in a fresh process: counts the WebAssembly modules
 // compiled (by the file they were read from) as the node entry loads, counts
 // tokens, and makes two SchemaRegistry objects. Prints what it saw.
-import fs from "node:fs";
-import { syncBuiltinESMExports } from "node:module";
-import { basename } from "node:path";
+import { noteWasmReads } from "./wasm_reads.mjs";
 
-const compiled = [];
-const read = fs.readFileSync;
-fs.readFileSync = function (path, ...rest) {
-  const name = basename(path instanceof URL ? path.pathname : String(path));
-  if (name.endsWith(".wasm")) compiled.push(name);
-  return read.call(this, path, ...rest);
-};
-syncBuiltinESMExports();
+const compiled = noteWasmReads();
 
 const lib = await import("agent-context-compiler");
 const afterImport = [...compiled];
