@@ -5,7 +5,8 @@
 //   the same trace, when python3 is on the PATH;
 // - payload rate, counting: TextEncoder.encodeInto of the same text, i.e.
 //   what copying it once costs in this host (the memory-speed bound);
-// - contentId: node:crypto's SHA-256;
+// - exact counting: js-tiktoken and gpt-tokenizer on the same text;
+// - contentId: node:crypto's SHA-256 (which the Node entry now uses);
 // - redact: a JavaScript peer applying the same rules (the patterns of
 //   src/normalize/redact/rules.rs, as JS regular expressions) with
 //   String.prototype.replace;
@@ -16,7 +17,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { Session, contentId, countTokens, redact } from "agent-context-compiler";
+import { KvArtifactStore, MemoryArtifactStore, Session, contentId, countTokens, redact } from "agent-context-compiler";
+import { loadTokenizerSync } from "agent-context-compiler/tokenizers";
+import { Tiktoken } from "js-tiktoken/lite";
+import o200kRanks from "js-tiktoken/ranks/o200k_base";
+import cl100kRanks from "js-tiktoken/ranks/cl100k_base";
+import { countTokens as gptO200k } from "gpt-tokenizer/encoding/o200k_base";
+import { countTokens as gptCl100k } from "gpt-tokenizer/encoding/cl100k_base";
+import { mapKv } from "../tests/conformance/kv_adapters.mjs";
+import { handWrittenStore, measure, payloads } from "./storage.mjs";
 import { generateTrace, rng, toolOutput } from "./trace.mjs";
 
 const MB = 1e6;
@@ -106,6 +115,31 @@ function encodeTime(text) {
   }
 }
 
+// 3b. Exact counting: each encoding's module beside js-tiktoken and
+// gpt-tokenizer, on the same 2 MB of tool output, and the time to load.
+{
+  const r = rng(9);
+  let text = "";
+  while (text.length < 2 * MB) text += toolOutput(r, 50_000);
+  const bytes = Buffer.byteLength(text);
+  for (const [encoding, ranks, gpt] of [["o200k_base", o200kRanks, gptO200k], ["cl100k_base", cl100kRanks, gptCl100k]]) {
+    let t0 = performance.now();
+    const ours = loadTokenizerSync(encoding);
+    const ourLoad = performance.now() - t0;
+    t0 = performance.now();
+    const tiktoken = new Tiktoken(ranks);
+    const peerLoad = performance.now() - t0;
+    const n = ours.count(text);
+    if (n !== tiktoken.encode(text, [], []).length || n !== gpt(text)) throw new Error(`${encoding}: counts differ`);
+    const mine = median(() => ours.count(text), 3);
+    const viaTiktoken = median(() => tiktoken.encode(text, [], []), 3);
+    const viaGpt = median(() => gpt(text), 3);
+    row(`exact ${encoding} count, 2 MB of tool output`, rate(bytes, mine), "js-tiktoken 1.0.21", rate(bytes, viaTiktoken), `${f1(viaTiktoken / mine)}×`);
+    row(`exact ${encoding} count, same text`, rate(bytes, mine), "gpt-tokenizer 4.0.0", rate(bytes, viaGpt), `${f1(viaGpt / mine)}×`);
+    row(`exact ${encoding} load (module, vocabulary)`, ms(ourLoad), "js-tiktoken new Tiktoken(ranks)", ms(peerLoad), `${f1(peerLoad / ourLoad)}×`);
+  }
+}
+
 // 4. Hashing.
 {
   const data = new Uint8Array(10 * MB);
@@ -113,6 +147,32 @@ function encodeTime(text) {
   const ours = median(() => contentId(data));
   const peer = median(() => createHash("sha256").update(data).digest("hex"));
   row("contentId (SHA-256), 10 MB", rate(data.length, ours), "node:crypto createHash", rate(data.length, peer), `${f1(peer / ours)}×`);
+}
+
+// 4b. Store and retrieve (hash on write, verified read), beside a store
+// written by hand in JS over the same backend with node:crypto.
+{
+  const data = payloads(32, 1 << 20);
+  const fmt = (m) => `${Math.round(m.store)} / ${Math.round(m.retrieve)} MB/s`;
+  // The median of 3 rounds, each on a fresh store (freed after it).
+  const rounds = async (make) => {
+    const runs = [];
+    for (let i = 0; i < 3; i++) {
+      const store = make();
+      runs.push(await measure(store, data));
+      store.free?.();
+    }
+    const mid = (k) => runs.map((r) => r[k]).sort((x, y) => x - y)[1];
+    return { store: mid("store"), retrieve: mid("retrieve") };
+  };
+  for (const [name, ours] of [
+    ["memory", () => new MemoryArtifactStore()],
+    ["KV over a Map", () => new KvArtifactStore(mapKv(), { chunkBytes: 32 << 20 })],
+  ]) {
+    const a = await rounds(ours);
+    const b = await rounds(() => handWrittenStore(mapKv()));
+    row(`store / retrieve 32 x 1 MB, ${name}`, fmt(a), "hand-written JS store, node:crypto", fmt(b), `${f1(a.store / b.store)}× / ${f1(a.retrieve / b.retrieve)}× (target 0.5×)`);
+  }
 }
 
 // 5. Redaction, beside the same rules as JS regular expressions.

@@ -11,7 +11,7 @@ const MB = 1 << 20;
 const ARTIFACT_BYTES = 1 * MB;
 const ARTIFACTS = 32;
 
-function payloads(count, size) {
+export function payloads(count, size) {
   const out = [];
   for (let n = 0; n < count; n++) {
     const b = new Uint8Array(size);
@@ -36,7 +36,7 @@ async function timed(fn) {
 }
 
 /** The peer: a content-addressed store written directly in JS over the same KV. */
-function handWrittenStore(kv) {
+export function handWrittenStore(kv) {
   const sha = (b) => createHash("sha256").update(b).digest("hex");
   return {
     async store(bytes) {
@@ -52,7 +52,7 @@ function handWrittenStore(kv) {
   };
 }
 
-async function measure(store, data) {
+export async function measure(store, data) {
   const ids = [];
   const storeMs = await timed(async () => {
     for (const d of data) ids.push(await store.store(d, "bench"));

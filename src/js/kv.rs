@@ -95,7 +95,19 @@ impl KeyValue for JsKv {
     }
 
     async fn put(&self, key: &str, value: &[u8]) -> Result<()> {
-        let bytes = Uint8Array::from(value);
+        self.put_parts(key, &[value]).await
+    }
+
+    async fn put_parts(&self, key: &str, parts: &[&[u8]]) -> Result<()> {
+        // One copy out of wasm memory, each part straight into place.
+        let total: usize = parts.iter().map(|p| p.len()).sum();
+        let bytes = Uint8Array::new_with_length(total as u32);
+        let mut at = 0u32;
+        for part in parts {
+            let end = at + part.len() as u32;
+            bytes.subarray(at, end).copy_from(part);
+            at = end;
+        }
         self.call("put", &[key.into(), bytes.into()], &format!("put({key})"))
             .await
             .map(|_| ())

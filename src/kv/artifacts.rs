@@ -122,6 +122,10 @@ impl<K: KeyValue> KvArtifactStore<K> {
         self.timed("put", key, self.kv.put(key, value)).await
     }
 
+    pub(crate) async fn kv_put_parts(&self, key: &str, parts: &[&[u8]]) -> Result<()> {
+        self.timed("put", key, self.kv.put_parts(key, parts)).await
+    }
+
     pub(crate) async fn kv_delete(&self, key: &str) -> Result<()> {
         self.timed("delete", key, self.kv.delete(key)).await
     }

@@ -125,10 +125,7 @@ impl<K: KeyValue> KvArtifactStore<K> {
         let inline_header = serde_json::to_vec(&header)
             .map_err(|e| Error::new(ErrorCode::StoreFailed, format!("{key}: header ({e})")))?;
         if inline_header.len() + 1 + body.len() <= limit {
-            let mut value = inline_header;
-            value.push(b'\n');
-            value.extend_from_slice(body);
-            return self.kv_put(key, &value).await;
+            return self.kv_put_parts(key, &[&inline_header, b"\n", body]).await;
         }
         let chunks = body.len().div_ceil(limit);
         header.insert("chunks".into(), chunks.into());

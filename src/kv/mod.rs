@@ -39,6 +39,13 @@ pub trait KeyValue {
     async fn get(&self, key: &str) -> Result<Option<Vec<u8>>>;
     /// Sets `key` to `value`.
     async fn put(&self, key: &str, value: &[u8]) -> Result<()>;
+    /// Sets `key` to the concatenation of `parts` (a record's header and
+    /// body): a store that copies values anyway can copy the parts into
+    /// place instead of a joined copy. By default joins them and calls
+    /// [`KeyValue::put`].
+    async fn put_parts(&self, key: &str, parts: &[&[u8]]) -> Result<()> {
+        self.put(key, &parts.concat()).await
+    }
     /// Removes `key` (absent keys are not an error).
     async fn delete(&self, key: &str) -> Result<()>;
     /// Every key starting with `prefix`, or `None` when this store cannot list.
