@@ -33,8 +33,6 @@ class Encoder {
     this.path = [];
     /** The objects being walked (a value among them is a cycle). */
     this.ancestors = [];
-    /** Timestamp and token estimate, written by Rust. */
-    this.out = new Float64Array(2);
     this.busy = false;
   }
 
@@ -224,28 +222,35 @@ function encodeMembers(enc, v, depth) {
 }
 
 /**
- * Encodes `data` and calls `write(kind, tape, payload, out)`, which records
- * it and returns the event id; returns the event.
+ * Encodes `data` and calls `write(kind, tape, payload)`, which records it
+ * and returns `"{eventId} {timestamp} {tokenEstimate}"`; returns the event.
  */
 function recordWith(kind, data, write) {
   const enc = shared.busy ? new Encoder() : shared;
   if (typeof kind !== "string") {
     // Rust names what is wrong with the kind, before the data is looked at.
-    return write(kind, enc.tape.subarray(0, 0), "", enc.out);
+    return write(kind, enc.tape.subarray(0, 0), "");
   }
   enc.busy = true;
   enc.length = 0;
   enc.payload = "";
-  enc.path.length = 0;
-  enc.ancestors.length = 0;
   try {
     const json = encode(enc, data, 0);
-    const eventId = write(kind, enc.tape.subarray(0, enc.length), enc.payload, enc.out);
-    return { eventId, timestamp: enc.out[0], kind, data: json, tokenEstimate: enc.out[1] };
+    const recorded = write(kind, enc.tape.subarray(0, enc.length), enc.payload);
+    const a = recorded.indexOf(" ");
+    const b = recorded.indexOf(" ", a + 1);
+    return {
+      eventId: recorded.slice(0, a),
+      timestamp: Number(recorded.slice(a + 1, b)),
+      kind,
+      data: json,
+      tokenEstimate: Number(recorded.slice(b + 1)),
+    };
   } finally {
     enc.payload = "";
-    enc.path.length = 0;
-    enc.ancestors.length = 0;
+    // A walk that threw leaves its place behind.
+    if (enc.path.length !== 0) enc.path.length = 0;
+    if (enc.ancestors.length !== 0) enc.ancestors.length = 0;
     enc.busy = false;
   }
 }
@@ -255,7 +260,7 @@ Object.defineProperty(glue.Session.prototype, "record", {
   writable: true,
   /** Records an event and returns it. `data` must be JSON-compatible. */
   value: function record(kind, data, options) {
-    return recordWith(kind, data, (k, t, p, out) => this.__recordTape(k, t, p, options, out));
+    return recordWith(kind, data, (k, t, p) => this.__recordTape(k, t, p, options));
   },
 });
 
@@ -264,6 +269,6 @@ Object.defineProperty(glue.EventLog.prototype, "append", {
   writable: true,
   /** Appends an event and returns it. `data` must be JSON-compatible. */
   value: function append(kind, data, options) {
-    return recordWith(kind, data, (k, t, p, out) => this.__appendTape(k, t, p, options, out));
+    return recordWith(kind, data, (k, t, p) => this.__appendTape(k, t, p, options));
   },
 });

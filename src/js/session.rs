@@ -81,14 +81,14 @@ fn tape_args<T: AsRef<JsValue>>(
     Ok((kind, data, estimate))
 }
 
-/// The recorded event's id; its timestamp and token estimate go in `out`
-/// (the JS side builds the event from them and the data it has).
-fn recorded(event: &SessionEvent, out: &mut [f64]) -> String {
-    if let [timestamp, tokens, ..] = out {
-        *timestamp = event.timestamp;
-        *tokens = event.token_estimate as f64;
-    }
-    event.event_id.clone()
+/// `"{eventId} {timestamp} {tokenEstimate}"` of the recorded event, which
+/// the JS side builds the event from with the data it has (one string
+/// back rather than a value per field).
+fn recorded(event: &SessionEvent) -> String {
+    format!(
+        "{} {} {}",
+        event.event_id, event.timestamp, event.token_estimate
+    )
 }
 
 fn events_to_js(events: &[SessionEvent]) -> Result<JsValue> {
@@ -162,10 +162,8 @@ impl JsSession {
         tape: &[f64],
         payload: JsValue,
         options: Option<RecordOptionsArg>,
-        out: &mut [f64],
     ) -> std::result::Result<String, JsValue> {
-        self.event_log()
-            .append_tape(kind, tape, payload, options, out)
+        self.event_log().append_tape(kind, tape, payload, options)
     }
 
     /// Feeds `bus` from this session: each `user_input` emits
@@ -315,21 +313,16 @@ impl EventLog {
         tape: &[f64],
         payload: JsValue,
         options: Option<RecordOptionsArg>,
-        out: &mut [f64],
     ) -> std::result::Result<String, JsValue> {
         let (kind, data, estimate) = tape_args(&kind, tape, &payload, &options)?;
-        let id = match &self.owner {
+        Ok(match &self.owner {
             Owner::Own(log) => recorded(
                 log.try_borrow_mut()
                     .map_err(|_| busy())?
                     .append(&kind, data, estimate)?,
-                out,
             ),
-            Owner::Session(s) => {
-                record_shared_then(s, &kind, data, estimate, |e| recorded(e, out))?
-            }
-        };
-        Ok(id)
+            Owner::Session(s) => record_shared_then(s, &kind, data, estimate, recorded)?,
+        })
     }
 
     /// Every event, oldest first (a copy), including those recorded while a

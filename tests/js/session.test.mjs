@@ -165,7 +165,6 @@ test("values that throw when read are NOT_SERIALIZABLE with their path, and the 
 
 test("garbage handed to the internal tape entry point is INVALID_ARGUMENT, never a trap", async () => {
   const s = new Session();
-  const out = new Float64Array(2);
   const bad = [
     [new Float64Array([9]), ""],
     [new Float64Array([4, 10]), "short"],
@@ -175,7 +174,7 @@ test("garbage handed to the internal tape entry point is INVALID_ARGUMENT, never
     [new Float64Array([0]), 42],
   ];
   for (const [tape, payload] of bad) {
-    await rejectsWithCode(() => s.__recordTape("custom", tape, payload, undefined, out), "INVALID_ARGUMENT", "malformed encoded event data");
+    await rejectsWithCode(() => s.__recordTape("custom", tape, payload, undefined), "INVALID_ARGUMENT", "malformed encoded event data");
   }
   assert.equal(s.eventLog.length, 0);
   assert.equal(s.record("custom", 1).data, 1);
