@@ -8,7 +8,7 @@
 // - exact counting: js-tiktoken and gpt-tokenizer on the same text;
 // - contentId: node:crypto's SHA-256 (which the Node entry now uses);
 // - redact: a JavaScript peer applying the same rules (the patterns of
-//   src/normalize/redact/rules.rs, as JS regular expressions) with
+//   crates/text/src/redact/rules.rs, as JS regular expressions) with
 //   String.prototype.replace;
 // - size: the target (350 KB gzipped for the main module).
 import { spawnSync } from "node:child_process";
@@ -177,7 +177,7 @@ function encodeTime(text) {
 
 // 5. Redaction, beside the same rules as JS regular expressions.
 {
-  const rulesSource = readFileSync(new URL("../src/normalize/redact/rules.rs", import.meta.url), "utf8");
+  const rulesSource = readFileSync(new URL("../crates/text/src/redact/rules.rs", import.meta.url), "utf8");
   const toJs = (pattern) => {
     const i = pattern.startsWith("(?i)");
     return new RegExp((i ? pattern.slice(4) : pattern).replaceAll("(?P<", "(?<"), i ? "gi" : "g");

@@ -12,12 +12,15 @@ export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 bash scripts/setup.sh --browser
 cargo fmt --check
 cargo clippy --all-targets -- -D warnings
+cargo clippy --all-targets -p agent-context-compiler-text -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --no-default-features --features js -- -D warnings
+cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-text -- -D warnings
 cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-schema -- -D warnings
 cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-tokenizer --features o200k_base -- -D warnings
 cargo clippy --target wasm32-wasip2 --features component -- -D warnings
 bash scripts/build-component.sh
 cargo test
+cargo test -p agent-context-compiler-text
 cargo run --quiet --example wasmtime_host
 bash scripts/build.sh
 npx tsc -p tests/ts/tsconfig.json

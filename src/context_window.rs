@@ -19,6 +19,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::tokens::{truncate_to_tokens, TokenCounter};
 use crate::working_context::{DropAction, Message};
 use crate::zones::{self, CompactionLevel, Zone, ZoneBudgets, ZoneUsage, DEFAULT_ZONE_BUDGETS};
+use context_compiler_text::order::{float, sort_stable_by_key};
 
 /// Default importance of [`ContextWindow::append_message`].
 pub const DEFAULT_MESSAGE_IMPORTANCE: f64 = 0.5;
@@ -477,12 +478,9 @@ impl ContextWindow {
             let mut order: Vec<usize> = (0..slots.len())
                 .filter(|&i| slots[i].kind == SlotKind::Evictable)
                 .collect();
-            order.sort_by(|&a, &b| {
-                let key = |i: usize| (!over_budget(slots[i].zone), slots[i].importance);
-                key(a)
-                    .partial_cmp(&key(b))
-                    .unwrap_or(std::cmp::Ordering::Equal)
-                    .then(a.cmp(&b))
+            sort_stable_by_key(&mut order, |&i| {
+                let rest = u64::from(!over_budget(slots[i].zone));
+                (rest, float(slots[i].importance))
             });
             let mut removed = vec![false; slots.len()];
             for i in order {

@@ -37,6 +37,11 @@ pub struct ArtifactHandle {
     pub session_id: Option<String>,
 }
 
+/// Sorts handles by id: the order every backend lists them in.
+pub(crate) fn sort_by_id(handles: &mut [ArtifactHandle]) {
+    handles.sort_unstable_by(|a, b| a.artifact_id.cmp(&b.artifact_id));
+}
+
 impl ArtifactHandle {
     /// The handle of `content` (whose [`content_id`] is `artifact_id`)
     /// stored now (`created_at`) for the first time.

@@ -37,6 +37,7 @@ use super::{BusEvent, EventBus, EventHandler};
 use crate::error::Result;
 use crate::llm::Llm;
 use crate::memory::{lexical_similarity, MemoryEntry, MemoryFilter, MemoryStore};
+use context_compiler_text::order::{descending, float_descending, sort_stable_by_key};
 
 /// The seed's reflection prompt; `{episodes}` is replaced.
 pub const REFLECTION_PROMPT: &str = r#"You are an AI agent reviewing your recent activity. Analyze the following
@@ -236,10 +237,8 @@ impl Sleeper {
             .into_iter()
             .filter(|e| e.created_at.is_some_and(|t| keep(now - t)))
             .collect();
-        episodes.sort_by(|a, b| {
-            b.created_at
-                .unwrap_or(0.0)
-                .total_cmp(&a.created_at.unwrap_or(0.0))
+        sort_stable_by_key(&mut episodes, |e| {
+            (float_descending(e.created_at.unwrap_or(0.0)), 0)
         });
         Ok(episodes)
     }
@@ -278,15 +277,11 @@ impl Sleeper {
         }
         for group in by_subject.values_mut() {
             // Best first: most confident, then newest.
-            group.sort_by(|a, b| {
-                b.confidence
-                    .unwrap_or(0.0)
-                    .total_cmp(&a.confidence.unwrap_or(0.0))
-                    .then(
-                        b.created_at
-                            .unwrap_or(0.0)
-                            .total_cmp(&a.created_at.unwrap_or(0.0)),
-                    )
+            sort_stable_by_key(group, |e| {
+                (
+                    float_descending(e.confidence.unwrap_or(0.0)),
+                    float_descending(e.created_at.unwrap_or(0.0)),
+                )
             });
             let mut kept: Vec<&MemoryEntry> = Vec::new();
             for fact in group.iter() {
@@ -428,7 +423,7 @@ impl Sleeper {
             .into_iter()
             .filter(|(_, facts)| facts.len() >= self.options.generalize_min_facts.max(2))
             .collect();
-        large.sort_by_key(|(_, facts)| std::cmp::Reverse(facts.len()));
+        sort_stable_by_key(&mut large, |(_, facts)| (descending(facts.len() as u64), 0));
         let mut merged = 0;
         for (subject, facts) in large.into_iter().take(self.options.generalize_max_clusters) {
             let lines: Vec<String> = facts.iter().map(|f| format!("- {}", f.content)).collect();

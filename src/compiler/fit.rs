@@ -3,6 +3,7 @@
 use crate::error::{Error, ErrorCode, Result};
 use crate::tokens::{truncate_to_tokens, TokenCounter};
 use crate::working_context::{DropAction, DroppedItem, Section, WorkingContext};
+use context_compiler_text::order::{descending, sort_stable_by_key};
 
 /// A place in the context that holds text.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -109,7 +110,9 @@ fn remove_whole_items(ctx: &mut WorkingContext, over: u64, counter: &dyn TokenCo
         .enumerate()
         .map(|(i, s)| (counter.count(text_of(ctx, s)), i, s))
         .collect();
-    sizes.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+    sort_stable_by_key(&mut sizes, |&(tokens, i, _)| {
+        (descending(tokens), descending(i as u64))
+    });
     // A lower bound of what is over once the chosen items are gone.
     let mut left = over;
     let mut doomed = Vec::new();
@@ -244,7 +247,9 @@ pub(crate) fn fit_to_budget(
             .enumerate()
             .map(|(i, s)| (counter.count(text_of(&ctx, s)), i, s))
             .collect();
-        sizes.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+        sort_stable_by_key(&mut sizes, |&(tokens, i, _)| {
+            (descending(tokens), descending(i as u64))
+        });
         let largest = sizes
             .iter()
             .find(|(t, _, s)| *t > 0 && (Some(*s) != protected || *t > over || *t > budget / 2))

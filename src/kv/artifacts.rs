@@ -6,7 +6,8 @@ use async_trait::async_trait;
 use serde_json::{json, Map, Value};
 
 use crate::artifacts::{
-    content_id_by, verify_by, ArtifactHandle, ArtifactStore, Hasher, Sha2Hasher, StoreOptions,
+    content_id_by, sort_by_id, verify_by, ArtifactHandle, ArtifactStore, Hasher, Sha2Hasher,
+    StoreOptions,
 };
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
@@ -283,7 +284,7 @@ impl<K: KeyValue> ArtifactStore for KvArtifactStore<K> {
                 ));
             }
         }
-        handles.sort_by(|a, b| a.artifact_id.cmp(&b.artifact_id));
+        sort_by_id(&mut handles);
         Ok(handles)
     }
 

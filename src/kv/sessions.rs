@@ -264,7 +264,7 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
             .filter(|rest| !rest.contains('/') && !rest.contains('#'))
             .filter_map(unescape_key_part)
             .collect();
-        ids.sort();
+        ids.sort_unstable();
         Ok(ids)
     }
 

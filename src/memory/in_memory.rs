@@ -9,6 +9,7 @@ use async_trait::async_trait;
 use crate::clock::Clock;
 use crate::error::Result;
 use crate::memory::{MemoryEntry, MemoryFilter, MemoryStore};
+use context_compiler_text::order::{float_descending, sort_stable_by_key};
 
 /// BM25 parameters (the usual defaults).
 const K1: f64 = 1.2;
@@ -180,7 +181,7 @@ impl InMemoryBackend {
         }
         let avg_len = entries.iter().map(|e| e.length as f64).sum::<f64>() / n;
         let mut query_terms = terms(query);
-        query_terms.sort();
+        query_terms.sort_unstable();
         query_terms.dedup();
         let idf: Vec<f64> = query_terms
             .iter()
@@ -204,7 +205,7 @@ impl InMemoryBackend {
                 (score > 0.0).then_some((score, i))
             })
             .collect();
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        sort_stable_by_key(&mut scored, |&(score, _)| (float_descending(score), 0));
         scored
             .into_iter()
             .take(limit)

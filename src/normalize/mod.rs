@@ -2,6 +2,6 @@
 //! validation and summaries, put together by the [`aligner::PerceptionAligner`].
 
 pub mod aligner;
-pub mod redact;
+pub use context_compiler_text::redact;
 pub mod schemas;
 pub mod summary;

@@ -16,7 +16,9 @@ use web_sys::{
     IdbOpenDbRequest, IdbTransaction,
 };
 
-use crate::artifacts::{content_id_by, verify_by, ArtifactHandle, ArtifactStore, StoreOptions};
+use crate::artifacts::{
+    content_id_by, sort_by_id, verify_by, ArtifactHandle, ArtifactStore, StoreOptions,
+};
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{from_js, to_js};
@@ -369,7 +371,7 @@ impl ArtifactStore for IdbStore {
             let (handle, _) = record_meta(&record, "in listing")?;
             handles.push(with_session(handle, session_id));
         }
-        handles.sort_by(|a, b| a.artifact_id.cmp(&b.artifact_id));
+        sort_by_id(&mut handles);
         Ok(handles)
     }
 
@@ -490,7 +492,7 @@ impl SessionStore for IdbStore {
             .iter()
             .filter_map(|k| k.as_string())
             .collect();
-        ids.sort();
+        ids.sort_unstable();
         Ok(ids)
     }
 

@@ -23,6 +23,8 @@ use std::sync::OnceLock;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use serde::{Deserialize, Serialize};
 
+use crate::order::{descending, sort_stable_by_key};
+
 use anchored::{Anchored, AtStarts, Matches};
 use rules::{Rule, Start};
 
@@ -301,7 +303,7 @@ fn hits(text: &str, depth: usize) -> Vec<Hit> {
 
 /// Replaces non-overlapping hits (earliest first, longer first on ties).
 fn apply(text: &str, mut hits: Vec<Hit>) -> Redaction {
-    hits.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+    sort_stable_by_key(&mut hits, |h| (h.start as u64, descending(h.end as u64)));
     let mut out = String::with_capacity(text.len());
     let mut findings = Vec::new();
     let mut pos = 0;

@@ -1,6 +1,6 @@
 //! The heuristic's definition, run by run and byte by byte, as the
 //! counter had it before it counted 64 bytes at a time: the tests' oracle
-//! for [`super::count_milli`].
+//! for [`super::heuristic_milli`].
 
 use proptest::prelude::*;
 
@@ -185,7 +185,7 @@ proptest! {
 
     #[test]
     fn blocks_count_exactly_as_runs(text in text()) {
-        prop_assert_eq!(super::count_milli(&text), count_milli(&text));
+        prop_assert_eq!(super::heuristic_milli(&text), count_milli(&text));
     }
 }
 
@@ -197,13 +197,13 @@ fn long_runs_and_block_edges_count_exactly_as_runs() {
         ] {
             let text = unit.repeat(n);
             assert_eq!(
-                super::count_milli(&text),
+                super::heuristic_milli(&text),
                 count_milli(&text),
                 "{unit:?} x {n}"
             );
             let text = format!("x{}é{}", unit.repeat(n), unit.repeat(n));
             assert_eq!(
-                super::count_milli(&text),
+                super::heuristic_milli(&text),
                 count_milli(&text),
                 "{unit:?} x {n}, split"
             );
@@ -223,11 +223,11 @@ fn part_costs_match_the_long_part_formula() {
 #[test]
 fn real_samples_count_exactly_as_runs() {
     let fixture: serde_json::Value =
-        serde_json::from_str(include_str!("../../tests/fixtures/token_counts.json")).unwrap();
+        serde_json::from_str(include_str!("../../../../tests/fixtures/token_counts.json")).unwrap();
     let samples = fixture["samples"].as_array().unwrap();
     assert!(samples.len() > 200);
     for s in samples {
         let text = s["text"].as_str().unwrap();
-        assert_eq!(super::count_milli(text), count_milli(text), "{text:?}");
+        assert_eq!(super::heuristic_milli(text), count_milli(text), "{text:?}");
     }
 }

@@ -73,13 +73,13 @@ fn same_hits(text: &str) {
 
 #[test]
 fn same_hits_on_the_secret_corpus_and_the_sources() {
-    let cases = include_str!("../../../tests/fixtures/secrets/detect-secrets-cases.jsonl");
+    let cases = include_str!("../../../../tests/fixtures/secrets/detect-secrets-cases.jsonl");
     for line in cases.lines() {
         let case: serde_json::Value = serde_json::from_str(line).unwrap();
         same_hits(case["text"].as_str().unwrap());
     }
     same_hits(cases);
-    same_hits(include_str!("../../../README.md"));
+    same_hits(include_str!("../../../../README.md"));
     same_hits(include_str!("rules.rs"));
     same_hits(include_str!("keys.rs"));
     // Long runs before a keyword: a scheme, a key, a key of many key words.

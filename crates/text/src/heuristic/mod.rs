@@ -1,0 +1,107 @@
+//! The default counter's heuristic: runs of one character class, each
+//! charged by its class and length, in thousandths of a token. The
+//! constants are fitted on the fixture `tests/fixtures/token_counts.json`
+//! by scripts/gen-token-fixtures.mjs's samples; the main crate's
+//! `DefaultTokenCounter` rounds the total up to whole tokens.
+
+mod ascii;
+mod masks;
+#[cfg(test)]
+mod reference;
+
+// Costs in thousandths of a token.
+const WORD: u64 = 1000;
+const LONG_WORD_PER_CHAR: u64 = 172;
+const SHORT_WORD_MILLI_CHARS: u64 = 6460;
+const CAPS_PER_CHAR: u64 = 30;
+const SINGLE_PUNCT: u64 = 860;
+const PUNCT_RUN: u64 = 1000;
+const PUNCT_RUN_PER_CHAR: u64 = 36;
+const LINE_BREAK_RUN: u64 = 400;
+const CJK_CHAR: u64 = 790;
+const CJK_PUNCT_CHAR: u64 = 1060;
+const OTHER_LETTER_RUN: u64 = 1000;
+const OTHER_LETTER_PER_CHAR: u64 = 370;
+const OTHER_CHAR: u64 = 720;
+
+/// The classes of non-ASCII characters.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Cjk,
+    CjkPunct,
+    OtherLetter,
+    Whitespace,
+    Other,
+}
+
+/// The class of a non-ASCII character.
+fn classify(c: char) -> Class {
+    match c as u32 {
+        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF => {
+            Class::Cjk
+        }
+        0x3000..=0x303F | 0xFF00..=0xFFEF => Class::CjkPunct,
+        _ if c.is_alphabetic() => Class::OtherLetter,
+        _ if c.is_whitespace() => Class::Whitespace,
+        _ => Class::Other,
+    }
+}
+
+/// Tokens of `text` in thousandths of a token: runs of one character
+/// class, each charged by its class and length. ASCII and non-ASCII
+/// characters never share a run, so each stretch of either is counted on
+/// its own: ASCII 64 bytes at a time ([`ascii::ascii_milli`]), the rest a
+/// character at a time.
+pub fn heuristic_milli(text: &str) -> u64 {
+    let bytes = text.as_bytes();
+    let mut total = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let ascii_end = i + ascii_prefix(&bytes[i..]);
+        total += ascii::ascii_milli(&bytes[i..ascii_end]);
+        let end = bytes[ascii_end..]
+            .iter()
+            .position(u8::is_ascii)
+            .map_or(bytes.len(), |n| ascii_end + n);
+        total += non_ascii_milli(&text[ascii_end..end]);
+        i = end;
+    }
+    total
+}
+
+/// The length of the ASCII prefix of `bytes`, read 8 bytes at a time.
+fn ascii_prefix(bytes: &[u8]) -> usize {
+    let mut n = 0;
+    for chunk in bytes.chunks_exact(8) {
+        let word = u64::from_le_bytes([
+            chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7],
+        ]);
+        let high = word & 0x8080_8080_8080_8080;
+        if high != 0 {
+            return n + (high.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    n + bytes[n..].iter().take_while(|b| b.is_ascii()).count()
+}
+
+/// Tokens of non-ASCII `text` in thousandths of a token.
+fn non_ascii_milli(text: &str) -> u64 {
+    let mut total = 0;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let class = classify(c);
+        let mut run = 1u64;
+        while chars.next_if(|&d| classify(d) == class).is_some() {
+            run += 1;
+        }
+        total += match class {
+            Class::Cjk => run * CJK_CHAR,
+            Class::CjkPunct => run * CJK_PUNCT_CHAR,
+            Class::OtherLetter => OTHER_LETTER_RUN + run * OTHER_LETTER_PER_CHAR,
+            Class::Whitespace => LINE_BREAK_RUN,
+            Class::Other => run * OTHER_CHAR,
+        };
+    }
+    total
+}

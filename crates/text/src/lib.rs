@@ -1,0 +1,20 @@
+//! The context compiler's hot loops over text, in a crate of their own so
+//! that release builds optimise them for speed (`opt-level = "s"`, see the
+//! workspace's `Cargo.toml`) while the rest of the wasm module is
+//! optimised for size (`"z"`):
+//!
+//! - [`heuristic_milli`]: the default token counter's heuristic, 64 bytes
+//!   at a time (`agent-context-compiler`'s `DefaultTokenCounter`);
+//! - [`redact`]: secret redaction of text and JSON;
+//! - [`order`]: the one stable sort every ordering of the library shares.
+//!
+//! Nothing here depends on the host: it is plain Rust, used by the core
+//! crate (`agent-context-compiler`), which re-exports it.
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+mod heuristic;
+pub mod order;
+pub mod redact;
+
+pub use heuristic::heuristic_milli;
