@@ -26,7 +26,13 @@ fn js<T: serde::Serialize + ?Sized>(v: &T) -> std::result::Result<JsValue, JsVal
 pub fn redact(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
 ) -> std::result::Result<JsValue, JsValue> {
-    js(&core_redact(&string(&text, "text")?))
+    let redaction = core_redact(&string(&text, "text")?);
+    // The text goes back as a string of its own: through JSON it would be
+    // escaped and parsed again, which costs more than redacting it.
+    let out = js_sys::Object::new();
+    js_sys::Reflect::set(&out, &"text".into(), &JsValue::from_str(&redaction.text))?;
+    js_sys::Reflect::set(&out, &"findings".into(), &js(&redaction.findings)?)?;
+    Ok(out.into())
 }
 
 /// Per-tool output JSON Schemas (draft 2020-12 unless `$schema` says
