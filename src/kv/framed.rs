@@ -41,13 +41,22 @@ fn corrupt(key: &str, what: &str) -> Error {
     Error::new(ErrorCode::StoreCorrupt, format!("record {key}: {what}"))
 }
 
+/// JSON from UTF-8 bytes. Every parse goes through `serde_json::from_str`:
+/// one instantiation of its parser in the module instead of two.
+pub(crate) fn json_from_bytes<T: serde::de::DeserializeOwned>(
+    bytes: &[u8],
+) -> std::result::Result<T, String> {
+    let text = std::str::from_utf8(bytes).map_err(|e| e.to_string())?;
+    serde_json::from_str(text).map_err(|e| e.to_string())
+}
+
 /// Splits a stored value into its header and inline body.
 pub(crate) fn parse_record(key: &str, value: Vec<u8>) -> Result<Record> {
     let newline = value
         .iter()
         .position(|b| *b == b'\n')
         .ok_or_else(|| corrupt(key, "no header line"))?;
-    let header: Value = serde_json::from_slice(&value[..newline])
+    let header: Value = json_from_bytes(&value[..newline])
         .map_err(|e| corrupt(key, &format!("header is not JSON ({e})")))?;
     let Value::Object(header) = header else {
         return Err(corrupt(key, "header is not an object"));

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::artifacts::content_id_by;
 use crate::error::{Error, ErrorCode, Result};
-use crate::kv::framed::Record;
+use crate::kv::framed::{json_from_bytes, Record};
 use crate::kv::{escape_key_part, unescape_key_part, KeyValue, KvArtifactStore};
 use crate::session::{
     read_session, restore_session, SaveReport, Session, SessionEnv, SessionStore,
@@ -101,7 +101,7 @@ impl<K: KeyValue> KvArtifactStore<K> {
         let Some(record) = self.read_framed(&key).await? else {
             return Ok(None);
         };
-        let head: Head = serde_json::from_slice(&record.inline)
+        let head: Head = json_from_bytes(&record.inline)
             .map_err(|e| corrupt(session_id, format!("head is malformed ({e})")))?;
         Ok(Some(head))
     }
@@ -241,7 +241,7 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
                     format!("segment {key} does not match its digest"),
                 ));
             }
-            let events: Vec<Value> = serde_json::from_slice(&record.inline)
+            let events: Vec<Value> = json_from_bytes(&record.inline)
                 .map_err(|e| corrupt(session_id, format!("segment {key} ({e})")))?;
             if events.len() as u64 != seg.end - seg.start {
                 return Err(corrupt(

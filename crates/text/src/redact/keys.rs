@@ -283,7 +283,8 @@ pub(crate) fn is_jwt(token: &str) -> bool {
     let mut parts = token.split('.');
     let decodes = |p: Option<&str>| {
         p.and_then(base64url)
-            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .and_then(|b| String::from_utf8(b).ok())
+            .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
             .is_some_and(|v| v.is_object())
     };
     decodes(parts.next()) && decodes(parts.next())
