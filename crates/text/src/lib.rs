@@ -1,7 +1,6 @@
-//! The context compiler's hot loops over text, in a crate of their own so
-//! that release builds optimise them for speed (`opt-level = "s"`, see the
-//! workspace's `Cargo.toml`) while the rest of the wasm module is
-//! optimised for size (`"z"`):
+//! The context compiler's hot loops over text, in a crate of their own (a
+//! crate can be given its own release opt-level; see issue 12's notes on
+//! building the rest of the module for size):
 //!
 //! - [`heuristic_milli`]: the default token counter's heuristic, 64 bytes
 //!   at a time (`agent-context-compiler`'s `DefaultTokenCounter`);
