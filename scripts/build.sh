@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the npm package's wasm modules and their glue into pkg/: the main
-# module (context_compiler); the JSON Schema module (context_compiler_schema,
+# module (context_compiler, linked by crates/npm-wasm); the JSON Schema module (context_compiler_schema,
 # crates/schema-wasm), which the package loads only when a SchemaRegistry is
 # first made; and one exact tokenizer module per encoding
 # (context_compiler_o200k_base, context_compiler_cl100k_base from
@@ -10,8 +10,9 @@ cd "$(dirname "$0")/.."
 
 release=target/wasm32-unknown-unknown/release
 mkdir -p target/modules
-cargo build --release --target wasm32-unknown-unknown --no-default-features --features js
-cp "$release/context_compiler.wasm" target/modules/
+# The core with its JS binding, linked by crates/npm-wasm (see its lib.rs).
+cargo build --release --target wasm32-unknown-unknown -p agent-context-compiler-npm
+cp "$release/context_compiler_npm.wasm" target/modules/context_compiler.wasm
 cargo build --release --target wasm32-unknown-unknown -p agent-context-compiler-schema
 cp "$release/context_compiler_schema.wasm" target/modules/
 for encoding in o200k_base cl100k_base; do

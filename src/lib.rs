@@ -43,6 +43,7 @@ pub mod working_context;
 pub mod zones;
 
 mod join;
+mod json_text;
 mod lock;
 mod race;
 

@@ -24,7 +24,7 @@ struct HostHandler(String);
 #[async_trait(?Send)]
 impl EventHandler for HostHandler {
     async fn handle(&self, event: &BusEvent) -> Result<()> {
-        let json = serde_json::to_string(event)
+        let json = crate::json_text::to_json_text(event)
             .map_err(|e| error::Error::new(ErrorCode::NotSerializable, e.to_string()))?;
         bus_host::handle(&self.0, &json).map_err(|m| {
             error::Error::new(

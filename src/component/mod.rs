@@ -89,6 +89,6 @@ pub(crate) fn parse_json(text: &str, what: &str) -> Result<serde_json::Value, Wi
 
 /// Serialises a result document (the core's types always serialise).
 pub(crate) fn to_json<T: serde::Serialize>(value: &T) -> Result<String, WitError> {
-    serde_json::to_string(value)
+    crate::json_text::to_json_text(value)
         .map_err(|e| wit_error(Error::new(ErrorCode::NotSerializable, e.to_string())))
 }

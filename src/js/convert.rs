@@ -148,7 +148,7 @@ pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue> {
     // Through JSON text and `JSON.parse`, which defines every key as an own
     // property: a `__proto__` key in event data stays data instead of
     // becoming the object's prototype (an assignment would set it).
-    let text = serde_json::to_string(value)
+    let text = crate::json_text::to_json_text(value)
         .map_err(|e| Error::new(ErrorCode::NotSerializable, e.to_string()))?;
     js_sys::JSON::parse(&text).map_err(|_| {
         Error::new(

@@ -80,7 +80,8 @@ fn from_thrown(thrown: &JsValue) -> Error {
 }
 
 fn text(value: &Value) -> Result<String> {
-    serde_json::to_string(value).map_err(|e| Error::new(ErrorCode::NotSerializable, e.to_string()))
+    crate::json_text::to_json_text(value)
+        .map_err(|e| Error::new(ErrorCode::NotSerializable, e.to_string()))
 }
 
 impl SchemaEngine for JsSchemaEngine {
@@ -96,7 +97,7 @@ impl SchemaEngine for JsSchemaEngine {
         dialect: Dialect,
         resources: &[(String, Value)],
     ) -> Result<Box<dyn CompiledSchema>> {
-        let resources = serde_json::to_string(resources)
+        let resources = crate::json_text::to_json_text(resources)
             .map_err(|e| Error::new(ErrorCode::NotSerializable, e.to_string()))?;
         let compiled = self
             .0

@@ -131,14 +131,16 @@ impl<K: KeyValue> KvArtifactStore<K> {
         header.insert("bytes".into(), body.len().into());
         header.insert("chunkBytes".into(), limit.into());
         header.insert("chunks".into(), 0.into());
-        let inline_header = serde_json::to_vec(&header)
+        let inline_header = crate::json_text::to_json_text(&header)
+            .map(String::into_bytes)
             .map_err(|e| Error::new(ErrorCode::StoreFailed, format!("{key}: header ({e})")))?;
         if inline_header.len() + 1 + body.len() <= limit {
             return self.kv_put_parts(key, &[&inline_header, b"\n", body]).await;
         }
         let chunks = body.len().div_ceil(limit);
         header.insert("chunks".into(), chunks.into());
-        let mut value = serde_json::to_vec(&header)
+        let mut value = crate::json_text::to_json_text(&header)
+            .map(String::into_bytes)
             .map_err(|e| Error::new(ErrorCode::StoreFailed, format!("{key}: header ({e})")))?;
         value.push(b'\n');
         if value.len() > limit {

@@ -165,9 +165,11 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
                     0,
                 ),
             };
-            let body = serde_json::to_vec(&events[start as usize..]).map_err(|e| {
-                Error::new(ErrorCode::NotSerializable, format!("session events ({e})"))
-            })?;
+            let body = crate::json_text::to_json_text(&events[start as usize..])
+                .map(String::into_bytes)
+                .map_err(|e| {
+                    Error::new(ErrorCode::NotSerializable, format!("session events ({e})"))
+                })?;
             // Hashed below, once nothing is borrowed.
             let segment = Segment {
                 start,
@@ -205,7 +207,8 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
         }
         let written = segment.end - segment.start;
         head.segments.push(segment);
-        let head_body = serde_json::to_vec(&head)
+        let head_body = crate::json_text::to_json_text(&head)
+            .map(String::into_bytes)
             .map_err(|e| Error::new(ErrorCode::StoreFailed, format!("session head ({e})")))?;
         self.write_framed(&self.head_key(&session_id), Map::new(), &head_body)
             .await?;

@@ -5,7 +5,8 @@
 //! - [`heuristic_milli`]: the default token counter's heuristic, 64 bytes
 //!   at a time (`agent-context-compiler`'s `DefaultTokenCounter`);
 //! - [`redact`]: secret redaction of text and JSON;
-//! - [`order`]: the one stable sort every ordering of the library shares.
+//! - [`order`]: the one stable sort every ordering of the library shares;
+//! - [`json`]: the module's JSON writer (text from a `serde_json::Value`).
 //!
 //! Nothing here depends on the host: it is plain Rust, used by the core
 //! crate (`agent-context-compiler`), which re-exports it.
@@ -13,6 +14,7 @@
 #![warn(missing_docs)]
 
 mod heuristic;
+pub mod json;
 pub mod order;
 pub mod redact;
 

@@ -416,7 +416,7 @@ impl SessionStore for IdbStore {
                 js_try!(events_store.delete(&range), "delete");
             }
             for (i, event) in events.iter().enumerate().skip(start) {
-                let json = serde_json::to_string(event)
+                let json = crate::json_text::to_json_text(event)
                     .map_err(|e| Error::new(ErrorCode::NotSerializable, e.to_string()))?;
                 let event_key: Array =
                     [JsValue::from(session_id.as_str()), JsValue::from(i as f64)]
