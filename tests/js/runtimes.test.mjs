@@ -1,0 +1,83 @@
+// Every runtime the README promises runs the same workload
+// (tests/runtimes/workload.mjs: record, compile with a tool output
+// externalised, verified retrieve, save and load the session) from the
+// packed tarball installed into a fresh consumer, each over its own storage:
+// Node ES modules and CommonJS (files), Deno (Deno KV; the main and the web
+// entry), workerd (bundled with esbuild as wrangler does, the .wasm imported
+// as a module; a Durable Object's storage).
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+
+const root = new URL("../..", import.meta.url).pathname;
+const bin = (name) => join(root, "node_modules", ".bin", name);
+const run = (file, args, cwd) => execFileSync(file, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+
+/** What the workload returns in every runtime. */
+const expected = {
+  events: 5,
+  artifactBytes: 5530,
+  verifiedId: true,
+  eventsWritten: 5,
+  loadedEvents: 5,
+  messages: 3,
+  lastMessage: "Job 42 ran out of memory.",
+};
+
+let dir;
+let consumer;
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), "acc-runtimes-"));
+  run("npm", ["pack", "--silent", "--pack-destination", dir], root);
+  const tarball = readdirSync(dir).find((n) => n.endsWith(".tgz"));
+  consumer = join(dir, "consumer");
+  execFileSync("mkdir", ["-p", consumer]);
+  writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+  run("npm", ["install", "--no-audit", "--no-fund", "--offline", join(dir, tarball)], consumer);
+  for (const f of readdirSync(join(root, "tests/runtimes"))) copyFileSync(join(root, "tests/runtimes", f), join(consumer, f));
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+test("Node, ES modules", () => {
+  assert.deepEqual(JSON.parse(run(process.execPath, ["node-esm.mjs"], consumer)), expected);
+});
+
+test("Node, CommonJS require()", () => {
+  assert.deepEqual(JSON.parse(run(process.execPath, ["node-cjs.cjs"], consumer)), expected);
+  const engines = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).engines.node;
+  assert.equal(engines, ">=20.19", "engines names the oldest Node that require()s ES modules unflagged");
+});
+
+for (const entry of ["main", "web"]) {
+  test(`Deno, npm:agent-context-compiler${entry === "web" ? "/web" : ""}, Deno KV`, () => {
+    const args = ["run", "--node-modules-dir=manual", "--allow-read", "--allow-write", "--unstable-kv", "deno.mjs"];
+    const out = run(bin("deno"), entry === "web" ? [...args, "web"] : args, consumer);
+    assert.deepEqual(JSON.parse(out), expected);
+  });
+}
+
+test("workerd, bundled as wrangler does, the .wasm imported as a module, Durable Object storage", () => {
+  const out = join(consumer, "workerd");
+  execFileSync("mkdir", ["-p", out]);
+  run(bin("esbuild"), [
+    "worker.mjs", "--bundle", "--format=esm", "--platform=neutral", "--conditions=workerd,worker,browser",
+    "--external:*.wasm", `--outfile=${join(out, "worker.js")}`, "--log-level=warning",
+  ], consumer);
+  const bundle = readFileSync(join(out, "worker.js"), "utf8");
+  assert.match(bundle, /Object\.defineProperty\((\w+\.)?Session\.prototype, "record"/, "the bundle keeps the module that defines record");
+  const wasmPath = join(consumer, "node_modules/agent-context-compiler/pkg/context_compiler_bg.wasm");
+  copyFileSync(wasmPath, join(out, "context_compiler.wasm"));
+  copyFileSync(join(consumer, "workerd.capnp"), join(out, "workerd.capnp"));
+  const log = execFileSync(bin("workerd"), ["test", "workerd.capnp"], { cwd: out, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  const line = log.split("\n").find((l) => l.startsWith("WORKLOAD "));
+  assert.ok(line, `the worker printed its result:\n${log}`);
+  assert.deepEqual(JSON.parse(line.slice("WORKLOAD ".length)), expected);
+  const gz = gzipSync(bundle).length + gzipSync(readFileSync(wasmPath)).length;
+  const limit = 3 * 1024 * 1024; // Cloudflare Workers, free plan: 3 MB after compression
+  console.log(`workerd: the worker is ${(gz / 1024).toFixed(0)} KB gzipped (script and .wasm), Cloudflare's free-plan limit ${limit / 1024} KB`);
+  assert.ok(gz < limit, `the worker (${gz} B gzipped) fits Cloudflare's free plan`);
+});
