@@ -1,14 +1,16 @@
-export * from "../pkg/context_compiler.js";
+import type { ModuleInput, SyncModuleInput } from "./host-types.js";
+export * from "../pkg/types/context_compiler.js";
 export * from "./constants.js";
+export type { ModuleInput, SyncModuleInput } from "./host-types.js";
 /** Already initialised in Node; a no-op kept for code shared with the web entry. */
-export function init(input?: unknown): Promise<void>;
+export function init(input?: ModuleInput): Promise<void>;
 /** Already initialised in Node; a no-op kept for code shared with the web entry. */
-export function initSync(input?: unknown): void;
+export function initSync(input?: SyncModuleInput): void;
 /**
  * Loads the JSON Schema module now (Node loads it by itself when the first
  * `SchemaRegistry` is made); `input` as for the web entry, by default the
  * package's own `.wasm`.
  */
-export function initSchemas(input?: unknown): Promise<void>;
+export function initSchemas(input?: ModuleInput): Promise<void>;
 /** Loads the JSON Schema module synchronously from bytes or a `WebAssembly.Module`. */
-export function initSchemasSync(input?: unknown): void;
+export function initSchemasSync(input?: SyncModuleInput): void;

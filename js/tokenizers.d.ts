@@ -1,10 +1,11 @@
 // Types of "agent-context-compiler/tokenizers".
+import type { ModuleInput, SyncModuleInput } from "./host-types.js";
 
 /** The exact encodings this package ships. */
 export type Encoding = "o200k_base" | "cl100k_base";
 
 /** What a module can be loaded from. */
-export type TokenizerInput = URL | string | Response | BufferSource | WebAssembly.Module;
+export type TokenizerInput = ModuleInput;
 
 /** An exact token counter: pass it as `tokenCounter`. */
 export interface Tokenizer {
@@ -26,4 +27,4 @@ export declare const MESSAGE_OVERHEAD: number;
 export declare function loadTokenizer(encoding: Encoding, input?: TokenizerInput): Promise<Tokenizer>;
 
 /** Loads synchronously: in Node from the package, elsewhere from `input` (bytes or a module). */
-export declare function loadTokenizerSync(encoding: Encoding, input?: BufferSource | WebAssembly.Module): Tokenizer;
+export declare function loadTokenizerSync(encoding: Encoding, input?: SyncModuleInput): Tokenizer;

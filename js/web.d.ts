@@ -1,17 +1,19 @@
-export * from "../pkg/context_compiler.js";
+import type { ModuleInput, SyncModuleInput } from "./host-types.js";
+export * from "../pkg/types/context_compiler.js";
 export * from "./constants.js";
+export type { ModuleInput, SyncModuleInput } from "./host-types.js";
 /**
- * Initialises the module. `input` is a URL, a `Response`, bytes, or a
- * `WebAssembly.Module`; by default the `.wasm` next to the glue is fetched.
+ * Initialises the module. `input` is a URL (a string or `URL`), a fetch
+ * `Response` or a promise of one, bytes, or a `WebAssembly.Module`; by
+ * default the `.wasm` next to the glue is fetched.
  */
-export function init(input?: RequestInfo | URL | Response | BufferSource | WebAssembly.Module): Promise<void>;
+export function init(input?: ModuleInput): Promise<void>;
 /** Initialises synchronously from bytes or a `WebAssembly.Module`. */
-export function initSync(input: BufferSource | WebAssembly.Module): void;
+export function initSync(input: SyncModuleInput): void;
 /**
  * Loads the JSON Schema module (needed once before `new SchemaRegistry()`).
- * `input` is a URL, a `Response`, bytes, or a `WebAssembly.Module`; by default
- * the `.wasm` next to the glue is fetched.
+ * `input` as for `init`; by default the `.wasm` next to the glue is fetched.
  */
-export function initSchemas(input?: RequestInfo | URL | Response | BufferSource | WebAssembly.Module): Promise<void>;
+export function initSchemas(input?: ModuleInput): Promise<void>;
 /** Loads the JSON Schema module synchronously from bytes or a `WebAssembly.Module`. */
-export function initSchemasSync(input: BufferSource | WebAssembly.Module): void;
+export function initSchemasSync(input: SyncModuleInput): void;

@@ -28,3 +28,10 @@ for name in context_compiler context_compiler_schema context_compiler_o200k_base
     "pkg/${name}_bg.wasm" -o "pkg/${name}_bg.wasm"
   echo "build: pkg/${name}_bg.wasm $(wc -c < "pkg/${name}_bg.wasm") bytes, $(gzip -9c "pkg/${name}_bg.wasm" | wc -c) gzipped"
 done
+# The package's typings: the bundler target's declarations of the same module
+# are the web glue's without its loader types (InitInput and friends name DOM
+# types that a Node project without the DOM lib does not have); the entries
+# declare their own init functions over js/host-types.d.ts.
+wasm-bindgen --target bundler --out-dir target/types --out-name context_compiler target/modules/context_compiler.wasm
+mkdir -p pkg/types
+cp target/types/context_compiler.d.ts pkg/types/context_compiler.d.ts

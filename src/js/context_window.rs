@@ -289,7 +289,7 @@ impl ContextWindow {
     }
 
     /// The scratchpad notes.
-    #[wasm_bindgen(getter, js_name = scratchpadNotes)]
+    #[wasm_bindgen(getter, js_name = scratchpadNotes, unchecked_return_type = "string[]")]
     pub fn scratchpad_notes(&self) -> Array {
         self.inner
             .scratchpad_notes()

@@ -171,7 +171,7 @@ impl PerceptionAligner {
     #[wasm_bindgen(unchecked_return_type = "NormalizedOutput")]
     pub fn normalize(
         &self,
-        tool: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array | Json")] raw: JsValue,
     ) -> std::result::Result<JsValue, JsValue> {
         let tool = string(&tool, "tool")?;

@@ -289,7 +289,7 @@ impl ToolInterruptHandler {
     #[wasm_bindgen(unchecked_return_type = "Promise<ToolEvent>")]
     pub fn call(
         &self,
-        name: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
         #[wasm_bindgen(unchecked_param_type = "Json")] args: JsValue,
         options: Option<CallOptionsArg>,
     ) -> js_sys::Promise {

@@ -1,6 +1,6 @@
 // A static file server on localhost for the browser tests and benchmarks:
-// serves the repository (the built pkg/, js/ and tests/) with the right MIME
-// types, and nothing outside it.
+// serves the repository (the built pkg/, js/ and tests/), or a directory of
+// built pages, with the right MIME types, and nothing outside it.
 import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
 import { extname, join, normalize, sep } from "node:path";
@@ -15,11 +15,15 @@ const TYPES = {
   ".wasm": "application/wasm",
 };
 
-/** Starts the server on a free port; resolves to { origin, close() }. */
-export function startServer() {
+/**
+ * Starts the server on a free port over `root` (by default the repository);
+ * resolves to { origin, close() }.
+ */
+export function startServer(root = ROOT) {
+  const base = root.endsWith(sep) ? root : root + sep;
   const server = createServer(async (req, res) => {
-    const path = normalize(join(ROOT, decodeURIComponent(new URL(req.url, "http://x").pathname)));
-    if (!path.startsWith(ROOT.endsWith(sep) ? ROOT : ROOT + sep)) {
+    const path = normalize(join(base, decodeURIComponent(new URL(req.url, "http://x").pathname)));
+    if (!path.startsWith(base)) {
       res.writeHead(403).end();
       return;
     }

@@ -37,7 +37,7 @@ test("the packed package installs and runs in a fresh consumer", () => {
   assert.deepEqual(JSON.parse(out), { messages: 2, web: 2, exact: 2, cl100k: true });
   const files = JSON.parse(npm(["pack", "--dry-run", "--json"], root))[0].files.map((f) => f.path).sort();
   for (const f of [
-    "js/node.js", "js/web.js", "js/node.d.ts", "js/web.d.ts", "pkg/context_compiler_bg.wasm", "pkg/context_compiler.js", "pkg/context_compiler.d.ts",
+    "js/node.js", "js/web.js", "js/node.d.ts", "js/web.d.ts", "pkg/context_compiler_bg.wasm", "pkg/context_compiler.js", "pkg/types/context_compiler.d.ts", "js/host-types.d.ts",
     "js/tokenizers-node.js", "js/tokenizers-web.js", "js/tokenizers.d.ts", "pkg/context_compiler_o200k_base_bg.wasm", "pkg/context_compiler_cl100k_base_bg.wasm",
   ]) {
     assert.ok(files.includes(f), `${f} is packed`);

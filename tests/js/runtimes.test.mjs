@@ -4,7 +4,8 @@
 // packed tarball installed into a fresh consumer, each over its own storage:
 // Node ES modules and CommonJS (files), Deno (Deno KV; the main and the web
 // entry), workerd (bundled with esbuild as wrangler does, the .wasm imported
-// as a module; a Durable Object's storage).
+// as a module; a Durable Object's storage), and browser pages built by Vite
+// and by esbuild, loaded in headless Chromium (IndexedDB).
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -12,6 +13,8 @@ import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFile
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
+import { launchChromium } from "../browser/chromium.mjs";
+import { startServer } from "../browser/server.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
 const bin = (name) => join(root, "node_modules", ".bin", name);
@@ -80,4 +83,44 @@ test("workerd, bundled as wrangler does, the .wasm imported as a module, Durable
   const limit = 3 * 1024 * 1024; // Cloudflare Workers, free plan: 3 MB after compression
   console.log(`workerd: the worker is ${(gz / 1024).toFixed(0)} KB gzipped (script and .wasm), Cloudflare's free-plan limit ${limit / 1024} KB`);
   assert.ok(gz < limit, `the worker (${gz} B gzipped) fits Cloudflare's free plan`);
+});
+
+/** Loads `dir/index.html` in Chromium; resolves to the workload's result, failing on any page error. */
+async function runPage(dir) {
+  const server = await startServer(dir);
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+    page.on("requestfailed", (r) => errors.push(`${r.url()}: ${r.failure()?.errorText}`));
+    page.on("response", (r) => r.status() >= 400 && errors.push(`${r.url()}: ${r.status()}`));
+    await page.goto(`${server.origin}/index.html`);
+    await page.waitForFunction(() => document.title !== "running", null, { timeout: 60_000 });
+    const out = await page.evaluate(() => ({ result: globalThis.workloadResult, error: globalThis.workloadError }));
+    assert.equal(out.error, undefined, "the workload ran without an error");
+    assert.deepEqual(errors, [], "no page errors, console errors or failed requests");
+    return out.result;
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
+test("browser, built by Vite: init() finds the .wasm Vite emitted; IndexedDB", async () => {
+  const out = join(consumer, "dist-vite");
+  run(bin("vite"), ["build", "--outDir", out, "--logLevel", "warn"], consumer);
+  const assets = readdirSync(join(out, "assets"));
+  assert.ok(assets.some((n) => /^context_compiler_bg-.*\.wasm$/.test(n)), `Vite emitted the main .wasm: ${assets}`);
+  assert.deepEqual(await runPage(out), expected);
+});
+
+test("browser, bundled by esbuild: the .wasm imported by name with --loader:.wasm=file; IndexedDB", async () => {
+  const out = join(consumer, "dist-esbuild");
+  run(bin("esbuild"), ["esbuild-main.mjs", "--bundle", "--format=esm", "--loader:.wasm=file", `--outdir=${out}`, "--log-level=warning"], consumer);
+  const html = readFileSync(join(consumer, "index.html"), "utf8").replace("./vite-main.mjs", "./esbuild-main.js");
+  writeFileSync(join(out, "index.html"), html);
+  assert.ok(readdirSync(out).some((n) => n.endsWith(".wasm")), "esbuild copied the .wasm beside the bundle");
+  assert.deepEqual(await runPage(out), expected);
 });

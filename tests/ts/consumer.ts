@@ -93,6 +93,8 @@ export async function run(): Promise<number> {
   // @ts-expect-error the web entry's sync loader needs the module
   web.initSchemasSync();
   await initSchemas();
-  initSchemasSync();
+  // The main entry is the Node one under node16/nodenext (where the argument
+  // is optional) and the web one under bundler resolution.
+  initSchemasSync(new Uint8Array());
   return messages.length + countTokens(id) + (bytes?.length ?? 0) + ctx.tokenCount;
 }
