@@ -212,6 +212,8 @@ fn seed_run_compiled_basic() {
     assert!(result.within_budget);
     assert_eq!(result.stop_reason, StopReason::Answered);
     assert_eq!(kinds(&f.session), ["user_input", "assistant_output"]);
+    let zones = result.steps[0].zone_usage;
+    assert_eq!(zones.system + zones.persistent + zones.working + zones.recent, result.budget_used);
 }
 
 #[test]

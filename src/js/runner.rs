@@ -106,6 +106,8 @@ export interface RunStep {
   budgetUsed: number;
   withinBudget: boolean;
   compactionLevel: CompactionLevel;
+  /** Tokens per zone of the context sent (they add up to `budgetUsed`). */
+  zoneUsage: ZoneUsage;
   messages: number;
   text: string;
   toolEvents: ToolEventData[];

@@ -28,7 +28,7 @@ use crate::race::{race, First};
 use crate::session::{record_shared, Session, ASSISTANT_OUTPUT, TOOL_CALL, TOOL_ERROR, USER_INPUT};
 use crate::tools::{AbortSignal, ToolEvent, ToolEventKind, ToolInterruptHandler};
 use crate::working_context::WorkingContext;
-use crate::zones::CompactionLevel;
+use crate::zones::{CompactionLevel, ZoneUsage};
 
 pub use guard::{Guard, GuardDecision};
 pub use model::{Model, ModelReply, ModelRequest, RequestedToolCall, ToolSpec};
@@ -135,6 +135,8 @@ pub struct RunStep {
     pub within_budget: bool,
     /// The compaction level of that context.
     pub compaction_level: CompactionLevel,
+    /// Tokens per zone of that context (they add up to `budget_used`).
+    pub zone_usage: ZoneUsage,
     /// Messages sent.
     pub messages: usize,
     /// The model's text.
@@ -247,6 +249,7 @@ pub async fn run_compiled(input: &str, agent: &Agent, options: &RunOptions) -> R
             budget_used: ctx.token_count,
             within_budget: ctx.is_within_budget(),
             compaction_level: ctx.compaction_level,
+            zone_usage: ctx.zone_usage,
             messages: ctx.to_messages().len(),
             text: reply.text.clone(),
             tool_events: Vec::new(),

@@ -12,17 +12,22 @@ const TYPES = {
   ".js": "text/javascript; charset=utf-8",
   ".mjs": "text/javascript; charset=utf-8",
   ".json": "application/json",
+  ".css": "text/css; charset=utf-8",
+  ".log": "text/plain; charset=utf-8",
+  ".txt": "text/plain; charset=utf-8",
+  ".png": "image/png",
   ".wasm": "application/wasm",
 };
 
 /**
- * Starts the server on a free port over `root` (by default the repository);
- * resolves to { origin, close() }.
+ * Starts the server over `root` (by default the repository) on `port` (by
+ * default a free one); resolves to { origin, close() }.
  */
-export function startServer(root = ROOT) {
+export function startServer(root = ROOT, port = 0) {
   const base = root.endsWith(sep) ? root : root + sep;
   const server = createServer(async (req, res) => {
-    const path = normalize(join(base, decodeURIComponent(new URL(req.url, "http://x").pathname)));
+    const pathname = decodeURIComponent(new URL(req.url, "http://x").pathname);
+    const path = normalize(join(base, pathname.endsWith("/") ? `${pathname}index.html` : pathname));
     if (!path.startsWith(base)) {
       res.writeHead(403).end();
       return;
@@ -36,7 +41,7 @@ export function startServer(root = ROOT) {
     }
   });
   return new Promise((resolve) => {
-    server.listen(0, "127.0.0.1", () => {
+    server.listen(port, "127.0.0.1", () => {
       const { port } = server.address();
       resolve({ origin: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(r)) });
     });

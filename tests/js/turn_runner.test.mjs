@@ -89,6 +89,12 @@ test("seed: test_run_compiled_with_artifact_store", async () => {
   assert.equal(calls[0].options.step, 0);
   assert.ok(calls[0].options.signal instanceof AbortSignal);
   assert.ok(result.steps.every((s) => s.withinBudget && s.budgetUsed <= 4000));
+  // Each step says where its tokens went, zone by zone.
+  for (const s of result.steps) {
+    const { system, persistent, working, recent } = s.zoneUsage;
+    assert.equal(system + persistent + working + recent, s.budgetUsed);
+    assert.ok(system > 0 && recent > 0, JSON.stringify(s.zoneUsage));
+  }
 });
 
 test("tool calls run concurrently; failures and timeouts are events the model sees", async () => {

@@ -1,0 +1,200 @@
+// The agent UI (www/) in real headless Chromium: built with Vite as
+// `npm run www` builds it, served on 127.0.0.1, driven with the keyboard
+// and the mouse: a scripted conversation with tool calls end to end (a large
+// output externalised to IndexedDB, a secret redacted, a failure, a timeout),
+// the compiled context's zones, an artifact opened and verified, a reload
+// that resumes the session, no console errors, and axe-core's checks.
+// With WWW_SCREENSHOTS=<dir> it also saves the README's screenshots there.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { join } from "node:path";
+import { launchChromium } from "../browser/chromium.mjs";
+import { startServer } from "../browser/server.mjs";
+
+const root = new URL("../..", import.meta.url).pathname;
+const shots = process.env.WWW_SCREENSHOTS;
+let server;
+let browser;
+let context;
+let page;
+const errors = [];
+
+function watch(p) {
+  p.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
+  p.on("console", (m) => m.type() === "error" && errors.push(`console: ${m.text()}`));
+  p.on("response", (r) => r.status() >= 400 && errors.push(`${r.status()} ${r.url()}`));
+}
+
+async function open() {
+  await page.goto(`${server.origin}/`);
+  await page.waitForSelector("body[data-ready=true]", { timeout: 30_000 });
+}
+
+/** Types `text` into the composer with the keyboard and waits for the run to end. */
+async function say(text) {
+  const before = await page.locator("#conversation .turn.assistant").count();
+  await page.focus("#input");
+  await page.keyboard.type(text);
+  await page.keyboard.press("Enter");
+  await page.waitForFunction((n) => document.querySelectorAll("#conversation .turn.assistant").length > n, before, { timeout: 30_000 });
+}
+
+async function screenshot(name) {
+  if (!shots) return;
+  mkdirSync(shots, { recursive: true });
+  await page.screenshot({ path: join(shots, `${name}.png`) });
+}
+
+before(async () => {
+  execFileSync(join(root, "node_modules/.bin/vite"), ["build", "--config", "www/vite.config.js"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  server = await startServer(join(root, "target/www"));
+  browser = await launchChromium();
+  context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
+  page = await context.newPage();
+  watch(page);
+  await open();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test("a large fetched output is a success row linked to its artifact, and the context shows four zones within the budget", async () => {
+  await say("fetch /sample/build.log");
+  const row = page.locator("#conversation .tool").last();
+  assert.match(await row.locator(".outcome").textContent(), /^success · \d+ ms$/);
+  assert.match(await row.locator(".tool-name").textContent(), /^fetch_url\(\{"url":"\/sample\/build.log"\}\)$/);
+  assert.match(await row.locator("button.link").textContent(), /^artifact [0-9a-f]{12}… \(27326 bytes\)$/);
+  assert.match(await page.locator("#conversation .turn.assistant").last().textContent(), /stored as artifact [0-9a-f]{12}/);
+  const used = await page.locator("#context-tokens").textContent();
+  const [, tokens, budget] = used.match(/^(\d+) of (\d+) tokens$/);
+  assert.ok(Number(tokens) <= Number(budget) && Number(tokens) > 0, used);
+  assert.equal(await page.locator("#zonebar .zone").count(), 4);
+  const legend = await page.locator("#zone-legend li").allTextContents();
+  assert.deepEqual(legend.map((l) => l.split(":")[0]), ["system", "persistent", "working", "recent"]);
+  assert.equal(legend.reduce((n, l) => n + Number(l.split(": ")[1]), 0), Number(tokens), "the zones add up to the tokens sent");
+  assert.match(await page.locator("#cache-prefix").textContent(), /^Prompt-cache prefix: the first [1-9]\d* of \d+ messages/);
+  assert.equal(await page.locator("#artifacts tr").count(), 1);
+  await screenshot("conversation");
+});
+
+test("a secret in a tool output is redacted: the rule and line are shown, never the secret", async () => {
+  await say("read config.env");
+  const row = page.locator("#conversation .tool").last();
+  assert.match(await row.locator(".outcome").textContent(), /^success/);
+  const redactions = await row.locator(".redactions").textContent();
+  assert.match(redactions, /^3 redacted: /);
+  assert.match(redactions, /aws-access-key-id \(line 3\)/);
+  assert.match(redactions, /github-token \(line 5\)/);
+  assert.equal(await row.locator("mark.redaction").count(), 3);
+  const html = await page.content();
+  for (const secret of ["AKIAZ7Q2XJ4LMN5PQR3T", "wJalrXUtnFEMI", "ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R"]) {
+    assert.ok(!html.includes(secret), `the page never shows ${secret.slice(0, 6)}…`);
+  }
+  assert.match(await page.locator("#conversation .turn.assistant").last().textContent(), /3 secrets were redacted/);
+});
+
+test("a failing tool is an error row and a slow one a timeout row; the agent answers after both", async () => {
+  await say("use the broken tool and run the slow tool");
+  const rows = page.locator("#conversation .tool");
+  const n = await rows.count();
+  const outcomes = [await rows.nth(n - 2).getAttribute("class"), await rows.nth(n - 1).getAttribute("class")].sort();
+  assert.deepEqual(outcomes, ["tool error", "tool timeout"]);
+  const timeout = page.locator("#conversation .tool.timeout").last();
+  assert.match(await timeout.locator(".outcome").textContent(), /^timeout · \d+ ms$/);
+  assert.match(await timeout.locator(".output").textContent(), /timed out after 1500 ms/);
+  assert.match(await page.locator("#conversation .tool.error").last().locator(".output").textContent(), /the broken tool failed/);
+});
+
+test("an artifact opens from the keyboard and verifies against its id", async () => {
+  const open = page.locator("#artifacts button", { hasText: "Open" }).first();
+  await open.focus();
+  await page.keyboard.press("Enter");
+  const dialog = page.locator("#artifact-dialog");
+  await dialog.waitFor({ state: "visible" });
+  assert.match(await page.locator("#artifact-meta").textContent(), /^27326 bytes, SHA-256 [0-9a-f]{64}; read back verified\.$/);
+  assert.match(await page.locator("#artifact-content").textContent(), /error: linking failed: out of memory \(job 42\)/);
+  await screenshot("artifact");
+  await page.keyboard.press("Escape");
+  await dialog.waitFor({ state: "hidden" });
+  await page.locator("#artifacts button", { hasText: "Verify" }).first().click();
+  await page.waitForFunction(() => document.querySelector("#artifacts .verdict")?.textContent !== "");
+  assert.equal(await page.locator("#artifacts .verdict").first().textContent(), "verified: content matches its id");
+});
+
+test("after a reload the session resumes from IndexedDB with its conversation", async () => {
+  const before = await page.locator("#conversation > li").allTextContents();
+  const id = (await page.locator("#sessions .current .session-id").textContent()).replace(" (open)", "");
+  await page.reload();
+  await page.waitForSelector("body[data-ready=true]", { timeout: 30_000 });
+  assert.match(await page.locator("#status").textContent(), new RegExp(`^Resumed session ${id} \\(\\d+ events\\)\\.$`));
+  assert.deepEqual(await page.locator("#conversation > li").allTextContents(), before);
+  await say("read config.env");
+  assert.equal(await page.locator("#conversation .turn.user").count(), 4);
+  await page.click("#new-session");
+  assert.equal(await page.locator("#conversation > li").count(), 0);
+  await page.locator("#sessions button", { hasText: "Resume" }).first().click();
+  await page.waitForFunction(() => document.querySelectorAll("#conversation .turn.user").length === 4);
+  await screenshot("context");
+});
+
+/** A fake OpenAI-compatible endpoint: asks for read_file once, then answers; records the requests. */
+function fakeEndpoint() {
+  const requests = [];
+  const server = createServer(async (req, res) => {
+    const cors = { "access-control-allow-origin": "*", "access-control-allow-headers": "authorization, content-type" };
+    if (req.method === "OPTIONS") return res.writeHead(204, cors).end();
+    let body = "";
+    for await (const chunk of req) body += chunk;
+    const request = JSON.parse(body);
+    requests.push({ url: req.url, authorization: req.headers.authorization, request });
+    const askedAlready = request.messages.at(-1).role === "tool";
+    const message = askedAlready
+      ? { role: "assistant", content: "The endpoint read the file." }
+      : { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "read_file", arguments: '{"name":"config.env"}' } }] };
+    res.writeHead(200, { ...cors, "content-type": "application/json" }).end(JSON.stringify({ choices: [{ message }] }));
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ requests, url: `http://127.0.0.1:${server.address().port}/v1`, close: () => server.close() })));
+}
+
+test("an OpenAI-compatible endpoint typed into the settings gets the compiled messages and the tools", async () => {
+  const endpoint = await fakeEndpoint();
+  try {
+    await page.check('input[name="model"][value="openai"]');
+    await page.fill("#endpoint-url", endpoint.url);
+    await page.fill("#endpoint-key", "sk-test-key");
+    await page.fill("#endpoint-model", "test-model");
+    await say("please check the config");
+    assert.equal(await page.locator("#conversation .turn.assistant").last().textContent(), "AgentThe endpoint read the file.");
+    assert.equal(endpoint.requests.length, 2);
+    const [first, second] = endpoint.requests;
+    assert.equal(first.url, "/v1/chat/completions");
+    assert.equal(first.authorization, "Bearer sk-test-key");
+    assert.equal(first.request.model, "test-model");
+    assert.deepEqual(first.request.tools.map((t) => t.function.name), ["fetch_url", "read_file", "slow_tool", "broken_tool"]);
+    assert.equal(first.request.messages[0].role, "system");
+    assert.equal(first.request.messages.at(-1).content, "please check the config");
+    // The call comes back paired with its result (under the session's own call id).
+    const [call, tool] = second.request.messages.slice(-2);
+    assert.equal(call.tool_calls[0].function.name, "read_file");
+    assert.equal(tool.tool_call_id, call.tool_calls[0].id);
+    assert.match(tool.content, /\[REDACTED:aws-access-key-id\]/, "the endpoint gets the redacted output");
+    assert.ok(!JSON.stringify(second.request).includes("AKIAZ7Q2XJ4LMN5PQR3T"), "never the secret");
+  } finally {
+    await page.check('input[name="model"][value="scripted"]');
+    endpoint.close();
+  }
+});
+
+test("axe-core finds no accessibility violations, and nothing went to the console", async () => {
+  await page.locator("#context-view details summary").click();
+  await page.addScriptTag({ content: readFileSync(join(root, "node_modules/axe-core/axe.min.js"), "utf8") });
+  const result = await page.evaluate(async () => await globalThis.axe.run(document, { resultTypes: ["violations"] }));
+  const violations = result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  assert.deepEqual(violations, []);
+  assert.deepEqual(errors, []);
+});

@@ -1,0 +1,198 @@
+// The agent UI: a real agent loop in the tab. Each message runs the library's
+// turn runner (runCompiled) over a zoned ContextCompiler, tools through the
+// ToolInterruptHandler with the browser tools of ./tools.js, artifacts and
+// sessions in IndexedDB; the model is scripted (offline) or an
+// OpenAI-compatible endpoint.
+import {
+  ArtifactAttacher,
+  Compactor,
+  ContextCompiler,
+  HistorySelector,
+  IndexedDbArtifactStore,
+  Session,
+  contentId,
+  countTokens,
+  init,
+  runCompiled,
+} from "agent-context-compiler";
+import { openAiModel, scriptedModel } from "./model.js";
+import { FileShelf, TOOL_SPECS, makeBridge } from "./tools.js";
+import { renderArtifacts, renderContext, renderConversation, renderSessions, showRedacted } from "./views.js";
+
+const SYSTEM_PROMPT = "You are an agent in a browser tab. Use the tools when the user asks; answer briefly.";
+const CURRENT_KEY = "acc-www.session";
+const $ = (id) => document.getElementById(id);
+
+const shelf = new FileShelf();
+let store;
+let session;
+let previousMessages = null;
+let busy = false;
+
+function status(text) {
+  $("status").textContent = text;
+}
+
+function newSession() {
+  session = new Session({ sessionId: `chat-${new Date().toISOString().replace(/[-:.TZ]/g, "").slice(0, 14)}` });
+  localStorage.setItem(CURRENT_KEY, session.sessionId);
+}
+
+function model() {
+  if (document.querySelector('input[name="model"]:checked').value === "scripted") return scriptedModel;
+  const baseUrl = $("endpoint-url").value.trim();
+  if (!baseUrl) throw new Error("set the endpoint's base URL in Settings");
+  return openAiModel({ baseUrl, apiKey: $("endpoint-key").value, model: $("endpoint-model").value.trim() || "gpt-4o-mini" });
+}
+
+async function openArtifact(id) {
+  const bytes = await store.retrieve(id);
+  const dialog = $("artifact-dialog");
+  $("artifact-title").textContent = `Artifact ${id.slice(0, 12)}…`;
+  if (bytes === null) {
+    $("artifact-meta").textContent = "Not in the store.";
+    $("artifact-content").textContent = "";
+  } else {
+    $("artifact-meta").textContent = `${bytes.length} bytes, SHA-256 ${id}; read back verified.`;
+    showRedacted($("artifact-content"), new TextDecoder().decode(bytes));
+  }
+  dialog.showModal();
+}
+
+async function verifyArtifact(id) {
+  try {
+    const bytes = await store.retrieve(id);
+    if (bytes === null) return "missing";
+    return (await contentId(bytes)) === id ? "verified: content matches its id" : "MISMATCH";
+  } catch (e) {
+    return `failed: ${e.code ?? ""} ${e.message}`;
+  }
+}
+
+async function refresh() {
+  renderConversation($("conversation"), session.eventLog.events, { openArtifact });
+  renderArtifacts($("artifacts"), await store.listHandles(), { openArtifact, verifyArtifact });
+  const ids = await store.listSessions();
+  if (!ids.includes(session.sessionId)) ids.unshift(session.sessionId);
+  renderSessions($("sessions"), ids, session.sessionId, { resume });
+}
+
+async function resume(id) {
+  const loaded = await store.loadSession(id);
+  if (loaded === null) {
+    status(`Session ${id} is not in the store.`);
+    return;
+  }
+  session = loaded;
+  previousMessages = null;
+  localStorage.setItem(CURRENT_KEY, id);
+  status(`Resumed session ${id} (${session.eventLog.length} events).`);
+  await refresh();
+}
+
+async function send(input) {
+  const budget = Number($("budget").value);
+  const calls = [];
+  const ask = model();
+  const compiler = new ContextCompiler({
+    layout: "zoned",
+    processors: [new HistorySelector({ keepLast: 24 }), new Compactor(), new ArtifactAttacher(store, { thresholdBytes: 1024 })],
+  });
+  const result = await runCompiled(input, {
+    session,
+    compiler,
+    budget,
+    systemPrompt: SYSTEM_PROMPT,
+    tools: TOOL_SPECS,
+    bridge: makeBridge(shelf),
+    artifactStore: store,
+    externalizeThreshold: 1024,
+    format: "openai",
+    model: (messages, options) => {
+      calls.push(messages);
+      return ask(messages, options);
+    },
+  });
+  await store.saveSession(session);
+  const last = result.steps[result.steps.length - 1];
+  const messages = calls[calls.length - 1];
+  const previous = calls.length > 1 ? calls[calls.length - 2] : previousMessages;
+  renderContext($("context-view"), { step: last, budget, messages, previous, countTokens });
+  previousMessages = messages;
+  $("context-empty").hidden = true;
+  $("context-view").hidden = false;
+  status(`Answered in ${result.steps.length} model call${result.steps.length === 1 ? "" : "s"}; ${last.budgetUsed} of ${budget} tokens.`);
+}
+
+function wire() {
+  $("composer").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const input = $("input").value.trim();
+    if (!input || busy) return;
+    busy = true;
+    $("send").disabled = true;
+    status("Running…");
+    try {
+      await send(input);
+      $("input").value = "";
+    } catch (error) {
+      status(`Failed: ${error.code ?? ""} ${error.message}`);
+    } finally {
+      busy = false;
+      $("send").disabled = false;
+      await refresh();
+      $("input").focus();
+    }
+  });
+  $("input").addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey) {
+      e.preventDefault();
+      $("composer").requestSubmit();
+    }
+  });
+  for (const radio of document.querySelectorAll('input[name="model"]')) {
+    radio.addEventListener("change", () => {
+      $("endpoint").hidden = radio.value !== "openai" || !radio.checked;
+    });
+  }
+  for (const id of ["endpoint-url", "endpoint-key", "endpoint-model"]) {
+    $(id).value = sessionStorage.getItem(`acc-www.${id}`) ?? "";
+    $(id).addEventListener("change", () => sessionStorage.setItem(`acc-www.${id}`, $(id).value));
+  }
+  const showFiles = () => ($("file-list").textContent = `Files: ${shelf.names().join(", ")}. Drop files anywhere on the page to add them.`);
+  $("files").addEventListener("change", async () => {
+    await shelf.add($("files").files);
+    showFiles();
+  });
+  document.addEventListener("dragover", (e) => e.preventDefault());
+  document.addEventListener("drop", async (e) => {
+    e.preventDefault();
+    await shelf.add(e.dataTransfer.files);
+    showFiles();
+  });
+  $("new-session").addEventListener("click", async () => {
+    newSession();
+    previousMessages = null;
+    status(`New session ${session.sessionId}.`);
+    await refresh();
+  });
+}
+
+async function start() {
+  await init();
+  store = await IndexedDbArtifactStore.open({ databaseName: "agent-context-compiler-www" });
+  wire();
+  const last = localStorage.getItem(CURRENT_KEY);
+  const loaded = last === null ? null : await store.loadSession(last);
+  if (loaded !== null) {
+    session = loaded;
+    status(`Resumed session ${session.sessionId} (${session.eventLog.length} events).`);
+  } else {
+    newSession();
+    status("Ready. The model is scripted: try “fetch /sample/build.log”.");
+  }
+  await refresh();
+  document.body.dataset.ready = "true";
+}
+
+start().catch((e) => status(`Could not start: ${e.code ?? ""} ${e.message}`));

@@ -1,0 +1,59 @@
+// The models the page can run: a deterministic scripted model (the default,
+// offline) and an OpenAI-compatible chat completions endpoint. Both take the
+// compiled messages in OpenAI's shape, as runCompiled hands them over.
+
+/** The last message's text, whatever its role. */
+const textOf = (message) => (typeof message?.content === "string" ? message.content : "");
+
+/**
+ * The scripted model: reads the last user message and asks for the tool it
+ * names; once the tool results are back, answers from them.
+ */
+export function scriptedModel(messages) {
+  const last = messages[messages.length - 1];
+  if (last?.role === "tool") {
+    const results = [];
+    for (let i = messages.length - 1; i >= 0 && messages[i].role === "tool"; i--) results.unshift(textOf(messages[i]));
+    return results.map(describe).join(" ");
+  }
+  const request = [...messages].reverse().find((m) => m.role === "user");
+  const text = textOf(request).toLowerCase();
+  const calls = [];
+  const url = textOf(request).match(/(https?:\/\/\S+|\/\S+\.\w+)/);
+  if (/\bfetch\b/.test(text) && url) calls.push({ name: "fetch_url", arguments: { url: url[1] } });
+  const file = textOf(request).match(/\bread\s+(\S+)/i);
+  if (file) calls.push({ name: "read_file", arguments: { name: file[1] } });
+  if (/\bslow\b/.test(text)) calls.push({ name: "slow_tool", arguments: { seconds: 5 } });
+  if (/\bbroken\b/.test(text)) calls.push({ name: "broken_tool", arguments: {} });
+  if (calls.length > 0) return { toolCalls: calls };
+  return "I can fetch a URL (fetch /sample/build.log), read a file (read config.env), run a slow tool that times out, or use a broken tool.";
+}
+
+/** One sentence about one tool result, as the model saw it. */
+function describe(result) {
+  const artifact = result.match(/\[artifact ([0-9a-f]{12})/);
+  if (artifact) return `The output was large, so it is stored as artifact ${artifact[1]}…; the context holds its summary.`;
+  if (/timed out/.test(result)) return "The tool timed out.";
+  if (/^error|failed/i.test(result)) return `The tool failed: ${result.slice(0, 120)}`;
+  const redactions = result.match(/\[REDACTED:[\w-]+\]/g) ?? [];
+  const lines = result.split("\n").length;
+  return redactions.length > 0
+    ? `Read ${lines} lines; ${redactions.length} secrets were redacted before I saw them.`
+    : `Read ${lines} lines: ${result.slice(0, 80)}`;
+}
+
+/** A model on an OpenAI-compatible `/chat/completions` endpoint. */
+export function openAiModel({ baseUrl, apiKey, model }) {
+  return async (messages, { tools, signal }) => {
+    const response = await fetch(`${baseUrl.replace(/\/$/, "")}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` },
+      body: JSON.stringify({ model, messages, tools: tools.length > 0 ? tools : undefined }),
+      signal,
+    });
+    if (!response.ok) throw new Error(`the endpoint answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
+    const reply = (await response.json()).choices?.[0]?.message;
+    if (!reply) throw new Error("the endpoint's answer has no choices[0].message");
+    return { content: reply.content ?? "", tool_calls: reply.tool_calls ?? null };
+  };
+}
