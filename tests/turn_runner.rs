@@ -213,7 +213,10 @@ fn seed_run_compiled_basic() {
     assert_eq!(result.stop_reason, StopReason::Answered);
     assert_eq!(kinds(&f.session), ["user_input", "assistant_output"]);
     let zones = result.steps[0].zone_usage;
-    assert_eq!(zones.system + zones.persistent + zones.working + zones.recent, result.budget_used);
+    assert_eq!(
+        zones.system + zones.persistent + zones.working + zones.recent,
+        result.budget_used
+    );
 }
 
 #[test]

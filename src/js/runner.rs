@@ -56,11 +56,20 @@ export type ModelReply =
       toolCalls?: RequestedToolCall[];
       tool_calls?: RequestedToolCall[] | null;
     };
+/** The messages a model gets in each `format`, as `WorkingContext.toMessages` gives them. */
+export interface FormatMessages {
+  plain: Message[];
+  openai: OpenAiMessage[];
+  anthropic: AnthropicRequest;
+  "ai-sdk": AiSdkMessage[];
+}
+/** The shapes a run can hand its model. */
+export type RunFormat = keyof FormatMessages;
 /** The model a run calls: the compiled messages in `format`'s shape, the tools
  * in that format's shape, a signal aborted when the run stops waiting, and
  * the step (0 for the first call). */
-export type RunModel = (
-  messages: any,
+export type RunModel<F extends RunFormat = RunFormat> = (
+  messages: FormatMessages[F],
   options: { tools: Json[]; signal?: AbortSignal; step: number },
 ) => ModelReply | Promise<ModelReply>;
 /** The guard's decision on an input. */
@@ -69,9 +78,9 @@ export type GuardReply = boolean | { allowed: boolean; threatLevel?: string; rea
 export type RunGuard = (input: string, options: { signal?: AbortSignal }) => GuardReply | Promise<GuardReply>;
 /** Options of `orchestrateCompiled`: those of `runCompiled` but the budget
  * and system prompt, which come from the tool's arguments. */
-export interface OrchestrateOptions extends ZonedOptions {
-  /** The model; required. */
-  model: RunModel | { respond: RunModel };
+export interface OrchestrateOptions<F extends RunFormat = "openai"> extends ZonedOptions {
+  /** The model; required. It gets the messages in `format`'s shape. */
+  model: RunModel<F> | { respond: RunModel<F> };
   /** The session to record into; a new one (returned as `session`) by default. */
   session?: Session;
   /** The compiler; by default the zoned `HistorySelector` → `Compactor`. */
@@ -93,10 +102,10 @@ export interface OrchestrateOptions extends ZonedOptions {
   /** Cancels the run (it rejects with `ABORTED`; what it recorded stays). */
   signal?: AbortSignal;
   /** The shape of the messages and tools the model gets; default `"openai"`. */
-  format?: "plain" | "openai" | "anthropic" | "ai-sdk";
+  format?: F;
 }
 /** Options of `runCompiled`. */
-export interface RunCompiledOptions extends OrchestrateOptions {
+export interface RunCompiledOptions<F extends RunFormat = "openai"> extends OrchestrateOptions<F> {
   /** The token budget of every compile: a positive integer or a `TokenBudget`. */
   budget: number | TokenBudget;
   systemPrompt?: string;
@@ -147,6 +156,22 @@ export interface McpCallToolResult {
   };
   isError: boolean;
 }
+/**
+ * Runs one user turn (seed 000 task 9): records `input`, asks `guard`,
+ * then compiles, calls `model` and runs the tool calls it asks for until it
+ * answers or `maxSteps` calls were made. The model gets the messages in
+ * `format`'s shape (OpenAI's by default). Rejects with `INVALID_ARGUMENT` /
+ * `INVALID_BUDGET` before recording anything, or `MODEL_FAILED`,
+ * `GUARD_FAILED`, `ABORTED` keeping what was recorded.
+ */
+export function runCompiled<F extends RunFormat = "openai">(input: string, options: RunCompiledOptions<F>): Promise<RunResult>;
+/**
+ * Handles a `tools/call` of `orchestrate_compiled`: runs `args.task` under
+ * `args.budget` with `args.system_prompt` and `options` as `runCompiled`
+ * takes them. Always resolves to a `CallToolResult`: bad arguments and
+ * failed runs are `isError: true` results with the code in the text.
+ */
+export function orchestrateCompiled<F extends RunFormat = "openai">(args: unknown, options: OrchestrateOptions<F>): Promise<McpCallToolResult>;
 "#;
 
 #[wasm_bindgen]
@@ -453,11 +478,9 @@ async fn run(input: String, prepared: Prepared) -> Result<(crate::runner::RunRes
 /// budgetUsed, withinBudget, blocked, stopReason, steps, session }`; rejects
 /// with `INVALID_ARGUMENT` / `INVALID_BUDGET` before recording anything, or
 /// `MODEL_FAILED`, `GUARD_FAILED`, `ABORTED` keeping what was recorded.
-#[wasm_bindgen(js_name = runCompiled, unchecked_return_type = "Promise<RunResult>")]
-pub fn run_compiled(
-    #[wasm_bindgen(unchecked_param_type = "string")] input: JsValue,
-    options: RunCompiledOptionsArg,
-) -> js_sys::Promise {
+/// (Typed with its format parameter in `RUNNER_TYPES`.)
+#[wasm_bindgen(js_name = runCompiled, skip_typescript)]
+pub fn run_compiled(input: JsValue, options: RunCompiledOptionsArg) -> js_sys::Promise {
     let prepared = (|| -> Result<(String, Prepared)> {
         let input = input
             .as_string()
@@ -488,11 +511,9 @@ pub fn orchestrate_compiled_tool() -> std::result::Result<JsValue, JsValue> {
 /// default otherwise) and `options` as `runCompiled` takes them. Always
 /// resolves to a `CallToolResult`: bad arguments and failed runs are
 /// `isError: true` results with the code in the text, as MCP asks.
-#[wasm_bindgen(js_name = orchestrateCompiled, unchecked_return_type = "Promise<McpCallToolResult>")]
-pub fn orchestrate_compiled(
-    #[wasm_bindgen(unchecked_param_type = "unknown")] arguments: JsValue,
-    options: OrchestrateOptionsArg,
-) -> js_sys::Promise {
+/// (Typed with its format parameter in `RUNNER_TYPES`.)
+#[wasm_bindgen(js_name = orchestrateCompiled, skip_typescript)]
+pub fn orchestrate_compiled(arguments: JsValue, options: OrchestrateOptionsArg) -> js_sys::Promise {
     let prepared = (|| -> Result<(String, Prepared)> {
         let args = mcp::parse_arguments(&js_to_json(&arguments, "arguments")?)?;
         let prepared = prepare(&Some(options), Some(args.budget), Some(args.system_prompt))?;

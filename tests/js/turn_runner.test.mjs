@@ -93,7 +93,7 @@ test("seed: test_run_compiled_with_artifact_store", async () => {
   for (const s of result.steps) {
     const { system, persistent, working, recent } = s.zoneUsage;
     assert.equal(system + persistent + working + recent, s.budgetUsed);
-    assert.ok(system > 0 && recent > 0, JSON.stringify(s.zoneUsage));
+    assert.ok(system > 0, JSON.stringify(s.zoneUsage));
   }
 });
 

@@ -1,5 +1,5 @@
 // The turn runner's and the MCP tool's types, checked by `tsc --noEmit`.
-import { MemoryArtifactStore, Session, orchestrateCompiled, orchestrateCompiledTool, runCompiled, type McpCallToolResult, type McpToolDefinition, type RunResult, type RunStep, type ToolSpec } from "agent-context-compiler";
+import { MemoryArtifactStore, Session, orchestrateCompiled, type AnthropicRequest, type OpenAiMessage, orchestrateCompiledTool, runCompiled, type McpCallToolResult, type McpToolDefinition, type RunResult, type RunStep, type ToolSpec } from "agent-context-compiler";
 
 export async function useRunner(signal: AbortSignal): Promise<string> {
   const tools: ToolSpec[] = [{ name: "search", description: "Searches", parameters: { type: "object" }, timeoutMs: 500 }];
@@ -26,6 +26,15 @@ export async function useRunner(signal: AbortSignal): Promise<string> {
   await runCompiled("hi", { model: () => "x" });
   // @ts-expect-error a model returns text or a reply object
   await runCompiled("hi", { budget: 10, model: () => 42 });
+  // The model gets the messages in its format's shape: OpenAI's by default.
+  await runCompiled("hi", { budget: 100, model: (messages) => messages[0]?.role ?? "" });
+  await runCompiled("hi", { budget: 100, model: (messages: OpenAiMessage[]) => String(messages.length) });
+  await runCompiled("hi", { budget: 100, format: "anthropic", model: (messages) => String(messages.system?.[0]?.text) });
+  await runCompiled("hi", { budget: 100, format: "anthropic", model: (messages: AnthropicRequest) => String(messages.messages.length) });
+  // @ts-expect-error an Anthropic request is not an array of messages
+  await runCompiled("hi", { budget: 100, format: "anthropic", model: (messages: OpenAiMessage[]) => String(messages.length) });
+  // @ts-expect-error format names one of the four shapes
+  await runCompiled("hi", { budget: 100, format: "gemini", model: () => "x" });
   const definition: McpToolDefinition = orchestrateCompiledTool();
   const called: McpCallToolResult = await orchestrateCompiled({ task: "t", budget: 100 }, { model: () => "ok" });
   return `${definition.name}: ${called.isError ? "error" : called.structuredContent?.session_id}`;
