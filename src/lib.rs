@@ -31,6 +31,7 @@ pub mod clock;
 pub mod compiler;
 pub mod context_window;
 pub mod error;
+pub mod fs_store;
 pub mod kv;
 pub mod llm;
 pub mod memory;
@@ -62,6 +63,9 @@ pub use compiler::{
 };
 pub use context_window::{CompiledContext, ContextItem, ContextStats, ContextWindow};
 pub use error::{Error, ErrorCode, Result};
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+pub use fs_store::StdFileSystem;
+pub use fs_store::{FileSystem, FsArtifactStore, FsKv, DEFAULT_FS_CHUNK_BYTES};
 pub use kv::{KeyValue, KvArtifactStore, KvStoreOptions, MemoryKv};
 pub use llm::{Llm, LlmOptions};
 pub use memory::{InMemoryBackend, MemoryEntry, MemoryFilter, MemoryStore, PersistentMemory};

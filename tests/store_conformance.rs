@@ -1,6 +1,7 @@
 //! The store conformance suite (tests/fixtures/store_conformance.json), run
-//! natively against the memory store and the key-value store over an
-//! in-memory KV, with and without Deno KV's 64 KiB value limit.
+//! natively against the memory store, the key-value store over an
+//! in-memory KV, with and without Deno KV's 64 KiB value limit, and the
+//! filesystem store over a temporary directory.
 
 mod common;
 
@@ -13,7 +14,7 @@ use context_compiler::error::ErrorCode;
 use context_compiler::kv::{KvArtifactStore, KvStoreOptions, MemoryKv};
 use context_compiler::session::{SessionEnv, SessionStore};
 use context_compiler::tokens::DefaultTokenCounter;
-use context_compiler::Session;
+use context_compiler::{FsArtifactStore, FsKv, Session, StdFileSystem, DEFAULT_FS_CHUNK_BYTES};
 use serde_json::json;
 
 /// A backend under test.
@@ -78,6 +79,60 @@ impl Backend for Kv {
     }
     fn large_size(&self) -> usize {
         self.chunk_bytes * 40 + 123
+    }
+}
+
+/// The filesystem store over a fresh temporary directory per store.
+struct Fs {
+    chunk_bytes: usize,
+}
+
+impl Fs {
+    /// The directory this backend's stores are made in (removed after the run).
+    fn parent(&self) -> std::path::PathBuf {
+        std::env::temp_dir().join(format!(
+            "acc-fs-store-{}-{}",
+            std::process::id(),
+            self.chunk_bytes
+        ))
+    }
+
+    /// A directory of its own for each store.
+    fn fresh_dir(&self) -> std::path::PathBuf {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        self.parent()
+            .join(NEXT.fetch_add(1, Ordering::Relaxed).to_string())
+    }
+}
+
+impl Backend for Fs {
+    type Store = FsArtifactStore<StdFileSystem>;
+    fn make(&self) -> Self::Store {
+        let dir = self.fresh_dir();
+        let _ = std::fs::remove_dir_all(&dir);
+        let options = KvStoreOptions {
+            chunk_bytes: self.chunk_bytes,
+            ..KvStoreOptions::default()
+        };
+        let kv = FsKv::new(StdFileSystem::new(dir));
+        KvArtifactStore::new(kv, StepClock::new(1000.0, 1.0), options).unwrap()
+    }
+    fn corrupt(&self, store: &Self::Store, id: &str) {
+        // Alter the last byte of the content, in its file or its last chunk file.
+        let dir = store.kv().file_system().root().join("a").join(&id[..2]);
+        let file = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with(id))
+            .max()
+            .unwrap();
+        let mut value = std::fs::read(&file).unwrap();
+        *value.last_mut().unwrap() ^= 1;
+        std::fs::write(&file, value).unwrap();
+    }
+    fn large_size(&self) -> usize {
+        (self.chunk_bytes * 40 + 123).min(3 << 20)
     }
 }
 
@@ -347,6 +402,23 @@ fn kv_store_with_deno_value_limit_conforms() {
         value_limit: Some(64 * 1024),
         chunk_bytes: 64 * 1024,
     });
+}
+
+fn run_fs(backend: Fs) {
+    run_all(&backend);
+    let _ = std::fs::remove_dir_all(backend.parent());
+}
+
+#[test]
+fn fs_store_conforms() {
+    run_fs(Fs {
+        chunk_bytes: DEFAULT_FS_CHUNK_BYTES,
+    });
+}
+
+#[test]
+fn fs_store_with_chunk_files_conforms() {
+    run_fs(Fs { chunk_bytes: 4096 });
 }
 
 #[test]

@@ -1,0 +1,133 @@
+//! [`StdFileSystem`]: the store's file operations on `std::fs`, for native
+//! hosts and WASI (a directory the host preopens).
+
+use std::fs;
+use std::io::{ErrorKind, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use async_trait::async_trait;
+
+use super::FileSystem;
+use crate::error::{Error, ErrorCode, Result};
+
+/// Files under one directory, through `std::fs`.
+#[derive(Debug, Clone)]
+pub struct StdFileSystem {
+    root: PathBuf,
+}
+
+impl StdFileSystem {
+    /// Files under `root` (created on first write).
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        StdFileSystem { root: root.into() }
+    }
+
+    /// The directory the files are under.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn path(&self, relative: &str) -> Result<PathBuf> {
+        if relative.split('/').any(|s| s == ".." || s == ".") || relative.starts_with('/') {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!("path {relative:?} leaves the store's directory"),
+            ));
+        }
+        Ok(self.root.join(relative))
+    }
+}
+
+fn failed(op: &str, path: &Path, e: std::io::Error) -> Error {
+    let code = match e.kind() {
+        ErrorKind::StorageFull | ErrorKind::QuotaExceeded => ErrorCode::StoreQuotaExceeded,
+        _ => ErrorCode::StoreFailed,
+    };
+    Error::new(code, format!("{op} {}: {e}", path.display()))
+}
+
+/// A name no other write of this process uses at the same time.
+fn temporary_name(path: &Path) -> PathBuf {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".tmp-{}-{n}", std::process::id()));
+    path.with_file_name(name)
+}
+
+fn walk(dir: &Path, relative: &str, out: &mut Vec<String>) -> std::io::Result<()> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    for entry in entries {
+        let entry = entry?;
+        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+            continue; // not a name the store writes
+        };
+        let child = if relative.is_empty() {
+            name
+        } else {
+            format!("{relative}/{name}")
+        };
+        if entry.file_type()?.is_dir() {
+            walk(&entry.path(), &child, out)?;
+        } else {
+            out.push(child);
+        }
+    }
+    Ok(())
+}
+
+#[async_trait(?Send)]
+impl FileSystem for StdFileSystem {
+    async fn read(&self, path: &str) -> Result<Option<Vec<u8>>> {
+        let full = self.path(path)?;
+        match fs::read(&full) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(failed("reading", &full, e)),
+        }
+    }
+
+    async fn write_atomic(&self, path: &str, parts: &[&[u8]]) -> Result<()> {
+        let full = self.path(path)?;
+        if let Some(parent) = full.parent() {
+            fs::create_dir_all(parent).map_err(|e| failed("creating", parent, e))?;
+        }
+        let temporary = temporary_name(&full);
+        let written = (|| {
+            let mut file = fs::File::create(&temporary)?;
+            for part in parts {
+                file.write_all(part)?;
+            }
+            file.sync_all()
+        })();
+        if let Err(e) = written.and_then(|()| fs::rename(&temporary, &full)) {
+            let _ = fs::remove_file(&temporary);
+            return Err(failed("writing", &full, e));
+        }
+        Ok(())
+    }
+
+    async fn remove(&self, path: &str) -> Result<()> {
+        let full = self.path(path)?;
+        match fs::remove_file(&full) {
+            Err(e) if e.kind() != ErrorKind::NotFound => Err(failed("removing", &full, e)),
+            _ => Ok(()),
+        }
+    }
+
+    async fn list_files(&self, dir: &str) -> Result<Vec<String>> {
+        let full = if dir.is_empty() {
+            self.root.clone()
+        } else {
+            self.path(dir)?
+        };
+        let mut out = Vec::new();
+        walk(&full, dir, &mut out).map_err(|e| failed("listing", &full, e))?;
+        Ok(out)
+    }
+}

@@ -1,0 +1,316 @@
+//! The filesystem store on real files: seed 000's `test_fs_store_retrieve_dedup`,
+//! the layout on disk, a store reopened over the same directory, a crash's
+//! leftover temporary file, a write failing part-way through a save, and
+//! tampered or missing files.
+
+mod common;
+
+use std::cell::{Cell, RefCell};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use common::{block_on, session, StepClock};
+use context_compiler::artifacts::{content_id, ArtifactStore, StoreOptions};
+use context_compiler::error::{Error, ErrorCode, Result};
+use context_compiler::kv::KvStoreOptions;
+use context_compiler::session::{SessionEnv, SessionStore};
+use context_compiler::tokens::DefaultTokenCounter;
+use context_compiler::{
+    FileSystem, FsArtifactStore, FsKv, KvArtifactStore, Session, StdFileSystem,
+};
+use serde_json::json;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("acc-fs-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn open<F: FileSystem>(fs: F) -> FsArtifactStore<F> {
+    KvArtifactStore::new(
+        FsKv::new(fs),
+        StepClock::new(1000.0, 1.0),
+        KvStoreOptions::default(),
+    )
+    .unwrap()
+}
+
+fn env() -> SessionEnv {
+    SessionEnv {
+        clock: StepClock::new(2e12, 1.0),
+        counter: Rc::new(DefaultTokenCounter),
+        seed: 7,
+    }
+}
+
+fn text_opts() -> StoreOptions {
+    StoreOptions {
+        mime_type: Some("text/plain".into()),
+        session_id: None,
+    }
+}
+
+fn recorded(id: &str, turns: usize) -> RefCell<Session> {
+    let mut s = session(id);
+    for i in 0..turns {
+        s.record("user_input", json!(format!("question {i}")), None)
+            .unwrap();
+    }
+    RefCell::new(s)
+}
+
+/// How many events the saved session `id` loads with.
+fn loaded_events<F: FileSystem>(store: &FsArtifactStore<F>, id: &str) -> usize {
+    let loaded = block_on(store.load_session(id, env())).unwrap().unwrap();
+    loaded.event_log().all_events().len()
+}
+
+/// The file of artifact `id` under `dir`.
+fn artifact_file(dir: &Path, id: &str) -> PathBuf {
+    dir.join("a").join(&id[..2]).join(format!("{id}.rec"))
+}
+
+fn files_under(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(
+                    p.strip_prefix(dir)
+                        .unwrap()
+                        .to_string_lossy()
+                        .replace('\\', "/"),
+                );
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn seed_test_fs_store_retrieve_dedup() {
+    let dir = temp_dir("seed");
+    let store = open(StdFileSystem::new(&dir));
+    let content = b"Another large payload for filesystem storage.";
+    block_on(async {
+        let h1 = store
+            .store(content, "tool:file_read", text_opts())
+            .await
+            .unwrap();
+        assert_eq!(h1.size_bytes, content.len() as u64);
+        let h2 = store
+            .store(content, "tool:file_read", text_opts())
+            .await
+            .unwrap();
+        assert_eq!(h2.artifact_id, h1.artifact_id);
+        assert_eq!(
+            store.retrieve(&h1.artifact_id).await.unwrap().as_deref(),
+            Some(&content[..])
+        );
+        assert!(store.exists(&h1.artifact_id).await.unwrap());
+        assert!(!store.exists("nonexistent").await.unwrap());
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn artifacts_fan_out_by_id_prefix_and_sessions_are_segment_files() {
+    let dir = temp_dir("layout");
+    let store = open(StdFileSystem::new(&dir));
+    let id = content_id(b"fan out");
+    block_on(async {
+        store
+            .store(b"fan out", "tool:x", text_opts())
+            .await
+            .unwrap();
+        store.save_session(&recorded("Chat 1", 3)).await.unwrap();
+    });
+    let files = files_under(&dir);
+    assert!(
+        files.contains(&format!("a/{}/{id}.rec", &id[..2])),
+        "{files:?}"
+    );
+    assert!(
+        files.contains(&"s/%43hat%201.rec".to_string()),
+        "the head: {files:?}"
+    );
+    assert!(
+        files
+            .iter()
+            .any(|f| f.starts_with("s/%43hat%201/") && f.ends_with(".rec")),
+        "a segment: {files:?}"
+    );
+    assert!(
+        !files.iter().any(|f| f.contains(".tmp-")),
+        "no temporary file is left: {files:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_store_reopened_over_the_directory_has_everything_and_appends() {
+    let dir = temp_dir("reopen");
+    let session = recorded("s", 4);
+    let id = block_on(async {
+        let first = open(StdFileSystem::new(&dir));
+        first.save_session(&session).await.unwrap();
+        first
+            .store(b"kept", "tool:x", text_opts())
+            .await
+            .unwrap()
+            .artifact_id
+    });
+    block_on(async {
+        let second = open(StdFileSystem::new(&dir));
+        assert_eq!(
+            second.retrieve(&id).await.unwrap().as_deref(),
+            Some(&b"kept"[..])
+        );
+        assert_eq!(second.list_sessions().await.unwrap(), ["s"]);
+        let loaded = second.load_session("s", env()).await.unwrap().unwrap();
+        assert_eq!(loaded.event_log().all_events().len(), 4);
+        session
+            .borrow_mut()
+            .record("user_input", json!("one more"), None)
+            .unwrap();
+        let report = second.save_session(&session).await.unwrap();
+        assert_eq!((report.events_written, report.rewritten), (1, false));
+    });
+    assert_eq!(loaded_events(&open(StdFileSystem::new(&dir)), "s"), 5);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_temporary_file_left_by_a_crash_is_ignored() {
+    let dir = temp_dir("crash");
+    let store = open(StdFileSystem::new(&dir));
+    let id = block_on(store.store(b"whole", "tool:x", text_opts()))
+        .unwrap()
+        .artifact_id;
+    // A crash between writing a temporary file and renaming it leaves this.
+    let leftover = artifact_file(&dir, &id).with_extension("rec.tmp-999-0");
+    std::fs::write(&leftover, b"half a reco").unwrap();
+    block_on(async {
+        assert_eq!(
+            store.retrieve(&id).await.unwrap().as_deref(),
+            Some(&b"whole"[..])
+        );
+        let handles = store.list_handles(None).await.unwrap();
+        assert_eq!(
+            handles
+                .iter()
+                .map(|h| h.artifact_id.as_str())
+                .collect::<Vec<_>>(),
+            [id.as_str()]
+        );
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `std::fs` whose writes start failing after `writes_left` of them.
+struct FailingFs {
+    inner: StdFileSystem,
+    writes_left: Cell<usize>,
+}
+
+#[async_trait(?Send)]
+impl FileSystem for FailingFs {
+    async fn read(&self, path: &str) -> Result<Option<Vec<u8>>> {
+        self.inner.read(path).await
+    }
+    async fn write_atomic(&self, path: &str, parts: &[&[u8]]) -> Result<()> {
+        match self.writes_left.get() {
+            0 => Err(Error::new(
+                ErrorCode::StoreFailed,
+                format!("disk full writing {path}"),
+            )),
+            n => {
+                self.writes_left.set(n - 1);
+                self.inner.write_atomic(path, parts).await
+            }
+        }
+    }
+    async fn remove(&self, path: &str) -> Result<()> {
+        self.inner.remove(path).await
+    }
+    async fn list_files(&self, dir: &str) -> Result<Vec<String>> {
+        self.inner.list_files(dir).await
+    }
+}
+
+#[test]
+fn a_save_failing_part_way_keeps_the_previous_session_loadable() {
+    let dir = temp_dir("fault");
+    let session = recorded("s", 3);
+    block_on(open(StdFileSystem::new(&dir)).save_session(&session)).unwrap();
+    for turn in 0..40 {
+        session
+            .borrow_mut()
+            .record(
+                "user_input",
+                json!(format!("later {turn} {}", "x".repeat(3000))),
+                None,
+            )
+            .unwrap();
+    }
+    // Each allowance fails the save at a different write: never a torn session.
+    for allowed in 0..3 {
+        let failing = open(FailingFs {
+            inner: StdFileSystem::new(&dir),
+            writes_left: Cell::new(allowed),
+        });
+        let err = block_on(failing.save_session(&session)).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::StoreFailed, "{err}");
+        let loaded = block_on(open(StdFileSystem::new(&dir)).load_session("s", env()))
+            .unwrap()
+            .unwrap();
+        assert!(
+            loaded.event_log().all_events().len() == 3
+                || loaded.event_log().all_events().len() == 43,
+            "{} events",
+            loaded.event_log().all_events().len()
+        );
+    }
+    let report = block_on(open(StdFileSystem::new(&dir)).save_session(&session)).unwrap();
+    assert!(report.events_written > 0);
+    assert_eq!(loaded_events(&open(StdFileSystem::new(&dir)), "s"), 43);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn tampered_or_missing_files_are_never_returned() {
+    let dir = temp_dir("tamper");
+    let store = open(StdFileSystem::new(&dir));
+    let id = block_on(store.store(b"the real content", "tool:x", text_opts()))
+        .unwrap()
+        .artifact_id;
+    let file = artifact_file(&dir, &id);
+    let mut bytes = std::fs::read(&file).unwrap();
+    *bytes.last_mut().unwrap() ^= 1;
+    std::fs::write(&file, &bytes).unwrap();
+    assert_eq!(
+        block_on(store.retrieve(&id)).unwrap_err().code(),
+        ErrorCode::ArtifactIntegrity
+    );
+    std::fs::remove_file(&file).unwrap();
+    assert_eq!(block_on(store.retrieve(&id)).unwrap(), None);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn paths_cannot_leave_the_directory() {
+    let fs = StdFileSystem::new(temp_dir("escape"));
+    for path in ["../x.rec", "a/../../x.rec", "/etc/passwd"] {
+        assert_eq!(
+            block_on(fs.read(path)).unwrap_err().code(),
+            ErrorCode::InvalidArgument,
+            "{path}"
+        );
+    }
+}
