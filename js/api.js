@@ -13,6 +13,7 @@ export const EpisodeSummarizer = guardClass(glue.EpisodeSummarizer);
 export const EventBus = guardClass(glue.EventBus);
 export const EventLog = guardClass(glue.EventLog);
 export const FactExtractor = guardClass(glue.FactExtractor);
+export const FsArtifactStore = guardClass(glue.FsArtifactStore);
 export const HistorySelector = guardClass(glue.HistorySelector);
 export const InMemoryBackend = guardClass(glue.InMemoryBackend);
 export const IndexedDbArtifactStore = guardClass(glue.IndexedDbArtifactStore);

@@ -45,6 +45,14 @@ export function setHashing({ sha256, sha256Sync }) {
   hashing.sha256Sync = sha256Sync;
 }
 
+/** Opens the host's file system under a directory (set by the Node entry). */
+let openFiles;
+
+/** Sets the host's file system for `FsArtifactStore` (called by the entry at load). */
+export function setFiles(open) {
+  openFiles = open;
+}
+
 const host = {
   schedule() {
     queueMicrotask(runTasks);
@@ -64,6 +72,9 @@ const host = {
   },
   sha256Sync(bytes) {
     return hashing.sha256Sync?.(bytes);
+  },
+  files(baseDir) {
+    return openFiles?.(baseDir);
   },
 };
 

@@ -2,12 +2,15 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { initSync as initGlue } from "../pkg/context_compiler.js";
-import { markReady, setHashing } from "./instance.js";
+import { nodeFiles } from "./files.js";
+import { markReady, setFiles, setHashing } from "./instance.js";
 import { initSchemas as loadSchemas, initSchemasSync as loadSchemasSync, setSchemaLoader } from "./schema.js";
 
 // Artifact ids and verified reads hash with OpenSSL, synchronously.
 const digest = (bytes) => createHash("sha256").update(bytes).digest();
 setHashing({ sha256: digest, sha256Sync: digest });
+// FsArtifactStore's files: node:fs/promises (Node and Deno).
+setFiles(nodeFiles);
 markReady(initGlue({ module: readFileSync(new URL("../pkg/context_compiler_bg.wasm", import.meta.url)) }));
 // The JSON Schema module loads when the first SchemaRegistry is made.
 const schemaWasm = new URL("../pkg/context_compiler_schema_bg.wasm", import.meta.url);

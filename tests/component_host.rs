@@ -164,12 +164,17 @@ fn compiled() -> &'static (Engine, Component) {
 
 /// A fresh host and instance.
 fn instantiate() -> (Store<Host>, ContextCompiler) {
+    instantiate_with(WasiCtx::builder().build())
+}
+
+/// A fresh host with `wasi` (e.g. a preopened directory) and instance.
+fn instantiate_with(wasi: WasiCtx) -> (Store<Host>, ContextCompiler) {
     let (engine, component) = compiled();
     let mut linker = Linker::<Host>::new(engine);
     wasmtime_wasi::p2::add_to_linker_sync(&mut linker).unwrap();
     ContextCompiler::add_to_linker::<_, HasSelf<_>>(&mut linker, |h| h).unwrap();
     let host = Host {
-        wasi: WasiCtx::builder().build(),
+        wasi,
         table: ResourceTable::new(),
         kv: BTreeMap::new(),
         kv_fails: false,
@@ -992,4 +997,98 @@ fn the_event_bus_dispatches_to_host_handlers() {
         let e = buses.call_emit(&mut store, bus, bad).unwrap().unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidArgument, "{bad}");
     }
+}
+
+#[test]
+fn artifacts_go_to_files_in_a_preopened_directory_when_selected() {
+    use exports::agent::context_compiler::artifact_store::Backend;
+    let dir = std::env::temp_dir().join(format!("acc-component-fs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut wasi = WasiCtx::builder();
+    wasi.preopened_dir(&dir, "/data", wasmtime_wasi::FsPerms::ReadWrite)
+        .unwrap();
+    let (mut store, cc) = instantiate_with(wasi.build());
+    let select = |store: &mut Store<Host>, backend: Backend| {
+        cc.agent_context_compiler_artifact_store()
+            .call_select(store, &backend)
+            .unwrap()
+    };
+    // Outside the preopened directory there is nothing to write to.
+    let outside = select(&mut store, Backend::Files("/elsewhere".into())).unwrap_err();
+    assert_eq!(
+        outside.code,
+        ErrorCode::StoreUnavailable,
+        "{}",
+        outside.message
+    );
+    assert_eq!(
+        select(&mut store, Backend::Files(String::new()))
+            .unwrap_err()
+            .code,
+        ErrorCode::InvalidArgument
+    );
+    select(&mut store, Backend::Files("/data/artifacts".into())).unwrap();
+    let session = cc
+        .agent_context_compiler_sessions()
+        .session()
+        .call_constructor(&mut store, Some("fs"))
+        .unwrap();
+    let call = |store: &mut Store<Host>| -> Value {
+        let options = CallOptions {
+            timeout_ms: Some(1_000),
+            externalize_threshold: Some(1024),
+        };
+        let out = cc
+            .agent_context_compiler_tools()
+            .call_call_tool(
+                store,
+                session,
+                None,
+                "listing",
+                &json!({"dir": "src"}).to_string(),
+                options,
+            )
+            .unwrap()
+            .unwrap();
+        serde_json::from_str(&out).unwrap()
+    };
+    let event = call(&mut store);
+    let id = event["artifact"]["artifactId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let file = dir
+        .join("artifacts/a")
+        .join(&id[..2])
+        .join(format!("{id}.rec"));
+    let written = std::fs::read(&file).expect("the artifact is a file in the preopened directory");
+    let text = String::from_utf8_lossy(&written);
+    assert!(
+        text.contains("src/file_299.rs") && !text.contains("sk-live-"),
+        "the redacted output"
+    );
+    assert!(store.data().kv.is_empty(), "nothing went to the host's KV");
+    // The native filesystem store reads what the component wrote.
+    let native = context_compiler::KvArtifactStore::new(
+        context_compiler::FsKv::new(context_compiler::StdFileSystem::new(dir.join("artifacts"))),
+        std::rc::Rc::new(context_compiler::clock::SystemClock),
+        context_compiler::KvStoreOptions::default(),
+    )
+    .unwrap();
+    let content = pollster::block_on(context_compiler::ArtifactStore::retrieve(&native, &id))
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        content.len() as u64,
+        event["artifact"]["sizeBytes"].as_u64().unwrap()
+    );
+    // Back to the host's KV.
+    select(&mut store, Backend::HostKv).unwrap();
+    call(&mut store);
+    assert!(
+        store.data().kv.contains_key(&format!("a/{id}")),
+        "the host's KV again"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

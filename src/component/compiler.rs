@@ -2,31 +2,22 @@
 
 use std::rc::Rc;
 
+use super::artifact_store::selected_store;
 use super::bindings::exports::agent::context_compiler::compiler::{
     CompileOptions, Compiled, Error, Guest, Layout as WitLayout, Memory, MessageFormat,
     Processor as WitProcessor,
 };
 use super::bindings::exports::agent::context_compiler::sessions::SessionBorrow;
 use super::exec::block_on;
-use super::host::HostKv;
 use super::sessions::SessionResource;
 use super::{parse_json, to_json, wit_error, Component};
-use crate::clock::SystemClock;
 use crate::compiler::{
     ArtifactAttacher, Compactor, CompileOptions as CoreOptions, ContextCompiler, HistorySelector,
     MemoryPreloader, Processor,
 };
 use crate::error::{self as core, ErrorCode};
-use crate::kv::{KvArtifactStore, KvStoreOptions};
 use crate::memory::InMemoryBackend;
 use crate::working_context::{Layout, ProviderFormat, WorkingContext};
-
-/// The artifact store over the host's key-value store.
-pub(crate) fn host_store() -> Result<Rc<KvArtifactStore<HostKv>>, Error> {
-    KvArtifactStore::new(HostKv, Rc::new(SystemClock), KvStoreOptions::default())
-        .map(Rc::new)
-        .map_err(wit_error)
-}
 
 /// The core pipeline of the WIT processors, with `memories` for the preloader.
 fn pipeline(
@@ -56,7 +47,7 @@ fn pipeline(
                 Rc::new(MemoryPreloader::pinned(memory.clone(), top_k as usize))
             }
             WitProcessor::ArtifactAttacher(threshold) => Rc::new(ArtifactAttacher::new(
-                host_store()?,
+                selected_store()?,
                 usize::try_from(threshold).unwrap_or(usize::MAX),
             )),
         });

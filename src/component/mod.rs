@@ -3,6 +3,7 @@
 //! The host's imports are synchronous, so the core's async traits are driven
 //! by a trivial block-on.
 
+mod artifact_store;
 mod bus;
 mod compiler;
 mod context_window;

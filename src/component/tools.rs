@@ -2,10 +2,10 @@
 
 use std::rc::Rc;
 
+use super::artifact_store::selected_store;
 use super::bindings::exports::agent::context_compiler::normalizer::SchemaRegistryBorrow;
 use super::bindings::exports::agent::context_compiler::sessions::SessionBorrow;
 use super::bindings::exports::agent::context_compiler::tools::{CallOptions, Error, Guest};
-use super::compiler::host_store;
 use super::exec::block_on;
 use super::host::HostBridge;
 use super::normalizer::RegistryResource;
@@ -30,7 +30,7 @@ impl Guest for Component {
             None => PerceptionAligner::default(),
         };
         let artifact_store = match options.externalize_threshold {
-            Some(_) => Some(host_store()? as Rc<dyn ArtifactStore>),
+            Some(_) => Some(selected_store()? as Rc<dyn ArtifactStore>),
             None => None,
         };
         let handler = ToolInterruptHandler::new(

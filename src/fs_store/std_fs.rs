@@ -47,12 +47,16 @@ fn failed(op: &str, path: &Path, e: std::io::Error) -> Error {
     Error::new(code, format!("{op} {}: {e}", path.display()))
 }
 
-/// A name no other write of this process uses at the same time.
+/// A name no other write uses at the same time: this process's count of
+/// writes and the time (`std::process::id` panics on WASI, so not the pid).
 fn temporary_name(path: &Path) -> PathBuf {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
     let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".tmp-{}-{n}", std::process::id()));
+    name.push(format!(".tmp-{nanos:x}-{n}"));
     path.with_file_name(name)
 }
 

@@ -45,17 +45,35 @@ impl JsKv {
     }
 
     async fn call(&self, name: &str, args: &[JsValue], op: &str) -> Result<JsValue> {
-        let (_, f) = require_callable(&self.this, name, &format!("{KV_SHAPE} (no {name})"))
-            .map_err(|e| Error::new(ErrorCode::StoreFailed, e.message()))?;
-        call_and_await(
-            &f,
-            &self.this,
-            args,
-            ErrorCode::StoreFailed,
-            &format!("kv.{op}"),
-        )
-        .await
+        call_method(&self.this, name, args, KV_SHAPE, &format!("kv.{op}")).await
     }
+}
+
+/// Calls `this[name](...args)` and awaits it; a missing method or a throw or
+/// rejection is `STORE_FAILED` naming `op` (`shape` says what `this` must be).
+pub(crate) async fn call_method(
+    this: &JsValue,
+    name: &str,
+    args: &[JsValue],
+    shape: &str,
+    op: &str,
+) -> Result<JsValue> {
+    let (_, f) = require_callable(this, name, &format!("{shape} (no {name})"))
+        .map_err(|e| Error::new(ErrorCode::StoreFailed, e.message()))?;
+    call_and_await(&f, this, args, ErrorCode::StoreFailed, op).await
+}
+
+/// `parts` joined into one new `Uint8Array`, each copied once out of wasm memory.
+pub(crate) fn joined_bytes(parts: &[&[u8]]) -> Uint8Array {
+    let total: usize = parts.iter().map(|p| p.len()).sum();
+    let bytes = Uint8Array::new_with_length(total as u32);
+    let mut at = 0u32;
+    for part in parts {
+        let end = at + part.len() as u32;
+        bytes.subarray(at, end).copy_from(part);
+        at = end;
+    }
+    bytes
 }
 
 fn invalid_value(what: &str, value: &JsValue) -> Error {
@@ -69,7 +87,7 @@ fn invalid_value(what: &str, value: &JsValue) -> Error {
 /// included), `ArrayBuffer`s and strings (as UTF-8); `None` for `null` /
 /// `undefined`. Other views (`DataView`, wider typed arrays) are
 /// `STORE_INVALID_VALUE`, not bytes to guess at.
-fn value_bytes(value: &JsValue, key: &str) -> Result<Option<Vec<u8>>> {
+pub(crate) fn value_bytes(value: &JsValue, what: &str) -> Result<Option<Vec<u8>>> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
@@ -82,7 +100,7 @@ fn value_bytes(value: &JsValue, key: &str) -> Result<Option<Vec<u8>>> {
     if let Some(a) = value.dyn_ref::<Uint8Array>() {
         return Ok(Some(a.to_vec()));
     }
-    Err(invalid_value(&format!("kv.get({key}) result"), value))
+    Err(invalid_value(what, value))
 }
 
 #[async_trait(?Send)]
@@ -91,7 +109,7 @@ impl KeyValue for JsKv {
         let v = self
             .call("get", &[key.into()], &format!("get({key})"))
             .await?;
-        value_bytes(&v, key)
+        value_bytes(&v, &format!("kv.get({key}) result"))
     }
 
     async fn put(&self, key: &str, value: &[u8]) -> Result<()> {
@@ -99,15 +117,7 @@ impl KeyValue for JsKv {
     }
 
     async fn put_parts(&self, key: &str, parts: &[&[u8]]) -> Result<()> {
-        // One copy out of wasm memory, each part straight into place.
-        let total: usize = parts.iter().map(|p| p.len()).sum();
-        let bytes = Uint8Array::new_with_length(total as u32);
-        let mut at = 0u32;
-        for part in parts {
-            let end = at + part.len() as u32;
-            bytes.subarray(at, end).copy_from(part);
-            at = end;
-        }
+        let bytes = joined_bytes(parts);
         self.call("put", &[key.into(), bytes.into()], &format!("put({key})"))
             .await
             .map(|_| ())
@@ -160,6 +170,23 @@ impl KeyValue for JsKv {
     }
 }
 
+/// The core's key-value store as the JS stores hold it: over any boxed
+/// [`KeyValue`], so the KV and filesystem stores share one copy of its code.
+pub(crate) type JsKvStore = CoreStore<Box<dyn KeyValue>>;
+
+/// The JS store over `kv` with `options`, hashing with the host's crypto,
+/// and its registration (so processors and tool handlers can use it).
+pub(crate) fn open_js_store(
+    kv: Box<dyn KeyValue>,
+    options: KvStoreOptions,
+) -> Result<(Rc<JsKvStore>, Registration)> {
+    let inner =
+        Rc::new(CoreStore::new(kv, Rc::new(JsClock), options)?.with_hasher(Rc::new(JsHasher)));
+    let weak: std::rc::Weak<dyn crate::artifacts::ArtifactStore> =
+        Rc::downgrade(&(inner.clone() as Rc<dyn crate::artifacts::ArtifactStore>));
+    Ok((inner, Registration::new(Native::ArtifactStore(weak))))
+}
+
 /// Artifacts and saved sessions in a key-value store you hand in: any object
 /// with async `get(key)`, `put(key, value)`, `delete(key)` and optionally
 /// `list({ prefix })` (needed by `listHandles` and `listSessions`). Values
@@ -167,11 +194,16 @@ impl KeyValue for JsKv {
 /// verified on read.
 #[wasm_bindgen]
 pub struct KvArtifactStore {
-    inner: Rc<CoreStore<JsKv>>,
+    inner: Rc<JsKvStore>,
     registration: Registration,
 }
 
-fn store_options(options: &Option<KvStoreOptionsArg>) -> Result<KvStoreOptions> {
+/// The store options of a JS options object: `chunkBytes` (default
+/// `default_chunk`), `prefix`, `timeoutMs`.
+pub(crate) fn store_options<T: AsRef<JsValue>>(
+    options: &Option<T>,
+    default_chunk: usize,
+) -> Result<KvStoreOptions> {
     let chunk = count(
         &option(options, "chunkBytes", "options")?,
         "options.chunkBytes",
@@ -200,7 +232,7 @@ fn store_options(options: &Option<KvStoreOptionsArg>) -> Result<KvStoreOptions> 
         })?)
     };
     Ok(KvStoreOptions {
-        chunk_bytes: chunk.map_or(DEFAULT_CHUNK_BYTES, |c| c as usize),
+        chunk_bytes: chunk.map_or(default_chunk, |c| c as usize),
         prefix,
         timeout_ms,
     })
@@ -217,19 +249,12 @@ impl KvArtifactStore {
         #[wasm_bindgen(unchecked_param_type = "KeyValueLike")] kv: JsValue,
         options: Option<KvStoreOptionsArg>,
     ) -> std::result::Result<KvArtifactStore, JsValue> {
-        let built = (|| -> Result<_> {
-            let kv = JsKv::new(&kv)?;
-            Ok(
-                CoreStore::new(kv, Rc::new(JsClock), store_options(&options)?)?
-                    .with_hasher(Rc::new(JsHasher)),
-            )
-        })();
-        let inner = Rc::new(built?);
-        let weak: std::rc::Weak<dyn crate::artifacts::ArtifactStore> =
-            Rc::downgrade(&(inner.clone() as Rc<dyn crate::artifacts::ArtifactStore>));
+        let kv: Box<dyn KeyValue> = Box::new(JsKv::new(&kv)?);
+        let (inner, registration) =
+            open_js_store(kv, store_options(&options, DEFAULT_CHUNK_BYTES)?)?;
         Ok(KvArtifactStore {
             inner,
-            registration: Registration::new(Native::ArtifactStore(weak)),
+            registration,
         })
     }
 }

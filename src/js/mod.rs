@@ -15,6 +15,7 @@ mod error;
 mod executor;
 mod facts;
 mod fatal;
+mod fs;
 mod hash;
 mod indexeddb;
 mod kv;

@@ -257,7 +257,7 @@ export interface ArtifactHandle {
 }
 export interface StoreOptions { mimeType?: string; sessionId?: string }
 /** Any of the library's artifact stores. */
-export type ArtifactStoreLike = MemoryArtifactStore | KvArtifactStore | IndexedDbArtifactStore;
+export type ArtifactStoreLike = MemoryArtifactStore | KvArtifactStore | IndexedDbArtifactStore | FsArtifactStore;
 /** What one `saveSession` wrote. */
 export interface SaveReport {
   /** Events written by this save (0 when the store was already up to date). */
@@ -272,6 +272,27 @@ export interface KeyValueLike {
   put(key: string, value: Uint8Array): Promise<unknown> | unknown;
   delete(key: string): Promise<unknown> | unknown;
   list?(options: { prefix: string }): Promise<Array<string | { key: string } | { name: string }>> | Array<string | { key: string } | { name: string }>;
+}
+/** A file system for `FsArtifactStore`, on paths relative to the store's
+ * directory with `/` separators. `write` must be atomic (write a temporary
+ * file beside `path`, then rename it over `path`) and create missing
+ * directories; `read` resolves to `null` for a missing file; `list(dir)` to
+ * every file under `dir` at any depth (relative paths; `[]` when absent). */
+export interface FileSystemLike {
+  read(path: string): Promise<Uint8Array | ArrayBuffer | string | null | undefined>;
+  write(path: string, bytes: Uint8Array): Promise<unknown>;
+  remove(path: string): Promise<unknown>;
+  list(dir: string): Promise<string[]>;
+}
+export interface FsStoreOptions {
+  /** The store's directory (created on first write). */
+  baseDir: string;
+  /** The file system; by default `node:fs/promises` in Node and Deno. */
+  files?: FileSystemLike;
+  /** The largest file written; larger artifacts are split into chunk files. Default 64 MiB, at least 1024. */
+  chunkBytes?: number;
+  /** How long one file operation may take before `STORE_TIMEOUT`; default 30000, `Infinity` waits forever. */
+  timeoutMs?: number;
 }
 export interface KvStoreOptions {
   /** The largest value written, header included; default 65536 (Deno KV's limit), at least 1024. */
@@ -426,6 +447,9 @@ extern "C" {
     /// The `StoreOptions` object (checked at run time, typed in TypeScript).
     #[wasm_bindgen(typescript_type = "StoreOptions")]
     pub type StoreOptionsArg;
+    /// The `FsStoreOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "FsStoreOptions")]
+    pub type FsStoreOptionsArg;
     /// The `KvStoreOptions` object (checked at run time, typed in TypeScript).
     #[wasm_bindgen(typescript_type = "KvStoreOptions")]
     pub type KvStoreOptionsArg;

@@ -52,6 +52,28 @@ pub trait KeyValue {
     async fn list(&self, prefix: &str) -> Result<Option<Vec<String>>>;
 }
 
+/// A boxed store is a store: hosts that hold several kinds of store behind
+/// one type (the JS binding's KV and filesystem stores) share one copy of
+/// the store's code.
+#[async_trait(?Send)]
+impl<K: KeyValue + ?Sized> KeyValue for Box<K> {
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        (**self).get(key).await
+    }
+    async fn put(&self, key: &str, value: &[u8]) -> Result<()> {
+        (**self).put(key, value).await
+    }
+    async fn put_parts(&self, key: &str, parts: &[&[u8]]) -> Result<()> {
+        (**self).put_parts(key, parts).await
+    }
+    async fn delete(&self, key: &str) -> Result<()> {
+        (**self).delete(key).await
+    }
+    async fn list(&self, prefix: &str) -> Result<Option<Vec<String>>> {
+        (**self).list(prefix).await
+    }
+}
+
 /// `part` made safe to put between `/` separators in a key: `%`, `/` and `#`
 /// are percent-encoded, so ids containing them cannot collide with the layout.
 pub(crate) fn escape_key_part(part: &str) -> String {

@@ -9,6 +9,7 @@ export const EXPORTED_NAMES = [
   "EventBus",
   "EventLog",
   "FactExtractor",
+  "FsArtifactStore",
   "HistorySelector",
   "InMemoryBackend",
   "IndexedDbArtifactStore",

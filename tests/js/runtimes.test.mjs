@@ -63,6 +63,11 @@ for (const entry of ["main", "web"]) {
   });
 }
 
+test("Deno, FsArtifactStore over node:fs/promises", () => {
+  const out = run(bin("deno"), ["run", "--node-modules-dir=manual", "--allow-read", "--allow-write", "deno-fs.mjs"], consumer);
+  assert.deepEqual(JSON.parse(out), { artifactBytes: 5000, sameSession: true, artifactFile: true });
+});
+
 test("workerd, bundled as wrangler does, the .wasm imported as a module, Durable Object storage", () => {
   const out = join(consumer, "workerd");
   execFileSync("mkdir", ["-p", out]);

@@ -13,6 +13,7 @@ import {
   EventBus,
   EventLog,
   FactExtractor,
+  FsArtifactStore,
   HistorySelector,
   InMemoryBackend,
   IndexedDbArtifactStore,
@@ -60,6 +61,13 @@ export async function useEveryClass(bytes: Uint8Array): Promise<number> {
   // @ts-expect-error chunkBytes is a number
   new KvArtifactStore(kv, { chunkBytes: "4k" });
   await kvStore.saveSession(session);
+
+  const files = new FsArtifactStore({ baseDir: "agent-data", chunkBytes: 1 << 20 });
+  await files.saveSession(session);
+  // @ts-expect-error the store needs its directory
+  new FsArtifactStore({ chunkBytes: 1024 });
+  // @ts-expect-error files is a file system, not a path
+  new FsArtifactStore({ baseDir: "d", files: "/tmp" });
 
   const opened: Promise<IndexedDbArtifactStore> = IndexedDbArtifactStore.open({ databaseName: "ts" });
   // @ts-expect-error durability is one of three words

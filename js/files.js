@@ -1,0 +1,69 @@
+// The FsArtifactStore's default file system in Node and Deno (both provide
+// node:fs/promises): paths relative to the store's directory, each write to
+// a temporary file beside its target, synced, then renamed over it.
+import { mkdir, open, readFile, readdir, rename, rm } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+
+let written = 0;
+
+/** A unique temporary name beside `file`. */
+function temporary(file) {
+  const pid = globalThis.process?.pid ?? 0;
+  return `${file}.tmp-${pid}-${written++}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** The file system under `baseDir`, as `FsArtifactStore` calls it. */
+export function nodeFiles(baseDir) {
+  const root = resolve(baseDir);
+  const full = (path) => join(root, ...path.split("/"));
+  return {
+    async read(path) {
+      try {
+        return await readFile(full(path));
+      } catch (e) {
+        if (e?.code === "ENOENT") return null;
+        throw e;
+      }
+    },
+    async write(path, bytes) {
+      const file = full(path);
+      await mkdir(dirname(file), { recursive: true });
+      const tmp = temporary(file);
+      const handle = await open(tmp, "w");
+      try {
+        await handle.writeFile(bytes);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      try {
+        await rename(tmp, file);
+      } catch (e) {
+        await rm(tmp, { force: true });
+        throw e;
+      }
+    },
+    async remove(path) {
+      await rm(full(path), { force: true });
+    },
+    async list(dir) {
+      const out = [];
+      const walk = async (relative) => {
+        let entries;
+        try {
+          entries = await readdir(relative === "" ? root : full(relative), { withFileTypes: true });
+        } catch (e) {
+          if (e?.code === "ENOENT") return;
+          throw e;
+        }
+        for (const entry of entries) {
+          const child = relative === "" ? entry.name : `${relative}/${entry.name}`;
+          if (entry.isDirectory()) await walk(child);
+          else out.push(child);
+        }
+      };
+      await walk(dir);
+      return out;
+    },
+  };
+}
