@@ -17,7 +17,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { KvArtifactStore, MemoryArtifactStore, Session, contentId, countTokens, redact } from "agent-context-compiler";
+import { FsArtifactStore, KvArtifactStore, MemoryArtifactStore, Session, contentId, countTokens, redact } from "agent-context-compiler";
 import { loadTokenizerSync } from "agent-context-compiler/tokenizers";
 import { Tiktoken } from "js-tiktoken/lite";
 import o200kRanks from "js-tiktoken/ranks/o200k_base";
@@ -25,7 +25,7 @@ import cl100kRanks from "js-tiktoken/ranks/cl100k_base";
 import { countTokens as gptO200k } from "gpt-tokenizer/encoding/o200k_base";
 import { countTokens as gptCl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { mapKv } from "../tests/conformance/kv_adapters.mjs";
-import { handWrittenStore, measure, payloads } from "./storage.mjs";
+import { benchDir, handWrittenFsStore, handWrittenStore, measure, payloads } from "./storage.mjs";
 import { generateTrace, rng, toolOutput } from "./trace.mjs";
 
 const MB = 1e6;
@@ -165,13 +165,15 @@ function encodeTime(text) {
     const mid = (k) => runs.map((r) => r[k]).sort((x, y) => x - y)[1];
     return { store: mid("store"), retrieve: mid("retrieve") };
   };
-  for (const [name, ours] of [
-    ["memory", () => new MemoryArtifactStore()],
-    ["KV over a Map", () => new KvArtifactStore(mapKv(), { chunkBytes: 32 << 20 })],
+  for (const [name, ours, peer] of [
+    ["memory", () => new MemoryArtifactStore(), () => handWrittenStore(mapKv())],
+    ["KV over a Map", () => new KvArtifactStore(mapKv(), { chunkBytes: 32 << 20 }), () => handWrittenStore(mapKv())],
+    ["files", () => new FsArtifactStore({ baseDir: benchDir() }), () => handWrittenFsStore(benchDir())],
   ]) {
     const a = await rounds(ours);
-    const b = await rounds(() => handWrittenStore(mapKv()));
-    row(`store / retrieve 32 x 1 MB, ${name}`, fmt(a), "hand-written JS store, node:crypto", fmt(b), `${f1(a.store / b.store)}× / ${f1(a.retrieve / b.retrieve)}× (target 0.5×)`);
+    const b = await rounds(peer);
+    const peerName = name === "files" ? "hand-written JS: node:crypto, temp file, sync, rename" : "hand-written JS store, node:crypto";
+    row(`store / retrieve 32 x 1 MB, ${name}`, fmt(a), peerName, fmt(b), `${f1(a.store / b.store)}× / ${f1(a.retrieve / b.retrieve)}× (target 0.5×)`);
   }
 }
 

@@ -2,7 +2,11 @@
 // MB/s for each backend beside a hand-written JS store doing the same work
 // (hash on write, verify on read) over the same backend, all in one run.
 import { createHash } from "node:crypto";
-import { KvArtifactStore, MemoryArtifactStore, contentId } from "agent-context-compiler";
+import { mkdtempSync, rmSync } from "node:fs";
+import { mkdir, open, readFile, rename } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { FsArtifactStore, KvArtifactStore, MemoryArtifactStore, contentId } from "agent-context-compiler";
 import { mapKv } from "../tests/conformance/kv_adapters.mjs";
 import { launchChromium } from "../tests/browser/chromium.mjs";
 import { startServer } from "../tests/browser/server.mjs";
@@ -52,6 +56,44 @@ export function handWrittenStore(kv) {
   };
 }
 
+/**
+ * The peer for files: a content-addressed store written directly in JS with
+ * the same guarantees as FsArtifactStore (node:crypto hash, the file written
+ * to a temporary name, synced and renamed; read back and verified).
+ */
+export function handWrittenFsStore(dir) {
+  const sha = (b) => createHash("sha256").update(b).digest("hex");
+  const path = (id) => join(dir, id.slice(0, 2), id);
+  return {
+    async store(bytes) {
+      const id = sha(bytes);
+      await mkdir(join(dir, id.slice(0, 2)), { recursive: true });
+      const tmp = `${path(id)}.tmp`;
+      const handle = await open(tmp, "w");
+      await handle.writeFile(bytes);
+      await handle.sync();
+      await handle.close();
+      await rename(tmp, path(id));
+      return id;
+    },
+    async retrieve(id) {
+      const bytes = await readFile(path(id));
+      if (sha(bytes) !== id) throw new Error("corrupted");
+      return bytes;
+    },
+  };
+}
+
+const benchDirs = [];
+process.on("exit", () => benchDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** A fresh empty directory for one round of a files benchmark (removed at exit). */
+export function benchDir() {
+  const dir = mkdtempSync(join(tmpdir(), "acc-bench-fs-"));
+  benchDirs.push(dir);
+  return dir;
+}
+
 export async function measure(store, data) {
   const ids = [];
   const storeMs = await timed(async () => {
@@ -97,6 +139,7 @@ export async function storageBench() {
   console.log("  backend                            this library store / retrieve   peer store / retrieve   ratio");
   row("memory", await measure(new MemoryArtifactStore(), data), await measure(handWrittenStore(mapKv()), data));
   row("KV over a Map (no limit)", await measure(new KvArtifactStore(mapKv(), { chunkBytes: 32 * MB }), data), await measure(handWrittenStore(mapKv()), data));
+  row("files (FsArtifactStore)", await measure(new FsArtifactStore({ baseDir: benchDir() }), data), await measure(handWrittenFsStore(benchDir()), data));
   row(
     "KV, Deno's 64 KiB values (chunked)",
     await measure(new KvArtifactStore(mapKv({ maxValueBytes: 65536 })), data),
