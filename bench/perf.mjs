@@ -17,7 +17,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { FsArtifactStore, KvArtifactStore, MemoryArtifactStore, Session, contentId, countTokens, redact } from "agent-context-compiler";
+import { FsArtifactStore, KvArtifactStore, MemoryArtifactStore, Session, SqliteArtifactStore, contentId, countTokens, redact, sqlConnection } from "agent-context-compiler";
+import initSqlJs from "sql.js";
 import { loadTokenizerSync } from "agent-context-compiler/tokenizers";
 import { Tiktoken } from "js-tiktoken/lite";
 import o200kRanks from "js-tiktoken/ranks/o200k_base";
@@ -25,7 +26,7 @@ import cl100kRanks from "js-tiktoken/ranks/cl100k_base";
 import { countTokens as gptO200k } from "gpt-tokenizer/encoding/o200k_base";
 import { countTokens as gptCl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { mapKv } from "../tests/conformance/kv_adapters.mjs";
-import { benchDir, handWrittenFsStore, handWrittenStore, measure, payloads } from "./storage.mjs";
+import { benchDir, handWrittenFsStore, handWrittenSqlStore, handWrittenStore, measure, payloads } from "./storage.mjs";
 import { generateTrace, rng, toolOutput } from "./trace.mjs";
 
 const MB = 1e6;
@@ -153,6 +154,7 @@ function encodeTime(text) {
 // written by hand in JS over the same backend with node:crypto.
 {
   const data = payloads(32, 1 << 20);
+  const SQL = await initSqlJs();
   const fmt = (m) => `${Math.round(m.store)} / ${Math.round(m.retrieve)} MB/s`;
   // The median of 3 rounds, each on a fresh store (freed after it).
   const rounds = async (make) => {
@@ -169,10 +171,14 @@ function encodeTime(text) {
     ["memory", () => new MemoryArtifactStore(), () => handWrittenStore(mapKv())],
     ["KV over a Map", () => new KvArtifactStore(mapKv(), { chunkBytes: 32 << 20 }), () => handWrittenStore(mapKv())],
     ["files", () => new FsArtifactStore({ baseDir: benchDir() }), () => handWrittenFsStore(benchDir())],
+    ["SQLite (sql.js)", () => new SqliteArtifactStore(sqlConnection(new SQL.Database())), () => handWrittenSqlStore(new SQL.Database())],
   ]) {
     const a = await rounds(ours);
     const b = await rounds(peer);
-    const peerName = name === "files" ? "hand-written JS: node:crypto, temp file, sync, rename" : "hand-written JS store, node:crypto";
+    const peerName = {
+      files: "hand-written JS: node:crypto, temp file, sync, rename",
+      "SQLite (sql.js)": "hand-written JS over sql.js: node:crypto, one table",
+    }[name] ?? "hand-written JS store, node:crypto";
     row(`store / retrieve 32 x 1 MB, ${name}`, fmt(a), peerName, fmt(b), `${f1(a.store / b.store)}× / ${f1(a.retrieve / b.retrieve)}× (target 0.5×)`);
   }
 }

@@ -87,6 +87,30 @@ export function handWrittenFsStore(dir) {
 const benchDirs = [];
 process.on("exit", () => benchDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
+/**
+ * The peer for SQLite: a content-addressed table written directly in JS over
+ * the same sql.js database engine (node:crypto hash, INSERT OR IGNORE in a
+ * transaction; SELECT and verify on read).
+ */
+export function handWrittenSqlStore(db) {
+  const sha = (b) => createHash("sha256").update(b).digest("hex");
+  db.run("CREATE TABLE IF NOT EXISTS peer (id TEXT PRIMARY KEY, content BLOB NOT NULL)");
+  return {
+    async store(bytes) {
+      const id = sha(bytes);
+      db.run("BEGIN");
+      db.run("INSERT OR IGNORE INTO peer (id, content) VALUES (?, ?)", [id, bytes]);
+      db.run("COMMIT");
+      return id;
+    },
+    async retrieve(id) {
+      const bytes = db.exec("SELECT content FROM peer WHERE id = ?", [id])[0].values[0][0];
+      if (sha(bytes) !== id) throw new Error("corrupted");
+      return bytes;
+    },
+  };
+}
+
 /** A fresh empty directory for one round of a files benchmark (removed at exit). */
 export function benchDir() {
   const dir = mkdtempSync(join(tmpdir(), "acc-bench-fs-"));

@@ -26,6 +26,7 @@ export const SchemaRegistry = guardClass(glue.SchemaRegistry);
 export const Session = guardClass(glue.Session);
 export const SessionTimeoutMonitor = guardClass(glue.SessionTimeoutMonitor);
 export const SleepHandler = guardClass(glue.SleepHandler);
+export const SqliteArtifactStore = guardClass(glue.SqliteArtifactStore);
 export const TokenBudget = guardClass(glue.TokenBudget);
 export const ToolEvent = guardClass(glue.ToolEvent);
 export const ToolInterruptHandler = guardClass(glue.ToolInterruptHandler);

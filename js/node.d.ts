@@ -1,6 +1,7 @@
 import type { ModuleInput, SyncModuleInput } from "./host-types.js";
 export * from "../pkg/types/context_compiler.js";
 export * from "./constants.js";
+export { sqlConnection } from "./sql.js";
 export type { ModuleInput, SyncModuleInput } from "./host-types.js";
 /** Already initialised in Node; a no-op kept for code shared with the web entry. */
 export function init(input?: ModuleInput): Promise<void>;

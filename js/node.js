@@ -18,6 +18,7 @@ setSchemaLoader(() => readFileSync(schemaWasm));
 
 export * from "./api.js";
 export * from "./constants.js";
+export { sqlConnection } from "./sql.js";
 
 /** Already initialised in Node; kept so code written for the web entry runs unchanged. */
 export async function init() {}

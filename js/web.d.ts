@@ -1,6 +1,7 @@
 import type { ModuleInput, SyncModuleInput } from "./host-types.js";
 export * from "../pkg/types/context_compiler.js";
 export * from "./constants.js";
+export { sqlConnection } from "./sql.js";
 export type { ModuleInput, SyncModuleInput } from "./host-types.js";
 /**
  * Initialises the module. `input` is a URL (a string or `URL`), a fetch

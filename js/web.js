@@ -28,4 +28,5 @@ export function initSync(input) {
 
 export * from "./api.js";
 export * from "./constants.js";
+export { sqlConnection } from "./sql.js";
 export { initSchemas, initSchemasSync } from "./schema.js";

@@ -38,6 +38,7 @@ pub mod memory;
 pub mod normalize;
 pub mod runner;
 pub mod session;
+pub mod sql_store;
 pub mod tokens;
 pub mod tools;
 pub mod working_context;

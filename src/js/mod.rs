@@ -31,6 +31,7 @@ mod runner;
 mod schema_engine;
 mod session;
 mod sleep;
+mod sql;
 mod store_methods;
 mod summarizer;
 mod text;

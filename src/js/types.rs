@@ -257,7 +257,7 @@ export interface ArtifactHandle {
 }
 export interface StoreOptions { mimeType?: string; sessionId?: string }
 /** Any of the library's artifact stores. */
-export type ArtifactStoreLike = MemoryArtifactStore | KvArtifactStore | IndexedDbArtifactStore | FsArtifactStore;
+export type ArtifactStoreLike = MemoryArtifactStore | KvArtifactStore | IndexedDbArtifactStore | FsArtifactStore | SqliteArtifactStore;
 /** What one `saveSession` wrote. */
 export interface SaveReport {
   /** Events written by this save (0 when the store was already up to date). */
@@ -283,6 +283,15 @@ export interface FileSystemLike {
   write(path: string, bytes: Uint8Array): Promise<unknown>;
   remove(path: string): Promise<unknown>;
   list(dir: string): Promise<string[]>;
+}
+/** A value bound to or read from SQLite. */
+export type SqlValueLike = null | number | bigint | string | Uint8Array | ArrayBuffer;
+/** A SQLite connection for `SqliteArtifactStore`: `query` resolves to the rows
+ * (arrays, or objects whose values are in `SELECT` order); `batch` runs the
+ * statements as one transaction. `sqlConnection(db)` makes one. */
+export interface SqlConnectionLike {
+  query(sql: string, params: SqlValueLike[]): Promise<Array<SqlValueLike[] | Record<string, SqlValueLike>>> | Array<SqlValueLike[] | Record<string, SqlValueLike>>;
+  batch(statements: Array<{ sql: string; params: SqlValueLike[] }>): Promise<unknown> | unknown;
 }
 export interface FsStoreOptions {
   /** The store's directory (created on first write). */

@@ -22,6 +22,7 @@ export const EXPORTED_NAMES = [
   "Session",
   "SessionTimeoutMonitor",
   "SleepHandler",
+  "SqliteArtifactStore",
   "TokenBudget",
   "ToolEvent",
   "ToolInterruptHandler",

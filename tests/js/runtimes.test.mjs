@@ -42,6 +42,7 @@ before(() => {
   writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
   run("npm", ["install", "--no-audit", "--no-fund", "--offline", join(dir, tarball)], consumer);
   for (const f of readdirSync(join(root, "tests/runtimes"))) copyFileSync(join(root, "tests/runtimes", f), join(consumer, f));
+  copyFileSync(join(root, "tests/conformance/store_suite.mjs"), join(consumer, "store_suite.mjs"));
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -66,6 +67,12 @@ for (const entry of ["main", "web"]) {
 test("Deno, FsArtifactStore over node:fs/promises", () => {
   const out = run(bin("deno"), ["run", "--node-modules-dir=manual", "--allow-read", "--allow-write", "deno-fs.mjs"], consumer);
   assert.deepEqual(JSON.parse(out), { artifactBytes: 5000, sameSession: true, artifactFile: true });
+});
+
+test("Deno, SqliteArtifactStore over node:sqlite: the store conformance suite and a reopened database", () => {
+  const out = run(bin("deno"), ["run", "--node-modules-dir=manual", "--allow-read", "--allow-write", "deno-sqlite.mjs"], consumer);
+  const behaviours = JSON.parse(readFileSync(join(root, "tests/fixtures/store_conformance.json"), "utf8")).behaviours;
+  assert.deepEqual(JSON.parse(out), { failed: [], passed: behaviours.length, sameSession: true });
 });
 
 test("workerd, bundled as wrangler does, the .wasm imported as a module, Durable Object storage", () => {

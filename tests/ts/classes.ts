@@ -25,6 +25,7 @@ import {
   Session,
   SessionTimeoutMonitor,
   SleepHandler,
+  SqliteArtifactStore,
   TokenBudget,
   ToolEvent,
   ToolInterruptHandler,
@@ -34,6 +35,7 @@ import {
   init,
   initSync,
   redact,
+  sqlConnection,
   type ErrorCode,
   type KeyValueLike,
   type Message,
@@ -68,6 +70,13 @@ export async function useEveryClass(bytes: Uint8Array): Promise<number> {
   new FsArtifactStore({ chunkBytes: 1024 });
   // @ts-expect-error files is a file system, not a path
   new FsArtifactStore({ baseDir: "d", files: "/tmp" });
+
+  const sqlite = new SqliteArtifactStore({ query: async () => [], batch: async () => undefined });
+  await sqlite.saveSession(session);
+  const wrapped = new SqliteArtifactStore(sqlConnection({ query: () => [[1, "a"]], batch: () => undefined }));
+  void wrapped;
+  // @ts-expect-error a connection has query and batch
+  new SqliteArtifactStore({ query: async () => [] });
 
   const opened: Promise<IndexedDbArtifactStore> = IndexedDbArtifactStore.open({ databaseName: "ts" });
   // @ts-expect-error durability is one of three words

@@ -1,0 +1,8 @@
+import type { SqlConnectionLike } from "../pkg/types/context_compiler.js";
+/**
+ * The connection `SqliteArtifactStore` takes, made from a `node:sqlite`
+ * `DatabaseSync` (Node 22.5+, Deno) or a `sql.js` `Database`; an object that
+ * already has `query` and `batch` is returned as it is. Anything else throws
+ * `INVALID_ARGUMENT`.
+ */
+export declare function sqlConnection(db: object): SqlConnectionLike;

@@ -1,0 +1,141 @@
+// SqliteArtifactStore over sql.js (SQLite compiled to wasm, in Node): the
+// store conformance suite, seed 000's SQLite tests, the schema and its
+// version, a transaction failing part-way (a trigger aborts it), tampered
+// rows, a database exported and reopened, and bad connections. Deno's
+// node:sqlite runs the same suite in tests/js/runtimes.test.mjs.
+import { before, test } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import * as lib from "agent-context-compiler";
+import { BEHAVIOURS, runStoreSuite } from "../conformance/store_suite.mjs";
+
+const { Session, SqliteArtifactStore, sqlConnection } = lib;
+let SQL;
+before(async () => {
+  const initSqlJs = createRequire(import.meta.url)("sql.js");
+  SQL = await initSqlJs();
+});
+
+function open(db = new SQL.Database()) {
+  return { db, store: new SqliteArtifactStore(sqlConnection(db)) };
+}
+
+test("store conformance: SqliteArtifactStore over sql.js", async (t) => {
+  const dbs = new WeakMap();
+  const backend = {
+    async make() {
+      const { db, store } = open();
+      dbs.set(store, db);
+      return store;
+    },
+    async corrupt(store, id) {
+      const db = dbs.get(store);
+      const [content] = db.exec("SELECT content FROM acc_artifacts WHERE artifact_id = ?", [id])[0].values[0];
+      content[content.length - 1] ^= 1;
+      db.run("UPDATE acc_artifacts SET content = ? WHERE artifact_id = ?", [content, id]);
+    },
+    largeSize: 3 << 20,
+  };
+  const results = await runStoreSuite(lib, backend);
+  assert.equal(results.length, BEHAVIOURS.length);
+  for (const r of results) await t.test(r.name, () => assert.ok(r.ok, r.error));
+});
+
+test("seed: test_sqlite_store_retrieve_dedup", async () => {
+  const { store } = open();
+  const content = new TextEncoder().encode("Hello, this is a large tool output that should be externalized.");
+  const h1 = await store.store(content, "tool:echo", { mimeType: "text/plain" });
+  assert.equal(h1.sizeBytes, content.length);
+  assert.ok(h1.summary.length > 0);
+  const h2 = await store.store(content, "tool:echo", { mimeType: "text/plain" });
+  assert.equal(h2.artifactId, h1.artifactId);
+  assert.deepEqual(await store.retrieve(h1.artifactId), content);
+  assert.equal(await store.exists(h1.artifactId), true);
+  assert.equal(await store.exists("nonexistent"), false);
+});
+
+test("seed: test_artifact_handle_summary_truncation", async () => {
+  const { store } = open();
+  const handle = await store.store("word ".repeat(500), "tool:big", { mimeType: "text/plain" });
+  assert.ok(handle.summary.length <= 210, `${handle.summary.length}`);
+});
+
+test("the schema: tables, content as a BLOB, events as rows, version 1; a newer version is refused", async () => {
+  const { db, store } = open();
+  const s = new Session({ sessionId: "s" });
+  s.record("user_input", "hello");
+  s.record("assistant_output", "hi");
+  await store.store("some output", "tool:x", { sessionId: "s" });
+  await store.saveSession(s);
+  const tables = db.exec("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")[0].values.flat();
+  assert.deepEqual(tables, ["acc_artifact_sessions", "acc_artifacts", "acc_events", "acc_meta", "acc_sessions"]);
+  assert.deepEqual(db.exec("SELECT value FROM acc_meta WHERE key = 'schema_version'")[0].values, [["1"]]);
+  assert.equal(db.exec("SELECT typeof(content) FROM acc_artifacts")[0].values[0][0], "blob");
+  assert.deepEqual(db.exec("SELECT seq, json_extract(event, '$.kind') FROM acc_events ORDER BY seq")[0].values, [[0, "user_input"], [1, "assistant_output"]]);
+  assert.deepEqual(db.exec("SELECT event_count FROM acc_sessions")[0].values, [[2]]);
+  db.run("UPDATE acc_meta SET value = '2' WHERE key = 'schema_version'");
+  await assert.rejects(open(db).store.listSessions(), (e) => e.code === "STORE_UNSUPPORTED" && /schema version 2/.test(e.message));
+});
+
+test("a save that fails inside its transaction keeps the previous session whole", async () => {
+  const { db, store } = open();
+  const s = new Session({ sessionId: "s" });
+  for (let i = 0; i < 3; i++) s.record("user_input", `question ${i}`);
+  await store.saveSession(s);
+  for (let i = 0; i < 20; i++) s.record("user_input", `later ${i}`);
+  db.run("CREATE TRIGGER full BEFORE INSERT ON acc_events WHEN NEW.seq = 10 BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END");
+  await assert.rejects(store.saveSession(s), (e) => e.code === "STORE_FAILED" && /disk is full/.test(e.message));
+  assert.equal((await store.loadSession("s")).eventLog.length, 3);
+  assert.deepEqual(db.exec("SELECT count(*) FROM acc_events")[0].values, [[3]]);
+  db.run("DROP TRIGGER full");
+  assert.deepEqual(await store.saveSession(s), { eventsWritten: 20, rewritten: false });
+  assert.equal((await store.loadSession("s")).exportJson(), s.exportJson());
+});
+
+test("tampered or missing rows are never returned as content or sessions", async () => {
+  const { db, store } = open();
+  const h = await store.store("the real content", "tool:x");
+  db.run("UPDATE acc_artifacts SET content = ? WHERE artifact_id = ?", [new TextEncoder().encode("forged"), h.artifactId]);
+  await assert.rejects(store.retrieve(h.artifactId), (e) => e.code === "ARTIFACT_INTEGRITY");
+  const s = new Session({ sessionId: "s" });
+  s.record("user_input", "one");
+  s.record("user_input", "two");
+  await store.saveSession(s);
+  db.run("DELETE FROM acc_events WHERE seq = 1");
+  await assert.rejects(store.loadSession("s"), (e) => e.code === "STORE_CORRUPT");
+  db.run("UPDATE acc_events SET event = 'not json' WHERE seq = 0");
+  await assert.rejects(store.loadSession("s"), (e) => e.code === "STORE_CORRUPT");
+});
+
+test("a database exported and reopened has everything", async () => {
+  const { db, store } = open();
+  const s = new Session({ sessionId: "kept" });
+  s.record("user_input", "remember this");
+  const h = await store.store("an artifact", "tool:x", { sessionId: "kept" });
+  await store.saveSession(s);
+  const reopened = open(new SQL.Database(db.export())).store;
+  assert.equal(new TextDecoder().decode(await reopened.retrieve(h.artifactId)), "an artifact");
+  assert.equal((await reopened.loadSession("kept")).exportJson(), s.exportJson());
+  assert.deepEqual((await reopened.listHandles("kept")).map((x) => x.artifactId), [h.artifactId]);
+});
+
+test("bad connections are clear errors", async () => {
+  assert.throws(() => new SqliteArtifactStore({}), (e) => e.code === "INVALID_ARGUMENT" && /no query/.test(e.message));
+  assert.throws(() => new SqliteArtifactStore(null), (e) => e.code === "INVALID_ARGUMENT");
+  assert.throws(() => sqlConnection({ hello: 1 }), (e) => e.code === "INVALID_ARGUMENT");
+  const throwing = new SqliteArtifactStore({ query: () => { throw new Error("no such table"); }, batch: async () => {} });
+  await assert.rejects(throwing.listSessions(), (e) => e.code === "STORE_FAILED" && /no such table/.test(e.message));
+  const odd = new SqliteArtifactStore({ query: async () => [[{}]], batch: async () => {} });
+  await assert.rejects(odd.listSessions(), (e) => e.code === "STORE_INVALID_VALUE");
+  const notRows = new SqliteArtifactStore({ query: async () => "rows", batch: async () => {} });
+  await assert.rejects(notRows.exists("x"), (e) => e.code === "STORE_INVALID_VALUE");
+});
+
+test("a SqliteArtifactStore externalises a compile's large tool output", async () => {
+  const { store } = open();
+  const s = new Session({ sessionId: "c" });
+  s.record("tool_success", { tool_name: "read_logs", output: "log line\n".repeat(500) });
+  const ctx = await new lib.ContextCompiler({ processors: [new lib.HistorySelector(), new lib.ArtifactAttacher(store, { thresholdBytes: 1024 })] }).compile(s, 1000);
+  assert.equal(ctx.artifactRefs.length, 1);
+  assert.equal(new TextDecoder().decode(await store.retrieve(ctx.artifactRefs[0].handle)), "log line\n".repeat(500));
+});
