@@ -12,7 +12,11 @@
 //!   what (`list_handles(session)`);
 //! - `acc_sessions(session_id, event_count, last_event_id, saved_at)`: a saved
 //!   session's head;
-//! - `acc_events(session_id, seq, event)`: its events, one JSON row each.
+//! - `acc_events(session_id, seq, event)`: its events, one JSON row each;
+//! - `acc_guard(ok)`, always empty: a save's first statement inserts a
+//!   failing row into it when the head is no longer the one the save read,
+//!   so a save that raced another aborts whole (`STORE_CONFLICT`) instead of
+//!   dropping the other's events.
 //!
 //! Every write is one [`SqlConnection::batch`], which the host runs as a
 //! transaction: a save appends the new events and moves the head together,
@@ -79,13 +83,17 @@ pub trait SqlConnection {
     async fn batch(&self, statements: &[Statement]) -> Result<()>;
 }
 
-const CREATE: [&str; 5] = [
+const CREATE: [&str; 6] = [
     "CREATE TABLE IF NOT EXISTS acc_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS acc_artifacts (artifact_id TEXT PRIMARY KEY NOT NULL, summary TEXT NOT NULL, size_bytes INTEGER NOT NULL, mime_type TEXT NOT NULL, created_at REAL NOT NULL, source TEXT NOT NULL, session_id TEXT, content BLOB NOT NULL)",
     "CREATE TABLE IF NOT EXISTS acc_artifact_sessions (session_id TEXT NOT NULL, artifact_id TEXT NOT NULL, PRIMARY KEY (session_id, artifact_id))",
     "CREATE TABLE IF NOT EXISTS acc_sessions (session_id TEXT PRIMARY KEY NOT NULL, event_count INTEGER NOT NULL, last_event_id TEXT, saved_at REAL NOT NULL)",
     "CREATE TABLE IF NOT EXISTS acc_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event TEXT NOT NULL, PRIMARY KEY (session_id, seq))",
+    "CREATE TABLE IF NOT EXISTS acc_guard (ok INTEGER NOT NULL CHECK (ok = 1))",
 ];
+
+/// The head a save read: its event count and last event id.
+type Head = Option<(u64, Option<String>)>;
 
 const HANDLE_COLUMNS: &str =
     "a.artifact_id, a.summary, a.size_bytes, a.mime_type, a.created_at, a.source, a.session_id";
@@ -230,6 +238,43 @@ impl<C: SqlConnection> SqlArtifactStore<C> {
         self.ensure_schema().await?;
         self.conn.batch(statements).await
     }
+
+    /// The saved head of `session_id`.
+    async fn head(&self, session_id: &str) -> Result<Head> {
+        let rows = self
+            .rows(
+                "SELECT event_count, last_event_id FROM acc_sessions WHERE session_id = ?",
+                &[str_value(session_id)],
+            )
+            .await?;
+        match rows.first() {
+            Some(row) if row.len() == 2 => Ok(Some((
+                count(&row[0], "event_count")?,
+                optional_text(&row[1], "last_event_id")?,
+            ))),
+            Some(_) => Err(corrupt(format!("the head of session {session_id}"))),
+            None => Ok(None),
+        }
+    }
+}
+
+/// The statement that aborts a save's transaction when the head of
+/// `session_id` is no longer `head` (a CHECK failure in `acc_guard`).
+fn head_guard(session_id: &str, head: &Head) -> Statement {
+    match head {
+        None => Statement::new(
+            "INSERT INTO acc_guard (ok) SELECT 0 WHERE EXISTS (SELECT 1 FROM acc_sessions WHERE session_id = ?)",
+            vec![str_value(session_id)],
+        ),
+        Some((n, last)) => Statement::new(
+            "INSERT INTO acc_guard (ok) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM acc_sessions WHERE session_id = ? AND event_count = ? AND last_event_id IS ?)",
+            vec![
+                str_value(session_id),
+                SqlValue::Integer(*n as i64),
+                last.as_deref().map_or(SqlValue::Null, str_value),
+            ],
+        ),
+    }
 }
 
 #[async_trait(?Send)]
@@ -367,26 +412,13 @@ impl<C: SqlConnection> SessionStore for SqlArtifactStore<C> {
                 .collect::<Result<Vec<_>>>()?;
             (s.session_id().to_string(), texts)
         };
-        let head = self
-            .rows(
-                "SELECT event_count, last_event_id FROM acc_sessions WHERE session_id = ?",
-                &[str_value(&id)],
-            )
-            .await?;
-        let saved = match head.first() {
-            Some(row) if row.len() == 2 => Some((
-                count(&row[0], "event_count")?,
-                optional_text(&row[1], "last_event_id")?,
-            )),
-            Some(_) => return Err(corrupt(format!("the head of session {id}"))),
-            None => None,
-        };
+        let saved = self.head(&id).await?;
         let extends = saved.as_ref().is_some_and(|(n, last)| {
             *n <= events.len() as u64
                 && (*n == 0 || events[*n as usize - 1].0.as_str() == last.as_deref().unwrap_or(""))
         });
-        let (from, rewritten) = match saved {
-            Some((n, _)) if extends => (n as usize, false),
+        let (from, rewritten) = match &saved {
+            Some((n, _)) if extends => (*n as usize, false),
             _ => (0, true),
         };
         if !rewritten && from == events.len() {
@@ -395,7 +427,8 @@ impl<C: SqlConnection> SessionStore for SqlArtifactStore<C> {
                 rewritten: false,
             });
         }
-        let mut statements = Vec::with_capacity(events.len() - from + 2);
+        let mut statements = Vec::with_capacity(events.len() - from + 3);
+        statements.push(head_guard(&id, &saved));
         if rewritten {
             statements.push(Statement::new(
                 "DELETE FROM acc_events WHERE session_id = ?",
@@ -421,7 +454,17 @@ impl<C: SqlConnection> SessionStore for SqlArtifactStore<C> {
                 SqlValue::Real(self.clock.now_ms()),
             ],
         ));
-        self.write(&statements).await?;
+        if let Err(e) = self.write(&statements).await {
+            // The guard (or an append's key) failed because another save
+            // moved the head since this one read it: nothing was written.
+            if self.head(&id).await.ok().as_ref() != Some(&saved) {
+                return Err(Error::new(
+                    ErrorCode::StoreConflict,
+                    format!("session {id} was saved by another writer while this save ran; nothing was written (load it again)"),
+                ));
+            }
+            return Err(e);
+        }
         Ok(SaveReport {
             events_written: (events.len() - from) as u64,
             rewritten,

@@ -68,7 +68,7 @@ test("the schema: tables, content as a BLOB, events as rows, version 1; a newer 
   await store.store("some output", "tool:x", { sessionId: "s" });
   await store.saveSession(s);
   const tables = db.exec("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")[0].values.flat();
-  assert.deepEqual(tables, ["acc_artifact_sessions", "acc_artifacts", "acc_events", "acc_meta", "acc_sessions"]);
+  assert.deepEqual(tables, ["acc_artifact_sessions", "acc_artifacts", "acc_events", "acc_guard", "acc_meta", "acc_sessions"]);
   assert.deepEqual(db.exec("SELECT value FROM acc_meta WHERE key = 'schema_version'")[0].values, [["1"]]);
   assert.equal(db.exec("SELECT typeof(content) FROM acc_artifacts")[0].values[0][0], "blob");
   assert.deepEqual(db.exec("SELECT seq, json_extract(event, '$.kind') FROM acc_events ORDER BY seq")[0].values, [[0, "user_input"], [1, "assistant_output"]]);
@@ -90,6 +90,37 @@ test("a save that fails inside its transaction keeps the previous session whole"
   db.run("DROP TRIGGER full");
   assert.deepEqual(await store.saveSession(s), { eventsWritten: 20, rewritten: false });
   assert.equal((await store.loadSession("s")).exportJson(), s.exportJson());
+});
+
+test("a save racing another save of the session is STORE_CONFLICT and drops nothing", async () => {
+  const db = new SQL.Database();
+  const a = new Session({ sessionId: "shared" });
+  for (let i = 0; i < 3; i++) a.record("user_input", `question ${i}`);
+  const storeA = open(db).store;
+  await storeA.saveSession(a);
+  // B is another log under the same id, which its save would rewrite whole
+  // from the head it read; A appends meanwhile.
+  const b = new Session({ sessionId: "shared" });
+  b.record("user_input", "from B");
+  a.record("assistant_output", "from A");
+  // B's store reads the head, then A's save lands before B writes.
+  const conn = sqlConnection(db);
+  let raced = false;
+  const racing = {
+    async query(sql, params) {
+      const rows = conn.query(sql, params);
+      if (!raced && sql.startsWith("SELECT event_count, last_event_id")) {
+        raced = true;
+        await storeA.saveSession(a);
+      }
+      return rows;
+    },
+    batch: (statements) => conn.batch(statements),
+  };
+  await assert.rejects(new SqliteArtifactStore(racing).saveSession(b), (e) => e.code === "STORE_CONFLICT");
+  assert.ok(raced);
+  assert.equal((await storeA.loadSession("shared")).exportJson(), a.exportJson(), "A's save is whole");
+  assert.deepEqual(db.exec("SELECT count(*) FROM acc_guard")[0].values, [[0]]);
 });
 
 test("tampered or missing rows are never returned as content or sessions", async () => {
