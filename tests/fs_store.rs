@@ -60,6 +60,17 @@ fn recorded(id: &str, turns: usize) -> RefCell<Session> {
     RefCell::new(s)
 }
 
+/// A store under a fresh directory named `name`, holding `content`: the
+/// directory, the store and the artifact's id.
+fn stored_one(name: &str, content: &[u8]) -> (PathBuf, FsArtifactStore<StdFileSystem>, String) {
+    let dir = temp_dir(name);
+    let store = open(StdFileSystem::new(&dir));
+    let id = block_on(store.store(content, "tool:x", text_opts()))
+        .unwrap()
+        .artifact_id;
+    (dir, store, id)
+}
+
 /// How many events the saved session `id` loads with.
 fn loaded_events<F: FileSystem>(store: &FsArtifactStore<F>, id: &str) -> usize {
     let loaded = block_on(store.load_session(id, env())).unwrap().unwrap();
@@ -188,11 +199,7 @@ fn a_store_reopened_over_the_directory_has_everything_and_appends() {
 
 #[test]
 fn a_temporary_file_left_by_a_crash_is_ignored() {
-    let dir = temp_dir("crash");
-    let store = open(StdFileSystem::new(&dir));
-    let id = block_on(store.store(b"whole", "tool:x", text_opts()))
-        .unwrap()
-        .artifact_id;
+    let (dir, store, id) = stored_one("crash", b"whole");
     // A crash between writing a temporary file and renaming it leaves this.
     let leftover = artifact_file(&dir, &id).with_extension("rec.tmp-999-0");
     std::fs::write(&leftover, b"half a reco").unwrap();
@@ -285,11 +292,7 @@ fn a_save_failing_part_way_keeps_the_previous_session_loadable() {
 
 #[test]
 fn tampered_or_missing_files_are_never_returned() {
-    let dir = temp_dir("tamper");
-    let store = open(StdFileSystem::new(&dir));
-    let id = block_on(store.store(b"the real content", "tool:x", text_opts()))
-        .unwrap()
-        .artifact_id;
+    let (dir, store, id) = stored_one("tamper", b"the real content");
     let file = artifact_file(&dir, &id);
     let mut bytes = std::fs::read(&file).unwrap();
     *bytes.last_mut().unwrap() ^= 1;

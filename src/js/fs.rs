@@ -16,7 +16,7 @@ use crate::js::fatal::{with_host, Host};
 use crate::js::kv::{
     call_method, joined_bytes, open_js_store, store_options, value_bytes, JsKvStore,
 };
-use crate::js::promise::require_callable;
+use crate::js::promise::require_methods;
 use crate::js::registry::Registration;
 use crate::js::store_methods::store_methods;
 use crate::js::types::FsStoreOptionsArg;
@@ -39,15 +39,7 @@ struct JsFiles {
 
 impl JsFiles {
     fn new(files: &JsValue) -> Result<JsFiles> {
-        if files.is_function() || !files.is_object() {
-            return Err(Error::new(
-                ErrorCode::InvalidArgument,
-                format!("{FILES_SHAPE} (got {})", describe(files)),
-            ));
-        }
-        for name in ["read", "write", "remove", "list"] {
-            require_callable(files, name, &format!("{FILES_SHAPE} (no {name})"))?;
-        }
+        require_methods(files, &["read", "write", "remove", "list"], FILES_SHAPE)?;
         Ok(JsFiles {
             this: files.clone(),
         })

@@ -13,7 +13,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{count, describe, option, string};
 use crate::js::env::JsClock;
 use crate::js::hash::JsHasher;
-use crate::js::promise::{call_and_await, callable, require_callable};
+use crate::js::promise::{call_and_await, callable, require_callable, require_methods};
 use crate::js::registry::{Native, Registration};
 use crate::js::store_methods::store_methods;
 use crate::js::types::KvStoreOptionsArg;
@@ -32,15 +32,7 @@ const KV_SHAPE: &str = "kv must be an object with async get, put and delete meth
 
 impl JsKv {
     fn new(kv: &JsValue) -> Result<JsKv> {
-        if kv.is_function() || !kv.is_object() {
-            return Err(Error::new(
-                ErrorCode::InvalidArgument,
-                format!("{KV_SHAPE} (got {})", describe(kv)),
-            ));
-        }
-        for name in ["get", "put", "delete"] {
-            require_callable(kv, name, &format!("{KV_SHAPE} (no {name})"))?;
-        }
+        require_methods(kv, &["get", "put", "delete"], KV_SHAPE)?;
         Ok(JsKv { this: kv.clone() })
     }
 

@@ -85,6 +85,21 @@ pub(crate) fn callable(value: &JsValue, name: &str) -> Option<(JsValue, Function
         .map(|f| (value.clone(), f))
 }
 
+/// Checks that `value` is an object (not a function) with every method in
+/// `names`; otherwise `INVALID_ARGUMENT` saying `shape` and what was wrong.
+pub(crate) fn require_methods(value: &JsValue, names: &[&str], shape: &str) -> Result<(), Error> {
+    if value.is_function() || !value.is_object() {
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!("{shape} (got {})", crate::js::convert::describe(value)),
+        ));
+    }
+    for name in names {
+        require_callable(value, name, &format!("{shape} (no {name})"))?;
+    }
+    Ok(())
+}
+
 /// Like [`callable`], but an `INVALID_ARGUMENT` error saying `expected` when
 /// `value` is neither a function nor an object with the method.
 pub(crate) fn require_callable(

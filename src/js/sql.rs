@@ -15,7 +15,7 @@ use crate::js::convert::describe;
 use crate::js::env::JsClock;
 use crate::js::hash::JsHasher;
 use crate::js::kv::call_method;
-use crate::js::promise::require_callable;
+use crate::js::promise::require_methods;
 use crate::js::registry::{Native, Registration};
 use crate::js::store_methods::store_methods;
 use crate::sql_store::{SqlArtifactStore as CoreStore, SqlConnection, SqlValue, Statement};
@@ -154,20 +154,7 @@ impl SqliteArtifactStore {
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "SqlConnectionLike")] connection: JsValue,
     ) -> std::result::Result<SqliteArtifactStore, JsValue> {
-        if connection.is_function() || !connection.is_object() {
-            return Err(Error::new(
-                ErrorCode::InvalidArgument,
-                format!("{CONNECTION_SHAPE} (got {})", describe(&connection)),
-            )
-            .into());
-        }
-        for name in ["query", "batch"] {
-            require_callable(
-                &connection,
-                name,
-                &format!("{CONNECTION_SHAPE} (no {name})"),
-            )?;
-        }
+        require_methods(&connection, &["query", "batch"], CONNECTION_SHAPE)?;
         let inner = Rc::new(
             CoreStore::new(JsSql { this: connection }, Rc::new(JsClock))
                 .with_hasher(Rc::new(JsHasher)),

@@ -157,6 +157,19 @@ fn str_value(s: &str) -> SqlValue {
     SqlValue::Text(s.to_string())
 }
 
+/// Statements deleting the rows of each of `tables` whose `column` is `value`.
+fn deletes(tables: &[&str], column: &str, value: &str) -> Vec<Statement> {
+    tables
+        .iter()
+        .map(|t| {
+            Statement::new(
+                &format!("DELETE FROM {t} WHERE {column} = ?"),
+                vec![str_value(value)],
+            )
+        })
+        .collect()
+}
+
 /// Artifacts and saved sessions in SQLite (see the module docs).
 pub struct SqlArtifactStore<C> {
     conn: C,
@@ -379,16 +392,11 @@ impl<C: SqlConnection> ArtifactStore for SqlArtifactStore<C> {
         if !self.exists(artifact_id).await? {
             return Ok(false);
         }
-        self.write(&[
-            Statement::new(
-                "DELETE FROM acc_artifacts WHERE artifact_id = ?",
-                vec![str_value(artifact_id)],
-            ),
-            Statement::new(
-                "DELETE FROM acc_artifact_sessions WHERE artifact_id = ?",
-                vec![str_value(artifact_id)],
-            ),
-        ])
+        self.write(&deletes(
+            &["acc_artifacts", "acc_artifact_sessions"],
+            "artifact_id",
+            artifact_id,
+        ))
         .await?;
         Ok(true)
     }
@@ -527,16 +535,11 @@ impl<C: SqlConnection> SessionStore for SqlArtifactStore<C> {
             .await?
             .is_empty();
         if exists {
-            self.write(&[
-                Statement::new(
-                    "DELETE FROM acc_events WHERE session_id = ?",
-                    vec![str_value(session_id)],
-                ),
-                Statement::new(
-                    "DELETE FROM acc_sessions WHERE session_id = ?",
-                    vec![str_value(session_id)],
-                ),
-            ])
+            self.write(&deletes(
+                &["acc_events", "acc_sessions"],
+                "session_id",
+                session_id,
+            ))
             .await?;
         }
         Ok(exists)
