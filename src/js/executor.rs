@@ -68,6 +68,12 @@ fn wake(id: u64) {
 
 /// Runs `future` as a task and returns a promise of its outcome.
 pub(crate) fn spawn(future: impl Future<Output = Result<JsValue, JsValue>> + 'static) -> Promise {
+    spawn_boxed(Box::pin(future))
+}
+
+/// [`spawn`] past boxing: one copy of the task bookkeeping, not one per
+/// future type.
+fn spawn_boxed(future: Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>>) -> Promise {
     let mut settle = None;
     let promise = Promise::new(&mut |resolve, reject| settle = Some((resolve, reject)));
     let Some((resolve, reject)) = settle else {
@@ -80,7 +86,7 @@ pub(crate) fn spawn(future: impl Future<Output = Result<JsValue, JsValue>> + 'st
         tasks.next_id += 1;
         let id = tasks.next_id;
         let task = Task {
-            future: Box::pin(future),
+            future,
             waker: Waker::from(Arc::new(TaskWaker(id))),
             resolve,
             reject,

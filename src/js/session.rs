@@ -10,7 +10,7 @@ use wasm_bindgen::JsCast;
 use crate::js::types::*;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::js::convert::{count, describe, option, string, to_js};
+use crate::js::convert::{count, describe, option, string, to_js, MAX_SAFE_INTEGER};
 use crate::js::counter::JsTokenCounter;
 use crate::js::env::{seed, JsClock};
 use crate::js::error::to_js_error;
@@ -85,10 +85,14 @@ fn tape_args<T: AsRef<JsValue>>(
 /// the JS side builds the event from with the data it has (one string
 /// back rather than a value per field).
 fn recorded(event: &SessionEvent) -> String {
-    format!(
-        "{} {} {}",
-        event.event_id, event.timestamp, event.token_estimate
-    )
+    let ts = event.timestamp;
+    // Clock readings are whole milliseconds: written as integers, without
+    // the float formatter.
+    if ts.fract() == 0.0 && (0.0..=MAX_SAFE_INTEGER).contains(&ts) {
+        format!("{} {} {}", event.event_id, ts as u64, event.token_estimate)
+    } else {
+        format!("{} {} {}", event.event_id, ts, event.token_estimate)
+    }
 }
 
 fn events_to_js(events: &[SessionEvent]) -> Result<JsValue> {

@@ -22,8 +22,8 @@ fn reject(e: Error) -> Promise {
 }
 
 /// `store(content, source, options)`.
-pub(crate) fn store<S: ArtifactStore + 'static, T: AsRef<JsValue>>(
-    store: Rc<S>,
+pub(crate) fn store<T: AsRef<JsValue>>(
+    store: Rc<dyn ArtifactStore>,
     content: &JsValue,
     source: &JsValue,
     options: &Option<T>,
@@ -52,7 +52,7 @@ fn string_arg(value: &JsValue, what: &str) -> std::result::Result<String, Promis
 }
 
 /// `retrieve(artifactId)`.
-pub(crate) fn retrieve<S: ArtifactStore + 'static>(store: Rc<S>, artifact_id: &JsValue) -> Promise {
+pub(crate) fn retrieve(store: Rc<dyn ArtifactStore>, artifact_id: &JsValue) -> Promise {
     let artifact_id = match string_arg(artifact_id, "artifactId") {
         Ok(id) => id,
         Err(p) => return p,
@@ -66,7 +66,7 @@ pub(crate) fn retrieve<S: ArtifactStore + 'static>(store: Rc<S>, artifact_id: &J
 }
 
 /// `exists(artifactId)`.
-pub(crate) fn exists<S: ArtifactStore + 'static>(store: Rc<S>, artifact_id: &JsValue) -> Promise {
+pub(crate) fn exists(store: Rc<dyn ArtifactStore>, artifact_id: &JsValue) -> Promise {
     let artifact_id = match string_arg(artifact_id, "artifactId") {
         Ok(id) => id,
         Err(p) => return p,
@@ -75,10 +75,7 @@ pub(crate) fn exists<S: ArtifactStore + 'static>(store: Rc<S>, artifact_id: &JsV
 }
 
 /// `listHandles(sessionId?)`.
-pub(crate) fn list_handles<S: ArtifactStore + 'static>(
-    store: Rc<S>,
-    session_id: &JsValue,
-) -> Promise {
+pub(crate) fn list_handles(store: Rc<dyn ArtifactStore>, session_id: &JsValue) -> Promise {
     let session_id = if session_id.is_undefined() || session_id.is_null() {
         None
     } else {
@@ -91,7 +88,7 @@ pub(crate) fn list_handles<S: ArtifactStore + 'static>(
 }
 
 /// `delete(artifactId)`.
-pub(crate) fn delete<S: ArtifactStore + 'static>(store: Rc<S>, artifact_id: &JsValue) -> Promise {
+pub(crate) fn delete(store: Rc<dyn ArtifactStore>, artifact_id: &JsValue) -> Promise {
     let artifact_id = match string_arg(artifact_id, "artifactId") {
         Ok(id) => id,
         Err(p) => return p,
@@ -100,16 +97,13 @@ pub(crate) fn delete<S: ArtifactStore + 'static>(store: Rc<S>, artifact_id: &JsV
 }
 
 /// `saveSession(session)`.
-pub(crate) fn save_session<S: SessionStore + 'static>(
-    store: Rc<S>,
-    session: &JsSession,
-) -> Promise {
+pub(crate) fn save_session(store: Rc<dyn SessionStore>, session: &JsSession) -> Promise {
     let session = session.inner.clone();
     spawn(async move { to_js(&store.save_session(&session).await?) })
 }
 
 /// `openMemory(name)`: the persisted memory journalled as session `name`.
-pub(crate) fn open_memory<S: SessionStore + 'static>(store: Rc<S>, name: &JsValue) -> Promise {
+pub(crate) fn open_memory(store: Rc<dyn SessionStore>, name: &JsValue) -> Promise {
     let name = if name.is_undefined() || name.is_null() {
         "memory".to_string()
     } else {
@@ -130,8 +124,8 @@ pub(crate) fn open_memory<S: SessionStore + 'static>(store: Rc<S>, name: &JsValu
 }
 
 /// `loadSession(sessionId, options)`.
-pub(crate) fn load_session<S: SessionStore + 'static, T: AsRef<JsValue>>(
-    store: Rc<S>,
+pub(crate) fn load_session<T: AsRef<JsValue>>(
+    store: Rc<dyn SessionStore>,
     session_id: &JsValue,
     options: &Option<T>,
 ) -> Promise {
@@ -157,15 +151,12 @@ pub(crate) fn load_session<S: SessionStore + 'static, T: AsRef<JsValue>>(
 }
 
 /// `listSessions()`.
-pub(crate) fn list_sessions<S: SessionStore + 'static>(store: Rc<S>) -> Promise {
+pub(crate) fn list_sessions(store: Rc<dyn SessionStore>) -> Promise {
     spawn(async move { to_js(&store.list_sessions().await?) })
 }
 
 /// `deleteSession(sessionId)`.
-pub(crate) fn delete_session<S: SessionStore + 'static>(
-    store: Rc<S>,
-    session_id: &JsValue,
-) -> Promise {
+pub(crate) fn delete_session(store: Rc<dyn SessionStore>, session_id: &JsValue) -> Promise {
     let session_id = match string_arg(session_id, "sessionId") {
         Ok(id) => id,
         Err(p) => return p,

@@ -72,7 +72,8 @@ fn event_id(ms: u64, seq: u32, random: u64) -> String {
     put(13, 6, u64::from(seq));
     put(19, 6, random);
     id[12] = b'-';
-    id.iter().map(|&b| char::from(b)).collect()
+    // Hex digits and a dash: always UTF-8.
+    String::from_utf8_lossy(&id).into_owned()
 }
 
 /// A typed event in the session timeline.

@@ -20,7 +20,9 @@ mod equivalence;
 
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::automaton::Automaton;
+use aho_corasick::dfa::DFA;
+use aho_corasick::{Input, MatchKind};
 use serde::{Deserialize, Serialize};
 
 use crate::order::{descending, sort_stable_by_key};
@@ -66,7 +68,9 @@ enum Owner {
 }
 
 struct Compiled {
-    prefilter: AhoCorasick,
+    /// The keywords as a DFA, the one automaton built in (`AhoCorasick`
+    /// would link all three kinds it chooses between at run time).
+    prefilter: DFA,
     /// For each prefilter pattern, its keyword and the rule it belongs to.
     keywords: Vec<(&'static str, Owner)>,
     /// Each rule's pattern, compiled the first time a keyword asks for it.
@@ -93,7 +97,7 @@ fn compiled() -> &'static Compiled {
                 .iter()
                 .map(|k| (*k, Owner::KeyValue)),
         );
-        let prefilter = AhoCorasickBuilder::new()
+        let prefilter = aho_corasick::dfa::Builder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
             .build(keywords.iter().map(|(k, _)| k))
@@ -219,7 +223,13 @@ fn keywords(text: &str) -> Keywords {
         key_value_at: Vec::new(),
         keyword_at: Vec::new(),
     };
-    for m in c.prefilter.find_overlapping_iter(text) {
+    // An unanchored overlapping search with standard semantics, which the
+    // DFA is built for: no error is possible.
+    let found = c
+        .prefilter
+        .try_find_overlapping_iter(Input::new(text))
+        .expect("the keyword DFA searches overlapping");
+    for m in found {
         let (keyword, owner) = c.keywords[m.pattern().as_usize()];
         match owner {
             Owner::KeyValue => k.key_value_at.push(m.start()),
