@@ -1,7 +1,9 @@
-// The package's API, the same in both entries: the glue's classes and
-// functions, each guarded by ./instance.js.
+// The package's API, the same in both entries: the main glue's classes and
+// functions, each guarded by ./instance.js, and the event-bus module's
+// classes, guarded by ./bus.js.
 import * as glue from "../pkg/context_compiler.js";
 import { guardClass, guarded } from "./instance.js";
+export { EpisodeSummarizer, EventBus, FactExtractor, SessionTimeoutMonitor, SleepHandler } from "./bus.js";
 // Defines Session.record and EventLog.append, before the classes are guarded.
 import "./record.js";
 
@@ -9,10 +11,7 @@ export const ArtifactAttacher = guardClass(glue.ArtifactAttacher);
 export const Compactor = guardClass(glue.Compactor);
 export const ContextCompiler = guardClass(glue.ContextCompiler);
 export const ContextWindow = guardClass(glue.ContextWindow);
-export const EpisodeSummarizer = guardClass(glue.EpisodeSummarizer);
-export const EventBus = guardClass(glue.EventBus);
 export const EventLog = guardClass(glue.EventLog);
-export const FactExtractor = guardClass(glue.FactExtractor);
 export const FsArtifactStore = guardClass(glue.FsArtifactStore);
 export const HistorySelector = guardClass(glue.HistorySelector);
 export const InMemoryBackend = guardClass(glue.InMemoryBackend);
@@ -24,8 +23,6 @@ export const PerceptionAligner = guardClass(glue.PerceptionAligner);
 export const PersistentMemory = guardClass(glue.PersistentMemory);
 export const SchemaRegistry = guardClass(glue.SchemaRegistry);
 export const Session = guardClass(glue.Session);
-export const SessionTimeoutMonitor = guardClass(glue.SessionTimeoutMonitor);
-export const SleepHandler = guardClass(glue.SleepHandler);
 export const SqliteArtifactStore = guardClass(glue.SqliteArtifactStore);
 export const TokenBudget = guardClass(glue.TokenBudget);
 export const ToolEvent = guardClass(glue.ToolEvent);

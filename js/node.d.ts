@@ -1,5 +1,6 @@
 import type { ModuleInput, SyncModuleInput } from "./host-types.js";
 export * from "../pkg/types/context_compiler.js";
+export * from "../pkg/types/context_compiler_bus.js";
 export * from "./constants.js";
 export { sqlConnection } from "./sql.js";
 export type { ModuleInput, SyncModuleInput } from "./host-types.js";
@@ -15,3 +16,11 @@ export function initSync(input?: SyncModuleInput): void;
 export function initSchemas(input?: ModuleInput): Promise<void>;
 /** Loads the JSON Schema module synchronously from bytes or a `WebAssembly.Module`. */
 export function initSchemasSync(input?: SyncModuleInput): void;
+/**
+ * Loads the event-bus module now (Node loads it by itself when the first bus
+ * or handler is made); `input` as for the web entry, by default the
+ * package's own `.wasm`.
+ */
+export function initBus(input?: ModuleInput): Promise<void>;
+/** Loads the event-bus module synchronously from bytes or a `WebAssembly.Module`. */
+export function initBusSync(input?: SyncModuleInput): void;

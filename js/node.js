@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { initSync as initGlue } from "../pkg/context_compiler.js";
 import { nodeFiles } from "./files.js";
 import { markReady, setFiles, setHashing } from "./instance.js";
+import { initBus as loadBus, initBusSync as loadBusSync, setBusLoader } from "./bus.js";
 import { initSchemas as loadSchemas, initSchemasSync as loadSchemasSync, setSchemaLoader } from "./schema.js";
 
 // Artifact ids and verified reads hash with OpenSSL, synchronously.
@@ -15,6 +16,9 @@ markReady(initGlue({ module: readFileSync(new URL("../pkg/context_compiler_bg.wa
 // The JSON Schema module loads when the first SchemaRegistry is made.
 const schemaWasm = new URL("../pkg/context_compiler_schema_bg.wasm", import.meta.url);
 setSchemaLoader(() => readFileSync(schemaWasm));
+// The event-bus module loads when the first bus or handler is made.
+const busWasm = new URL("../pkg/context_compiler_bus_bg.wasm", import.meta.url);
+setBusLoader(() => readFileSync(busWasm));
 
 export * from "./api.js";
 export * from "./constants.js";
@@ -33,4 +37,14 @@ export async function initSchemas(input) {
 /** Loads the JSON Schema module synchronously (by default the package's own). */
 export function initSchemasSync(input) {
   loadSchemasSync(input ?? readFileSync(schemaWasm));
+}
+
+/** Loads the event-bus module now (by default the package's own; it also loads by itself with the first bus or handler). */
+export async function initBus(input) {
+  if (input === undefined) loadBusSync(readFileSync(busWasm));
+  else await loadBus(input);
+}
+/** Loads the event-bus module synchronously (by default the package's own). */
+export function initBusSync(input) {
+  loadBusSync(input ?? readFileSync(busWasm));
 }

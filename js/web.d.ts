@@ -1,5 +1,6 @@
 import type { ModuleInput, SyncModuleInput } from "./host-types.js";
 export * from "../pkg/types/context_compiler.js";
+export * from "../pkg/types/context_compiler_bus.js";
 export * from "./constants.js";
 export { sqlConnection } from "./sql.js";
 export type { ModuleInput, SyncModuleInput } from "./host-types.js";
@@ -18,3 +19,12 @@ export function initSync(input: SyncModuleInput): void;
 export function initSchemas(input?: ModuleInput): Promise<void>;
 /** Loads the JSON Schema module synchronously from bytes or a `WebAssembly.Module`. */
 export function initSchemasSync(input: SyncModuleInput): void;
+/**
+ * Loads the event-bus module (needed once before the first `EventBus`,
+ * `SessionTimeoutMonitor`, `EpisodeSummarizer`, `FactExtractor` or
+ * `SleepHandler`). `input` as for `init`; by default the `.wasm` next to the
+ * glue is fetched.
+ */
+export function initBus(input?: ModuleInput): Promise<void>;
+/** Loads the event-bus module synchronously from bytes or a `WebAssembly.Module`. */
+export function initBusSync(input: SyncModuleInput): void;

@@ -30,3 +30,4 @@ export * from "./api.js";
 export * from "./constants.js";
 export { sqlConnection } from "./sql.js";
 export { initSchemas, initSchemasSync } from "./schema.js";
+export { initBus, initBusSync } from "./bus.js";

@@ -51,7 +51,7 @@ mod race;
 
 #[cfg(feature = "component")]
 mod component;
-#[cfg(feature = "js")]
+#[cfg(any(feature = "js", feature = "js-bus"))]
 mod js;
 
 pub use artifacts::{ArtifactHandle, ArtifactStore, MemoryArtifactStore, StoreOptions};

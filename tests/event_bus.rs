@@ -232,3 +232,19 @@ fn events_serialise_with_the_binding_keys_and_the_seed_payload_keys() {
                "data": {"episode_id": "ep-1", "idle_seconds": 1800}, "timestamp": 5.0})
     );
 }
+
+#[test]
+fn an_emitted_event_keeps_its_timestamp_or_takes_now() {
+    let init = json!({"type": "t", "agentId": "a"});
+    assert_eq!(BusEvent::from_init(&init, 5.0).unwrap().timestamp, 5.0);
+    let init = json!({"type": "t", "agentId": "a", "timestamp": 1234.5});
+    assert_eq!(BusEvent::from_init(&init, 5.0).unwrap().timestamp, 1234.5);
+    let init = json!({"type": "t", "agentId": "a", "timestamp": null});
+    assert_eq!(BusEvent::from_init(&init, 5.0).unwrap().timestamp, 5.0);
+    for bad in [json!("soon"), json!(true), json!({})] {
+        let init = json!({"type": "t", "agentId": "a", "timestamp": bad});
+        let e = BusEvent::from_init(&init, 5.0).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InvalidArgument);
+        assert!(e.message().contains("event.timestamp"), "{}", e.message());
+    }
+}

@@ -26,6 +26,10 @@ pub struct BusEvent {
     pub timestamp: f64,
 }
 
+/// The error an event's `timestamp` that is not a finite number gets.
+pub(crate) const BAD_TIMESTAMP: &str =
+    "event.timestamp must be a finite number (ms since the Unix epoch)";
+
 impl BusEvent {
     /// An event stamped `timestamp` (ms).
     pub fn new(
@@ -44,10 +48,11 @@ impl BusEvent {
         }
     }
 
-    /// Reads what an emitter gives, `{ type, agentId, sessionId?, data? }`
-    /// (`data` an object), stamped `timestamp`; anything else is
+    /// Reads what an emitter gives, `{ type, agentId, sessionId?, data?,
+    /// timestamp? }` (`data` an object, `timestamp` in ms since the Unix
+    /// epoch, by default `now`); anything else is
     /// [`ErrorCode::InvalidArgument`] naming the field.
-    pub fn from_init(init: &Value, timestamp: f64) -> Result<BusEvent> {
+    pub fn from_init(init: &Value, now: f64) -> Result<BusEvent> {
         let invalid = |m: &str| Error::new(ErrorCode::InvalidArgument, m.to_string());
         let object = init.as_object().ok_or_else(|| {
             invalid("the event must be an object { type, agentId, sessionId?, data? }")
@@ -64,6 +69,13 @@ impl BusEvent {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(d)) => d.clone(),
             Some(_) => return Err(invalid("event.data must be an object")),
+        };
+        let timestamp = match object.get("timestamp") {
+            None | Some(Value::Null) => now,
+            Some(t) => t
+                .as_f64()
+                .filter(|t| t.is_finite())
+                .ok_or_else(|| invalid(BAD_TIMESTAMP))?,
         };
         Ok(BusEvent::new(
             event_type, agent_id, session_id, data, timestamp,

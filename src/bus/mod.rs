@@ -11,7 +11,7 @@
 //! before it ends.
 
 mod answer;
-mod event;
+pub(crate) mod event;
 mod facts;
 mod feed;
 mod interrupt;
@@ -35,7 +35,7 @@ pub use event::BusEvent;
 pub use facts::{
     fact_key, FactExtractor, FactExtractorOptions, Similarity, EXTRACT_PROMPT, FACT_SOURCE,
 };
-pub use feed::{session_feed, FeedOptions};
+pub use feed::{feed_event, session_feed, FeedOptions};
 pub use interrupt::Interrupt;
 pub use monitor::{MonitorOptions, SessionTimeoutMonitor, ASSISTANT_TRANSCRIPT_CHARS};
 pub use sleep::{

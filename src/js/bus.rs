@@ -8,6 +8,7 @@ use js_sys::{Function, Reflect};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
 
+use crate::bus::event::BAD_TIMESTAMP;
 use crate::bus::{BusEvent, BusOptions, EventBus, EventHandler};
 use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{count, from_js, option, string, to_js};
@@ -17,6 +18,7 @@ use crate::js::registry::{Native, Registration};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_BUS: &'static str = r#"
+import type { ContextCompilerError, InMemoryBackend, Json, MemoryEntry, MemoryFilter, MemoryStoreLike, PersistentMemory, Summarizer } from "./context_compiler.js";
 /** An event on the bus. `data` keeps the seed's payload keys (`episode_id`, `transcript`, `idle_seconds`, ...). */
 export interface BusEvent {
   type: string;
@@ -26,8 +28,8 @@ export interface BusEvent {
   /** When it was emitted, in ms since the Unix epoch. */
   timestamp: number;
 }
-/** What `emit` takes: the timestamp is the bus's. */
-export interface BusEventInit { type: string; agentId: string; sessionId?: string | null; data?: { [key: string]: Json } }
+/** What `emit` takes: `timestamp` (ms since the Unix epoch) defaults to the bus's clock. */
+export interface BusEventInit { type: string; agentId: string; sessionId?: string | null; data?: { [key: string]: Json }; timestamp?: number }
 /** A handler or persister: its throw or rejection is isolated, counted and given to `onError`. */
 export type BusHandler = (event: BusEvent) => void | Promise<void>;
 export interface EventBusOptions {
@@ -208,12 +210,21 @@ impl JsEventBus {
         Ok(())
     }
 
-    /// Queues an event stamped with the current time; resolves `false` when
-    /// the queue is full and the event was dropped. Never waits for handlers.
+    /// Queues an event stamped with the current time (unless it has a
+    /// `timestamp`); resolves `false` when the queue is full and the event
+    /// was dropped. Never waits for handlers.
     #[wasm_bindgen(unchecked_return_type = "Promise<boolean>")]
     pub fn emit(&self, event: BusEventInitArg) -> js_sys::Promise {
         let accepted = self.event(&event).map(|e| self.bus.emit(e));
         spawn(async move { accepted.map(JsValue::from) })
+    }
+
+    /// `emit` without the promise: queues the event now and returns whether
+    /// it was accepted (`false` when the queue is full). What
+    /// `Session.attachBus` calls for each event it feeds.
+    #[wasm_bindgen(js_name = tryEmit)]
+    pub fn try_emit(&self, event: BusEventInitArg) -> std::result::Result<bool, JsValue> {
+        Ok(self.bus.emit(self.event(&event)?))
     }
 
     /// Starts the background loop (does nothing if started).
@@ -259,48 +270,23 @@ impl JsEventBus {
 }
 
 impl JsEventBus {
-    /// Reads an event to emit: `type` and `agentId` strings, an optional
-    /// `sessionId` and a `data` object.
+    /// Reads an event to emit (see [`BusEvent::from_init`]), stamped now
+    /// unless it has a `timestamp`.
     fn event(&self, init: &JsValue) -> Result<BusEvent> {
         if !init.is_object() {
             return Err(Error::new(
                 ErrorCode::InvalidArgument,
-                "the event must be an object { type, agentId, sessionId?, data? }",
+                "the event must be an object { type, agentId, sessionId?, data?, timestamp? }",
             ));
         }
-        let read = |key: &str| {
-            Reflect::get(init, &key.into()).map_err(|_| {
-                Error::new(
-                    ErrorCode::InvalidArgument,
-                    format!("event.{key} could not be read"),
-                )
-            })
-        };
-        let event_type = string(&read("type")?, "event.type")?;
-        let agent_id = string(&read("agentId")?, "event.agentId")?;
-        let session = read("sessionId")?;
-        let session_id = if session.is_undefined() || session.is_null() {
-            None
-        } else {
-            Some(string(&session, "event.sessionId")?)
-        };
-        let data = read("data")?;
-        let data = if data.is_undefined() || data.is_null() {
-            serde_json::Map::new()
-        } else if data.is_object() && !js_sys::Array::is_array(&data) {
-            from_js(&data, "event.data")?
-        } else {
-            return Err(Error::new(
-                ErrorCode::InvalidArgument,
-                "event.data must be an object",
-            ));
-        };
-        Ok(BusEvent::new(
-            event_type,
-            agent_id,
-            session_id,
-            data,
-            self.bus.clock().now_ms(),
-        ))
+        // JSON has no infinities: check the number before the conversion
+        // turns one into `null` (which means "now").
+        let timestamp = Reflect::get(init, &"timestamp".into()).unwrap_or(JsValue::NULL);
+        let absent = timestamp.is_undefined() || timestamp.is_null();
+        if !absent && !timestamp.as_f64().is_some_and(f64::is_finite) {
+            return Err(Error::new(ErrorCode::InvalidArgument, BAD_TIMESTAMP));
+        }
+        let init: serde_json::Value = from_js(init, "event")?;
+        BusEvent::from_init(&init, self.bus.clock().now_ms())
     }
 }

@@ -213,6 +213,7 @@ pub(crate) fn typed_option<T, O: AsRef<JsValue>>(
     })
 }
 
+#[cfg(feature = "js")]
 /// The boolean option `key` of `options` (`default` when absent); anything
 /// but a boolean is an `INVALID_ARGUMENT` error.
 pub(crate) fn bool_option<T: AsRef<JsValue>>(
@@ -241,6 +242,7 @@ pub(crate) fn count(value: &JsValue, what: &str, code: ErrorCode) -> Result<Opti
     }
 }
 
+#[cfg(feature = "js")]
 /// Like [`count`], but `Infinity` means "no limit" (`usize::MAX`).
 pub(crate) fn limit(value: &JsValue, what: &str, default: usize) -> Result<usize> {
     if value.as_f64() == Some(f64::INFINITY) {
@@ -271,6 +273,7 @@ pub(crate) fn string(value: &JsValue, what: &str) -> Result<String> {
     })
 }
 
+#[cfg(feature = "js")]
 /// Bytes from a `Uint8Array` (or any typed-array view), an `ArrayBuffer`, or
 /// a string (encoded as UTF-8).
 pub(crate) fn bytes(value: &JsValue, what: &str) -> Result<Vec<u8>> {

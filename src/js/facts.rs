@@ -12,7 +12,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::js::bus::bus_option;
 use crate::js::convert::{describe, option};
 use crate::js::llm::llm_option;
-use crate::js::memory::memory_arg;
+use crate::js::memory_arg::memory_arg;
 use crate::js::options::{number_option, string_option, usize_option, FRACTION};
 use crate::js::promise::{call_and_await, require_callable};
 use crate::memory::Embedder;

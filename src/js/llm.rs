@@ -2,14 +2,12 @@
 //! string`, or an object with such a `complete` method; and the options the
 //! handlers that call it share.
 
-use std::rc::Rc;
-
 use async_trait::async_trait;
 use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::js::convert::{describe, option};
+use crate::js::convert::describe;
 use crate::js::promise::{call_and_await, require_callable};
 use crate::llm::{Llm, LlmOptions};
 
@@ -69,6 +67,7 @@ impl AbortOnDrop {
         })
     }
 
+    #[cfg(feature = "js")]
     /// The controller, to abort it earlier.
     pub(crate) fn controller(&self) -> Option<JsValue> {
         self.controller.clone()
@@ -118,10 +117,11 @@ impl Llm for JsLlm {
     }
 }
 
+#[cfg(feature = "js-bus")]
 /// `options.llm`, required.
-pub(crate) fn llm_option<T: AsRef<JsValue>>(options: &Option<T>) -> Result<Rc<dyn Llm>> {
-    Ok(Rc::new(JsLlm::from_js(
-        &option(options, "llm", "options")?,
+pub(crate) fn llm_option<T: AsRef<JsValue>>(options: &Option<T>) -> Result<std::rc::Rc<dyn Llm>> {
+    Ok(std::rc::Rc::new(JsLlm::from_js(
+        &crate::js::convert::option(options, "llm", "options")?,
         "options.llm",
     )?))
 }

@@ -1,40 +1,78 @@
-//! JavaScript bindings (feature `js`): thin wrappers that convert between JS
-//! values and the core's types. No behaviour lives here that the core lacks.
+//! JavaScript bindings: thin wrappers that convert between JS values and
+//! the core's types. No behaviour lives here that the core lacks.
+//!
+//! The npm package splits them over two wasm modules, each a build of this
+//! crate: feature `js` is the main module (sessions, compilers, tools,
+//! stores, memory), feature `js-bus` the event bus and its background
+//! handlers, loaded when the first bus is made. The two reach each other's
+//! objects only through their JS methods (`Session.attachBus` calls the
+//! bus's `tryEmit`; the handlers call a memory's `recall`, `put`, ...).
 
+// Shared by both modules.
 #[cfg(target_arch = "wasm32")]
 mod alloc;
-mod artifacts;
-mod budget;
-mod bus;
-mod compiler;
-mod context_window;
 mod convert;
-mod counter;
 mod env;
 mod error;
 mod executor;
-mod facts;
 mod fatal;
-mod fs;
-mod hash;
-mod indexeddb;
-mod kv;
 mod llm;
-mod memory;
-mod monitor;
-mod normalize;
+mod memory_arg;
 mod options;
-mod processors;
 mod promise;
 mod registry;
-mod runner;
-mod schema_engine;
-mod session;
-mod sleep;
-mod sql;
-mod store_methods;
-mod summarizer;
 mod text;
+
+// The main module.
+#[cfg(feature = "js")]
+mod artifacts;
+#[cfg(feature = "js")]
+mod budget;
+#[cfg(feature = "js")]
+mod compiler;
+#[cfg(feature = "js")]
+mod context_window;
+#[cfg(feature = "js")]
+mod counter;
+#[cfg(feature = "js")]
+mod fs;
+#[cfg(feature = "js")]
+mod hash;
+#[cfg(feature = "js")]
+mod indexeddb;
+#[cfg(feature = "js")]
+mod kv;
+#[cfg(feature = "js")]
+mod memory;
+#[cfg(feature = "js")]
+mod normalize;
+#[cfg(feature = "js")]
+mod processors;
+#[cfg(feature = "js")]
+mod runner;
+#[cfg(feature = "js")]
+mod schema_engine;
+#[cfg(feature = "js")]
+mod session;
+#[cfg(feature = "js")]
+mod sql;
+#[cfg(feature = "js")]
+mod store_methods;
+#[cfg(feature = "js")]
 mod tools;
+#[cfg(feature = "js")]
 pub(crate) mod types;
+#[cfg(feature = "js")]
 mod working_context;
+
+// The bus module.
+#[cfg(feature = "js-bus")]
+mod bus;
+#[cfg(feature = "js-bus")]
+mod facts;
+#[cfg(feature = "js-bus")]
+mod monitor;
+#[cfg(feature = "js-bus")]
+mod sleep;
+#[cfg(feature = "js-bus")]
+mod summarizer;

@@ -5,8 +5,9 @@
 use wasm_bindgen::JsValue;
 
 use crate::error::{ErrorCode, Result};
-use crate::js::convert::{count, option, string, typed_option};
+use crate::js::convert::{count, option, string};
 
+#[cfg(feature = "js-bus")]
 /// The numbers an option accepts, and how its error says so.
 pub(crate) struct NumberRange {
     min: f64,
@@ -14,6 +15,7 @@ pub(crate) struct NumberRange {
     expected: &'static str,
 }
 
+#[cfg(feature = "js-bus")]
 /// A number from 0 to 1 (confidences, similarities).
 pub(crate) const FRACTION: NumberRange = NumberRange {
     min: 0.0,
@@ -21,6 +23,7 @@ pub(crate) const FRACTION: NumberRange = NumberRange {
     expected: "a number from 0 to 1",
 };
 
+#[cfg(feature = "js-bus")]
 /// A non-negative number of milliseconds.
 pub(crate) const MILLIS: NumberRange = NumberRange {
     min: 0.0,
@@ -28,6 +31,7 @@ pub(crate) const MILLIS: NumberRange = NumberRange {
     expected: "a non-negative number of milliseconds",
 };
 
+#[cfg(feature = "js-bus")]
 /// A number option within `range`.
 pub(crate) fn number_option<T: AsRef<JsValue>>(
     options: &Option<T>,
@@ -35,7 +39,7 @@ pub(crate) fn number_option<T: AsRef<JsValue>>(
     default: f64,
     range: NumberRange,
 ) -> Result<f64> {
-    typed_option(
+    crate::js::convert::typed_option(
         options,
         key,
         default,
@@ -70,6 +74,7 @@ pub(crate) fn optional_string<T: AsRef<JsValue>>(
     }
 }
 
+#[cfg(feature = "js-bus")]
 /// A string option with a default (a prompt, say).
 pub(crate) fn string_option<T: AsRef<JsValue>>(
     options: &Option<T>,

@@ -20,7 +20,7 @@ use crate::js::budget::positive_budget;
 use crate::js::convert::{bool_option, describe, from_js, limit, option, to_js};
 use crate::js::error::to_js_error;
 use crate::js::llm::JsLlm;
-use crate::js::memory::memory_arg;
+use crate::js::memory_arg::memory_arg;
 use crate::js::promise::{call_and_await, callable, spawn};
 use crate::js::registry::{self, Native, Registration};
 use crate::js::session::JsSession;

@@ -85,6 +85,7 @@ pub(crate) fn callable(value: &JsValue, name: &str) -> Option<(JsValue, Function
         .map(|f| (value.clone(), f))
 }
 
+#[cfg(feature = "js")]
 /// Checks that `value` is an object (not a function) with every method in
 /// `names`; otherwise `INVALID_ARGUMENT` saying `shape` and what was wrong.
 pub(crate) fn require_methods(value: &JsValue, names: &[&str], shape: &str) -> Result<(), Error> {

@@ -5,41 +5,69 @@
 //! weak reference under a numeric id, exposed to JS as the hidden getter
 //! `__nativeId`. The JS object keeps the strong reference; dropping it (via
 //! `free()` or garbage collection) unregisters it.
+//!
+//! Each of the package's modules has its own registry, and hands out ids
+//! from its own half of the `u32`s: an object of the other module is never
+//! mistaken for one of ours, it is simply not found (and taken through its
+//! JS methods where that is allowed).
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+#[cfg(feature = "js")]
 use std::rc::{Rc, Weak};
 
 use js_sys::Reflect;
 use wasm_bindgen::JsValue;
 
+#[cfg(feature = "js")]
 use crate::artifacts::ArtifactStore;
+#[cfg(feature = "js-bus")]
 use crate::bus::EventBus;
+#[cfg(feature = "js")]
 use crate::compiler::Processor;
+#[cfg(feature = "js")]
 use crate::js::compiler::CompilerSpec;
+#[cfg(feature = "js")]
 use crate::memory::MemoryStore;
+#[cfg(feature = "js")]
 use crate::normalize::aligner::PerceptionAligner;
+#[cfg(feature = "js")]
 use crate::session::Session;
+#[cfg(feature = "js")]
 use crate::tools::ToolInterruptHandler;
 
 /// A registered native object.
 #[derive(Clone)]
 pub(crate) enum Native {
+    #[cfg(feature = "js")]
     Processor(Weak<dyn Processor>),
+    #[cfg(feature = "js")]
     ArtifactStore(Weak<dyn ArtifactStore>),
+    #[cfg(feature = "js")]
     Memory(Weak<dyn MemoryStore>),
+    #[cfg(feature = "js")]
     Aligner(Weak<PerceptionAligner>),
+    #[cfg(feature = "js")]
     Session(Weak<RefCell<Session>>),
     /// A handle to an event bus (the bus lives as long as any handle).
+    #[cfg(feature = "js-bus")]
     Bus(EventBus),
     /// A JS `ContextCompiler`'s processors and layout.
+    #[cfg(feature = "js")]
     Compiler(Weak<RefCell<CompilerSpec>>),
     /// A tool interrupt handler.
+    #[cfg(feature = "js")]
     ToolHandler(Weak<ToolInterruptHandler>),
 }
 
+/// The first id this module hands out: the main module's ids are below
+/// 2³¹, the bus module's from 2³¹ up.
+const FIRST_ID: u32 = if cfg!(feature = "js") { 1 } else { 1 << 31 };
+/// The last: after it, ids start again from [`FIRST_ID`].
+const LAST_ID: u32 = FIRST_ID + ((1 << 31) - 2);
+
 thread_local! {
-    static NEXT: Cell<u32> = const { Cell::new(1) };
+    static NEXT: Cell<u32> = const { Cell::new(FIRST_ID) };
     static OBJECTS: RefCell<HashMap<u32, Native>> = RefCell::new(HashMap::new());
 }
 
@@ -69,7 +97,7 @@ impl Drop for Registration {
 fn register(native: Native) -> u32 {
     let id = NEXT.with(|n| {
         let id = n.get();
-        n.set(id.wrapping_add(1).max(1));
+        n.set(if id >= LAST_ID { FIRST_ID } else { id + 1 });
         id
     });
     OBJECTS.with(|o| o.borrow_mut().insert(id, native));
@@ -96,6 +124,7 @@ pub(crate) fn lookup(value: &JsValue) -> Option<Native> {
     OBJECTS.with(|o| o.borrow().get(&(id as u32)).cloned())
 }
 
+#[cfg(feature = "js")]
 /// The live processor behind `value`.
 pub(crate) fn processor(value: &JsValue) -> Option<Rc<dyn Processor>> {
     match lookup(value)? {
@@ -104,6 +133,7 @@ pub(crate) fn processor(value: &JsValue) -> Option<Rc<dyn Processor>> {
     }
 }
 
+#[cfg(feature = "js")]
 /// The live artifact store behind `value`.
 pub(crate) fn artifact_store(value: &JsValue) -> Option<Rc<dyn ArtifactStore>> {
     match lookup(value)? {
@@ -112,6 +142,7 @@ pub(crate) fn artifact_store(value: &JsValue) -> Option<Rc<dyn ArtifactStore>> {
     }
 }
 
+#[cfg(feature = "js")]
 /// The live memory store behind `value`.
 pub(crate) fn memory(value: &JsValue) -> Option<Rc<dyn MemoryStore>> {
     match lookup(value)? {
@@ -120,6 +151,7 @@ pub(crate) fn memory(value: &JsValue) -> Option<Rc<dyn MemoryStore>> {
     }
 }
 
+#[cfg(feature = "js")]
 /// The live perception aligner behind `value`.
 pub(crate) fn aligner(value: &JsValue) -> Option<Rc<PerceptionAligner>> {
     match lookup(value)? {
@@ -128,6 +160,7 @@ pub(crate) fn aligner(value: &JsValue) -> Option<Rc<PerceptionAligner>> {
     }
 }
 
+#[cfg(feature = "js")]
 /// The live session behind `value`.
 pub(crate) fn session(value: &JsValue) -> Option<Rc<RefCell<Session>>> {
     match lookup(value)? {
@@ -136,7 +169,9 @@ pub(crate) fn session(value: &JsValue) -> Option<Rc<RefCell<Session>>> {
     }
 }
 
+#[cfg(feature = "js-bus")]
 /// The event bus behind `value`.
+#[allow(unreachable_patterns)] // the bus module registers buses only
 pub(crate) fn bus(value: &JsValue) -> Option<EventBus> {
     match lookup(value)? {
         Native::Bus(b) => Some(b),
@@ -144,6 +179,7 @@ pub(crate) fn bus(value: &JsValue) -> Option<EventBus> {
     }
 }
 
+#[cfg(feature = "js")]
 /// The live `ContextCompiler` behind `value`.
 pub(crate) fn compiler(value: &JsValue) -> Option<Rc<RefCell<CompilerSpec>>> {
     match lookup(value)? {
@@ -152,6 +188,7 @@ pub(crate) fn compiler(value: &JsValue) -> Option<Rc<RefCell<CompilerSpec>>> {
     }
 }
 
+#[cfg(feature = "js")]
 /// The live `ToolInterruptHandler` behind `value`.
 pub(crate) fn tool_handler(value: &JsValue) -> Option<Rc<ToolInterruptHandler>> {
     match lookup(value)? {

@@ -15,10 +15,11 @@ use crate::js::counter::JsTokenCounter;
 use crate::js::env::{seed, JsClock};
 use crate::js::error::to_js_error;
 use crate::js::options::optional_string;
+use crate::js::promise::require_callable;
 use crate::js::registry::{Native, Registration};
 use crate::js::text::js_string;
 use crate::session::{
-    record_shared_then, EventLog as CoreLog, Session as CoreSession, SessionEvent,
+    record_shared_then, EventLog as CoreLog, Session as CoreSession, SessionEvent, SessionObserver,
 };
 use crate::tokens::{DefaultTokenCounter, TokenCounter, WordsTokenCounter};
 
@@ -99,6 +100,11 @@ fn events_to_js(events: &[SessionEvent]) -> Result<JsValue> {
     to_js(events)
 }
 
+#[wasm_bindgen(typescript_custom_section)]
+const TS_BUS_IMPORT: &'static str = r#"
+import type { EventBus } from "./context_compiler_bus.js";
+"#;
+
 /// The seed's Session: an id and an append-only event log.
 #[wasm_bindgen(js_name = Session)]
 pub struct JsSession {
@@ -173,15 +179,22 @@ impl JsSession {
     /// Feeds `bus` from this session: each `user_input` emits
     /// `message_received` and each `assistant_output` emits `turn_completed`
     /// (the seed's phases H and I), with the text, `episode_id`, `user_id`
-    /// and `user_display_name` from `options`. Replaces an earlier bus.
+    /// and `user_display_name` from `options`, stamped with the session
+    /// event's time. Replaces an earlier bus. The bus lives in the bus
+    /// module, so the session calls its `tryEmit` (any object with that
+    /// method will do); a full queue drops the event and a failing
+    /// `tryEmit` is ignored: feeding a bus never fails a record.
     #[wasm_bindgen(js_name = attachBus)]
     pub fn attach_bus(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "EventBus")] bus: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Pick<EventBus, \"tryEmit\">")] bus: JsValue,
         options: Option<AttachBusOptionsArg>,
     ) -> std::result::Result<(), JsValue> {
-        let bus = crate::js::registry::bus(&bus)
-            .ok_or_else(|| Error::new(ErrorCode::InvalidArgument, "bus must be an EventBus"))?;
+        let (this, try_emit) = require_callable(
+            &bus,
+            "tryEmit",
+            "bus must be an EventBus (an object with tryEmit(event))",
+        )?;
         let text = |key: &str| optional_string(&options, key);
         let feed = crate::bus::FeedOptions {
             agent_id: text("agentId")?.unwrap_or_default(),
@@ -189,10 +202,17 @@ impl JsSession {
             user_display_name: text("userDisplayName")?,
             episode_id: text("episodeId")?,
         };
+        let observer: SessionObserver = Rc::new(move |session_id: &str, event: &SessionEvent| {
+            if let Some(init) =
+                crate::bus::feed_event(&feed, session_id, event).and_then(|e| to_js(&e).ok())
+            {
+                let _ = try_emit.call1(&this, &init);
+            }
+        });
         self.inner
             .try_borrow_mut()
             .map_err(|_| busy())?
-            .set_observer(Some(crate::bus::session_feed(&bus, feed)));
+            .set_observer(Some(observer));
         Ok(())
     }
 

@@ -8,7 +8,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::js::bus::bus_option;
 use crate::js::convert::{from_js, option};
 use crate::js::llm::llm_option;
-use crate::js::memory::memory_arg;
+use crate::js::memory_arg::memory_arg;
 use crate::js::options::{number_option, string_option, usize_option, FRACTION, MILLIS};
 
 #[wasm_bindgen(typescript_custom_section)]

@@ -37,16 +37,44 @@ const backends = {
   kv: () => kvBackend(lib, { maxValueBytes: 65536 }),
 };
 
+/** The `.wasm` files the page has fetched, by file name. */
+const fetchedWasm = () =>
+  performance
+    .getEntriesByType("resource")
+    .map((e) => e.name.split("/").pop())
+    .filter((n) => n.endsWith(".wasm"))
+    .sort();
+
 globalThis.harness = {
+  /**
+   * The event bus: a module of its own, fetched only by initBus(); a session
+   * of the main module feeds a bus and a monitor of the bus module.
+   */
+  async bus() {
+    const before = fetchedWasm();
+    let beforeInit = null;
+    try {
+      new lib.EventBus();
+    } catch (e) {
+      beforeInit = { code: e.code, message: e.message };
+    }
+    await lib.initBus();
+    const bus = new lib.EventBus();
+    const seen = [];
+    bus.on("message_received", (e) => {
+      seen.push([e.type, e.sessionId, e.data.text, e.agentId]);
+    });
+    bus.start();
+    const session = new lib.Session({ sessionId: "fed" });
+    session.attachBus(bus, { agentId: "browser" });
+    session.record("user_input", "hello from the page");
+    await bus.stop();
+    return { before, beforeInit, after: fetchedWasm(), seen };
+  },
+
   /** JSON Schema validation: a second module, fetched only by initSchemas(). */
   async schemas() {
-    const fetched = () =>
-      performance
-        .getEntriesByType("resource")
-        .map((e) => e.name.split("/").pop())
-        .filter((n) => n.endsWith(".wasm"))
-        .sort();
-    const before = fetched();
+    const before = fetchedWasm();
     let beforeInit = null;
     try {
       new lib.SchemaRegistry();
@@ -67,7 +95,7 @@ globalThis.harness = {
     return {
       before,
       beforeInit,
-      after: fetched(),
+      after: fetchedWasm(),
       valid: registry.validate("calc", { result: 1 }).valid,
       badPath: bad.validationErrors.map((e) => e.instancePath),
       invalid,
@@ -218,6 +246,7 @@ globalThis.harness = {
   async memoryBeforeReload() {
     const store = await lib.IndexedDbArtifactStore.open({ databaseName: "memory-loop" });
     const memory = await store.openMemory("memory");
+    await lib.initBus();
     const bus = new lib.EventBus();
     new lib.FactExtractor({
       bus,

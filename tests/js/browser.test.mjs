@@ -114,6 +114,18 @@ test("JSON Schema validation is a second module, fetched only by initSchemas()",
   );
 });
 
+test("the event bus is a module of its own, fetched only by initBus(); a session feeds it", async () => {
+  const context = await browser.newContext();
+  const p = await openHarness(context);
+  const out = await p.evaluate(() => globalThis.harness.bus());
+  await context.close();
+  assert.deepEqual(out.before, ["context_compiler_bg.wasm"]);
+  assert.equal(out.beforeInit?.code, "NOT_INITIALIZED");
+  assert.match(out.beforeInit.message, /initBus\(\)/);
+  assert.deepEqual(out.after, ["context_compiler_bg.wasm", "context_compiler_bus_bg.wasm"]);
+  assert.deepEqual(out.seen, [["message_received", "fed", "hello from the page", "browser"]]);
+});
+
 test("a session and its artifacts survive a page reload", async () => {
   const context = await browser.newContext();
   const p = await openHarness(context);

@@ -7,11 +7,12 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import * as nodeEntry from "agent-context-compiler";
 import * as glue from "../../pkg/context_compiler.js";
+import * as busGlue from "../../pkg/context_compiler_bus.js";
 import { EXPORTED_NAMES } from "./exported-names.mjs";
 
-test("both entries export exactly the glue's public names", async () => {
-  // `__installHost` and `__runTasks` are the entries' own hooks (js/instance.js).
-  const glueNames = Object.keys(glue)
+test("both entries export exactly the two glues' public names", async () => {
+  // `__installHost` and `__runTasks` are the entries' own hooks (js/module-guard.js).
+  const glueNames = [...Object.keys(glue), ...Object.keys(busGlue)]
     .filter((n) => n !== "default" && n !== "initSync" && !n.startsWith("__"))
     .sort();
   assert.deepEqual(glueNames, [...EXPORTED_NAMES].sort());
@@ -38,6 +39,10 @@ test("the web entry throws NOT_INITIALIZED before init, then works", () => {
   assert.equal(out.schemaBefore.name, "ContextCompilerError");
   assert.match(out.schemaBefore.message, /initSchemas\(\)/);
   assert.deepEqual(out.schemaValid, [true, false]);
+  assert.equal(out.busBefore?.code, "NOT_INITIALIZED");
+  assert.equal(out.busBefore.name, "ContextCompilerError");
+  assert.match(out.busBefore.message, /EventBus is in the event-bus module.*initBus\(\)/);
+  assert.deepEqual(out.busEmits, [true, 1]);
   assert.deepEqual(
     { instance: out.instance, sessionId: out.sessionId, tokens: out.tokens, compiled: out.compiled },
     { instance: true, sessionId: "w", tokens: 2, compiled: true },
@@ -56,6 +61,29 @@ test("the node entry compiles the JSON Schema module only when the first SchemaR
     afterSecond: ["context_compiler_bg.wasm", "context_compiler_schema_bg.wasm"],
     valid: [true, false],
   });
+});
+
+test("the node entry loads the event-bus module when the first bus or handler is made, once", () => {
+  const script = fileURLToPath(new URL("./children/bus_lazy.mjs", import.meta.url));
+  const r = spawnSync(process.execPath, [script], { encoding: "utf8", timeout: 60_000 });
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout.trim().split("\n").pop());
+  assert.deepEqual(out, {
+    afterSession: ["context_compiler_bg.wasm"],
+    afterBus: ["context_compiler_bg.wasm", "context_compiler_bus_bg.wasm"],
+    afterHandlers: ["context_compiler_bg.wasm", "context_compiler_bus_bg.wasm"],
+    fed: [["message_received", "lazy", "hi"], ["turn_completed", "lazy", "hello"]],
+  });
+});
+
+test("the main module holds no event-bus code; the bus module does", () => {
+  const main = readFileSync(new URL("../../pkg/context_compiler_bg.wasm", import.meta.url)).toString("latin1");
+  const bus = readFileSync(new URL("../../pkg/context_compiler_bus_bg.wasm", import.meta.url)).toString("latin1");
+  // Messages only the bus and its handlers write.
+  for (const text of ["options.maxQueue", "sessionIdleTimeoutMs"]) {
+    assert.ok(bus.includes(text), text);
+    assert.ok(!main.includes(text), text);
+  }
 });
 
 test("the main module holds no JSON Schema code; the schema module does", () => {

@@ -67,6 +67,26 @@ test("running out of wasm memory closes the instance clearly, in a sync call and
   }
 });
 
+test("running the event-bus module out of memory closes that module only: the main module goes on", () => {
+  const run = child("bus_out_of_memory.mjs", ["--wasm-max-mem-pages=2048"]);
+  assert.equal(run.status, 0, run.stderr);
+  const { failure, after, pendingEmit } = JSON.parse(run.stdout.trim().split("\n").pop());
+  assert.equal(failure?.code, "OUT_OF_MEMORY", JSON.stringify(failure));
+  assert.match(failure.message, /allocation of \d+ bytes failed.*the event-bus module is now closed/);
+  for (const use of ["busEmit", "busGetter", "newBus", "newMonitor"]) {
+    assert.equal(after[use].ok, false, `${use} must fail`);
+    assert.equal(after[use].code, "MODULE_POISONED", `${use}: ${after[use].message}`);
+    assert.match(after[use].message, /the event-bus module stopped after OUT_OF_MEMORY.*sessions, compilers and stores go on/);
+  }
+  assert.deepEqual(after.busFree, { ok: true, value: null }, "free() does nothing");
+  assert.deepEqual(after.record, { ok: true, value: "true" });
+  assert.deepEqual(after.count, { ok: true, value: "2" });
+  assert.deepEqual(after.newSession, { ok: true, value: "new" });
+  // A promise of the bus module still pending is rejected, not left hanging.
+  assert.equal(pendingEmit.ok, false);
+  assert.equal(pendingEmit.code, "MODULE_POISONED");
+});
+
 test("a cold importJson grows wasm memory once, to what the document needs, and a warm one not at all", () => {
   // Before: memory grew page by page during the import (a cold import of
   // 100,000 events took 8-31 s against 0.5 s warm). The import reserves

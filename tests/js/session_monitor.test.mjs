@@ -96,3 +96,40 @@ test("a session attached to the bus feeds the monitor by itself", async () => {
   assert.throws(() => session.attachBus({}), (e) => e.code === "INVALID_ARGUMENT");
   assert.throws(() => session.attachBus(bus, { userId: 5 }), (e) => e.code === "INVALID_ARGUMENT");
 });
+
+test("attachBus takes any object with tryEmit; a throwing tryEmit never fails a record", () => {
+  const got = [];
+  const session = new Session({ sessionId: "custom" });
+  session.attachBus({ tryEmit: (e) => got.push(e) > 0 }, { agentId: "a" });
+  const input = session.record("user_input", "hi");
+  session.record("tool_call", { tool: "t" });
+  assert.deepEqual(got, [
+    { type: "message_received", agentId: "a", sessionId: "custom", data: { text: "hi", event_id: input.eventId }, timestamp: input.timestamp },
+  ]);
+  session.attachBus({
+    tryEmit() {
+      throw new Error("bus down");
+    },
+  });
+  assert.equal(session.record("user_input", "still recorded").kind, "user_input");
+  assert.equal(session.eventLog.length, 3);
+  assert.throws(() => session.attachBus({ emit() {} }), (e) => e.code === "INVALID_ARGUMENT" && /tryEmit/.test(e.message));
+});
+
+test("emit and tryEmit take an optional timestamp; a bad one is INVALID_ARGUMENT", async () => {
+  const bus = new EventBus();
+  const seen = [];
+  bus.on("t", (e) => seen.push(e.timestamp));
+  const before = Date.now();
+  assert.equal(bus.tryEmit({ type: "t", agentId: "a", timestamp: 1234.5 }), true);
+  assert.equal(await bus.emit({ type: "t", agentId: "a" }), true);
+  for (const timestamp of ["soon", Infinity, {}]) {
+    assert.throws(() => bus.tryEmit({ type: "t", agentId: "a", timestamp }), (e) => e.code === "INVALID_ARGUMENT" && /event\.timestamp/.test(e.message), String(timestamp));
+  }
+  bus.start();
+  await bus.stop();
+  assert.equal(seen[0], 1234.5);
+  assert.ok(seen[1] >= before);
+  const full = new EventBus({ maxQueue: 1 });
+  assert.deepEqual([full.tryEmit({ type: "t", agentId: "a" }), full.tryEmit({ type: "t", agentId: "a" })], [true, false]);
+});

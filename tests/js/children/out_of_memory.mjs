@@ -10,21 +10,9 @@ import {
   ToolInterruptHandler,
   countTokens,
 } from "agent-context-compiler";
+import { outcome, settled } from "./outcomes.mjs";
 
 const mode = process.argv[2];
-const outcome = (f) => {
-  try {
-    const value = f();
-    return { ok: true, value: value === undefined ? null : String(value) };
-  } catch (e) {
-    return { ok: false, name: e.name, code: e.code, message: e.message };
-  }
-};
-const settled = (p) =>
-  p.then(
-    (value) => ({ ok: true, value: String(value) }),
-    (e) => ({ ok: false, name: e.name, code: e.code, message: e.message }),
-  );
 
 const session = new Session({ sessionId: "oom" });
 session.record("user_input", "keep me");

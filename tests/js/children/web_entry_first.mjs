@@ -23,12 +23,23 @@ try {
 web.initSchemasSync(readFileSync(new URL("../../../pkg/context_compiler_schema_bg.wasm", import.meta.url)));
 const registry = new web.SchemaRegistry();
 registry.register("t", { type: "integer" });
+// So is the event bus.
+let busBefore = null;
+try {
+  new web.EventBus();
+} catch (e) {
+  busBefore = { name: e.name, code: e.code, message: e.message };
+}
+web.initBusSync(readFileSync(new URL("../../../pkg/context_compiler_bus_bg.wasm", import.meta.url)));
+const bus = new web.EventBus();
 const s = new web.Session({ sessionId: "w" });
 console.log(
   JSON.stringify({
     before,
     schemaBefore,
     schemaValid: [registry.validate("t", 3).valid, registry.validate("t", "3").valid],
+    busBefore,
+    busEmits: [bus.tryEmit({ type: "t", agentId: "a" }), bus.pending],
     instance: s instanceof web.Session,
     sessionId: s.sessionId,
     tokens: web.countTokens("hello world"),

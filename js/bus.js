@@ -1,0 +1,65 @@
+// The event-bus module: `EventBus` and its background handlers
+// (`SessionTimeoutMonitor`, `EpisodeSummarizer`, `FactExtractor`,
+// `SleepHandler`) in a wasm module of their own (`crates/bus-wasm`), so
+// that code that never uses the bus never downloads it. The Node entry
+// loads it synchronously when the first of these classes is made; the web
+// entry needs `await initBus()` (or `initBusSync(module)`) first.
+//
+// It is a second instance with its own memory, tasks and guard: a trap in
+// it closes the bus module only (later bus calls throw MODULE_POISONED) and
+// the main module goes on. Its objects reach the main module's only through
+// their JS methods (a session feeds a bus through `tryEmit`; handlers read
+// and write an `InMemoryBackend` or `PersistentMemory` through `recall`,
+// `put`, `delete` and `list`).
+import * as glue from "../pkg/context_compiler_bus.js";
+import { codedError } from "./coded.js";
+import { createGuard } from "./module-guard.js";
+
+/** A synchronous loader (the Node entry's), run on first use. */
+let loader = null;
+
+const guard = createGuard({
+  glue,
+  what: "the event-bus module",
+  whenPoisoned:
+    "its buses and handlers can no longer be used (sessions, compilers and stores go on): load the package again to use the bus",
+  whenNotReady(name) {
+    if (loader !== null) {
+      const load = loader;
+      loader = null;
+      initBusSync(load());
+      return;
+    }
+    throw codedError(
+      "NOT_INITIALIZED",
+      `${name} is in the event-bus module: call \`await initBus()\` (or \`initBusSync(module)\`) before making a bus or handler`,
+    );
+  },
+});
+
+/** Sets how the Node entry loads the module on first use (bytes, synchronously). */
+export function setBusLoader(load) {
+  loader = load;
+}
+
+/**
+ * Loads the event-bus module. `input` is a URL, a `Response`, bytes, or a
+ * `WebAssembly.Module`; by default the `.wasm` next to the glue is fetched.
+ */
+export async function initBus(input) {
+  if (guard.isReady()) return;
+  const exports = await glue.default(input === undefined ? undefined : { module_or_path: input });
+  guard.markReady(exports);
+}
+
+/** Loads the event-bus module synchronously from bytes or a `WebAssembly.Module`. */
+export function initBusSync(input) {
+  if (guard.isReady()) return;
+  guard.markReady(glue.initSync({ module: input }));
+}
+
+export const EpisodeSummarizer = guard.guardClass(glue.EpisodeSummarizer);
+export const EventBus = guard.guardClass(glue.EventBus);
+export const FactExtractor = guard.guardClass(glue.FactExtractor);
+export const SessionTimeoutMonitor = guard.guardClass(glue.SessionTimeoutMonitor);
+export const SleepHandler = guard.guardClass(glue.SleepHandler);
