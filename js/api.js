@@ -1,9 +1,10 @@
 // The package's API, the same in both entries: the main glue's classes and
-// functions, each guarded by ./instance.js, and the event-bus module's
-// classes, guarded by ./bus.js.
+// functions, each guarded by ./instance.js, the event-bus module's classes,
+// guarded by ./bus.js, and the stores module's, guarded by ./stores.js.
 import * as glue from "../pkg/context_compiler.js";
 import { guardClass, guarded } from "./instance.js";
 export { EpisodeSummarizer, EventBus, FactExtractor, SessionTimeoutMonitor, SleepHandler } from "./bus.js";
+export { FsArtifactStore, IndexedDbArtifactStore, KvArtifactStore, SqliteArtifactStore } from "./stores.js";
 // Defines Session.record and EventLog.append, before the classes are guarded.
 import "./record.js";
 
@@ -12,18 +13,14 @@ export const Compactor = guardClass(glue.Compactor);
 export const ContextCompiler = guardClass(glue.ContextCompiler);
 export const ContextWindow = guardClass(glue.ContextWindow);
 export const EventLog = guardClass(glue.EventLog);
-export const FsArtifactStore = guardClass(glue.FsArtifactStore);
 export const HistorySelector = guardClass(glue.HistorySelector);
 export const InMemoryBackend = guardClass(glue.InMemoryBackend);
-export const IndexedDbArtifactStore = guardClass(glue.IndexedDbArtifactStore);
-export const KvArtifactStore = guardClass(glue.KvArtifactStore);
 export const MemoryArtifactStore = guardClass(glue.MemoryArtifactStore);
 export const MemoryPreloader = guardClass(glue.MemoryPreloader);
 export const PerceptionAligner = guardClass(glue.PerceptionAligner);
 export const PersistentMemory = guardClass(glue.PersistentMemory);
 export const SchemaRegistry = guardClass(glue.SchemaRegistry);
 export const Session = guardClass(glue.Session);
-export const SqliteArtifactStore = guardClass(glue.SqliteArtifactStore);
 export const TokenBudget = guardClass(glue.TokenBudget);
 export const ToolEvent = guardClass(glue.ToolEvent);
 export const ToolInterruptHandler = guardClass(glue.ToolInterruptHandler);

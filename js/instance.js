@@ -1,5 +1,5 @@
 // The main WebAssembly instance behind both entries (sessions, compilers,
-// tools, stores, memory), guarded by ./module-guard.js: a trap closes it
+// tools, the in-memory store, memory), guarded by ./module-guard.js: a trap closes it
 // and every later call throws MODULE_POISONED. Before `init()` (web entry),
 // constructors and functions throw NOT_INITIALIZED. The wrapped API is in
 // ./api.js.
@@ -13,20 +13,12 @@ import { schemaEngine } from "./schema.js";
  * or a promise of it, `sha256Sync(bytes)` the digest; either may be absent,
  * and Rust then hashes with `sha2` (src/js/hash.rs).
  */
-const hashing = { sha256: undefined, sha256Sync: undefined };
+export const hashing = { sha256: undefined, sha256Sync: undefined };
 
 /** Sets the host's SHA-256 functions (called by the entry at load). */
 export function setHashing({ sha256, sha256Sync }) {
   hashing.sha256 = sha256;
   hashing.sha256Sync = sha256Sync;
-}
-
-/** Opens the host's file system under a directory (set by the Node entry). */
-let openFiles;
-
-/** Sets the host's file system for `FsArtifactStore` (called by the entry at load). */
-export function setFiles(open) {
-  openFiles = open;
 }
 
 const guard = createGuard({
@@ -38,9 +30,6 @@ const guard = createGuard({
     },
     sha256Sync(bytes) {
       return hashing.sha256Sync?.(bytes);
-    },
-    files(baseDir) {
-      return openFiles?.(baseDir);
     },
   },
   what: "this WebAssembly instance",

@@ -3,8 +3,9 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { initSync as initGlue } from "../pkg/context_compiler.js";
 import { nodeFiles } from "./files.js";
-import { markReady, setFiles, setHashing } from "./instance.js";
+import { markReady, setHashing } from "./instance.js";
 import { initBus as loadBus, initBusSync as loadBusSync, setBusLoader } from "./bus.js";
+import { initStores as loadStores, initStoresSync as loadStoresSync, setFiles, setStoresLoader } from "./stores.js";
 import { initSchemas as loadSchemas, initSchemasSync as loadSchemasSync, setSchemaLoader } from "./schema.js";
 
 // Artifact ids and verified reads hash with OpenSSL, synchronously.
@@ -19,6 +20,9 @@ setSchemaLoader(() => readFileSync(schemaWasm));
 // The event-bus module loads when the first bus or handler is made.
 const busWasm = new URL("../pkg/context_compiler_bus_bg.wasm", import.meta.url);
 setBusLoader(() => readFileSync(busWasm));
+// The stores module loads when the first KV, IndexedDB, file or SQLite store is made.
+const storesWasm = new URL("../pkg/context_compiler_stores_bg.wasm", import.meta.url);
+setStoresLoader(() => readFileSync(storesWasm));
 
 export * from "./api.js";
 export * from "./constants.js";
@@ -47,4 +51,14 @@ export async function initBus(input) {
 /** Loads the event-bus module synchronously (by default the package's own). */
 export function initBusSync(input) {
   loadBusSync(input ?? readFileSync(busWasm));
+}
+
+/** Loads the stores module now (by default the package's own; it also loads by itself with the first KV, IndexedDB, file or SQLite store). */
+export async function initStores(input) {
+  if (input === undefined) loadStoresSync(readFileSync(storesWasm));
+  else await loadStores(input);
+}
+/** Loads the stores module synchronously (by default the package's own). */
+export function initStoresSync(input) {
+  loadStoresSync(input ?? readFileSync(storesWasm));
 }

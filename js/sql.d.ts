@@ -1,4 +1,4 @@
-import type { SqlConnectionLike } from "../pkg/types/context_compiler.js";
+import type { SqlConnectionLike } from "../pkg/types/context_compiler_stores.js";
 /**
  * The connection `SqliteArtifactStore` takes, made from a `node:sqlite`
  * `DatabaseSync` (Node 22.5+, Deno) or a `sql.js` `Database`; an object that

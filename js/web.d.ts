@@ -1,6 +1,10 @@
 import type { ModuleInput, SyncModuleInput } from "./host-types.js";
 export * from "../pkg/types/context_compiler.js";
 export * from "../pkg/types/context_compiler_bus.js";
+export * from "../pkg/types/context_compiler_stores.js";
+// Both the main module and the stores module have a PersistentMemory class
+// (each opens memories over its own stores); the name is the main module's.
+export { PersistentMemory } from "../pkg/types/context_compiler.js";
 export * from "./constants.js";
 export { sqlConnection } from "./sql.js";
 export type { ModuleInput, SyncModuleInput } from "./host-types.js";
@@ -28,3 +32,11 @@ export function initSchemasSync(input: SyncModuleInput): void;
 export function initBus(input?: ModuleInput): Promise<void>;
 /** Loads the event-bus module synchronously from bytes or a `WebAssembly.Module`. */
 export function initBusSync(input: SyncModuleInput): void;
+/**
+ * Loads the stores module (needed once before the first `KvArtifactStore`,
+ * `IndexedDbArtifactStore`, `FsArtifactStore` or `SqliteArtifactStore`).
+ * `input` as for `init`; by default the `.wasm` next to the glue is fetched.
+ */
+export function initStores(input?: ModuleInput): Promise<void>;
+/** Loads the stores module synchronously from bytes or a `WebAssembly.Module`. */
+export function initStoresSync(input: SyncModuleInput): void;

@@ -31,3 +31,4 @@ export * from "./constants.js";
 export { sqlConnection } from "./sql.js";
 export { initSchemas, initSchemasSync } from "./schema.js";
 export { initBus, initBusSync } from "./bus.js";
+export { initStores, initStoresSync } from "./stores.js";

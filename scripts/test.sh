@@ -18,6 +18,8 @@ cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-text -- -
 cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-npm -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --no-default-features --features js-bus -- -D warnings
 cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-bus -- -D warnings
+cargo clippy --target wasm32-unknown-unknown --no-default-features --features js-stores -- -D warnings
+cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-stores -- -D warnings
 cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-schema -- -D warnings
 cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-tokenizer --features o200k_base -- -D warnings
 cargo clippy --target wasm32-wasip2 --features component -- -D warnings

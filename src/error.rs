@@ -25,6 +25,11 @@ macro_rules! error_codes {
                     $(ErrorCode::$variant => $code,)*
                 }
             }
+
+            /// The code whose string is `code`, if there is one.
+            pub fn parse(code: &str) -> Option<ErrorCode> {
+                ErrorCode::ALL.iter().copied().find(|c| c.as_str() == code)
+            }
         }
     };
 }

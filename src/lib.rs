@@ -51,7 +51,7 @@ mod race;
 
 #[cfg(feature = "component")]
 mod component;
-#[cfg(any(feature = "js", feature = "js-bus"))]
+#[cfg(any(feature = "js", feature = "js-bus", feature = "js-stores"))]
 mod js;
 
 pub use artifacts::{ArtifactHandle, ArtifactStore, MemoryArtifactStore, StoreOptions};

@@ -11,7 +11,7 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use context_compiler::kv::{KvArtifactStore, KvStoreOptions, MemoryKv};
 use context_compiler::memory::{MemoryEntry, MemoryFilter, MemoryStore, PersistentMemory};
-use context_compiler::session::{SaveReport, SessionEnv, SessionStore};
+use context_compiler::session::{SaveReport, SavedEvents, SessionEnv, SessionSource, SessionStore};
 use context_compiler::tokens::DefaultTokenCounter;
 use context_compiler::{Error, ErrorCode, InMemoryBackend, Result, Session};
 use serde_json::json;
@@ -50,14 +50,14 @@ impl Flaky {
 
 #[async_trait(?Send)]
 impl SessionStore for Flaky {
-    async fn save_session(&self, session: &RefCell<Session>) -> Result<SaveReport> {
+    async fn save_session(&self, session: &dyn SessionSource) -> Result<SaveReport> {
         if self.fail.get() {
             return Err(Error::new(ErrorCode::StoreFailed, "injected save failure"));
         }
         self.inner.save_session(session).await
     }
-    async fn load_session(&self, id: &str, env: SessionEnv) -> Result<Option<Session>> {
-        self.inner.load_session(id, env).await
+    async fn load_events(&self, id: &str) -> Result<Option<SavedEvents>> {
+        self.inner.load_events(id).await
     }
     async fn list_sessions(&self) -> Result<Vec<String>> {
         self.inner.list_sessions().await

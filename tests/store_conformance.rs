@@ -12,7 +12,7 @@ use common::{block_on, session, StepClock};
 use context_compiler::artifacts::{content_id, ArtifactStore, MemoryArtifactStore, StoreOptions};
 use context_compiler::error::ErrorCode;
 use context_compiler::kv::{KvArtifactStore, KvStoreOptions, MemoryKv};
-use context_compiler::session::{SessionEnv, SessionStore};
+use context_compiler::session::{SavedEvents, SessionEnv, SessionSource, SessionStore};
 use context_compiler::tokens::DefaultTokenCounter;
 use context_compiler::{FsArtifactStore, FsKv, Session, StdFileSystem, DEFAULT_FS_CHUNK_BYTES};
 use serde_json::json;
@@ -440,30 +440,23 @@ struct ThirdPartyStore {
 impl SessionStore for ThirdPartyStore {
     async fn save_session(
         &self,
-        session: &RefCell<Session>,
+        session: &dyn SessionSource,
     ) -> context_compiler::Result<context_compiler::SaveReport> {
-        let (id, count, body) = {
-            let s = context_compiler::session::read_session(session)?;
-            let events = s.event_log().all_events();
-            let body = serde_json::to_string(&*events).unwrap();
-            (s.session_id().to_string(), events.len() as u64, body)
-        };
+        let events = session.events_from(0)?;
+        let body = serde_json::to_string(&events).unwrap();
+        let (id, count) = (session.session_id()?, events.len() as u64);
         self.saved.borrow_mut().insert(id, (count, body));
         Ok(context_compiler::SaveReport {
             events_written: count,
             rewritten: true,
         })
     }
-    async fn load_session(
-        &self,
-        session_id: &str,
-        env: SessionEnv,
-    ) -> context_compiler::Result<Option<Session>> {
-        let Some((count, body)) = self.saved.borrow().get(session_id).cloned() else {
+    async fn load_events(&self, session_id: &str) -> context_compiler::Result<Option<SavedEvents>> {
+        let Some((expected, body)) = self.saved.borrow().get(session_id).cloned() else {
             return Ok(None);
         };
-        let raw: Vec<serde_json::Value> = serde_json::from_str(&body).unwrap();
-        context_compiler::session::restore_session(session_id, &raw, count, env).map(Some)
+        let events: Vec<serde_json::Value> = serde_json::from_str(&body).unwrap();
+        Ok(Some(SavedEvents { events, expected }))
     }
     async fn list_sessions(&self) -> context_compiler::Result<Vec<String>> {
         Ok(self.saved.borrow().keys().cloned().collect())

@@ -10,8 +10,8 @@ use crate::artifacts::{
     content_id_by, verify_by, ArtifactHandle, ArtifactStore, Hasher, Sha2Hasher, StoreOptions,
 };
 use crate::clock::Clock;
-use crate::error::Result;
-use crate::session::{SaveReport, Session, SessionEnv, SessionEvent, SessionStore};
+use crate::error::{Error, ErrorCode, Result};
+use crate::session::{SaveReport, SavedEvents, SessionEvent, SessionSource, SessionStore};
 
 /// One stored artifact: its handle, the sessions that stored it, its bytes.
 /// [`MemoryArtifactStore::snapshot`] returns these and
@@ -142,37 +142,49 @@ impl ArtifactStore for MemoryArtifactStore {
 
 #[async_trait(?Send)]
 impl SessionStore for MemoryArtifactStore {
-    async fn save_session(&self, session: &RefCell<Session>) -> Result<SaveReport> {
-        let session = crate::session::read_session(session)?;
-        let events = session.event_log().all_events();
-        let mut sessions = self.sessions.borrow_mut();
-        let saved = sessions
-            .entry(session.session_id().to_string())
-            .or_default();
-        let extends = saved.len() <= events.len()
-            && saved
-                .last()
-                .is_none_or(|last| events[saved.len() - 1].event_id == last.event_id);
-        if extends && !saved.is_empty() {
-            let new = &events[saved.len()..];
-            saved.extend_from_slice(new);
-            return Ok(SaveReport {
-                events_written: new.len() as u64,
-                rewritten: false,
+    async fn save_session(&self, session: &dyn SessionSource) -> Result<SaveReport> {
+        let session_id = session.session_id()?;
+        let (saved_len, saved_last) = self
+            .sessions
+            .borrow()
+            .get(&session_id)
+            .map_or((0, None), |s| {
+                (s.len(), s.last().map(|e| e.event_id.clone()))
             });
+        let count = session.event_count()?;
+        let extends = match saved_last {
+            Some(last) if saved_len <= count => session.event_id(saved_len - 1)? == last,
+            _ => false,
+        };
+        let new = session.events_from(if extends { saved_len } else { 0 })?;
+        let written = new.len() as u64;
+        let mut sessions = self.sessions.borrow_mut();
+        let saved = sessions.entry(session_id).or_default();
+        if extends {
+            saved.extend(new);
+        } else {
+            *saved = new;
         }
-        *saved = events.to_vec();
         Ok(SaveReport {
-            events_written: events.len() as u64,
-            rewritten: true,
+            events_written: written,
+            rewritten: !extends,
         })
     }
 
-    async fn load_session(&self, session_id: &str, env: SessionEnv) -> Result<Option<Session>> {
-        let events = self.sessions.borrow().get(session_id).cloned();
-        events
-            .map(|events| env.session(session_id, events))
-            .transpose()
+    async fn load_events(&self, session_id: &str) -> Result<Option<SavedEvents>> {
+        let sessions = self.sessions.borrow();
+        let Some(events) = sessions.get(session_id) else {
+            return Ok(None);
+        };
+        let events = events
+            .iter()
+            .map(serde_json::to_value)
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(|e| Error::new(ErrorCode::NotSerializable, e.to_string()))?;
+        Ok(Some(SavedEvents {
+            expected: events.len() as u64,
+            events,
+        }))
     }
 
     async fn list_sessions(&self) -> Result<Vec<String>> {

@@ -191,6 +191,7 @@ pub(crate) fn option<T: AsRef<JsValue>>(
     })
 }
 
+#[cfg(any(feature = "js", feature = "js-bus"))]
 /// The option `key` of `options` converted by `convert` (`default` when
 /// absent); a value `convert` refuses is an `INVALID_ARGUMENT` error saying
 /// it must be `expected`.
@@ -273,7 +274,7 @@ pub(crate) fn string(value: &JsValue, what: &str) -> Result<String> {
     })
 }
 
-#[cfg(feature = "js")]
+#[cfg(any(feature = "js", feature = "js-stores"))]
 /// Bytes from a `Uint8Array` (or any typed-array view), an `ArrayBuffer`, or
 /// a string (encoded as UTF-8).
 pub(crate) fn bytes(value: &JsValue, what: &str) -> Result<Vec<u8>> {

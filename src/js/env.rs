@@ -104,7 +104,7 @@ impl Drop for Sleep {
     }
 }
 
-#[cfg(feature = "js")]
+#[cfg(any(feature = "js", feature = "js-stores"))]
 /// 64 bits from `Math.random()` (ids need uniqueness, not secrecy).
 pub(crate) fn seed() -> u64 {
     let hi = (js_sys::Math::random() * 4_294_967_296.0) as u64;

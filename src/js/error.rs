@@ -4,6 +4,8 @@ use js_sys::Reflect;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::error::Error;
+#[cfg(any(feature = "js", feature = "js-stores"))]
+use crate::error::ErrorCode;
 
 /// Converts a core error into a JS `Error` whose `name` is
 /// `ContextCompilerError` and whose `code` is the stable error code.
@@ -42,4 +44,20 @@ pub(crate) fn thrown_message(value: &JsValue) -> String {
         .ok()
         .and_then(|s| s.as_string())
         .unwrap_or_else(|| "a value that is not an Error".to_string())
+}
+
+#[cfg(any(feature = "js", feature = "js-stores"))]
+/// A core error for what a call into JS threw: an error carrying one of our
+/// codes (thrown by another of the package's modules, or by host code that
+/// uses them) keeps its code and message; anything else is `fallback`,
+/// its message prefixed with `what`.
+pub(crate) fn from_thrown(value: &JsValue, fallback: ErrorCode, what: &str) -> Error {
+    let code = Reflect::get(value, &"code".into())
+        .ok()
+        .and_then(|c| c.as_string())
+        .and_then(|c| ErrorCode::parse(&c));
+    match code {
+        Some(code) if value.is_object() => Error::new(code, thrown_message(value)),
+        _ => Error::new(fallback, format!("{what}: {}", thrown_message(value))),
+    }
 }

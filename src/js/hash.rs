@@ -14,7 +14,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::artifacts::{hex, sha256, Hasher};
+use crate::artifacts::{sha256, Hasher};
 use crate::error::Result;
 use crate::js::fatal::{with_host, Host};
 
@@ -79,7 +79,8 @@ fn digest_of(value: &JsValue) -> Option<[u8; 32]> {
     })
 }
 
+#[cfg(feature = "js")]
 /// The artifact id of `data`, by the host's synchronous hash or in Rust.
 pub(crate) fn content_id_now(data: &[u8]) -> String {
-    hex(&synchronous(data).unwrap_or_else(|| sha256(data)))
+    crate::artifacts::hex(&synchronous(data).unwrap_or_else(|| sha256(data)))
 }

@@ -1,6 +1,7 @@
-//! The memory classes for JS: the built-in `InMemoryBackend` and the
-//! persisted `PersistentMemory` (memory stores supplied by JS are in
-//! `memory_arg.rs`).
+//! The persisted memory class for JS, `PersistentMemory`, and what it shares
+//! with `InMemoryBackend` (`in_memory.rs`; memory stores supplied by JS are
+//! in `memory_arg.rs`). Both the main module and the stores module have it:
+//! each opens memories over its own stores.
 
 use std::rc::Rc;
 
@@ -9,24 +10,10 @@ use wasm_bindgen::prelude::*;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{from_js, string, to_js};
-use crate::js::env::JsClock;
 use crate::js::error::to_js_error;
 use crate::js::promise::spawn;
 use crate::js::registry::{Native, Registration};
-use crate::js::types::StringArg;
-use crate::memory::{
-    InMemoryBackend as CoreMemory, MemoryEntry, MemoryFilter, MemoryStore,
-    PersistentMemory as CorePersistent,
-};
-
-#[wasm_bindgen(typescript_custom_section)]
-const TS_MEMORY: &'static str = r#"
-/** Which entries `list` returns; absent fields match anything. */
-export interface MemoryFilter {
-  subject?: string;
-  category?: string;
-}
-"#;
+use crate::memory::{MemoryEntry, MemoryFilter, MemoryStore, PersistentMemory as CorePersistent};
 
 #[wasm_bindgen]
 extern "C" {
@@ -38,7 +25,7 @@ extern "C" {
     pub type MemoryFilterArg;
 }
 
-fn entry_arg(entry: &JsValue) -> Result<MemoryEntry> {
+pub(crate) fn entry_arg(entry: &JsValue) -> Result<MemoryEntry> {
     let entry: MemoryEntry = from_js(entry, "entry")?;
     if entry.key.is_empty() {
         return Err(Error::new(
@@ -49,85 +36,16 @@ fn entry_arg(entry: &JsValue) -> Result<MemoryEntry> {
     Ok(entry)
 }
 
-fn filter_arg(filter: Option<MemoryFilterArg>) -> Result<MemoryFilter> {
+pub(crate) fn filter_arg(filter: Option<MemoryFilterArg>) -> Result<MemoryFilter> {
     match filter.map(JsValue::from) {
         Some(f) if !f.is_undefined() && !f.is_null() => from_js(&f, "filter"),
         _ => Ok(MemoryFilter::default()),
     }
 }
 
-fn registration(inner: &Rc<impl MemoryStore + 'static>) -> Registration {
+pub(crate) fn registration(inner: &Rc<impl MemoryStore + 'static>) -> Registration {
     let store: Rc<dyn MemoryStore> = inner.clone();
     Registration::new(Native::Memory(Rc::downgrade(&store)))
-}
-
-/// The built-in memory: entries held in memory, recall ranked by BM25.
-#[wasm_bindgen]
-pub struct InMemoryBackend {
-    inner: Rc<CoreMemory>,
-    registration: Registration,
-}
-
-#[wasm_bindgen]
-impl InMemoryBackend {
-    /// An empty memory.
-    #[wasm_bindgen(constructor)]
-    pub fn new() -> InMemoryBackend {
-        let inner = Rc::new(CoreMemory::with_clock(Rc::new(JsClock)));
-        let registration = registration(&inner);
-        InMemoryBackend {
-            inner,
-            registration,
-        }
-    }
-
-    /// Stores (or replaces) the entry `key` with a content and a category.
-    pub fn store(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "string")] content: JsValue,
-        category: Option<StringArg>,
-    ) -> std::result::Result<(), JsValue> {
-        let category: Option<JsValue> = category.map(Into::into);
-        let key = string(&key, "key")?;
-        let content = string(&content, "content")?;
-        let category = match category.filter(|c| !c.is_undefined() && !c.is_null()) {
-            Some(c) => string(&c, "category")?,
-            None => String::new(),
-        };
-        self.inner.store(&key, &content, &category);
-        Ok(())
-    }
-
-    /// Stores `entry` (with its subject, confidence, source...), replacing
-    /// the entry with its key; its creation and last-recall times are kept
-    /// unless `entry` sets them.
-    pub fn put(&self, entry: MemoryEntryArg) -> std::result::Result<(), JsValue> {
-        self.inner.insert(entry_arg(&entry)?);
-        Ok(())
-    }
-
-    /// Removes the entry `key`; `false` when there was none.
-    pub fn forget(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
-    ) -> std::result::Result<bool, JsValue> {
-        Ok(self.inner.forget(&string(&key, "key")?))
-    }
-
-    /// Removes the entry `key` (the memory-store name of `forget`).
-    pub fn delete(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
-    ) -> std::result::Result<bool, JsValue> {
-        self.forget(key)
-    }
-}
-
-impl Default for InMemoryBackend {
-    fn default() -> Self {
-        InMemoryBackend::new()
-    }
 }
 
 /// Memory persisted in an artifact store's sessions: every change is
@@ -241,5 +159,7 @@ macro_rules! memory_methods {
     };
 }
 
-memory_methods!(InMemoryBackend);
 memory_methods!(PersistentMemory);
+
+#[cfg(feature = "js")]
+pub(crate) use memory_methods;

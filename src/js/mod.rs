@@ -1,12 +1,16 @@
 //! JavaScript bindings: thin wrappers that convert between JS values and
 //! the core's types. No behaviour lives here that the core lacks.
 //!
-//! The npm package splits them over two wasm modules, each a build of this
-//! crate: feature `js` is the main module (sessions, compilers, tools,
-//! stores, memory), feature `js-bus` the event bus and its background
-//! handlers, loaded when the first bus is made. The two reach each other's
-//! objects only through their JS methods (`Session.attachBus` calls the
-//! bus's `tryEmit`; the handlers call a memory's `recall`, `put`, ...).
+//! The npm package splits them over three wasm modules, each a build of this
+//! crate: feature `js` is the main module (sessions, compilers, tools, the
+//! in-memory store, memory), feature `js-bus` the event bus and its
+//! background handlers, loaded when the first bus is made, and feature
+//! `js-stores` the persistent artifact stores (`stores/`), loaded when the
+//! first of them is made. They reach each other's objects only through their
+//! JS methods (`Session.attachBus` calls the bus's `tryEmit`; the handlers
+//! call a memory's `recall`, `put`, ...; the main module calls a store's
+//! `store`, `retrieve`, ...; a store reads a session through its hidden
+//! `__eventCount`, `__eventId`, `__eventsJson`).
 
 // Shared by both modules.
 #[cfg(target_arch = "wasm32")]
@@ -16,14 +20,31 @@ mod env;
 mod error;
 mod executor;
 mod fatal;
-mod llm;
-mod memory_arg;
 mod options;
 mod promise;
 mod registry;
 mod text;
 
+// Shared by the main module and the bus module.
+#[cfg(any(feature = "js", feature = "js-bus"))]
+mod llm;
+#[cfg(any(feature = "js", feature = "js-bus"))]
+mod memory_arg;
+
+// Shared by the main module and the stores module: what every store class
+// has (its methods, hashing, `PersistentMemory`).
+#[cfg(any(feature = "js", feature = "js-stores"))]
+mod args;
+#[cfg(any(feature = "js", feature = "js-stores"))]
+mod hash;
+#[cfg(any(feature = "js", feature = "js-stores"))]
+mod memory;
+#[cfg(any(feature = "js", feature = "js-stores"))]
+mod store_methods;
+
 // The main module.
+#[cfg(feature = "js")]
+mod artifact_store_arg;
 #[cfg(feature = "js")]
 mod artifacts;
 #[cfg(feature = "js")]
@@ -35,15 +56,7 @@ mod context_window;
 #[cfg(feature = "js")]
 mod counter;
 #[cfg(feature = "js")]
-mod fs;
-#[cfg(feature = "js")]
-mod hash;
-#[cfg(feature = "js")]
-mod indexeddb;
-#[cfg(feature = "js")]
-mod kv;
-#[cfg(feature = "js")]
-mod memory;
+mod in_memory;
 #[cfg(feature = "js")]
 mod normalize;
 #[cfg(feature = "js")]
@@ -55,9 +68,7 @@ mod schema_engine;
 #[cfg(feature = "js")]
 mod session;
 #[cfg(feature = "js")]
-mod sql;
-#[cfg(feature = "js")]
-mod store_methods;
+mod session_saving;
 #[cfg(feature = "js")]
 mod tools;
 #[cfg(feature = "js")]
@@ -76,3 +87,7 @@ mod monitor;
 mod sleep;
 #[cfg(feature = "js-bus")]
 mod summarizer;
+
+// The stores module.
+#[cfg(feature = "js-stores")]
+mod stores;

@@ -4,8 +4,8 @@
 
 use wasm_bindgen::JsValue;
 
-use crate::error::{ErrorCode, Result};
-use crate::js::convert::{count, option, string};
+use crate::error::Result;
+use crate::js::convert::{option, string};
 
 #[cfg(feature = "js-bus")]
 /// The numbers an option accepts, and how its error says so.
@@ -48,6 +48,7 @@ pub(crate) fn number_option<T: AsRef<JsValue>>(
     )
 }
 
+#[cfg(any(feature = "js", feature = "js-bus"))]
 /// A non-negative integer option.
 pub(crate) fn usize_option<T: AsRef<JsValue>>(
     options: &Option<T>,
@@ -55,10 +56,12 @@ pub(crate) fn usize_option<T: AsRef<JsValue>>(
     default: usize,
 ) -> Result<usize> {
     let v = option(options, key, "options")?;
-    Ok(
-        count(&v, &format!("options.{key}"), ErrorCode::InvalidArgument)?
-            .map_or(default, |n| n as usize),
-    )
+    Ok(crate::js::convert::count(
+        &v,
+        &format!("options.{key}"),
+        crate::error::ErrorCode::InvalidArgument,
+    )?
+    .map_or(default, |n| n as usize))
 }
 
 /// An optional string option.

@@ -16,6 +16,7 @@ use crate::compiler::{
     MemoryPreloader as CorePreloader, Processor, SessionWrites,
 };
 use crate::error::{Error, ErrorCode, Result};
+use crate::js::artifact_store_arg::artifact_store_arg;
 use crate::js::budget::positive_budget;
 use crate::js::convert::{bool_option, describe, from_js, limit, option, to_js};
 use crate::js::error::to_js_error;
@@ -291,12 +292,7 @@ impl ArtifactAttacher {
             "options.thresholdBytes",
             1024,
         )?;
-        let store: Rc<dyn ArtifactStore> = registry::artifact_store(&store).ok_or_else(|| {
-            to_js_error(Error::new(
-                ErrorCode::InvalidArgument,
-                "store must be a MemoryArtifactStore, KvArtifactStore or IndexedDbArtifactStore",
-            ))
-        })?;
+        let store: Rc<dyn ArtifactStore> = artifact_store_arg(&store, "store")?;
         Ok(ArtifactAttacher::wrap(CoreAttacher::new(store, threshold)))
     }
 

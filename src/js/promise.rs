@@ -20,17 +20,29 @@ pub(crate) async fn call_and_await(
     code: ErrorCode,
     what: &str,
 ) -> Result<JsValue, Error> {
+    call_and_await_mapped(f, this, args, |e, how| {
+        Error::new(code, format!("{what} {how}: {}", thrown_message(e)))
+    })
+    .await
+}
+
+/// [`call_and_await`] with the error made by `error(thrown, how)`, where
+/// `how` is `"threw"` or `"rejected"`.
+pub(crate) async fn call_and_await_mapped(
+    f: &Function,
+    this: &JsValue,
+    args: &[JsValue],
+    error: impl Fn(&JsValue, &str) -> Error,
+) -> Result<JsValue, Error> {
     let array: js_sys::Array = args.iter().collect();
-    let returned = f
-        .apply(this, &array)
-        .map_err(|e| Error::new(code, format!("{what} threw: {}", thrown_message(&e))))?;
+    let returned = f.apply(this, &array).map_err(|e| error(&e, "threw"))?;
     if !is_thenable(&returned) {
         // A synchronous answer needs no promise machinery.
         return Ok(returned);
     }
     settled_on_drop(Promise::resolve(&returned))
         .await
-        .map_err(|e| Error::new(code, format!("{what} rejected: {}", thrown_message(&e))))
+        .map_err(|e| error(&e, "rejected"))
 }
 
 /// Whether `value` is a promise or any object with a `then` method.
@@ -85,7 +97,7 @@ pub(crate) fn callable(value: &JsValue, name: &str) -> Option<(JsValue, Function
         .map(|f| (value.clone(), f))
 }
 
-#[cfg(feature = "js")]
+#[cfg(any(feature = "js", feature = "js-stores"))]
 /// Checks that `value` is an object (not a function) with every method in
 /// `names`; otherwise `INVALID_ARGUMENT` saying `shape` and what was wrong.
 pub(crate) fn require_methods(value: &JsValue, names: &[&str], shape: &str) -> Result<(), Error> {

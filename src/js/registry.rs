@@ -7,19 +7,21 @@
 //! `free()` or garbage collection) unregisters it.
 //!
 //! Each of the package's modules has its own registry, and hands out ids
-//! from its own half of the `u32`s: an object of the other module is never
+//! from its own range of the `u32`s: an object of another module is never
 //! mistaken for one of ours, it is simply not found (and taken through its
 //! JS methods where that is allowed).
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 #[cfg(feature = "js")]
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
+#[cfg(any(feature = "js", feature = "js-stores"))]
+use std::rc::Weak;
 
 use js_sys::Reflect;
 use wasm_bindgen::JsValue;
 
-#[cfg(feature = "js")]
+#[cfg(any(feature = "js", feature = "js-stores"))]
 use crate::artifacts::ArtifactStore;
 #[cfg(feature = "js-bus")]
 use crate::bus::EventBus;
@@ -27,7 +29,7 @@ use crate::bus::EventBus;
 use crate::compiler::Processor;
 #[cfg(feature = "js")]
 use crate::js::compiler::CompilerSpec;
-#[cfg(feature = "js")]
+#[cfg(any(feature = "js", feature = "js-stores"))]
 use crate::memory::MemoryStore;
 #[cfg(feature = "js")]
 use crate::normalize::aligner::PerceptionAligner;
@@ -36,14 +38,17 @@ use crate::session::Session;
 #[cfg(feature = "js")]
 use crate::tools::ToolInterruptHandler;
 
-/// A registered native object.
+/// A registered native object. (The stores module registers its stores and
+/// memories, which keeps their `__nativeId`s apart from every other
+/// module's, but never looks one up.)
+#[cfg_attr(not(feature = "js"), allow(dead_code))]
 #[derive(Clone)]
 pub(crate) enum Native {
     #[cfg(feature = "js")]
     Processor(Weak<dyn Processor>),
-    #[cfg(feature = "js")]
+    #[cfg(any(feature = "js", feature = "js-stores"))]
     ArtifactStore(Weak<dyn ArtifactStore>),
-    #[cfg(feature = "js")]
+    #[cfg(any(feature = "js", feature = "js-stores"))]
     Memory(Weak<dyn MemoryStore>),
     #[cfg(feature = "js")]
     Aligner(Weak<PerceptionAligner>),
@@ -61,10 +66,16 @@ pub(crate) enum Native {
 }
 
 /// The first id this module hands out: the main module's ids are below
-/// 2³¹, the bus module's from 2³¹ up.
-const FIRST_ID: u32 = if cfg!(feature = "js") { 1 } else { 1 << 31 };
+/// 2³⁰, the stores module's from 2³⁰ and the bus module's from 2³¹.
+const FIRST_ID: u32 = if cfg!(feature = "js") {
+    1
+} else if cfg!(feature = "js-stores") {
+    1 << 30
+} else {
+    1 << 31
+};
 /// The last: after it, ids start again from [`FIRST_ID`].
-const LAST_ID: u32 = FIRST_ID + ((1 << 31) - 2);
+const LAST_ID: u32 = FIRST_ID + ((1 << 30) - 2);
 
 thread_local! {
     static NEXT: Cell<u32> = const { Cell::new(FIRST_ID) };
@@ -116,6 +127,7 @@ fn unregister(id: u32) {
 }
 
 /// The native object behind `value`, if it is a live instance of our classes.
+#[cfg_attr(not(any(feature = "js", feature = "js-bus")), allow(dead_code))]
 pub(crate) fn lookup(value: &JsValue) -> Option<Native> {
     if !value.is_object() {
         return None;

@@ -14,8 +14,11 @@ use crate::js::env::{seed, JsClock};
 use crate::js::error::to_js_error;
 use crate::js::options::optional_string;
 use crate::js::promise::spawn;
+#[cfg(feature = "js")]
 use crate::js::session::{counter_option, JsSession};
-use crate::session::{SessionEnv, SessionStore};
+#[cfg(not(feature = "js"))]
+use crate::js::stores::JsSessionSource;
+use crate::session::{SavedEvents, SessionEnv, SessionSource, SessionStore};
 
 fn reject(e: Error) -> Promise {
     Promise::reject(&to_js_error(e))
@@ -97,9 +100,52 @@ pub(crate) fn delete(store: Rc<dyn ArtifactStore>, artifact_id: &JsValue) -> Pro
 }
 
 /// `saveSession(session)`.
-pub(crate) fn save_session(store: Rc<dyn SessionStore>, session: &JsSession) -> Promise {
-    let session = session.inner.clone();
-    spawn(async move { to_js(&store.save_session(&session).await?) })
+pub(crate) fn save_session(store: Rc<dyn SessionStore>, session: &JsValue) -> Promise {
+    let source = match session_source(session) {
+        Ok(s) => s,
+        Err(e) => return reject(e),
+    };
+    spawn(async move { to_js(&store.save_session(source.as_ref()).await?) })
+}
+
+/// The session `value` names: in the main module, one of its own.
+#[cfg(feature = "js")]
+fn session_source(value: &JsValue) -> Result<Rc<dyn SessionSource>> {
+    match crate::js::registry::session(value) {
+        Some(session) => Ok(session),
+        None => Err(Error::new(
+            crate::error::ErrorCode::InvalidArgument,
+            format!(
+                "session must be a Session (got {})",
+                crate::js::convert::describe(value)
+            ),
+        )),
+    }
+}
+
+/// The session `value` names: in the stores module, a main-module session
+/// read through its JS methods.
+#[cfg(not(feature = "js"))]
+fn session_source(value: &JsValue) -> Result<Rc<dyn SessionSource>> {
+    Ok(Rc::new(JsSessionSource::new(value)?))
+}
+
+/// A loaded session for JS: in the main module, a `Session` made here.
+#[cfg(feature = "js")]
+fn restored(session_id: &str, saved: SavedEvents, options: &JsValue) -> Result<JsValue> {
+    let env = SessionEnv {
+        clock: Rc::new(JsClock),
+        counter: counter_option(&Some(options), "options")?,
+        seed: seed(),
+    };
+    Ok(JsSession::from_core(saved.restore(session_id, env)?).into())
+}
+
+/// A loaded session for JS: in the stores module, a main-module `Session`
+/// made by the main module from the saved events.
+#[cfg(not(feature = "js"))]
+fn restored(session_id: &str, saved: SavedEvents, options: &JsValue) -> Result<JsValue> {
+    crate::js::stores::restore_session(session_id, &saved, options)
 }
 
 /// `openMemory(name)`: the persisted memory journalled as session `name`.
@@ -133,20 +179,14 @@ pub(crate) fn load_session<T: AsRef<JsValue>>(
         Ok(id) => id,
         Err(p) => return p,
     };
-    let counter = match counter_option(options, "options") {
-        Ok(c) => c,
-        Err(e) => return reject(e),
-    };
+    let options: JsValue = options
+        .as_ref()
+        .map_or(JsValue::UNDEFINED, |o| o.as_ref().clone());
     spawn(async move {
-        let env = SessionEnv {
-            clock: Rc::new(JsClock),
-            counter,
-            seed: seed(),
-        };
-        Ok(match store.load_session(&session_id, env).await? {
-            Some(session) => JsSession::from_core(session).into(),
-            None => JsValue::NULL,
-        })
+        match store.load_events(&session_id).await? {
+            Some(saved) => restored(&session_id, saved, &options),
+            None => Ok(JsValue::NULL),
+        }
     })
 }
 
@@ -185,7 +225,7 @@ macro_rules! store_methods {
                 #[wasm_bindgen(unchecked_param_type = "Uint8Array | ArrayBuffer | string")]
                 content: JsValue,
                 #[wasm_bindgen(unchecked_param_type = "string")] source: JsValue,
-                options: Option<$crate::js::types::StoreOptionsArg>,
+                options: Option<$crate::js::args::StoreOptionsArg>,
             ) -> js_sys::Promise {
                 $crate::js::store_methods::store(self.inner.clone(), &content, &source, &options)
             }
@@ -217,7 +257,7 @@ macro_rules! store_methods {
             pub fn list_handles(
                 &self,
                 #[wasm_bindgen(js_name = sessionId)] session_id: Option<
-                    $crate::js::types::StringArg,
+                    $crate::js::args::StringArg,
                 >,
             ) -> js_sys::Promise {
                 let session_id: JsValue = session_id.map_or(JsValue::UNDEFINED, Into::into);
@@ -238,8 +278,11 @@ macro_rules! store_methods {
             /// its last save; a save that fails part-way leaves the previous saved
             /// state loadable.
             #[wasm_bindgen(js_name = saveSession, unchecked_return_type = "Promise<SaveReport>")]
-            pub fn save_session(&self, session: &$crate::js::session::JsSession) -> js_sys::Promise {
-                $crate::js::store_methods::save_session(self.inner.clone(), session)
+            pub fn save_session(
+                &self,
+                #[wasm_bindgen(unchecked_param_type = "Session")] session: wasm_bindgen::JsValue,
+            ) -> js_sys::Promise {
+                $crate::js::store_methods::save_session(self.inner.clone(), &session)
             }
 
             /// Resolves to the session saved under `sessionId`, or `null`. Options:
@@ -249,7 +292,7 @@ macro_rules! store_methods {
                 &self,
                 #[wasm_bindgen(js_name = sessionId, unchecked_param_type = "string")]
                 session_id: JsValue,
-                options: Option<$crate::js::types::ImportOptionsArg>,
+                options: Option<$crate::js::args::ImportOptionsArg>,
             ) -> js_sys::Promise {
                 $crate::js::store_methods::load_session(self.inner.clone(), &session_id, &options)
             }

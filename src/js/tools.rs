@@ -10,6 +10,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::clock::IdRng;
 use crate::error::{Error, ErrorCode, Result};
+use crate::js::artifact_store_arg::artifact_store_arg;
 use crate::js::convert::{count, from_js, js_to_json, option, string, to_js};
 use crate::js::env::{seed, JsClock};
 use crate::js::error::to_js_error;
@@ -219,12 +220,7 @@ pub(crate) fn handler_from_options(
     let artifact_store = if store.is_undefined() || store.is_null() {
         None
     } else {
-        Some(registry::artifact_store(&store).ok_or_else(|| {
-            Error::new(
-                ErrorCode::InvalidArgument,
-                "options.artifactStore must be a MemoryArtifactStore, KvArtifactStore or IndexedDbArtifactStore",
-            )
-        })?)
+        Some(artifact_store_arg(&store, "options.artifactStore")?)
     };
     let threshold = count(
         &get("externalizeThreshold")?,

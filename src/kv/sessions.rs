@@ -2,8 +2,6 @@
 //! segments (each a run of events with its SHA-256), written after the
 //! segments, so the head always describes a complete, verified state.
 
-use std::cell::RefCell;
-
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -12,9 +10,7 @@ use crate::artifacts::content_id_by;
 use crate::error::{Error, ErrorCode, Result};
 use crate::kv::framed::{json_from_bytes, Record};
 use crate::kv::{escape_key_part, unescape_key_part, KeyValue, KvArtifactStore};
-use crate::session::{
-    read_session, restore_session, SaveReport, Session, SessionEnv, SessionStore,
-};
+use crate::session::{SaveReport, SavedEvents, SessionSource, SessionStore};
 
 /// After this many appended segments the next save rewrites the session as
 /// one segment, so loading never takes more than this many reads (plus chunks).
@@ -123,8 +119,8 @@ impl<K: KeyValue> KvArtifactStore<K> {
 
 #[async_trait(?Send)]
 impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
-    async fn save_session(&self, session: &RefCell<Session>) -> Result<SaveReport> {
-        let session_id = read_session(session)?.session_id().to_string();
+    async fn save_session(&self, session: &dyn SessionSource) -> Result<SaveReport> {
+        let session_id = session.session_id()?;
         // A corrupt head is replaced by a full rewrite; other failures
         // (an unreachable store, a timeout) fail the save.
         let old = match self.read_head(&session_id).await {
@@ -133,19 +129,22 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
             Err(e) => return Err(e),
         };
 
-        // Serialise under a short borrow: never held across an await.
+        // Read the session in one step: no await until it is serialised.
         let (mut head, segment, body, rewritten) = {
-            let s = read_session(session)?;
-            let events = s.event_log().all_events();
-            let count = events.len() as u64;
-            let last_event_id = events.last().map(|e| e.event_id.clone());
-            let appendable = old.as_ref().filter(|h| {
-                h.event_count <= count
-                    && h.segments.len() < MAX_SEGMENTS
-                    && (h.event_count == 0
+            let count = session.event_count()? as u64;
+            let last_event_id = match count {
+                0 => None,
+                n => Some(session.event_id(n as usize - 1)?),
+            };
+            let appendable = match old.as_ref() {
+                Some(h) if h.event_count <= count && h.segments.len() < MAX_SEGMENTS => {
+                    let extends = h.event_count == 0
                         || h.last_event_id.as_deref()
-                            == Some(events[h.event_count as usize - 1].event_id.as_str()))
-            });
+                            == Some(session.event_id(h.event_count as usize - 1)?.as_str());
+                    extends.then_some(h)
+                }
+                _ => None,
+            };
             let (head, start) = match appendable {
                 Some(h) if h.event_count == count => {
                     return Ok(SaveReport {
@@ -165,7 +164,7 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
                     0,
                 ),
             };
-            let body = crate::json_text::to_json_text(&events[start as usize..])
+            let body = crate::json_text::to_json_text(&session.events_from(start as usize)?)
                 .map(String::into_bytes)
                 .map_err(|e| {
                     Error::new(ErrorCode::NotSerializable, format!("session events ({e})"))
@@ -224,7 +223,7 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
         })
     }
 
-    async fn load_session(&self, session_id: &str, env: SessionEnv) -> Result<Option<Session>> {
+    async fn load_events(&self, session_id: &str) -> Result<Option<SavedEvents>> {
         let Some(head) = self.read_head(session_id).await? else {
             return Ok(None);
         };
@@ -254,7 +253,10 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
             }
             raw.extend(events);
         }
-        restore_session(session_id, &raw, head.event_count, env).map(Some)
+        Ok(Some(SavedEvents {
+            events: raw,
+            expected: head.event_count,
+        }))
     }
 
     async fn list_sessions(&self) -> Result<Vec<String>> {

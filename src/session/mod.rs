@@ -25,7 +25,9 @@ pub use log::{
     MAX_DATA_DEPTH, MEMORY_HIT, PHASE_RESULT, TOOL_CALL, TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT,
     USER_INPUT,
 };
-pub use store::{read_session, restore_session, SaveReport, SessionEnv, SessionStore};
+pub use store::{
+    restore_session, SaveReport, SavedEvents, SessionEnv, SessionSource, SessionStore,
+};
 
 /// Told of every event recorded in a session, with the session's id (a bus
 /// feed, see [`crate::bus::session_feed`]). It runs while the session is

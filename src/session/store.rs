@@ -50,6 +50,69 @@ pub struct SaveReport {
     pub rewritten: bool,
 }
 
+/// A session as a [`SessionStore`] reads it to save it: its id and events,
+/// read in one synchronous step (no await between the reads) so they agree.
+///
+/// A shared [`Session`] is one; so is a session living in another
+/// WebAssembly instance, read through its JS methods.
+pub trait SessionSource {
+    /// The session's id.
+    fn session_id(&self) -> Result<String>;
+    /// How many events it holds, queued ones included.
+    fn event_count(&self) -> Result<usize>;
+    /// The id of event `index` (below [`SessionSource::event_count`]).
+    fn event_id(&self, index: usize) -> Result<String>;
+    /// Its events from `start` on, oldest first.
+    fn events_from(&self, start: usize) -> Result<Vec<SessionEvent>>;
+}
+
+impl SessionSource for RefCell<Session> {
+    fn session_id(&self) -> Result<String> {
+        Ok(read_session(self)?.session_id().to_string())
+    }
+
+    fn event_count(&self) -> Result<usize> {
+        Ok(read_session(self)?.event_log().all_events().len())
+    }
+
+    fn event_id(&self, index: usize) -> Result<String> {
+        read_session(self)?
+            .event_log()
+            .all_events()
+            .get(index)
+            .map(|e| e.event_id.clone())
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorCode::InvalidArgument,
+                    format!("the session has no event {index}"),
+                )
+            })
+    }
+
+    fn events_from(&self, start: usize) -> Result<Vec<SessionEvent>> {
+        let session = read_session(self)?;
+        let events = session.event_log().all_events();
+        Ok(events.get(start..).unwrap_or_default().to_vec())
+    }
+}
+
+/// A saved session's events as its store holds them, not yet checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SavedEvents {
+    /// The stored events (JSON, as exported).
+    pub events: Vec<serde_json::Value>,
+    /// The count the store's own record says it saved.
+    pub expected: u64,
+}
+
+impl SavedEvents {
+    /// The session `session_id` rebuilt from these events (see
+    /// [`restore_session`]).
+    pub fn restore(&self, session_id: &str, env: SessionEnv) -> Result<Session> {
+        restore_session(session_id, &self.events, self.expected, env)
+    }
+}
+
 /// Saving and loading sessions.
 ///
 /// Saving is incremental: only the events appended since the last save are
@@ -57,11 +120,20 @@ pub struct SaveReport {
 /// loadable.
 #[async_trait(?Send)]
 pub trait SessionStore {
-    /// Saves `session` under its id. The session is borrowed only while its
+    /// Saves `session` under its id. The session is read only while its
     /// new events are serialised, never across the backend's awaits.
-    async fn save_session(&self, session: &RefCell<Session>) -> Result<SaveReport>;
-    /// The session saved under `session_id`, or `None` when there is none.
-    async fn load_session(&self, session_id: &str, env: SessionEnv) -> Result<Option<Session>>;
+    async fn save_session(&self, session: &dyn SessionSource) -> Result<SaveReport>;
+    /// The events saved under `session_id`, or `None` when there is none.
+    async fn load_events(&self, session_id: &str) -> Result<Option<SavedEvents>>;
+    /// The session saved under `session_id`, or `None` when there is none;
+    /// stored events that do not make a valid session are
+    /// [`ErrorCode::StoreCorrupt`].
+    async fn load_session(&self, session_id: &str, env: SessionEnv) -> Result<Option<Session>> {
+        self.load_events(session_id)
+            .await?
+            .map(|saved| saved.restore(session_id, env))
+            .transpose()
+    }
     /// The ids of every saved session, sorted.
     async fn list_sessions(&self) -> Result<Vec<String>>;
     /// Deletes the saved session; `false` when there was none.
@@ -91,11 +163,10 @@ pub fn restore_session(
     env.session(session_id, events)
 }
 
-/// Borrows `session` for reading, or fails with [`ErrorCode::SessionBusy`].
-/// For [`SessionStore`] implementations: serialise what to save under this
-/// borrow (with [`crate::session::EventLog::all_events`], so events recorded
-/// during a compile are saved too) and drop it before any await.
-pub fn read_session(session: &RefCell<Session>) -> Result<std::cell::Ref<'_, Session>> {
+/// Borrows `session` for reading, or fails with [`ErrorCode::SessionBusy`]
+/// (events recorded during a compile are read too, through
+/// [`crate::session::EventLog::all_events`]).
+fn read_session(session: &RefCell<Session>) -> Result<std::cell::Ref<'_, Session>> {
     session.try_borrow().map_err(|_| {
         Error::new(
             ErrorCode::SessionBusy,

@@ -22,7 +22,7 @@
 //! transaction: a save appends the new events and moves the head together,
 //! or rewrites the session whole, or does nothing.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::rc::Rc;
 
 use async_trait::async_trait;
@@ -34,9 +34,7 @@ use crate::artifacts::{
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
 use crate::json_text::to_json_text;
-use crate::session::{
-    read_session, restore_session, SaveReport, Session, SessionEnv, SessionStore,
-};
+use crate::session::{SaveReport, SavedEvents, SessionSource, SessionStore};
 
 /// The schema version this code reads and writes.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -404,38 +402,39 @@ impl<C: SqlConnection> ArtifactStore for SqlArtifactStore<C> {
 
 #[async_trait(?Send)]
 impl<C: SqlConnection> SessionStore for SqlArtifactStore<C> {
-    async fn save_session(&self, session: &RefCell<Session>) -> Result<SaveReport> {
-        let (id, events) = {
-            let s = read_session(session)?;
-            let events = s.event_log().all_events();
-            let texts = events
-                .iter()
-                .map(|e| {
-                    Ok((
-                        e.event_id.clone(),
-                        to_json_text(e)
-                            .map_err(|e| Error::new(ErrorCode::StoreFailed, e.to_string()))?,
-                    ))
-                })
-                .collect::<Result<Vec<_>>>()?;
-            (s.session_id().to_string(), texts)
-        };
+    async fn save_session(&self, session: &dyn SessionSource) -> Result<SaveReport> {
+        let id = session.session_id()?;
         let saved = self.head(&id).await?;
-        let extends = saved.as_ref().is_some_and(|(n, last)| {
-            *n <= events.len() as u64
-                && (*n == 0 || events[*n as usize - 1].0.as_str() == last.as_deref().unwrap_or(""))
-        });
+        // Read the session in one step: no await until it is serialised.
+        let count = session.event_count()?;
+        let extends = match &saved {
+            Some((n, last)) if *n as usize <= count => {
+                *n == 0 || session.event_id(*n as usize - 1)? == last.as_deref().unwrap_or("")
+            }
+            _ => false,
+        };
         let (from, rewritten) = match &saved {
             Some((n, _)) if extends => (*n as usize, false),
             _ => (0, true),
         };
-        if !rewritten && from == events.len() {
+        if !rewritten && from == count {
             return Ok(SaveReport {
                 events_written: 0,
                 rewritten: false,
             });
         }
-        let mut statements = Vec::with_capacity(events.len() - from + 3);
+        let events = session
+            .events_from(from)?
+            .iter()
+            .map(|e| {
+                Ok((
+                    e.event_id.clone(),
+                    to_json_text(e)
+                        .map_err(|e| Error::new(ErrorCode::StoreFailed, e.to_string()))?,
+                ))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut statements = Vec::with_capacity(events.len() + 3);
         statements.push(head_guard(&id, &saved));
         if rewritten {
             statements.push(Statement::new(
@@ -443,7 +442,7 @@ impl<C: SqlConnection> SessionStore for SqlArtifactStore<C> {
                 vec![str_value(&id)],
             ));
         }
-        for (seq, (_, json)) in events.iter().enumerate().skip(from) {
+        for (seq, (_, json)) in (from..).zip(events.iter()) {
             statements.push(Statement::new(
                 "INSERT INTO acc_events (session_id, seq, event) VALUES (?, ?, ?)",
                 vec![
@@ -457,7 +456,7 @@ impl<C: SqlConnection> SessionStore for SqlArtifactStore<C> {
             "INSERT OR REPLACE INTO acc_sessions (session_id, event_count, last_event_id, saved_at) VALUES (?, ?, ?, ?)",
             vec![
                 str_value(&id),
-                SqlValue::Integer(events.len() as i64),
+                SqlValue::Integer(count as i64),
                 events.last().map_or(SqlValue::Null, |(e, _)| str_value(e)),
                 SqlValue::Real(self.clock.now_ms()),
             ],
@@ -474,12 +473,12 @@ impl<C: SqlConnection> SessionStore for SqlArtifactStore<C> {
             return Err(e);
         }
         Ok(SaveReport {
-            events_written: (events.len() - from) as u64,
+            events_written: events.len() as u64,
             rewritten,
         })
     }
 
-    async fn load_session(&self, session_id: &str, env: SessionEnv) -> Result<Option<Session>> {
+    async fn load_events(&self, session_id: &str) -> Result<Option<SavedEvents>> {
         let head = self
             .rows(
                 "SELECT event_count FROM acc_sessions WHERE session_id = ?",
@@ -508,7 +507,10 @@ impl<C: SqlConnection> SessionStore for SqlArtifactStore<C> {
                     .map_err(|e| corrupt(format!("an event of session {session_id}: {e}")))
             })
             .collect::<Result<Vec<serde_json::Value>>>()?;
-        restore_session(session_id, &raw, expected, env).map(Some)
+        Ok(Some(SavedEvents {
+            events: raw,
+            expected,
+        }))
     }
 
     async fn list_sessions(&self) -> Result<Vec<String>> {

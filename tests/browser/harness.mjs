@@ -45,7 +45,51 @@ const fetchedWasm = () =>
     .filter((n) => n.endsWith(".wasm"))
     .sort();
 
+/** Opens an IndexedDB store, loading the stores module first (once). */
+async function openIdb(options) {
+  await lib.initStores();
+  return lib.IndexedDbArtifactStore.open(options);
+}
+
 globalThis.harness = {
+  /**
+   * The persistent stores: a module of their own, fetched only by
+   * initStores(); a store of the stores module keeps a main-module session
+   * and is an attacher's store.
+   */
+  async stores() {
+    const before = fetchedWasm();
+    let beforeInit = null;
+    try {
+      await lib.IndexedDbArtifactStore.open({ databaseName: "stores-module" });
+    } catch (e) {
+      beforeInit = { code: e.code, message: e.message };
+    }
+    await lib.initStores();
+    const store = await lib.IndexedDbArtifactStore.open({ databaseName: "stores-module" });
+    const session = new lib.Session({ sessionId: "crossing" });
+    session.record("user_input", "kept across modules");
+    const report = await store.saveSession(session);
+    const loaded = await store.loadSession("crossing");
+    const handle = await store.store("x".repeat(5000), "tool:test");
+    const compiler = new lib.ContextCompiler({
+      processors: [new lib.HistorySelector(), new lib.ArtifactAttacher(store, { thresholdBytes: 1024 })],
+    });
+    session.record("tool_success", { tool: "fetch", result: "y".repeat(3000) });
+    const ctx = await compiler.compile(session, 500);
+    const attached = await store.retrieve(ctx.artifactRefs[0].handle);
+    return {
+      before,
+      beforeInit,
+      after: fetchedWasm(),
+      report,
+      loadedEvents: loaded.eventLog.length,
+      loadedIsSession: loaded instanceof lib.Session,
+      handleId: handle.artifactId,
+      attachedBytes: attached?.length ?? null,
+    };
+  },
+
   /**
    * The event bus: a module of its own, fetched only by initBus(); a session
    * of the main module feeds a bus and a monitor of the bus module.
@@ -101,7 +145,10 @@ globalThis.harness = {
       invalid,
     };
   },
-  suite: (name) => runStoreSuite(lib, backends[name]()),
+  async suite(name) {
+    await lib.initStores();
+    return runStoreSuite(lib, backends[name]());
+  },
 
   workerSuite() {
     return new Promise((resolve, reject) => {
@@ -118,7 +165,7 @@ globalThis.harness = {
   /** Stores more than the origin's quota (set by the test through CDP). */
   async quota(bytes) {
     const databaseName = "quota";
-    const store = await lib.IndexedDbArtifactStore.open({ databaseName });
+    const store = await openIdb({ databaseName });
     const content = randomBytes(bytes);
     const code = await codeOf(store.store(content, "big", { sessionId: "q" }));
     const existsAfter = await store.exists(lib.contentId(content));
@@ -148,9 +195,9 @@ globalThis.harness = {
   async blocked() {
     const databaseName = "blocked";
     const raw = await rawOpen(databaseName); // version 1, none of our stores
-    const code = await codeOf(lib.IndexedDbArtifactStore.open({ databaseName }));
+    const code = await codeOf(openIdb({ databaseName }));
     raw.close();
-    const store = await lib.IndexedDbArtifactStore.open({ databaseName });
+    const store = await openIdb({ databaseName });
     const h = await store.store("after unblocking", "s");
     const ok = (await store.retrieve(h.artifactId)) !== null;
     store.close();
@@ -161,12 +208,12 @@ globalThis.harness = {
   /** The database deleted under an open store, and close(). */
   async closed() {
     const databaseName = "closed";
-    const store = await lib.IndexedDbArtifactStore.open({ databaseName });
+    const store = await openIdb({ databaseName });
     await store.store("before", "s");
     await deleteDatabase(databaseName); // the store yields its connection
     const afterDelete = await codeOf(store.store("after", "s"));
     const listAfterDelete = await codeOf(store.listSessions());
-    const other = await lib.IndexedDbArtifactStore.open({ databaseName: "closed-2" });
+    const other = await openIdb({ databaseName: "closed-2" });
     other.close();
     const afterClose = await codeOf(other.retrieve(lib.contentId("x")));
     await deleteDatabase("closed-2");
@@ -176,7 +223,7 @@ globalThis.harness = {
   /** Data that does not have the record shape is STORE_CORRUPT. */
   async hostileRecord() {
     const databaseName = "hostile";
-    const store = await lib.IndexedDbArtifactStore.open({ databaseName });
+    const store = await openIdb({ databaseName });
     const h = await store.store("soon hostile", "s");
     const db = await rawOpen(databaseName);
     await new Promise((resolve, reject) => {
@@ -196,7 +243,7 @@ globalThis.harness = {
   /** Writes with durability "strict" round-trip, and a bad option is refused. */
   async strict() {
     const databaseName = "strict";
-    const store = await lib.IndexedDbArtifactStore.open({ databaseName, durability: "strict" });
+    const store = await openIdb({ databaseName, durability: "strict" });
     const h = await store.store("durable", "s");
     const back = new TextDecoder().decode(await store.retrieve(h.artifactId));
     const s = new lib.Session({ sessionId: "strict" });
@@ -204,13 +251,13 @@ globalThis.harness = {
     const report = await store.saveSession(s);
     store.close();
     await deleteDatabase(databaseName);
-    const bad = await codeOf(lib.IndexedDbArtifactStore.open({ durability: "eventual" }));
+    const bad = await codeOf(openIdb({ durability: "eventual" }));
     return { back, report, bad };
   },
 
   /** Before a reload: a session and an artifact saved in custom-named stores. */
   async saveBeforeReload() {
-    const store = await lib.IndexedDbArtifactStore.open({
+    const store = await openIdb({
       databaseName: "reload",
       storeName: "blobs",
       sessionStoreName: "chats",
@@ -228,7 +275,7 @@ globalThis.harness = {
 
   /** After a reload: everything comes back. */
   async loadAfterReload(artifactId) {
-    const store = await lib.IndexedDbArtifactStore.open({
+    const store = await openIdb({
       databaseName: "reload",
       storeName: "blobs",
       sessionStoreName: "chats",
@@ -244,7 +291,7 @@ globalThis.harness = {
 
   /** Session 1 of the memory loop: a fact extracted into memory persisted in IndexedDB. */
   async memoryBeforeReload() {
-    const store = await lib.IndexedDbArtifactStore.open({ databaseName: "memory-loop" });
+    const store = await openIdb({ databaseName: "memory-loop" });
     const memory = await store.openMemory("memory");
     await lib.initBus();
     const bus = new lib.EventBus();
@@ -263,7 +310,7 @@ globalThis.harness = {
 
   /** Session 2, after a reload: the fact reaches the compiled context. */
   async memoryAfterReload() {
-    const store = await lib.IndexedDbArtifactStore.open({ databaseName: "memory-loop" });
+    const store = await openIdb({ databaseName: "memory-loop" });
     const memory = await store.openMemory("memory");
     const session = new lib.Session({ sessionId: "s-2" });
     session.record("user_input", "Where should the production deploy go?");

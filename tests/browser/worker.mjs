@@ -6,6 +6,7 @@ import { indexedDbBackend } from "./idb_backend.mjs";
 
 try {
   await lib.init();
+  await lib.initStores();
   const indexeddb = await runStoreSuite(lib, indexedDbBackend(lib, "worker"));
   postMessage({ indexeddb, isWorker: typeof WorkerGlobalScope !== "undefined" });
 } catch (e) {

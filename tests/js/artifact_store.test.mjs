@@ -105,3 +105,80 @@ test("stores hash with the host's crypto (node:crypto, crypto.subtle) or in wasm
   assert.deepEqual(results.subtle.calls, { createHash: 0, digest: 7 });
   assert.deepEqual(results.none.calls, { createHash: 0, digest: 0 });
 });
+
+/** A store written in JS over a Map, noting every call. */
+function jsStore(overrides = {}) {
+  const content = new Map();
+  const calls = [];
+  const store = {
+    async store(bytes, source, options) {
+      calls.push(["store", bytes instanceof Uint8Array, source, options]);
+      const artifactId = createHash("sha256").update(bytes).digest("hex");
+      content.set(artifactId, bytes);
+      return { artifactId, summary: "s", sizeBytes: bytes.length, mimeType: options.mimeType ?? "text/plain", createdAt: 1, source };
+    },
+    async retrieve(id) {
+      return content.get(id) ?? null;
+    },
+    async exists(id) {
+      return content.has(id);
+    },
+    async listHandles() {
+      return [];
+    },
+    async delete(id) {
+      return content.delete(id);
+    },
+    ...overrides,
+  };
+  return { store, calls, content };
+}
+
+/** A compile whose attacher externalises one large tool result to `store`. */
+async function attach(lib, store) {
+  const s = new lib.Session({ sessionId: "js-store" });
+  s.record("tool_success", { tool: "big", result: "x".repeat(5000) });
+  const compiler = new lib.ContextCompiler({
+    processors: [new lib.HistorySelector(), new lib.ArtifactAttacher(store, { thresholdBytes: 1024 })],
+  });
+  return compiler.compile(s, 500);
+}
+
+test("an artifact store written in JS is called through its methods", async () => {
+  const lib = await import("agent-context-compiler");
+  const { store, calls, content } = jsStore();
+  const ctx = await attach(lib, store);
+  assert.equal(ctx.artifactRefs.length, 1);
+  assert.deepEqual(calls, [["store", true, "tool:big", { sessionId: "js-store" }]]);
+  assert.equal(new TextDecoder().decode(content.get(ctx.artifactRefs[0].handle)), "x".repeat(5000));
+  // A tool handler's artifactStore takes one too.
+  const session = new lib.Session({ sessionId: "tools" });
+  const handler = new lib.ToolInterruptHandler({
+    bridge: async () => "log line\n".repeat(500),
+    session,
+    artifactStore: store,
+    externalizeThreshold: 1024,
+  });
+  const event = await handler.call("logs", {});
+  assert.equal(new TextDecoder().decode(content.get(event.artifact.artifactId)), "log line\n".repeat(500));
+  assert.deepEqual(calls[1], ["store", true, "tool:logs", { mimeType: "text/plain", sessionId: "tools" }]);
+});
+
+test("a JS artifact store's failures are coded: its own codes kept, anything else STORE_FAILED or STORE_INVALID_VALUE", async () => {
+  const lib = await import("agent-context-compiler");
+  const coded = Object.assign(new Error("quota"), { code: "STORE_QUOTA_EXCEEDED" });
+  const cases = [
+    [{ store: async () => { throw coded; } }, "STORE_QUOTA_EXCEEDED", "quota"],
+    [{ store: () => { throw new Error("sync boom"); } }, "STORE_FAILED", "store.store threw: sync boom"],
+    [{ store: async () => Promise.reject("a string") }, "STORE_FAILED", "store.store rejected: a string"],
+    [{ store: async () => ({ artifactId: 42 }) }, "STORE_INVALID_VALUE", "handle"],
+    [{ store: async () => null }, "STORE_INVALID_VALUE", "handle"],
+    [{ store: async () => Object.assign(new Error("x"), { code: "NOT_A_CODE" }) }, "STORE_INVALID_VALUE", "handle"],
+  ];
+  for (const [override, code, part] of cases) {
+    await rejectsWithCode(() => attach(lib, jsStore(override).store), code, part);
+  }
+  for (const bad of [{}, { store() {} }, 42, "store", () => {}]) {
+    await rejectsWithCode(() => new lib.ArtifactAttacher(bad), "INVALID_ARGUMENT", "artifact store");
+  }
+});

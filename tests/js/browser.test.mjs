@@ -40,6 +40,21 @@ async function checkSuite(t, results) {
   for (const r of results) await t.test(r.name, () => assert.ok(r.ok, r.error));
 }
 
+test("the persistent stores are a module of their own, fetched only by initStores(); they keep main-module sessions and artifacts", async () => {
+  const p = await openHarness(await browser.newContext());
+  const out = await p.evaluate(() => globalThis.harness.stores());
+  await p.close();
+  assert.ok(!out.before.includes("context_compiler_stores_bg.wasm"), `fetched before initStores: ${out.before}`);
+  assert.equal(out.beforeInit?.code, "NOT_INITIALIZED");
+  assert.match(out.beforeInit.message, /initStores\(\)/);
+  assert.ok(out.after.includes("context_compiler_stores_bg.wasm"), `not fetched by initStores: ${out.after}`);
+  assert.deepEqual(out.report, { eventsWritten: 1, rewritten: true });
+  assert.equal(out.loadedEvents, 1, "the loaded session has the saved event");
+  assert.equal(out.loadedIsSession, true, "a loaded session is a main-module Session");
+  assert.match(out.handleId, /^[0-9a-f]{64}$/);
+  assert.ok(out.attachedBytes > 2000, "the attacher stored the large result in the IndexedDB store");
+});
+
 test("store conformance in Chromium: IndexedDB in a page", async (t) => {
   await checkSuite(t, await page.evaluate(() => globalThis.harness.suite("indexeddb")));
 });

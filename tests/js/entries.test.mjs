@@ -8,11 +8,13 @@ import { fileURLToPath } from "node:url";
 import * as nodeEntry from "agent-context-compiler";
 import * as glue from "../../pkg/context_compiler.js";
 import * as busGlue from "../../pkg/context_compiler_bus.js";
+import * as storesGlue from "../../pkg/context_compiler_stores.js";
 import { EXPORTED_NAMES } from "./exported-names.mjs";
 
-test("both entries export exactly the two glues' public names", async () => {
+test("both entries export exactly the three glues' public names", async () => {
   // `__installHost` and `__runTasks` are the entries' own hooks (js/module-guard.js).
-  const glueNames = [...Object.keys(glue), ...Object.keys(busGlue)]
+  // PersistentMemory is in both the main and the stores glue.
+  const glueNames = [...new Set([...Object.keys(glue), ...Object.keys(busGlue), ...Object.keys(storesGlue)])]
     .filter((n) => n !== "default" && n !== "initSync" && !n.startsWith("__"))
     .sort();
   assert.deepEqual(glueNames, [...EXPORTED_NAMES].sort());
@@ -43,6 +45,10 @@ test("the web entry throws NOT_INITIALIZED before init, then works", () => {
   assert.equal(out.busBefore.name, "ContextCompilerError");
   assert.match(out.busBefore.message, /EventBus is in the event-bus module.*initBus\(\)/);
   assert.deepEqual(out.busEmits, [true, 1]);
+  assert.equal(out.storesBefore?.code, "NOT_INITIALIZED");
+  assert.equal(out.storesBefore.name, "ContextCompilerError");
+  assert.match(out.storesBefore.message, /KvArtifactStore is in the stores module.*initStores\(\)/);
+  assert.deepEqual(out.saved, { eventsWritten: 0, rewritten: true });
   assert.deepEqual(
     { instance: out.instance, sessionId: out.sessionId, tokens: out.tokens, compiled: out.compiled },
     { instance: true, sessionId: "w", tokens: 2, compiled: true },
@@ -60,6 +66,20 @@ test("the node entry compiles the JSON Schema module only when the first SchemaR
     afterRegistry: ["context_compiler_bg.wasm", "context_compiler_schema_bg.wasm"],
     afterSecond: ["context_compiler_bg.wasm", "context_compiler_schema_bg.wasm"],
     valid: [true, false],
+  });
+});
+
+test("the node entry loads the stores module when the first persistent store is made, once", () => {
+  const script = fileURLToPath(new URL("./children/stores_lazy.mjs", import.meta.url));
+  const r = spawnSync(process.execPath, [script], { encoding: "utf8", timeout: 60_000 });
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout.trim().split("\n").pop());
+  assert.deepEqual(out, {
+    afterMemoryStore: ["context_compiler_bg.wasm"],
+    afterStore: ["context_compiler_bg.wasm", "context_compiler_stores_bg.wasm"],
+    afterSecond: ["context_compiler_bg.wasm", "context_compiler_stores_bg.wasm"],
+    report: { eventsWritten: 1, rewritten: true },
+    loaded: [true, true],
   });
 });
 

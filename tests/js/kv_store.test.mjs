@@ -175,8 +175,11 @@ test("bad arguments are INVALID_ARGUMENT", async () => {
   await rejectsWithCode(() => new KvArtifactStore(kv, { prefix: 3 }), "INVALID_ARGUMENT");
   const store = new KvArtifactStore(kv);
   await rejectsWithCode(() => store.store(42, "s"), "INVALID_ARGUMENT");
+  await store.saveSession(new Session({ sessionId: "x" }));
   await rejectsWithCode(() => store.loadSession("x", { tokenCounter: "bogus" }), "INVALID_ARGUMENT");
-  assert.throws(() => store.saveSession({}), /Session/);
+  for (const session of [{}, null, 42, { __eventCount() {} }]) {
+    await rejectsWithCode(() => store.saveSession(session), "INVALID_ARGUMENT", "Session");
+  }
 });
 
 test("a loaded session records on, with the chosen token counter", async () => {

@@ -90,7 +90,7 @@ test("artifact attacher externalizes large", async () => {
   assert.equal(ctx.toolResults.length, 0);
   assert.ok(ctx.tokenCount < 5000);
   assert.equal(s.eventLog.filter(["artifact_stored"]).length, 1);
-  await rejectsWithCode(() => new ArtifactAttacher({}, {}), "INVALID_ARGUMENT", "MemoryArtifactStore");
+  await rejectsWithCode(() => new ArtifactAttacher({}, {}), "INVALID_ARGUMENT", "artifact store");
 });
 
 test("custom processors: objects, functions, async; they get a plain context and the session", async () => {

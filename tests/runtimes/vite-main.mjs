@@ -5,4 +5,5 @@ import * as lib from "agent-context-compiler";
 import { runInBrowser } from "./browser.mjs";
 
 await lib.init();
+await lib.initStores();
 await runInBrowser(lib);

@@ -4,9 +4,11 @@
 // test` runs `test()`, which asks the Durable Object to run the workload.
 import * as lib from "agent-context-compiler";
 import wasm from "agent-context-compiler/context_compiler.wasm";
+import storesWasm from "agent-context-compiler/stores.wasm";
 import { workload } from "./workload.mjs";
 
 lib.initSync(wasm);
+lib.initStoresSync(storesWasm);
 
 /** The Durable Object whose storage holds the artifacts and the session. */
 export class WorkloadStore {

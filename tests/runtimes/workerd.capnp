@@ -11,6 +11,7 @@ const worker :Workerd.Worker = (
   modules = [
     (name = "worker.js", esModule = embed "worker.js"),
     (name = "agent-context-compiler/context_compiler.wasm", wasm = embed "context_compiler.wasm"),
+    (name = "agent-context-compiler/stores.wasm", wasm = embed "context_compiler_stores.wasm"),
   ],
   compatibilityDate = "2026-11-01",
   durableObjectNamespaces = [(className = "WorkloadStore", uniqueKey = "acc-runtime-workload")],

@@ -13,6 +13,7 @@ import {
   contentId,
   countTokens,
   init,
+  initStores,
   runCompiled,
 } from "agent-context-compiler";
 import { openAiModel, scriptedModel } from "./model.js";
@@ -179,7 +180,7 @@ function wire() {
 }
 
 async function start() {
-  await init();
+  await Promise.all([init(), initStores()]);
   store = await IndexedDbArtifactStore.open({ databaseName: "agent-context-compiler-www" });
   wire();
   const last = localStorage.getItem(CURRENT_KEY);

@@ -33,6 +33,17 @@ try {
 web.initBusSync(readFileSync(new URL("../../../pkg/context_compiler_bus_bg.wasm", import.meta.url)));
 const bus = new web.EventBus();
 const s = new web.Session({ sessionId: "w" });
+// And the persistent stores.
+const kv = new Map();
+const kvLike = { get: async (k) => kv.get(k) ?? null, put: async (k, v) => void kv.set(k, v), delete: async (k) => void kv.delete(k) };
+let storesBefore = null;
+try {
+  new web.KvArtifactStore(kvLike);
+} catch (e) {
+  storesBefore = { name: e.name, code: e.code, message: e.message };
+}
+web.initStoresSync(readFileSync(new URL("../../../pkg/context_compiler_stores_bg.wasm", import.meta.url)));
+const saved = await new web.KvArtifactStore(kvLike).saveSession(s);
 console.log(
   JSON.stringify({
     before,
@@ -40,6 +51,8 @@ console.log(
     schemaValid: [registry.validate("t", 3).valid, registry.validate("t", "3").valid],
     busBefore,
     busEmits: [bus.tryEmit({ type: "t", agentId: "a" }), bus.pending],
+    storesBefore,
+    saved,
     instance: s instanceof web.Session,
     sessionId: s.sessionId,
     tokens: web.countTokens("hello world"),

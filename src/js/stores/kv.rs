@@ -16,7 +16,7 @@ use crate::js::hash::JsHasher;
 use crate::js::promise::{call_and_await, callable, require_callable, require_methods};
 use crate::js::registry::{Native, Registration};
 use crate::js::store_methods::store_methods;
-use crate::js::types::KvStoreOptionsArg;
+use crate::js::stores::types::KvStoreOptionsArg;
 use crate::kv::{KeyValue, KvArtifactStore as CoreStore, KvStoreOptions, DEFAULT_CHUNK_BYTES};
 
 /// How long one KV operation may take by default before `STORE_TIMEOUT`.

@@ -14,10 +14,10 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::describe;
 use crate::js::env::JsClock;
 use crate::js::hash::JsHasher;
-use crate::js::kv::call_method;
 use crate::js::promise::require_methods;
 use crate::js::registry::{Native, Registration};
 use crate::js::store_methods::store_methods;
+use crate::js::stores::kv::call_method;
 use crate::sql_store::{SqlArtifactStore as CoreStore, SqlConnection, SqlValue, Statement};
 
 const CONNECTION_SHAPE: &str =

@@ -2,7 +2,7 @@
 //! written in one transaction) and saved sessions (a head and one record per
 //! event, appended in one transaction with the head), in three object stores.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::rc::Rc;
 
 use async_trait::async_trait;
@@ -23,10 +23,10 @@ use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{from_js, to_js};
 use crate::js::hash::JsHasher;
-use crate::js::indexeddb::events::{committed, dom_error, request, request_error, NextEvent};
-use crate::session::{
-    read_session, restore_session, SaveReport, Session, SessionEnv, SessionStore,
+use crate::js::stores::indexeddb::events::{
+    committed, dom_error, request, request_error, NextEvent,
 };
+use crate::session::{SaveReport, SavedEvents, SessionSource, SessionStore};
 
 #[wasm_bindgen]
 extern "C" {
@@ -388,8 +388,8 @@ impl ArtifactStore for IdbStore {
 
 #[async_trait(?Send)]
 impl SessionStore for IdbStore {
-    async fn save_session(&self, session: &RefCell<Session>) -> Result<SaveReport> {
-        let session_id = read_session(session)?.session_id().to_string();
+    async fn save_session(&self, session: &dyn SessionSource) -> Result<SaveReport> {
+        let session_id = session.session_id()?;
         let tx = self.transaction(&[&self.names.sessions, &self.names.events], true)?;
         let heads = Self::object_store(&tx, &self.names.sessions)?;
         let events_store = Self::object_store(&tx, &self.names.events)?;
@@ -398,13 +398,17 @@ impl SessionStore for IdbStore {
         let saved_count = get(&head, "eventCount").as_f64().map(|n| n as usize);
         let saved_last = get(&head, "lastEventId").as_string();
         let report = {
-            let s = read_session(session)?;
-            let events = s.event_log().all_events();
-            let appendable = saved_count.filter(|&n| {
-                n <= events.len()
-                    && (n == 0 || saved_last.as_deref() == Some(events[n - 1].event_id.as_str()))
-            });
-            if appendable == Some(events.len()) {
+            // Read the session in one step: no await until it is written.
+            let count = session.event_count()?;
+            let appendable = match saved_count {
+                Some(n) if n <= count => {
+                    let extends =
+                        n == 0 || saved_last.as_deref() == Some(session.event_id(n - 1)?.as_str());
+                    extends.then_some(n)
+                }
+                _ => None,
+            };
+            if appendable == Some(count) {
                 return Ok(SaveReport {
                     events_written: 0,
                     rewritten: false,
@@ -415,7 +419,8 @@ impl SessionStore for IdbStore {
                 let range = Self::events_range(&session_id)?;
                 js_try!(events_store.delete(&range), "delete");
             }
-            for (i, event) in events.iter().enumerate().skip(start) {
+            let events = session.events_from(start)?;
+            for (i, event) in (start..).zip(events.iter()) {
                 let json = crate::json_text::to_json_text(event)
                     .map_err(|e| Error::new(ErrorCode::NotSerializable, e.to_string()))?;
                 let event_key: Array =
@@ -426,11 +431,7 @@ impl SessionStore for IdbStore {
             }
             let new_head = Object::new();
             let _ = Reflect::set(&new_head, &"sessionId".into(), &key);
-            let _ = Reflect::set(
-                &new_head,
-                &"eventCount".into(),
-                &(events.len() as f64).into(),
-            );
+            let _ = Reflect::set(&new_head, &"eventCount".into(), &(count as f64).into());
             let last = events
                 .last()
                 .map(|e| JsValue::from(e.event_id.as_str()))
@@ -438,7 +439,7 @@ impl SessionStore for IdbStore {
             let _ = Reflect::set(&new_head, &"lastEventId".into(), &last);
             js_try!(heads.put_with_key(&new_head, &key), "put");
             SaveReport {
-                events_written: (events.len() - start) as u64,
+                events_written: events.len() as u64,
                 rewritten: appendable.is_none(),
             }
         };
@@ -446,7 +447,7 @@ impl SessionStore for IdbStore {
         Ok(report)
     }
 
-    async fn load_session(&self, session_id: &str, env: SessionEnv) -> Result<Option<Session>> {
+    async fn load_events(&self, session_id: &str) -> Result<Option<SavedEvents>> {
         let tx = self.transaction(&[&self.names.sessions, &self.names.events], false)?;
         let heads = Self::object_store(&tx, &self.names.sessions)?;
         let events_store = Self::object_store(&tx, &self.names.events)?;
@@ -477,7 +478,10 @@ impl SessionStore for IdbStore {
         } else {
             u64::MAX
         };
-        restore_session(session_id, &raw, expected, env).map(Some)
+        Ok(Some(SavedEvents {
+            events: raw,
+            expected,
+        }))
     }
 
     async fn list_sessions(&self) -> Result<Vec<String>> {

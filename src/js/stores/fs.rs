@@ -13,13 +13,13 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::fs_store::{FileSystem, FsKv, DEFAULT_FS_CHUNK_BYTES};
 use crate::js::convert::{describe, option, string};
 use crate::js::fatal::{with_host, Host};
-use crate::js::kv::{
-    call_method, joined_bytes, open_js_store, store_options, value_bytes, JsKvStore,
-};
 use crate::js::promise::require_methods;
 use crate::js::registry::Registration;
 use crate::js::store_methods::store_methods;
-use crate::js::types::FsStoreOptionsArg;
+use crate::js::stores::kv::{
+    call_method, joined_bytes, open_js_store, store_options, value_bytes, JsKvStore,
+};
+use crate::js::stores::types::FsStoreOptionsArg;
 use crate::kv::KeyValue;
 
 #[wasm_bindgen]

@@ -14,7 +14,7 @@ use crate::js::options::optional_string;
 use crate::js::promise::spawn;
 use crate::js::registry::{Native, Registration};
 use crate::js::store_methods::store_methods;
-use crate::js::types::IndexedDbStoreOptionsArg;
+use crate::js::stores::types::IndexedDbStoreOptionsArg;
 
 use store::{IdbStore, Names};
 
