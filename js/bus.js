@@ -12,54 +12,29 @@
 // and write an `InMemoryBackend` or `PersistentMemory` through `recall`,
 // `put`, `delete` and `list`).
 import * as glue from "../pkg/context_compiler_bus.js";
-import { codedError } from "./coded.js";
-import { createGuard } from "./module-guard.js";
+import { createLazyModule } from "./lazy-module.js";
 
-/** A synchronous loader (the Node entry's), run on first use. */
-let loader = null;
-
-const guard = createGuard({
+const bus = createLazyModule({
   glue,
   what: "the event-bus module",
   whenPoisoned:
     "its buses and handlers can no longer be used (sessions, compilers and stores go on): load the package again to use the bus",
-  whenNotReady(name) {
-    if (loader !== null) {
-      const load = loader;
-      loader = null;
-      initBusSync(load());
-      return;
-    }
-    throw codedError(
-      "NOT_INITIALIZED",
-      `${name} is in the event-bus module: call \`await initBus()\` (or \`initBusSync(module)\`) before making a bus or handler`,
-    );
-  },
+  notInitialized: (name) =>
+    `${name} is in the event-bus module: call \`await initBus()\` (or \`initBusSync(module)\`) before making a bus or handler`,
 });
 
 /** Sets how the Node entry loads the module on first use (bytes, synchronously). */
-export function setBusLoader(load) {
-  loader = load;
-}
-
+export const setBusLoader = bus.setLoader;
 /**
  * Loads the event-bus module. `input` is a URL, a `Response`, bytes, or a
  * `WebAssembly.Module`; by default the `.wasm` next to the glue is fetched.
  */
-export async function initBus(input) {
-  if (guard.isReady()) return;
-  const exports = await glue.default(input === undefined ? undefined : { module_or_path: input });
-  guard.markReady(exports);
-}
-
+export const initBus = bus.init;
 /** Loads the event-bus module synchronously from bytes or a `WebAssembly.Module`. */
-export function initBusSync(input) {
-  if (guard.isReady()) return;
-  guard.markReady(glue.initSync({ module: input }));
-}
+export const initBusSync = bus.initSync;
 
-export const EpisodeSummarizer = guard.guardClass(glue.EpisodeSummarizer);
-export const EventBus = guard.guardClass(glue.EventBus);
-export const FactExtractor = guard.guardClass(glue.FactExtractor);
-export const SessionTimeoutMonitor = guard.guardClass(glue.SessionTimeoutMonitor);
-export const SleepHandler = guard.guardClass(glue.SleepHandler);
+export const EpisodeSummarizer = bus.guardClass(glue.EpisodeSummarizer);
+export const EventBus = bus.guardClass(glue.EventBus);
+export const FactExtractor = bus.guardClass(glue.FactExtractor);
+export const SessionTimeoutMonitor = bus.guardClass(glue.SessionTimeoutMonitor);
+export const SleepHandler = bus.guardClass(glue.SleepHandler);

@@ -9,18 +9,14 @@
 // closes the stores module only (later store calls throw MODULE_POISONED)
 // and the main module goes on. The two reach each other's objects only
 // through JS methods: the main module calls a store's `store`, `retrieve`,
-// ... (src/js/artifact_store_arg.rs); a store reads a session to save through
+// ... (src/js/main/artifact_store_arg.rs); a store reads a session to save through
 // its hidden `__eventCount`, `__eventId` and `__eventsJson`, and has a
 // loaded session made by the main module's `Session.__restore` (the host's
 // `restoreSession` below; see ./session-saving.js).
 import * as glue from "../pkg/context_compiler_stores.js";
-import { codedError } from "./coded.js";
 import { hashing } from "./instance.js";
-import { createGuard } from "./module-guard.js";
+import { createLazyModule } from "./lazy-module.js";
 import { restoreSession } from "./session-saving.js";
-
-/** A synchronous loader (the Node entry's), run on first use. */
-let loader = null;
 
 /** Opens the host's file system under a directory (set by the Node entry). */
 let openFiles;
@@ -30,7 +26,7 @@ export function setFiles(open) {
   openFiles = open;
 }
 
-const guard = createGuard({
+const stores = createLazyModule({
   glue,
   host: {
     sha256(bytes) {
@@ -47,42 +43,21 @@ const guard = createGuard({
   what: "the stores module",
   whenPoisoned:
     "its stores and the memories they opened can no longer be used (sessions, compilers and in-memory stores go on): load the package again to use them",
-  whenNotReady(name) {
-    if (loader !== null) {
-      const load = loader;
-      loader = null;
-      initStoresSync(load());
-      return;
-    }
-    throw codedError(
-      "NOT_INITIALIZED",
-      `${name} is in the stores module: call \`await initStores()\` (or \`initStoresSync(module)\`) before making a KV, IndexedDB, file or SQLite store`,
-    );
-  },
+  notInitialized: (name) =>
+    `${name} is in the stores module: call \`await initStores()\` (or \`initStoresSync(module)\`) before making a KV, IndexedDB, file or SQLite store`,
 });
 
 /** Sets how the Node entry loads the module on first use (bytes, synchronously). */
-export function setStoresLoader(load) {
-  loader = load;
-}
-
+export const setStoresLoader = stores.setLoader;
 /**
  * Loads the stores module. `input` is a URL, a `Response`, bytes, or a
  * `WebAssembly.Module`; by default the `.wasm` next to the glue is fetched.
  */
-export async function initStores(input) {
-  if (guard.isReady()) return;
-  const exports = await glue.default(input === undefined ? undefined : { module_or_path: input });
-  guard.markReady(exports);
-}
-
+export const initStores = stores.init;
 /** Loads the stores module synchronously from bytes or a `WebAssembly.Module`. */
-export function initStoresSync(input) {
-  if (guard.isReady()) return;
-  guard.markReady(glue.initSync({ module: input }));
-}
+export const initStoresSync = stores.initSync;
 
-export const FsArtifactStore = guard.guardClass(glue.FsArtifactStore);
-export const IndexedDbArtifactStore = guard.guardClass(glue.IndexedDbArtifactStore);
-export const KvArtifactStore = guard.guardClass(glue.KvArtifactStore);
-export const SqliteArtifactStore = guard.guardClass(glue.SqliteArtifactStore);
+export const FsArtifactStore = stores.guardClass(glue.FsArtifactStore);
+export const IndexedDbArtifactStore = stores.guardClass(glue.IndexedDbArtifactStore);
+export const KvArtifactStore = stores.guardClass(glue.KvArtifactStore);
+export const SqliteArtifactStore = stores.guardClass(glue.SqliteArtifactStore);

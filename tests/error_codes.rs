@@ -69,7 +69,7 @@ fn the_wit_enum_is_the_rust_list_in_order() {
 
 #[test]
 fn the_typescript_union_is_the_rust_list_and_the_js_only_codes() {
-    let ts = read("src/js/types.rs");
+    let ts = read("src/js/main/types.rs");
     let union = between(&ts, "export type ErrorCode =", ";");
     let ts_codes: BTreeSet<String> = union
         .split('|')
@@ -93,8 +93,8 @@ fn the_readme_explains_every_code_and_no_other() {
 
 #[test]
 fn the_js_only_codes_are_the_ones_the_js_layer_raises() {
-    // The guard every module shares, and the modules' own loaders.
-    let js = ["js/module-guard.js", "js/instance.js", "js/bus.js"]
+    // The guard every module shares, and the modules' loaders.
+    let js = ["js/module-guard.js", "js/instance.js", "js/lazy-module.js"]
         .map(read)
         .concat();
     for code in JS_ONLY {

@@ -12,7 +12,7 @@
 //! `store`, `retrieve`, ...; a store reads a session through its hidden
 //! `__eventCount`, `__eventId`, `__eventsJson`).
 
-// Shared by both modules.
+// Shared by every module.
 #[cfg(target_arch = "wasm32")]
 mod alloc;
 mod convert;
@@ -42,52 +42,15 @@ mod memory;
 #[cfg(any(feature = "js", feature = "js-stores"))]
 mod store_methods;
 
-// The main module.
+// The main module's classes (sessions, compilers, tools, the in-memory
+// store, memory).
 #[cfg(feature = "js")]
-mod artifact_store_arg;
-#[cfg(feature = "js")]
-mod artifacts;
-#[cfg(feature = "js")]
-mod budget;
-#[cfg(feature = "js")]
-mod compiler;
-#[cfg(feature = "js")]
-mod context_window;
-#[cfg(feature = "js")]
-mod counter;
-#[cfg(feature = "js")]
-mod in_memory;
-#[cfg(feature = "js")]
-mod normalize;
-#[cfg(feature = "js")]
-mod processors;
-#[cfg(feature = "js")]
-mod runner;
-#[cfg(feature = "js")]
-mod schema_engine;
-#[cfg(feature = "js")]
-mod session;
-#[cfg(feature = "js")]
-mod session_saving;
-#[cfg(feature = "js")]
-mod tools;
-#[cfg(feature = "js")]
-pub(crate) mod types;
-#[cfg(feature = "js")]
-mod working_context;
+mod main;
 
-// The bus module.
+// The bus module's classes (the event bus and its handlers).
 #[cfg(feature = "js-bus")]
 mod bus;
-#[cfg(feature = "js-bus")]
-mod facts;
-#[cfg(feature = "js-bus")]
-mod monitor;
-#[cfg(feature = "js-bus")]
-mod sleep;
-#[cfg(feature = "js-bus")]
-mod summarizer;
 
-// The stores module.
+// The stores module's classes (the persistent stores).
 #[cfg(feature = "js-stores")]
 mod stores;

@@ -28,7 +28,7 @@ use crate::bus::EventBus;
 #[cfg(feature = "js")]
 use crate::compiler::Processor;
 #[cfg(feature = "js")]
-use crate::js::compiler::CompilerSpec;
+use crate::js::main::compiler::CompilerSpec;
 #[cfg(any(feature = "js", feature = "js-stores"))]
 use crate::memory::MemoryStore;
 #[cfg(feature = "js")]

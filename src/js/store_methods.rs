@@ -12,10 +12,10 @@ use crate::error::{Error, Result};
 use crate::js::convert::{bytes, string, to_js};
 use crate::js::env::{seed, JsClock};
 use crate::js::error::to_js_error;
+#[cfg(feature = "js")]
+use crate::js::main::session::{counter_option, JsSession};
 use crate::js::options::optional_string;
 use crate::js::promise::spawn;
-#[cfg(feature = "js")]
-use crate::js::session::{counter_option, JsSession};
 #[cfg(not(feature = "js"))]
 use crate::js::stores::JsSessionSource;
 use crate::session::{SavedEvents, SessionEnv, SessionSource, SessionStore};

@@ -11,6 +11,27 @@ import * as busGlue from "../../pkg/context_compiler_bus.js";
 import * as storesGlue from "../../pkg/context_compiler_stores.js";
 import { EXPORTED_NAMES } from "./exported-names.mjs";
 
+/** What the child script `name` (tests/js/children/) printed last, as JSON, after it exited cleanly. */
+function childOutput(name) {
+  const script = fileURLToPath(new URL(`./children/${name}.mjs`, import.meta.url));
+  const r = spawnSync(process.execPath, [script], { encoding: "utf8", timeout: 60_000 });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout.trim().split("\n").pop());
+}
+
+/** The bytes of the package's module `name` (`pkg/<name>_bg.wasm`), as a string to search. */
+const moduleText = (name) => readFileSync(new URL(`../../pkg/${name}_bg.wasm`, import.meta.url)).toString("latin1");
+
+/** Asserts that each of `texts` is in the module `inside` and not in the main module. */
+function onlyIn(inside, texts) {
+  const main = moduleText("context_compiler");
+  const other = moduleText(inside);
+  for (const text of texts) {
+    assert.ok(other.includes(text), `${text} in ${inside}`);
+    assert.ok(!main.includes(text), `${text} not in the main module`);
+  }
+}
+
 test("both entries export exactly the three glues' public names", async () => {
   // `__installHost` and `__runTasks` are the entries' own hooks (js/module-guard.js).
   // PersistentMemory is in both the main and the stores glue.
@@ -27,10 +48,7 @@ test("both entries export exactly the three glues' public names", async () => {
 
 test("the web entry throws NOT_INITIALIZED before init, then works", () => {
   // In a fresh process: here the node entry has already loaded the instance.
-  const script = fileURLToPath(new URL("./children/web_entry_first.mjs", import.meta.url));
-  const r = spawnSync(process.execPath, [script], { encoding: "utf8", timeout: 60_000 });
-  assert.equal(r.status, 0, r.stderr);
-  const out = JSON.parse(r.stdout.trim().split("\n").pop());
+  const out = childOutput("web_entry_first");
   for (const e of out.before) {
     assert.ok(e !== null, "a use before init must throw");
     assert.equal(e.code, "NOT_INITIALIZED");
@@ -56,10 +74,7 @@ test("the web entry throws NOT_INITIALIZED before init, then works", () => {
 });
 
 test("the node entry compiles the JSON Schema module only when the first SchemaRegistry is made", () => {
-  const script = fileURLToPath(new URL("./children/schema_lazy.mjs", import.meta.url));
-  const r = spawnSync(process.execPath, [script], { encoding: "utf8", timeout: 60_000 });
-  assert.equal(r.status, 0, r.stderr);
-  const out = JSON.parse(r.stdout.trim().split("\n").pop());
+  const out = childOutput("schema_lazy");
   assert.deepEqual(out, {
     afterImport: ["context_compiler_bg.wasm"],
     afterTokens: ["context_compiler_bg.wasm"],
@@ -70,10 +85,7 @@ test("the node entry compiles the JSON Schema module only when the first SchemaR
 });
 
 test("the node entry loads the stores module when the first persistent store is made, once", () => {
-  const script = fileURLToPath(new URL("./children/stores_lazy.mjs", import.meta.url));
-  const r = spawnSync(process.execPath, [script], { encoding: "utf8", timeout: 60_000 });
-  assert.equal(r.status, 0, r.stderr);
-  const out = JSON.parse(r.stdout.trim().split("\n").pop());
+  const out = childOutput("stores_lazy");
   assert.deepEqual(out, {
     afterMemoryStore: ["context_compiler_bg.wasm"],
     afterStore: ["context_compiler_bg.wasm", "context_compiler_stores_bg.wasm"],
@@ -84,10 +96,7 @@ test("the node entry loads the stores module when the first persistent store is 
 });
 
 test("the node entry loads the event-bus module when the first bus or handler is made, once", () => {
-  const script = fileURLToPath(new URL("./children/bus_lazy.mjs", import.meta.url));
-  const r = spawnSync(process.execPath, [script], { encoding: "utf8", timeout: 60_000 });
-  assert.equal(r.status, 0, r.stderr);
-  const out = JSON.parse(r.stdout.trim().split("\n").pop());
+  const out = childOutput("bus_lazy");
   assert.deepEqual(out, {
     afterSession: ["context_compiler_bg.wasm"],
     afterBus: ["context_compiler_bg.wasm", "context_compiler_bus_bg.wasm"],
@@ -97,23 +106,23 @@ test("the node entry loads the event-bus module when the first bus or handler is
 });
 
 test("the main module holds no event-bus code; the bus module does", () => {
-  const main = readFileSync(new URL("../../pkg/context_compiler_bg.wasm", import.meta.url)).toString("latin1");
-  const bus = readFileSync(new URL("../../pkg/context_compiler_bus_bg.wasm", import.meta.url)).toString("latin1");
   // Messages only the bus and its handlers write.
-  for (const text of ["options.maxQueue", "sessionIdleTimeoutMs"]) {
-    assert.ok(bus.includes(text), text);
-    assert.ok(!main.includes(text), text);
-  }
+  onlyIn("context_compiler_bus", ["options.maxQueue", "sessionIdleTimeoutMs"]);
+});
+
+test("the main module holds no persistent-store code; the stores module does", () => {
+  // Messages only the KV, file, SQLite and IndexedDB stores write.
+  onlyIn("context_compiler_stores", [
+    "kv must be an object with async get, put and delete methods",
+    "files must be an object with async read, write, remove and list methods",
+    "connection must be an object with async query(sql, params) and batch(statements) methods",
+    "options.durability must be",
+  ]);
 });
 
 test("the main module holds no JSON Schema code; the schema module does", () => {
-  const main = readFileSync(new URL("../../pkg/context_compiler_bg.wasm", import.meta.url)).toString("latin1");
-  const schema = readFileSync(new URL("../../pkg/context_compiler_schema_bg.wasm", import.meta.url)).toString("latin1");
   // Messages only the jsonschema crate writes.
-  for (const text of ["is not valid under any of the schemas listed", "is not a multiple of"]) {
-    assert.ok(schema.includes(text), text);
-    assert.ok(!main.includes(text), text);
-  }
+  onlyIn("context_compiler_schema", ["is not valid under any of the schemas listed", "is not a multiple of"]);
 });
 
 test("both entries share one instance: the web entry is ready once the node entry loaded it", async () => {

@@ -2,7 +2,7 @@
 //!
 //! Everything it exports is the core crate's JavaScript binding of the
 //! event bus and its handlers (`agent-context-compiler`, feature `js-bus`,
-//! `src/js/bus.rs` and its neighbours); this crate only links it, as
+//! `src/js/bus/`); this crate only links it, as
 //! `crates/npm-wasm` links the main module. The package loads it when the
 //! first `EventBus` or handler is made (`js/bus.js`), so code that never
 //! uses the bus never downloads it.

@@ -17,7 +17,7 @@ use crate::js::promise::require_methods;
 use crate::js::registry::Registration;
 use crate::js::store_methods::store_methods;
 use crate::js::stores::kv::{
-    call_method, joined_bytes, open_js_store, store_options, value_bytes, JsKvStore,
+    call_method, joined_bytes, open_js_store, resolved_array, store_options, value_bytes, JsKvStore,
 };
 use crate::js::stores::types::FsStoreOptionsArg;
 use crate::kv::KeyValue;
@@ -93,15 +93,7 @@ impl FileSystem for JsFiles {
         let v = self
             .call("list", &[dir.into()], format!("files.list({dir})"))
             .await?;
-        if !Array::is_array(&v) {
-            return Err(Error::new(
-                ErrorCode::StoreInvalidValue,
-                format!(
-                    "files.list must resolve to an array of paths (got {})",
-                    describe(&v)
-                ),
-            ));
-        }
+        resolved_array(&v, "files.list", "paths")?;
         Array::from(&v)
             .iter()
             .map(|item| {

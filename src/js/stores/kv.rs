@@ -55,6 +55,21 @@ pub(crate) async fn call_method(
     call_and_await(&f, this, args, ErrorCode::StoreFailed, op).await
 }
 
+/// Checks that `value`, what `call` resolved to, is an array (of `items`);
+/// otherwise `STORE_INVALID_VALUE`.
+pub(crate) fn resolved_array(value: &JsValue, call: &str, items: &str) -> Result<()> {
+    if Array::is_array(value) {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorCode::StoreInvalidValue,
+        format!(
+            "{call} must resolve to an array of {items} (got {})",
+            describe(value)
+        ),
+    ))
+}
+
 /// `parts` joined into one new `Uint8Array`, each copied once out of wasm memory.
 pub(crate) fn joined_bytes(parts: &[&[u8]]) -> Uint8Array {
     let total: usize = parts.iter().map(|p| p.len()).sum();
@@ -128,15 +143,7 @@ impl KeyValue for JsKv {
         let arg = Object::new();
         let _ = Reflect::set(&arg, &"prefix".into(), &prefix.into());
         let v = self.call("list", &[arg.into()], "list").await?;
-        if !Array::is_array(&v) {
-            return Err(Error::new(
-                ErrorCode::StoreInvalidValue,
-                format!(
-                    "kv.list must resolve to an array of keys (got {})",
-                    describe(&v)
-                ),
-            ));
-        }
+        resolved_array(&v, "kv.list", "keys")?;
         let mut keys = Vec::new();
         for item in Array::from(&v).iter() {
             let key = item.as_string().or_else(|| {

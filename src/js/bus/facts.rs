@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::bus::{FactExtractor, FactExtractorOptions, Similarity, Subscription};
 use crate::error::{Error, ErrorCode, Result};
-use crate::js::bus::bus_option;
+use crate::js::bus::event_bus::bus_option;
 use crate::js::convert::{describe, option};
 use crate::js::llm::llm_option;
 use crate::js::memory_arg::memory_arg;

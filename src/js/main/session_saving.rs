@@ -10,8 +10,8 @@ use wasm_bindgen::prelude::*;
 
 use crate::error::{Error, ErrorCode};
 use crate::js::env::{seed, JsClock};
-use crate::js::session::{counter_option, JsSession};
-use crate::js::types::ImportOptionsArg;
+use crate::js::main::session::{counter_option, JsSession};
+use crate::js::main::types::ImportOptionsArg;
 use crate::session::{SavedEvents, SessionEnv, SessionSource};
 
 #[wasm_bindgen(js_class = Session)]

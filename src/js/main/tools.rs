@@ -10,14 +10,14 @@ use wasm_bindgen::prelude::*;
 
 use crate::clock::IdRng;
 use crate::error::{Error, ErrorCode, Result};
-use crate::js::artifact_store_arg::artifact_store_arg;
 use crate::js::convert::{count, from_js, js_to_json, option, string, to_js};
 use crate::js::env::{seed, JsClock};
 use crate::js::error::to_js_error;
 use crate::js::llm::{abort, abort_controller};
+use crate::js::main::artifact_store_arg::artifact_store_arg;
+use crate::js::main::types::*;
 use crate::js::promise::{call_and_await, require_callable, spawn};
 use crate::js::registry::{self, Native, Registration};
-use crate::js::types::*;
 use crate::normalize::aligner::PerceptionAligner as CoreAligner;
 use crate::session::Session;
 use crate::tools::{

@@ -7,13 +7,13 @@ use js_sys::Array;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::js::types::*;
+use crate::js::main::types::*;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{count, describe, option, string, to_js, MAX_SAFE_INTEGER};
-use crate::js::counter::JsTokenCounter;
 use crate::js::env::{seed, JsClock};
 use crate::js::error::to_js_error;
+use crate::js::main::counter::JsTokenCounter;
 use crate::js::options::optional_string;
 use crate::js::promise::require_callable;
 use crate::js::registry::{Native, Registration};

@@ -11,17 +11,17 @@ use wasm_bindgen::prelude::*;
 
 use crate::compiler::{Compactor, ContextCompiler as CoreCompiler, HistorySelector, Processor};
 use crate::error::{Error, ErrorCode, Result};
-use crate::js::compiler::compile_options;
 use crate::js::convert::{describe, js_to_json, option, to_js};
 use crate::js::env::{seed, JsClock};
 use crate::js::error::thrown_message;
 use crate::js::llm::{abort, AbortOnDrop};
+use crate::js::main::compiler::compile_options;
+use crate::js::main::processors::budget_arg;
+use crate::js::main::session::JsSession;
+use crate::js::main::tools::handler_from_options;
 use crate::js::options::{optional_string, usize_option};
-use crate::js::processors::budget_arg;
 use crate::js::promise::{call_and_await, require_callable, spawn};
 use crate::js::registry;
-use crate::js::session::JsSession;
-use crate::js::tools::handler_from_options;
 use crate::runner::{
     mcp, run_compiled as run_core, Agent, Guard, GuardDecision, Model, ModelReply, ModelRequest,
     RunOptions, ToolSpec, DEFAULT_MAX_STEPS,

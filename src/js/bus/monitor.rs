@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 use crate::bus::{MonitorOptions, SessionTimeoutMonitor};
 use crate::clock::Clock;
 use crate::error::Result;
-use crate::js::bus::bus_option;
+use crate::js::bus::event_bus::bus_option;
 use crate::js::convert::{option, to_js};
 use crate::js::env::JsClock;
 use crate::js::options::{number_option, MILLIS};

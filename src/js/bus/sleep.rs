@@ -5,7 +5,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::bus::{SleepHandler, SleepOptions, Subscription};
 use crate::error::{Error, ErrorCode, Result};
-use crate::js::bus::bus_option;
+use crate::js::bus::event_bus::bus_option;
 use crate::js::convert::{from_js, option};
 use crate::js::llm::llm_option;
 use crate::js::memory_arg::memory_arg;

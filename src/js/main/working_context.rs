@@ -4,7 +4,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::js::convert::{from_js, option, string, to_js};
 use crate::js::error::to_js_error;
-use crate::js::types::ToMessagesOptionsArg;
+use crate::js::main::types::ToMessagesOptionsArg;
 use crate::working_context::{ProviderFormat, WorkingContext as CoreContext};
 
 /// The compiled, budget-aware context (the seed's WorkingContext).

@@ -3,7 +3,7 @@
 use wasm_bindgen::prelude::*;
 
 use crate::bus::{EpisodeSummarizer, Subscription, SummarizerOptions};
-use crate::js::bus::bus_option;
+use crate::js::bus::event_bus::bus_option;
 use crate::js::llm::llm_option;
 use crate::js::options::{string_option, usize_option};
 

@@ -7,12 +7,12 @@ use wasm_bindgen::prelude::*;
 
 use crate::context_window::ContextWindow as CoreWindow;
 use crate::error::{Error, ErrorCode, Result};
-use crate::js::budget::positive_budget;
 use crate::js::convert::{bool_option, from_js, js_to_json, option, string, to_js};
 use crate::js::env::JsClock;
 use crate::js::error::to_js_error;
-use crate::js::session::counter_option;
-use crate::js::types::*;
+use crate::js::main::budget::positive_budget;
+use crate::js::main::session::counter_option;
+use crate::js::main::types::*;
 use crate::zones::{ZoneBudgets, DEFAULT_ZONE_BUDGETS};
 
 /// The corteX 4-zone context window: SYSTEM, PERSISTENT, WORKING and

@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
 
-use crate::js::types::*;
+use crate::js::main::types::*;
 
 use crate::artifacts::ArtifactStore;
 use crate::compiler::compaction::DEFAULT_COMPACTION_TARGET;
@@ -16,16 +16,16 @@ use crate::compiler::{
     MemoryPreloader as CorePreloader, Processor, SessionWrites,
 };
 use crate::error::{Error, ErrorCode, Result};
-use crate::js::artifact_store_arg::artifact_store_arg;
-use crate::js::budget::positive_budget;
 use crate::js::convert::{bool_option, describe, from_js, limit, option, to_js};
 use crate::js::error::to_js_error;
 use crate::js::llm::JsLlm;
+use crate::js::main::artifact_store_arg::artifact_store_arg;
+use crate::js::main::budget::positive_budget;
+use crate::js::main::session::JsSession;
+use crate::js::main::working_context::WorkingContext as JsWorkingContext;
 use crate::js::memory_arg::memory_arg;
 use crate::js::promise::{call_and_await, callable, spawn};
 use crate::js::registry::{self, Native, Registration};
-use crate::js::session::JsSession;
-use crate::js::working_context::WorkingContext as JsWorkingContext;
 use crate::llm::Llm;
 use crate::session::Session;
 use crate::working_context::WorkingContext;

@@ -6,18 +6,18 @@ use std::rc::Rc;
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-use crate::js::types::*;
+use crate::js::main::types::*;
 
 use crate::compiler::{CompileOptions, ContextCompiler as CoreCompiler};
 use crate::error::{Error, ErrorCode, Result};
-use crate::js::context_window::string_option;
 use crate::js::convert::{js_to_json, option};
 use crate::js::error::to_js_error;
-use crate::js::processors::{budget_arg, ProcessorEntry};
+use crate::js::main::context_window::string_option;
+use crate::js::main::processors::{budget_arg, ProcessorEntry};
+use crate::js::main::session::JsSession;
+use crate::js::main::working_context::WorkingContext;
 use crate::js::promise::spawn;
 use crate::js::registry::{Native, Registration};
-use crate::js::session::JsSession;
-use crate::js::working_context::WorkingContext;
 use crate::session::Session;
 use crate::working_context::Layout;
 
