@@ -4,13 +4,18 @@
 // The walk makes the checks `js_to_json` (src/js/convert.rs) makes, with
 // its messages, and builds two things in one pass:
 // - a tape (src/session/tape.rs): a Float64Array of tags, lengths and
-//   numbers, and one string joining every key and string value, which Rust
-//   decodes into the event's JSON;
+//   numbers, and one string joining the kind and every key and string
+//   value, which Rust decodes into the event's JSON;
 // - the JSON form of the data as JS values, which the returned event
 //   carries (strings are shared, not copied).
+// Both go into two buffers in wasm memory (src/js/main/record_buffers.rs),
+// the string by `TextEncoder.encodeInto`, and Rust answers there with the
+// event's id, timestamp and token estimate.
 // A field-by-field walk from Rust cost a call across the boundary for every
 // type check and property read, and the returned event a serialisation in
-// Rust and a `JSON.parse` here: most of what recording cost.
+// Rust and a `JSON.parse` here: most of what recording cost. Handing the
+// tape and the string in as arguments, and a string back, cost half of
+// what was left for a short event.
 import * as glue from "../pkg/context_compiler.js";
 
 /** Deepest nesting event data may have (`MAX_DATA_DEPTH` in src/session/log.rs). */
@@ -29,6 +34,8 @@ class Encoder {
     this.tape = new Float64Array(1024);
     this.length = 0;
     this.payload = "";
+    /** The payload so far, when long strings split it (each written on its own). */
+    this.parts = [];
     /** The keys from the data's root to the value being walked. */
     this.path = [];
     /** The objects being walked (a value among them is a cycle). */
@@ -96,7 +103,13 @@ function encode(enc, v, depth) {
     case "string":
       enc.push(STRING);
       enc.push(v.length);
-      enc.payload += v;
+      if (v.length >= LONG_STRING) {
+        // Written on its own: joined, it would be copied once more.
+        enc.parts.push(enc.payload, v);
+        enc.payload = "";
+      } else {
+        enc.payload += v;
+      }
       return wellFormed(v);
     case "number":
       if (!Number.isFinite(v)) throw notJson(enc, "a non-finite number (NaN or Infinity)");
@@ -222,32 +235,136 @@ function encodeMembers(enc, v, depth) {
 }
 
 /**
- * Encodes `data` and calls `write(kind, tape, payload)`, which records it
- * and returns `"{eventId} {timestamp} {tokenEstimate}"`; returns the event.
+ * The record buffers in wasm memory (src/js/main/record_buffers.rs): where
+ * each starts, how long it is, and views of them over the memory they were
+ * made in (made again when the memory grows or a buffer moves).
+ */
+const buffers = { memory: null, buffer: null, tapeAt: 0, tapeLength: 0, textAt: 0, textLength: 0, tape: null, text: null };
+/** The fewest numbers and bytes asked for (the answer takes 3 and an id). */
+const MIN_TAPE = 1024;
+const MIN_TEXT = 4096;
+/** A text buffer larger than this is let go after the event that needed it. */
+const KEEP_TEXT = 1 << 20;
+const encoder = new TextEncoder();
+/** Strings at least this long are written on their own, not joined to the payload. */
+const LONG_STRING = 256;
+
+function sizeTape(n) {
+  buffers.tapeLength = Math.max(n, MIN_TAPE);
+  buffers.tapeAt = glue.__recordTapeBuffer(buffers.tapeLength);
+  buffers.buffer = null;
+}
+
+function sizeText(n) {
+  buffers.textLength = Math.max(n, MIN_TEXT);
+  buffers.textAt = glue.__recordTextBuffer(buffers.textLength);
+  buffers.buffer = null;
+}
+
+/** Lets a large text buffer go; the next record sizes a new one. */
+function releaseText() {
+  glue.__recordTextBuffer(0);
+  buffers.textLength = 0;
+  buffers.buffer = null;
+}
+
+/** Views of the buffers over the memory as it is now. */
+function views() {
+  if (buffers.memory === null) buffers.memory = glue.__memory();
+  const buffer = buffers.memory.buffer;
+  if (buffer !== buffers.buffer) {
+    buffers.buffer = buffer;
+    buffers.tape = new Float64Array(buffer, buffers.tapeAt, buffers.tapeLength);
+    buffers.text = new Uint8Array(buffer, buffers.textAt, buffers.textLength);
+  }
+}
+
+/** Writes `parts`, joined, as UTF-8 into the text buffer, growing it as needed; returns the bytes written. */
+function writeText(parts) {
+  let units = 0;
+  for (const part of parts) units += part.length;
+  if (buffers.textLength === 0 || units > buffers.textLength) sizeText(units);
+  let written = 0;
+  for (const part of parts) {
+    let source = part;
+    for (;;) {
+      views();
+      const done = encoder.encodeInto(source, written === 0 ? buffers.text : buffers.text.subarray(written));
+      written += done.written;
+      units -= done.read;
+      if (done.read === source.length) break;
+      // Room for the rest at 3 bytes a UTF-16 unit (each takes at most that).
+      source = source.slice(done.read);
+      sizeText(written + units * 3);
+    }
+  }
+  return written;
+}
+
+/** Copies the walk's tape into the tape buffer (a short one without a subarray). */
+function copyTape(enc) {
+  const target = buffers.tape;
+  if (enc.length > 64) {
+    target.set(enc.tape.subarray(0, enc.length));
+    return;
+  }
+  const source = enc.tape;
+  for (let i = 0; i < enc.length; i++) target[i] = source[i];
+}
+
+/** The character codes of the last id read (an array, which `fromCharCode` reads fastest). */
+const idCodes = [];
+
+/** The event id Rust wrote at the start of the text buffer, `length` ASCII bytes. */
+function readId(length) {
+  const text = buffers.text;
+  idCodes.length = length;
+  for (let i = 0; i < length; i++) idCodes[i] = text[i];
+  return String.fromCharCode.apply(null, idCodes);
+}
+
+/**
+ * Encodes `data`, writes `kind` and it into the record buffers and calls
+ * `write(kind, kindUnits, tapeLength, textLength)`, which records it and
+ * answers in the buffers; returns the event.
  */
 function recordWith(kind, data, write) {
-  const enc = shared.busy ? new Encoder() : shared;
   if (typeof kind !== "string") {
     // Rust names what is wrong with the kind, before the data is looked at.
-    return write(kind, enc.tape.subarray(0, 0), "");
+    return write(kind, -1, 0, 0);
   }
+  const enc = shared.busy ? new Encoder() : shared;
   enc.busy = true;
   enc.length = 0;
-  enc.payload = "";
+  enc.payload = kind;
   try {
     const json = encode(enc, data, 0);
-    const recorded = write(kind, enc.tape.subarray(0, enc.length), enc.payload);
-    const a = recorded.indexOf(" ");
-    const b = recorded.indexOf(" ", a + 1);
-    return {
-      eventId: recorded.slice(0, a),
-      timestamp: Number(recorded.slice(a + 1, b)),
+    // Nothing below runs JavaScript of the caller's until `write`, so
+    // nothing else writes the buffers meanwhile.
+    enc.parts.push(enc.payload);
+    const textLength = writeText(enc.parts);
+    enc.payload = "";
+    enc.parts.length = 0;
+    if (enc.length > buffers.tapeLength) sizeTape(enc.length);
+    views();
+    copyTape(enc);
+    write(undefined, kind.length, enc.length, textLength);
+    views();
+    const answer = buffers.tape;
+    const event = {
+      eventId: readId(answer[2]),
+      timestamp: answer[0],
       kind,
       data: json,
-      tokenEstimate: Number(recorded.slice(b + 1)),
+      tokenEstimate: answer[1],
     };
+    // Only after a call that returned: after a trap, nothing more may
+    // call into the instance.
+    if (buffers.textLength > KEEP_TEXT) releaseText();
+    return event;
   } finally {
     enc.payload = "";
+    enc.parts.length = 0;
     // A walk that threw leaves its place behind.
     if (enc.path.length !== 0) enc.path.length = 0;
     if (enc.ancestors.length !== 0) enc.ancestors.length = 0;
@@ -260,7 +377,7 @@ Object.defineProperty(glue.Session.prototype, "record", {
   writable: true,
   /** Records an event and returns it. `data` must be JSON-compatible. */
   value: function record(kind, data, options) {
-    return recordWith(kind, data, (k, t, p) => this.__recordTape(k, t, p, options));
+    return recordWith(kind, data, (k, units, tape, text) => this.__recordBuffered(k, units, tape, text, options));
   },
 });
 
@@ -269,6 +386,6 @@ Object.defineProperty(glue.EventLog.prototype, "append", {
   writable: true,
   /** Appends an event and returns it. `data` must be JSON-compatible. */
   value: function append(kind, data, options) {
-    return recordWith(kind, data, (k, t, p) => this.__appendTape(k, t, p, options));
+    return recordWith(kind, data, (k, units, tape, text) => this.__appendBuffered(k, units, tape, text, options));
   },
 });

@@ -42,18 +42,31 @@ pub const MEMORY_HIT: &str = "memory_hit";
 /// every event a log accepts round-trips through `serde_json`'s limit of 128.
 pub const MAX_DATA_DEPTH: usize = 100;
 
-/// How deep `value` nests (a scalar is 0, `[]` and `{}` are 1).
+/// How deep `value` nests (a scalar is 0, `[]` and `{}` are 1). Only
+/// containers are stacked, so data whose members are scalars allocates
+/// nothing.
 fn depth(value: &Value) -> usize {
+    fn containers<'a>(
+        stack: &mut Vec<(&'a Value, usize)>,
+        children: impl Iterator<Item = &'a Value>,
+        depth: usize,
+    ) {
+        stack.extend(
+            children
+                .filter(|c| matches!(c, Value::Array(_) | Value::Object(_)))
+                .map(|c| (c, depth)),
+        );
+    }
     let mut deepest = 0;
-    let mut stack = vec![(value, 0usize)];
-    while let Some((v, d)) = stack.pop() {
-        let children: Box<dyn Iterator<Item = &Value>> = match v {
-            Value::Array(items) => Box::new(items.iter()),
-            Value::Object(map) => Box::new(map.values()),
+    let mut stack = Vec::new();
+    let mut at = Some((value, 0usize));
+    while let Some((v, d)) = at.take().or_else(|| stack.pop()) {
+        match v {
+            Value::Array(items) => containers(&mut stack, items.iter(), d + 1),
+            Value::Object(map) => containers(&mut stack, map.values(), d + 1),
             _ => continue,
-        };
+        }
         deepest = deepest.max(d + 1);
-        stack.extend(children.map(|c| (c, d + 1)));
     }
     deepest
 }

@@ -142,7 +142,7 @@ fn number(n: f64) -> Result<Value> {
 
 /// The byte length of the prefix of `s` that is `units` UTF-16 units long,
 /// if a character boundary falls there.
-fn utf16_prefix(s: &str, units: usize) -> Option<usize> {
+pub(crate) fn utf16_prefix(s: &str, units: usize) -> Option<usize> {
     let bytes = s.as_bytes();
     if units <= bytes.len() && bytes[..units].is_ascii() {
         return Some(units);

@@ -163,19 +163,84 @@ test("values that throw when read are NOT_SERIALIZABLE with their path, and the 
   assert.deepEqual(s.record("custom", { ok: [1] }).data, { ok: [1] });
 });
 
-test("garbage handed to the internal tape entry point is INVALID_ARGUMENT, never a trap", async () => {
+test("garbage in the record buffers is INVALID_ARGUMENT, never a trap", async () => {
+  // The internals js/record.js writes through (src/js/main/record_buffers.rs).
+  const glue = await import("../../pkg/context_compiler.js");
   const s = new Session();
+  s.record("warm", 1); // the buffers exist from the first record on
+  const write = (tape, bytes) => {
+    const tapeAt = glue.__recordTapeBuffer(1024);
+    const textAt = glue.__recordTextBuffer(4096);
+    const buffer = glue.__memory().buffer;
+    new Float64Array(buffer, tapeAt, tape.length).set(tape);
+    new Uint8Array(buffer, textAt, bytes.length).set(bytes);
+  };
+  const ascii = (t) => [...t].map((c) => c.charCodeAt(0));
   const bad = [
-    [new Float64Array([9]), ""],
-    [new Float64Array([4, 10]), "short"],
-    [new Float64Array([5, 1e9]), ""],
-    [new Float64Array([6, 1, 3, 0]), "k"],
-    [new Float64Array([]), ""],
-    [new Float64Array([0]), 42],
+    // [tape, text bytes, kindUnits, tapeLength, textLength]
+    [[9], ascii("k"), 1, 1, 1, "an unknown tag"],
+    [[4, 10], ascii("kshort"), 1, 2, 6, "a length out of range"],
+    [[4, 1], [0x6b, 0xf0, 0x9f, 0x98, 0x80], 1, 2, 5, "a string length"],
+    [[5, 1e9], ascii("k"), 1, 2, 1, "a length out of range"],
+    [[6, 1, 3, 0], ascii("kk"), 1, 4, 2, "malformed"],
+    [[], ascii("k"), 1, 0, 1, "the tape ends early"],
+    [[0], ascii("k"), 5, 1, 1, "the kind's length"],
+    [[0], [0x6b, 0xff, 0xfe], 1, 1, 3, "not UTF-8"],
+    [[0], [0xf0, 0x9f, 0x98, 0x80], 1, 1, 4, "the kind's length"],
+    [[0], ascii("k"), 1, 1e9, 1, "the tape is longer than its buffer"],
+    [[0], ascii("k"), 1, 1, 1e9, "the text is longer than its buffer"],
   ];
-  for (const [tape, payload] of bad) {
-    await rejectsWithCode(() => s.__recordTape("custom", tape, payload, undefined), "INVALID_ARGUMENT", "malformed encoded event data");
+  for (const [tape, bytes, kindUnits, tapeLength, textLength, message] of bad) {
+    write(tape, bytes);
+    await rejectsWithCode(() => s.__recordBuffered(undefined, kindUnits, tapeLength, textLength, undefined), "INVALID_ARGUMENT", message);
   }
-  assert.equal(s.eventLog.length, 0);
+  await rejectsWithCode(() => s.__recordBuffered(42, -1, 0, 0, undefined), "INVALID_ARGUMENT", "kind must be a string (got 42)");
+  assert.equal(s.eventLog.length, 1);
   assert.equal(s.record("custom", 1).data, 1);
+});
+
+test("strings of every length and alphabet cross intact, however the buffers grow", () => {
+  const s = new Session();
+  const long = (unit, n) => unit.repeat(n);
+  const cases = [
+    ["événement", { a: long("é", 300), b: "x", c: long("😀", 20_000), d: long("y", 255) }],
+    ["custom", [long("a", 256), "\ud800", long("\udc00z", 300), "", long("中", 5000) + "\ud83d"]],
+    ["custom", { [long("k", 400)]: long("v", 70_000), "é": [long("😀", 1), long("b", 1000)] }],
+    ["tool_success", { output: long("0123456789", 300_000) }],
+    ["custom", "x"],
+  ];
+  for (const [kind, data] of cases) {
+    const event = s.record(kind, data);
+    assert.equal(event.kind, kind);
+    assert.deepStrictEqual(event, s.eventLog.events.at(-1));
+    // Lone surrogates are stored as U+FFFD, as UTF-8 has them.
+    assert.equal(JSON.stringify(event.data), JSON.stringify(data).replace(/\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f])|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2}/g, "\ufffd"));
+    assert.match(event.eventId, /^[0-9a-f]{12}-[0-9a-f]{12}$/);
+  }
+  assert.equal(s.eventLog.events[3].tokenEstimate, countTokens("0123456789".repeat(300_000)));
+});
+
+test("a counter or an options getter that records elsewhere during a record leaves both intact", () => {
+  const other = new Session();
+  const counter = (text) => {
+    if (text.length === 500) other.record("from_counter", { seen: text.length, pad: "p".repeat(400) });
+    return text.length;
+  };
+  const s = new Session({ tokenCounter: counter });
+  const event = s.record("user_input", { content: "z".repeat(500) });
+  assert.equal(event.tokenEstimate, 500);
+  assert.deepEqual(event.data, { content: "z".repeat(500) });
+  assert.deepStrictEqual(event, s.eventLog.events[0]);
+  const options = {
+    get tokenEstimate() {
+      other.record("from_getter", "q".repeat(2000));
+      return 7;
+    },
+  };
+  const second = s.record("custom", { k: "w".repeat(300) }, options);
+  assert.equal(second.tokenEstimate, 7);
+  assert.deepStrictEqual(second, s.eventLog.events[1]);
+  assert.deepEqual(other.eventLog.events.map((e) => e.kind), ["from_counter", "from_getter"]);
+  assert.equal(other.eventLog.events[1].data, "q".repeat(2000));
+  assert.notEqual(second.eventId, other.eventLog.events[1].eventId);
 });

@@ -12,6 +12,7 @@ mod counter;
 mod in_memory;
 mod normalize;
 mod processors;
+mod record_buffers;
 mod runner;
 mod schema_engine;
 pub(crate) mod session;

@@ -10,14 +10,14 @@ use wasm_bindgen::JsCast;
 use crate::js::main::types::*;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::js::convert::{count, describe, option, string, to_js, MAX_SAFE_INTEGER};
+use crate::js::convert::{count, describe, option, string, to_js};
 use crate::js::env::{seed, JsClock};
 use crate::js::error::to_js_error;
 use crate::js::main::counter::JsTokenCounter;
+use crate::js::main::record_buffers;
 use crate::js::options::optional_string;
 use crate::js::promise::require_callable;
 use crate::js::registry::{Native, Registration};
-use crate::js::text::js_string;
 use crate::session::{
     record_shared_then, EventLog as CoreLog, Session as CoreSession, SessionEvent, SessionObserver,
 };
@@ -57,43 +57,21 @@ fn busy() -> JsValue {
     ))
 }
 
-/// What `record` and `append` (js/record.js) hand in: the kind, the data as
-/// they encoded it (`tape` and `payload`, see [`crate::session::tape`]),
-/// and the options.
-fn tape_args<T: AsRef<JsValue>>(
-    kind: &JsValue,
-    tape: &[f64],
-    payload: &JsValue,
-    options: &Option<T>,
-) -> Result<(String, serde_json::Value, Option<u64>)> {
-    let kind = string(kind, "kind")?;
-    let payload = js_string(payload).ok_or_else(|| {
-        Error::new(
-            ErrorCode::InvalidArgument,
-            "malformed encoded event data: the payload is not a string",
-        )
-    })?;
-    let data = crate::session::tape::decode(tape, &payload)?;
-    let estimate = count(
+/// The options of `record` and `append`: the token estimate, if given.
+fn estimate_option<T: AsRef<JsValue>>(options: &Option<T>) -> Result<Option<u64>> {
+    count(
         &option(options, "tokenEstimate", "options")?,
         "tokenEstimate",
         ErrorCode::InvalidTokenCount,
-    )?;
-    Ok((kind, data, estimate))
+    )
 }
 
-/// `"{eventId} {timestamp} {tokenEstimate}"` of the recorded event, which
-/// the JS side builds the event from with the data it has (one string
-/// back rather than a value per field).
-fn recorded(event: &SessionEvent) -> String {
-    let ts = event.timestamp;
-    // Clock readings are whole milliseconds: written as integers, without
-    // the float formatter.
-    if ts.fract() == 0.0 && (0.0..=MAX_SAFE_INTEGER).contains(&ts) {
-        format!("{} {} {}", event.event_id, ts as u64, event.token_estimate)
-    } else {
-        format!("{} {} {}", event.event_id, ts, event.token_estimate)
-    }
+/// The kind js/record.js could not write: not a string.
+fn kind_not_a_string(kind: &JsValue) -> JsValue {
+    to_js_error(Error::new(
+        ErrorCode::InvalidArgument,
+        format!("kind must be a string (got {})", describe(kind)),
+    ))
 }
 
 fn events_to_js(events: &[SessionEvent]) -> Result<JsValue> {
@@ -163,17 +141,20 @@ impl JsSession {
             .to_string())
     }
 
-    /// Records an event from data js/record.js encoded; `record`, defined
-    /// there, calls it and builds the returned event.
-    #[wasm_bindgen(js_name = __recordTape, skip_typescript)]
-    pub fn record_tape(
+    /// Records the event js/record.js wrote into the record buffers
+    /// (`kindUnits` of -1: `kind` is not a string); `record`, defined
+    /// there, calls it and builds the returned event from the answer.
+    #[wasm_bindgen(js_name = __recordBuffered, skip_typescript)]
+    pub fn record_buffered(
         &self,
         kind: JsValue,
-        tape: &[f64],
-        payload: JsValue,
+        kind_units: i32,
+        tape_len: u32,
+        text_len: u32,
         options: Option<RecordOptionsArg>,
-    ) -> std::result::Result<String, JsValue> {
-        self.event_log().append_tape(kind, tape, payload, options)
+    ) -> std::result::Result<(), JsValue> {
+        self.event_log()
+            .append_buffered(kind, kind_units, tape_len, text_len, options)
     }
 
     /// Feeds `bus` from this session: each `user_input` emits
@@ -328,25 +309,34 @@ impl EventLog {
         })
     }
 
-    /// Appends an event from data js/record.js encoded; `append`, defined
-    /// there, calls it and builds the returned event.
-    #[wasm_bindgen(js_name = __appendTape, skip_typescript)]
-    pub fn append_tape(
+    /// Appends the event js/record.js wrote into the record buffers
+    /// (`kindUnits` of -1: `kind` is not a string); `append`, defined
+    /// there, calls it and builds the returned event from the answer.
+    #[wasm_bindgen(js_name = __appendBuffered, skip_typescript)]
+    pub fn append_buffered(
         &self,
         kind: JsValue,
-        tape: &[f64],
-        payload: JsValue,
+        kind_units: i32,
+        tape_len: u32,
+        text_len: u32,
         options: Option<RecordOptionsArg>,
-    ) -> std::result::Result<String, JsValue> {
-        let (kind, data, estimate) = tape_args(&kind, tape, &payload, &options)?;
-        Ok(match &self.owner {
-            Owner::Own(log) => recorded(
+    ) -> std::result::Result<(), JsValue> {
+        let kind_units = u32::try_from(kind_units).map_err(|_| kind_not_a_string(&kind))?;
+        // Read out of the buffers before anything (an options getter)
+        // could record meanwhile.
+        let (kind, data) = record_buffers::take(kind_units, tape_len, text_len)?;
+        let estimate = estimate_option(&options)?;
+        match &self.owner {
+            Owner::Own(log) => record_buffers::answer(
                 log.try_borrow_mut()
                     .map_err(|_| busy())?
                     .append(&kind, data, estimate)?,
             ),
-            Owner::Session(s) => record_shared_then(s, &kind, data, estimate, recorded)?,
-        })
+            Owner::Session(s) => {
+                record_shared_then(s, &kind, data, estimate, record_buffers::answer)?
+            }
+        }
+        Ok(())
     }
 
     /// Every event, oldest first (a copy), including those recorded while a

@@ -69,11 +69,11 @@ fn classify_block(block: &[u8; 64]) -> Masks {
     use core::arch::wasm32::*;
     let mut m = Masks::default();
     for (k, chunk) in block.chunks_exact(16).enumerate() {
-        let lanes = <[u8; 16]>::try_from(chunk).unwrap_or_default();
-        let v = u8x16(
-            lanes[0], lanes[1], lanes[2], lanes[3], lanes[4], lanes[5], lanes[6], lanes[7],
-            lanes[8], lanes[9], lanes[10], lanes[11], lanes[12], lanes[13], lanes[14], lanes[15],
-        );
+        // Two 8-byte loads: built from 16 bytes, the vector took 16 loads.
+        let half = |at: usize| {
+            u64::from_le_bytes(<[u8; 8]>::try_from(&chunk[at..at + 8]).unwrap_or_default())
+        };
+        let v = u64x2(half(0), half(8));
         let in_range = |lo: u8, len: u8| u8x16_lt(u8x16_sub(v, u8x16_splat(lo)), u8x16_splat(len));
         let is = |b: u8| u8x16_eq(v, u8x16_splat(b));
         let lower = in_range(b'a', 26);
