@@ -279,14 +279,17 @@ function views() {
   }
 }
 
-/** Writes `parts`, joined, as UTF-8 into the text buffer, growing it as needed; returns the bytes written. */
-function writeText(parts) {
-  let units = 0;
-  for (const part of parts) units += part.length;
+/**
+ * Writes `parts` then `last`, joined, as UTF-8 into the text buffer,
+ * growing it as needed; returns the bytes written.
+ */
+function writeText(parts, last) {
+  let units = last.length;
+  for (let i = 0; i < parts.length; i++) units += parts[i].length;
   if (buffers.textLength === 0 || units > buffers.textLength) sizeText(units);
   let written = 0;
-  for (const part of parts) {
-    let source = part;
+  for (let i = 0; i <= parts.length; i++) {
+    let source = i === parts.length ? last : parts[i];
     for (;;) {
       views();
       const done = encoder.encodeInto(source, written === 0 ? buffers.text : buffers.text.subarray(written));
@@ -318,7 +321,7 @@ const idCodes = [];
 /** The event id Rust wrote at the start of the text buffer, `length` ASCII bytes. */
 function readId(length) {
   const text = buffers.text;
-  idCodes.length = length;
+  if (idCodes.length !== length) idCodes.length = length;
   for (let i = 0; i < length; i++) idCodes[i] = text[i];
   return String.fromCharCode.apply(null, idCodes);
 }
@@ -341,10 +344,8 @@ function recordWith(kind, data, write) {
     const json = encode(enc, data, 0);
     // Nothing below runs JavaScript of the caller's until `write`, so
     // nothing else writes the buffers meanwhile.
-    enc.parts.push(enc.payload);
-    const textLength = writeText(enc.parts);
+    const textLength = writeText(enc.parts, enc.payload);
     enc.payload = "";
-    enc.parts.length = 0;
     if (enc.length > buffers.tapeLength) sizeTape(enc.length);
     views();
     copyTape(enc);
@@ -364,7 +365,7 @@ function recordWith(kind, data, write) {
     return event;
   } finally {
     enc.payload = "";
-    enc.parts.length = 0;
+    if (enc.parts.length !== 0) enc.parts.length = 0;
     // A walk that threw leaves its place behind.
     if (enc.path.length !== 0) enc.path.length = 0;
     if (enc.ancestors.length !== 0) enc.ancestors.length = 0;

@@ -68,6 +68,7 @@ pub(super) fn classify(bytes: &[u8]) -> Masks {
 fn classify_block(block: &[u8; 64]) -> Masks {
     use core::arch::wasm32::*;
     let mut m = Masks::default();
+    let mut printable = 0u64;
     for (k, chunk) in block.chunks_exact(16).enumerate() {
         // Two 8-byte loads: built from 16 bytes, the vector took 16 loads.
         let half = |at: usize| {
@@ -76,26 +77,20 @@ fn classify_block(block: &[u8; 64]) -> Masks {
         let v = u64x2(half(0), half(8));
         let in_range = |lo: u8, len: u8| u8x16_lt(u8x16_sub(v, u8x16_splat(lo)), u8x16_splat(len));
         let is = |b: u8| u8x16_eq(v, u8x16_splat(b));
-        let lower = in_range(b'a', 26);
-        let upper = in_range(b'A', 26);
-        let digit = in_range(b'0', 10);
-        let line_break = v128_or(v128_or(is(b'\n'), is(b'\r')), is(b'\t'));
-        let printable = in_range(0x21, 94);
-        let punct = v128_andnot(printable, v128_or(v128_or(lower, upper), digit));
-        let other = v128_andnot(
-            v128_or(u8x16_lt(v, u8x16_splat(0x20)), is(0x7F)),
-            line_break,
-        );
         let at = 16 * k;
         let bits = |x: v128| u64::from(u8x16_bitmask(x)) << at;
-        m.lower |= bits(lower);
-        m.upper |= bits(upper);
-        m.digit |= bits(digit);
+        m.lower |= bits(in_range(b'a', 26));
+        m.upper |= bits(in_range(b'A', 26));
+        m.digit |= bits(in_range(b'0', 10));
         m.space |= bits(is(b' '));
-        m.line_break |= bits(line_break);
-        m.punct |= bits(punct);
-        m.other |= bits(other);
+        m.line_break |= bits(v128_or(v128_or(is(b'\n'), is(b'\r')), is(b'\t')));
+        printable |= bits(in_range(0x21, 94));
     }
+    // The other two classes follow from these, a block at a time: printable
+    // ASCII that is not a letter or digit, and what is in no class so far
+    // (other control characters and DEL).
+    m.punct = printable & !(m.lower | m.upper | m.digit);
+    m.other = !(printable | m.space | m.line_break);
     m
 }
 
