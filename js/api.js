@@ -7,6 +7,10 @@ export { EpisodeSummarizer, EventBus, FactExtractor, SessionTimeoutMonitor, Slee
 export { FsArtifactStore, IndexedDbArtifactStore, KvArtifactStore, SqliteArtifactStore } from "./stores.js";
 // Defines Session.record and EventLog.append, before the classes are guarded.
 import "./record.js";
+import { releaseLargeText, writeText } from "./text-buffers.js";
+
+/** No text before the string `countTokens` writes. */
+const NO_PARTS = [];
 
 export const ArtifactAttacher = guardClass(glue.ArtifactAttacher);
 export const Compactor = guardClass(glue.Compactor);
@@ -26,7 +30,18 @@ export const ToolEvent = guardClass(glue.ToolEvent);
 export const ToolInterruptHandler = guardClass(glue.ToolInterruptHandler);
 export const WorkingContext = guardClass(glue.WorkingContext);
 export const contentId = guarded(glue.contentId, "contentId", { needsReady: true });
-export const countTokens = guarded(glue.countTokens, "countTokens", { needsReady: true });
+export const countTokens = guarded(
+  function countTokens(text) {
+    // A string goes in through the text buffer; anything else to Rust,
+    // which says what is wrong with it.
+    if (typeof text !== "string") return glue.countTokens(text);
+    const count = glue.__countTokensBuffered(writeText(NO_PARTS, text));
+    releaseLargeText();
+    return count;
+  },
+  "countTokens",
+  { needsReady: true },
+);
 export const estimateTokens = guarded(glue.estimateTokens, "estimateTokens", { needsReady: true });
 export const orchestrateCompiled = guarded(glue.orchestrateCompiled, "orchestrateCompiled", { needsReady: true });
 export const orchestrateCompiledTool = guarded(glue.orchestrateCompiledTool, "orchestrateCompiledTool", { needsReady: true });

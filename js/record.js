@@ -8,7 +8,7 @@
 //   value, which Rust decodes into the event's JSON;
 // - the JSON form of the data as JS values, which the returned event
 //   carries (strings are shared, not copied).
-// Both go into two buffers in wasm memory (src/js/main/record_buffers.rs),
+// Both go into two buffers in wasm memory (./text-buffers.js),
 // the string by `TextEncoder.encodeInto`, and Rust answers there with the
 // event's id, timestamp and token estimate.
 // A field-by-field walk from Rust cost a call across the boundary for every
@@ -17,6 +17,7 @@
 // tape and the string in as arguments, and a string back, cost half of
 // what was left for a short event.
 import * as glue from "../pkg/context_compiler.js";
+import { readAnswer, releaseLargeText, writeTape, writeText } from "./text-buffers.js";
 
 /** Deepest nesting event data may have (`MAX_DATA_DEPTH` in src/session/log.rs). */
 const MAX_DEPTH = 100;
@@ -27,6 +28,8 @@ const NUMBER = 3;
 const STRING = 4;
 const ARRAY = 5;
 const OBJECT = 6;
+/** Strings at least this long are written on their own, not joined to the payload. */
+const LONG_STRING = 256;
 
 /** One walk's state. */
 class Encoder {
@@ -235,98 +238,6 @@ function encodeMembers(enc, v, depth) {
 }
 
 /**
- * The record buffers in wasm memory (src/js/main/record_buffers.rs): where
- * each starts, how long it is, and views of them over the memory they were
- * made in (made again when the memory grows or a buffer moves).
- */
-const buffers = { memory: null, buffer: null, tapeAt: 0, tapeLength: 0, textAt: 0, textLength: 0, tape: null, text: null };
-/** The fewest numbers and bytes asked for (the answer takes 3 and an id). */
-const MIN_TAPE = 1024;
-const MIN_TEXT = 4096;
-/** A text buffer larger than this is let go after the event that needed it. */
-const KEEP_TEXT = 1 << 20;
-const encoder = new TextEncoder();
-/** Strings at least this long are written on their own, not joined to the payload. */
-const LONG_STRING = 256;
-
-function sizeTape(n) {
-  buffers.tapeLength = Math.max(n, MIN_TAPE);
-  buffers.tapeAt = glue.__recordTapeBuffer(buffers.tapeLength);
-  buffers.buffer = null;
-}
-
-function sizeText(n) {
-  buffers.textLength = Math.max(n, MIN_TEXT);
-  buffers.textAt = glue.__recordTextBuffer(buffers.textLength);
-  buffers.buffer = null;
-}
-
-/** Lets a large text buffer go; the next record sizes a new one. */
-function releaseText() {
-  glue.__recordTextBuffer(0);
-  buffers.textLength = 0;
-  buffers.buffer = null;
-}
-
-/** Views of the buffers over the memory as it is now. */
-function views() {
-  if (buffers.memory === null) buffers.memory = glue.__memory();
-  const buffer = buffers.memory.buffer;
-  if (buffer !== buffers.buffer) {
-    buffers.buffer = buffer;
-    buffers.tape = new Float64Array(buffer, buffers.tapeAt, buffers.tapeLength);
-    buffers.text = new Uint8Array(buffer, buffers.textAt, buffers.textLength);
-  }
-}
-
-/**
- * Writes `parts` then `last`, joined, as UTF-8 into the text buffer,
- * growing it as needed; returns the bytes written.
- */
-function writeText(parts, last) {
-  let units = last.length;
-  for (let i = 0; i < parts.length; i++) units += parts[i].length;
-  if (buffers.textLength === 0 || units > buffers.textLength) sizeText(units);
-  let written = 0;
-  for (let i = 0; i <= parts.length; i++) {
-    let source = i === parts.length ? last : parts[i];
-    for (;;) {
-      views();
-      const done = encoder.encodeInto(source, written === 0 ? buffers.text : buffers.text.subarray(written));
-      written += done.written;
-      units -= done.read;
-      if (done.read === source.length) break;
-      // Room for the rest at 3 bytes a UTF-16 unit (each takes at most that).
-      source = source.slice(done.read);
-      sizeText(written + units * 3);
-    }
-  }
-  return written;
-}
-
-/** Copies the walk's tape into the tape buffer (a short one without a subarray). */
-function copyTape(enc) {
-  const target = buffers.tape;
-  if (enc.length > 64) {
-    target.set(enc.tape.subarray(0, enc.length));
-    return;
-  }
-  const source = enc.tape;
-  for (let i = 0; i < enc.length; i++) target[i] = source[i];
-}
-
-/** The character codes of the last id read (an array, which `fromCharCode` reads fastest). */
-const idCodes = [];
-
-/** The event id Rust wrote at the start of the text buffer, `length` ASCII bytes. */
-function readId(length) {
-  const text = buffers.text;
-  if (idCodes.length !== length) idCodes.length = length;
-  for (let i = 0; i < length; i++) idCodes[i] = text[i];
-  return String.fromCharCode.apply(null, idCodes);
-}
-
-/**
  * Encodes `data`, writes `kind` and it into the record buffers and calls
  * `write(kind, kindUnits, tapeLength, textLength)`, which records it and
  * answers in the buffers; returns the event.
@@ -346,22 +257,10 @@ function recordWith(kind, data, write) {
     // nothing else writes the buffers meanwhile.
     const textLength = writeText(enc.parts, enc.payload);
     enc.payload = "";
-    if (enc.length > buffers.tapeLength) sizeTape(enc.length);
-    views();
-    copyTape(enc);
+    writeTape(enc.tape, enc.length);
     write(undefined, kind.length, enc.length, textLength);
-    views();
-    const answer = buffers.tape;
-    const event = {
-      eventId: readId(answer[2]),
-      timestamp: answer[0],
-      kind,
-      data: json,
-      tokenEstimate: answer[1],
-    };
-    // Only after a call that returned: after a trap, nothing more may
-    // call into the instance.
-    if (buffers.textLength > KEEP_TEXT) releaseText();
+    const event = readAnswer(kind, json);
+    releaseLargeText();
     return event;
   } finally {
     enc.payload = "";

@@ -54,3 +54,23 @@ test("countTokens in wasm (SIMD128 classes) gives exactly the native counter's p
   assert.ok(pinned.synthetic.length >= 100);
   for (const { text, count } of pinned.synthetic) assert.equal(countTokens(text), count, JSON.stringify(text));
 });
+
+test("countTokens takes strings of any size and alphabet through the text buffer, as through an argument", async () => {
+  // The glue's own countTokens takes the string as an argument (wasm-bindgen's
+  // copy, or encodeInto from Rust for long strings): the same count.
+  const glue = await import("../../pkg/context_compiler.js");
+  const texts = [
+    "",
+    "a",
+    "héllo wörld, 你好世界 😀 ".repeat(5000),
+    "log line 42: ok\n".repeat(200_000), // 3.2 MB: a buffer larger than is kept
+    "\ud800 lone \udc00 surrogates \ud83d",
+    "x".repeat(255),
+    "中".repeat(100_000),
+    "after the large ones",
+  ];
+  for (const text of texts) assert.equal(countTokens(text), glue.countTokens(text), JSON.stringify(text.slice(0, 40)));
+  for (const bad of [undefined, 42, null, { length: 3 }]) {
+    await rejectsWithCode(() => countTokens(bad), "INVALID_ARGUMENT", "text must be a string");
+  }
+});

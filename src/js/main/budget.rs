@@ -94,6 +94,16 @@ pub fn count_tokens(
     Ok(DefaultTokenCounter.count(&text) as f64)
 }
 
+/// `countTokens` of the string js/api.js wrote into the text buffer
+/// (`text_len` bytes of it); other values go to [`count_tokens`].
+#[wasm_bindgen(js_name = __countTokensBuffered, skip_typescript)]
+pub fn count_tokens_buffered(text_len: u32) -> std::result::Result<f64, JsValue> {
+    Ok(crate::js::main::record_buffers::with_text(
+        text_len,
+        |text| DefaultTokenCounter.count(text) as f64,
+    )?)
+}
+
 /// The seed's estimate: `ceil(words × 1.3)`.
 #[wasm_bindgen(js_name = estimateTokens)]
 pub fn estimate_tokens(

@@ -1,5 +1,7 @@
 //! The two buffers in wasm memory that `record` and `append` (js/record.js)
-//! hand an event in through, and get its id, timestamp and count back in.
+//! hand an event in through, and get its id, timestamp and count back in;
+//! `countTokens` hands its string in through the same text buffer
+//! (js/text-buffers.js writes them).
 //!
 //! Handing the event's tape and strings in as arguments cost an allocation
 //! and a copy of each, the glue's character loop over the strings, and a
@@ -101,6 +103,19 @@ pub(crate) fn take(kind_units: u32, tape_len: u32, text_len: u32) -> Result<(Str
             let (kind, payload) = text.split_at(split);
             Ok((kind.to_string(), tape::decode(numbers, payload)?))
         })
+    })
+}
+
+/// Runs `f` on the first `text_len` bytes of the text buffer, as
+/// `countTokens` (js/api.js) wrote a string there.
+pub(crate) fn with_text<T>(text_len: u32, f: impl FnOnce(&str) -> T) -> Result<T> {
+    TEXT.with(|text| {
+        let text = text.borrow();
+        let bytes = text
+            .get(..text_len as usize)
+            .ok_or_else(|| malformed("the text is longer than its buffer"))?;
+        let text = std::str::from_utf8(bytes).map_err(|_| malformed("the text is not UTF-8"))?;
+        Ok(f(text))
     })
 }
 
