@@ -37,13 +37,13 @@ const ms = (x) => `${x.toFixed(1)} ms`;
 const rate = (bytes, t) => `${Math.round(bytes / MB / (t / 1000))} MB/s`;
 
 /**
- * The fastest of `n` runs of `f`, in milliseconds, after one warm-up. Every
- * figure, ours and the reference's, is the fastest of its runs: on a shared
- * machine other work only ever adds time, so the fastest run is the one
- * least disturbed (the advice of Python's `timeit`).
+ * The fastest of `n` runs of `f`, in milliseconds, after `warmUp` runs.
+ * Every figure, ours and the reference's, is the fastest of its runs: on a
+ * shared machine other work only ever adds time, so the fastest run is the
+ * one least disturbed (the advice of Python's `timeit`).
  */
-function fastest(f, n = 7) {
-  f();
+function fastest(f, n = 7, warmUp = 3) {
+  for (let i = 0; i < warmUp; i++) f();
   let best = Infinity;
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
@@ -68,13 +68,20 @@ function encodeTime(text) {
   }));
   const bytes = trace.reduce((n, e) => n + e.content.length, 0);
   // Passes of a few tens of milliseconds vary by 2x on a shared machine,
-  // both sides alike: the fastest of 15 each.
+  // both sides alike: the fastest of 15 each. Ours after 10 passes of
+  // warm-up: V8 moves hot wasm and JS to its optimising compilers as they
+  // run, and the first ten passes here took up to 4x the steady state
+  // (CPython has no such warm-up).
   const passes = 15;
-  const ours = fastest(() => {
-    const s = new Session();
-    for (const e of trace) s.record(e.kind, { role: e.role, content: e.content });
-    s.free();
-  }, passes);
+  const ours = fastest(
+    () => {
+      const s = new Session();
+      for (const e of trace) s.record(e.kind, { role: e.role, content: e.content });
+      s.free();
+    },
+    passes,
+    10,
+  );
   const dir = mkdtempSync(join(tmpdir(), "acc-bench-"));
   const file = join(dir, "trace.json");
   writeFileSync(file, JSON.stringify(trace));
@@ -173,10 +180,10 @@ function encodeTime(text) {
   const data = payloads(32, 1 << 20);
   const SQL = await initSqlJs();
   const fmt = (m) => `${Math.round(m.store)} / ${Math.round(m.retrieve)} MB/s`;
-  // The fastest of 3 rounds, each on a fresh store (freed after it).
+  // The fastest of 5 rounds, each on a fresh store (freed after it).
   const rounds = async (make) => {
     const runs = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 5; i++) {
       const store = make();
       runs.push(await measure(store, data));
       store.free?.();
