@@ -8,10 +8,10 @@ import * as glue from "../pkg/context_compiler.js";
 
 /**
  * Where each buffer starts and how long it is, and views of them over the
- * memory they were made in (made again when the memory grows or a buffer
- * moves).
+ * memory they were made in (made again when a buffer moves, and when the
+ * memory grows: that detaches them).
  */
-const buffers = { memory: null, buffer: null, tapeAt: 0, tapeLength: 0, textAt: 0, textLength: 0, tape: null, text: null };
+const buffers = { memory: null, tapeAt: 0, tapeLength: 0, textAt: 0, textLength: 0, tape: null, text: null };
 /** The fewest numbers and bytes asked for (an answer takes 3 and an id). */
 const MIN_TAPE = 1024;
 const MIN_TEXT = 4096;
@@ -22,24 +22,26 @@ const encoder = new TextEncoder();
 function sizeTape(n) {
   buffers.tapeLength = Math.max(n, MIN_TAPE);
   buffers.tapeAt = glue.__recordTapeBuffer(buffers.tapeLength);
-  buffers.buffer = null;
+  buffers.text = null;
 }
 
 function sizeText(n) {
   buffers.textLength = Math.max(n, MIN_TEXT);
   buffers.textAt = glue.__recordTextBuffer(buffers.textLength);
-  buffers.buffer = null;
+  buffers.text = null;
 }
 
-/** Views of the buffers over the memory as it is now. */
+/**
+ * Views of the buffers over the memory as it is now. Growing the memory
+ * detaches the views made before (their length becomes 0), which is
+ * cheaper to look at than the memory's `buffer`.
+ */
 function views() {
+  if (buffers.text !== null && buffers.text.length !== 0) return;
   if (buffers.memory === null) buffers.memory = glue.__memory();
   const buffer = buffers.memory.buffer;
-  if (buffer !== buffers.buffer) {
-    buffers.buffer = buffer;
-    buffers.tape = new Float64Array(buffer, buffers.tapeAt, buffers.tapeLength);
-    buffers.text = new Uint8Array(buffer, buffers.textAt, buffers.textLength);
-  }
+  buffers.tape = new Float64Array(buffer, buffers.tapeAt, buffers.tapeLength);
+  buffers.text = new Uint8Array(buffer, buffers.textAt, buffers.textLength);
 }
 
 /**
@@ -112,5 +114,5 @@ export function releaseLargeText() {
   if (buffers.textLength <= KEEP_TEXT) return;
   glue.__recordTextBuffer(0);
   buffers.textLength = 0;
-  buffers.buffer = null;
+  buffers.text = null;
 }

@@ -86,7 +86,7 @@ fn event_id(ms: u64, seq: u32, random: u64) -> String {
     put(19, 6, random);
     id[12] = b'-';
     // Hex digits and a dash: always UTF-8.
-    String::from_utf8_lossy(&id).into_owned()
+    String::from_utf8(id.to_vec()).unwrap_or_default()
 }
 
 /// A typed event in the session timeline.
@@ -237,7 +237,18 @@ impl EventLog {
     /// counter's count of the event's rendered content. Queued events go first.
     pub fn append(
         &mut self,
-        kind: &str,
+        kind: impl Into<String>,
+        data: Value,
+        token_estimate: Option<u64>,
+    ) -> Result<&SessionEvent> {
+        self.append_owned(kind.into(), data, token_estimate)
+    }
+
+    /// [`EventLog::append`] with the kind already a `String` (one body,
+    /// whatever the callers' kind types).
+    fn append_owned(
+        &mut self,
+        kind: String,
         data: Value,
         token_estimate: Option<u64>,
     ) -> Result<&SessionEvent> {
@@ -254,7 +265,17 @@ impl EventLog {
     /// Readers that want it before then use [`EventLog::all_events`].
     pub fn enqueue(
         &self,
-        kind: &str,
+        kind: impl Into<String>,
+        data: Value,
+        token_estimate: Option<u64>,
+    ) -> Result<SessionEvent> {
+        self.enqueue_owned(kind.into(), data, token_estimate)
+    }
+
+    /// [`EventLog::enqueue`] with the kind already a `String`.
+    fn enqueue_owned(
+        &self,
+        kind: String,
         data: Value,
         token_estimate: Option<u64>,
     ) -> Result<SessionEvent> {
@@ -300,7 +321,7 @@ impl EventLog {
     /// A new event of `kind` with `data` (at most [`MAX_DATA_DEPTH`] deep): its id and a timestamp that never
     /// goes below the last event's (queued ones included). Its token
     /// estimate is left at 0.
-    fn stamp(&self, kind: &str, data: Value) -> Result<SessionEvent> {
+    fn stamp(&self, kind: String, data: Value) -> Result<SessionEvent> {
         if kind.is_empty() {
             return Err(Error::new(
                 ErrorCode::InvalidArgument,
@@ -338,7 +359,7 @@ impl EventLog {
         Ok(SessionEvent {
             event_id: event_id(ms, ids.seq, random),
             timestamp,
-            kind: kind.to_string(),
+            kind,
             data,
             token_estimate: 0,
         })

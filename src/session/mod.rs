@@ -97,7 +97,7 @@ impl Session {
     /// counter estimates it from the event's content.
     pub fn record(
         &mut self,
-        kind: &str,
+        kind: impl Into<String>,
         data: Value,
         token_estimate: Option<u64>,
     ) -> Result<&SessionEvent> {
@@ -146,7 +146,7 @@ impl Session {
 /// it at once through [`EventLog::all_events`]).
 pub fn record_shared(
     session: &RefCell<Session>,
-    kind: &str,
+    kind: impl Into<String>,
     data: Value,
     token_estimate: Option<u64>,
 ) -> Result<SessionEvent> {
@@ -157,7 +157,18 @@ pub fn record_shared(
 /// instead of a copy of it.
 pub fn record_shared_then<T>(
     session: &RefCell<Session>,
-    kind: &str,
+    kind: impl Into<String>,
+    data: Value,
+    token_estimate: Option<u64>,
+    then: impl FnOnce(&SessionEvent) -> T,
+) -> Result<T> {
+    record_shared_owned(session, kind.into(), data, token_estimate, then)
+}
+
+/// [`record_shared_then`] with the kind already a `String`.
+fn record_shared_owned<T>(
+    session: &RefCell<Session>,
+    kind: String,
     data: Value,
     token_estimate: Option<u64>,
     then: impl FnOnce(&SessionEvent) -> T,

@@ -220,6 +220,31 @@ test("strings of every length and alphabet cross intact, however the buffers gro
   assert.equal(s.eventLog.events[3].tokenEstimate, countTokens("0123456789".repeat(300_000)));
 });
 
+test("records and counts stay right after the memory grows under the buffers' views", async () => {
+  // Growing the memory detaches the views js/text-buffers.js keeps of the
+  // buffers; it notices by their length, not by the memory's buffer.
+  const glue = await import("../../pkg/context_compiler.js");
+  const s = new Session();
+  const first = s.record("user_input", { content: "before the growth" });
+  const memory = glue.__memory();
+  const before = memory.buffer;
+  memory.grow(2);
+  assert.equal(before.byteLength, 0, "the old buffer is detached");
+  const second = s.record("user_input", { content: "after the growth, ".repeat(20) });
+  assert.deepStrictEqual(s.eventLog.events, [first, second]);
+  assert.equal(second.tokenEstimate, countTokens("after the growth, ".repeat(20)));
+  assert.match(second.eventId, /^[0-9a-f]{12}-[0-9a-f]{12}$/);
+  memory.grow(1);
+  assert.equal(countTokens("one two three"), s.record("custom", "one two three").tokenEstimate);
+  // Growing while Rust records (here from a token counter it calls): the
+  // answer is read through fresh views.
+  const growing = new Session({ tokenCounter: (text) => (memory.grow(1), text.length) });
+  const grown = growing.record("user_input", { content: "grown" });
+  assert.equal(grown.tokenEstimate, 5);
+  assert.deepStrictEqual(growing.eventLog.events, [grown]);
+  assert.match(grown.eventId, /^[0-9a-f]{12}-[0-9a-f]{12}$/);
+});
+
 test("a counter or an options getter that records elsewhere during a record leaves both intact", () => {
   const other = new Session();
   const counter = (text) => {

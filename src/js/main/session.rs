@@ -330,10 +330,10 @@ impl EventLog {
             Owner::Own(log) => record_buffers::answer(
                 log.try_borrow_mut()
                     .map_err(|_| busy())?
-                    .append(&kind, data, estimate)?,
+                    .append(kind, data, estimate)?,
             ),
             Owner::Session(s) => {
-                record_shared_then(s, &kind, data, estimate, record_buffers::answer)?
+                record_shared_then(s, kind, data, estimate, record_buffers::answer)?
             }
         }
         Ok(())

@@ -143,15 +143,13 @@ fn block_milli(m: &Masks, after: &Masks, c: &mut Carry, bytes: &[u8], base: usiz
         thirds += (t + r - 1) / 3 - (t - 1) / 3;
         digits &= if r == 64 { 0 } else { !((1u64 << r) - 1) };
     }
-    let mut at_offset = digits;
-    let mut offset = 0;
+    // Each run's first digit, then the digit three places on while the
+    // run goes on that far: a step of three per round, not one.
+    let three = digits & (digits << 1) & (digits << 2);
+    let mut at_offset = digits & !(digits << 1);
     while at_offset != 0 {
-        let further = at_offset & (at_offset << 1);
-        if offset % 3 == 0 {
-            thirds += pop(at_offset & !further);
-        }
-        at_offset = further;
-        offset += 1;
+        thirds += pop(at_offset);
+        at_offset = (at_offset << 3) & three;
     }
     added += WORD * thirds;
     c.digit_run = if m.digit == u64::MAX {
