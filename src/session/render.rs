@@ -39,9 +39,22 @@ impl Rendered<'_> {
     }
 }
 
+/// The member `key` of an object (`None` for other values). A small
+/// object's members are compared in turn, which is cheaper than hashing
+/// the key: event data mostly has a handful of members, and an event is
+/// rendered each time it is recorded or compiled.
+fn member<'a>(data: &'a Value, key: &str) -> Option<&'a Value> {
+    let map = data.as_object()?;
+    if map.len() <= 8 {
+        map.iter().find_map(|(k, v)| (k == key).then_some(v))
+    } else {
+        map.get(key)
+    }
+}
+
 fn str_field<'a>(data: &'a Value, keys: &[&str]) -> Option<&'a str> {
     keys.iter()
-        .find_map(|k| data.get(*k).and_then(Value::as_str))
+        .find_map(|k| member(data, k).and_then(Value::as_str))
 }
 
 /// The text of an arbitrary payload: a string as is, anything else as JSON.
@@ -54,7 +67,7 @@ pub(crate) fn data_text(data: &Value) -> Cow<'_, str> {
 
 fn field_text<'a>(data: &'a Value, keys: &[&str]) -> Option<Cow<'a, str>> {
     keys.iter()
-        .find_map(|k| data.get(*k))
+        .find_map(|k| member(data, k))
         .filter(|v| !v.is_null())
         .map(data_text)
 }
@@ -126,7 +139,7 @@ pub(crate) fn call_name(data: &Value) -> &str {
 pub(crate) fn call_arguments(data: &Value) -> Value {
     ["arguments", "args", "input"]
         .iter()
-        .find_map(|k| data.get(*k))
+        .find_map(|k| member(data, k))
         .cloned()
         .unwrap_or_else(|| Value::Object(Default::default()))
 }
@@ -217,5 +230,25 @@ mod tests {
         let r = render("tool_timeout", &d6).unwrap();
         assert_eq!(r.text(), "timeout: timed out");
         assert!(render("tool_call", &json!({})).is_none());
+    }
+
+    #[test]
+    fn members_are_found_in_small_and_large_objects_alike() {
+        for extra in [0, 7, 8, 40] {
+            let mut data = serde_json::Map::new();
+            for i in 0..extra {
+                data.insert(format!("k{i}"), json!(i));
+            }
+            data.insert("content".into(), json!("found"));
+            data.insert("role".into(), json!(7));
+            let data = Value::Object(data);
+            assert_eq!(member(&data, "content"), Some(&json!("found")), "{extra}");
+            assert_eq!(member(&data, "absent"), None);
+            assert_eq!(member(&data, "conten"), None);
+            // A role that is not a string is not a role.
+            assert_eq!(str_field(&data, &["role"]), None);
+            assert_eq!(render("user_input", &data).unwrap().text(), "found");
+        }
+        assert_eq!(member(&json!(["content"]), "content"), None);
     }
 }
