@@ -17,7 +17,7 @@
 //!   compatibility ([`estimate_tokens`]). It counts 5,000 characters of minified
 //!   JSON as 2 tokens: do not budget with it.
 
-pub use context_compiler_text::heuristic_milli;
+pub use context_compiler_text::{heuristic_milli, heuristic_milli_utf8};
 
 /// Counts tokens of text, and the fixed cost of one chat message.
 pub trait TokenCounter {
@@ -64,6 +64,15 @@ impl TokenCounter for WordsTokenCounter {
 /// 3 tokens of overhead per chat message as OpenAI's chat format has.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct DefaultTokenCounter;
+
+impl DefaultTokenCounter {
+    /// The count of `bytes` read as UTF-8, or `None` when they are not
+    /// UTF-8: checked as they are counted, so text handed in as bytes (the
+    /// JS binding's buffer) is not read once more to check it first.
+    pub fn count_utf8(&self, bytes: &[u8]) -> Option<u64> {
+        heuristic_milli_utf8(bytes).map(|milli| milli.div_ceil(1000))
+    }
+}
 
 impl TokenCounter for DefaultTokenCounter {
     fn count(&self, text: &str) -> u64 {

@@ -74,3 +74,30 @@ test("countTokens takes strings of any size and alphabet through the text buffer
     await rejectsWithCode(() => countTokens(bad), "INVALID_ARGUMENT", "text must be a string");
   }
 });
+
+test("countTokens' text buffer holding bytes that are not UTF-8 is INVALID_ARGUMENT, never a trap", async () => {
+  // The counter checks the bytes as it counts them (only the non-ASCII
+  // stretches need it): garbage written there by hand must be refused.
+  const glue = await import("../../pkg/context_compiler.js");
+  countTokens("warm"); // the buffer exists from the first call on
+  const write = (bytes) => {
+    const at = glue.__recordTextBuffer(4096);
+    new Uint8Array(glue.__memory().buffer, at, bytes.length).set(bytes);
+    return bytes.length;
+  };
+  const ascii = (t) => [...t].map((c) => c.charCodeAt(0));
+  const bad = [
+    [0xff],
+    [...ascii("plain words "), 0x80, ...ascii(" after a stray continuation byte")],
+    [...ascii("a lead byte at the very end "), 0xe4, 0xb8],
+    [...ascii("x".repeat(100)), 0xed, 0xa0, 0x80, ...ascii("y".repeat(100))], // an encoded surrogate
+    [0xc0, 0xaf], // overlong
+  ];
+  for (const bytes of bad) {
+    await rejectsWithCode(() => glue.__countTokensBuffered(write(bytes)), "INVALID_ARGUMENT", "not UTF-8");
+  }
+  await rejectsWithCode(() => glue.__countTokensBuffered(1e9), "INVALID_ARGUMENT", "longer than its buffer");
+  const good = [...ascii("ok "), 0xe4, 0xb8, 0xad, ...ascii(" fine")];
+  assert.equal(glue.__countTokensBuffered(write(good)), countTokens("ok 中 fine"));
+  assert.equal(countTokens("still counting"), glue.countTokens("still counting"));
+});

@@ -18,4 +18,4 @@ pub mod json;
 pub mod order;
 pub mod redact;
 
-pub use heuristic::heuristic_milli;
+pub use heuristic::{heuristic_milli, heuristic_milli_utf8};

@@ -98,9 +98,9 @@ pub fn count_tokens(
 /// (`text_len` bytes of it); other values go to [`count_tokens`].
 #[wasm_bindgen(js_name = __countTokensBuffered, skip_typescript)]
 pub fn count_tokens_buffered(text_len: u32) -> std::result::Result<f64, JsValue> {
-    Ok(crate::js::main::record_buffers::with_text(
+    Ok(crate::js::main::record_buffers::with_text_bytes(
         text_len,
-        |text| DefaultTokenCounter.count(text) as f64,
+        |bytes| DefaultTokenCounter.count_utf8(bytes).map(|n| n as f64),
     )?)
 }
 

@@ -107,15 +107,15 @@ pub(crate) fn take(kind_units: u32, tape_len: u32, text_len: u32) -> Result<(Str
 }
 
 /// Runs `f` on the first `text_len` bytes of the text buffer, as
-/// `countTokens` (js/api.js) wrote a string there.
-pub(crate) fn with_text<T>(text_len: u32, f: impl FnOnce(&str) -> T) -> Result<T> {
+/// `countTokens` (js/api.js) wrote a string there; `f` answers `None` when
+/// they are not UTF-8 (it checks them as it reads them).
+pub(crate) fn with_text_bytes<T>(text_len: u32, f: impl FnOnce(&[u8]) -> Option<T>) -> Result<T> {
     TEXT.with(|text| {
         let text = text.borrow();
         let bytes = text
             .get(..text_len as usize)
             .ok_or_else(|| malformed("the text is longer than its buffer"))?;
-        let text = std::str::from_utf8(bytes).map_err(|_| malformed("the text is not UTF-8"))?;
-        Ok(f(text))
+        f(bytes).ok_or_else(|| malformed("the text is not UTF-8"))
     })
 }
 

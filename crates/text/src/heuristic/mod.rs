@@ -4,6 +4,8 @@
 //! by scripts/gen-token-fixtures.mjs's samples; the main crate's
 //! `DefaultTokenCounter` rounds the total up to whole tokens.
 
+use std::ops::Range;
+
 mod ascii;
 mod masks;
 #[cfg(test)]
@@ -53,7 +55,25 @@ fn classify(c: char) -> Class {
 /// its own: ASCII 64 bytes at a time ([`ascii::ascii_milli`]), the rest a
 /// character at a time.
 pub fn heuristic_milli(text: &str) -> u64 {
-    let bytes = text.as_bytes();
+    // Stretches end at ASCII bytes, which are character boundaries: `get`
+    // always answers.
+    stretches_milli(text.as_bytes(), |range| text.get(range)).unwrap_or(0)
+}
+
+/// [`heuristic_milli`] of `bytes` read as UTF-8, or `None` when they are
+/// not UTF-8. Only the non-ASCII stretches need checking (ASCII is UTF-8),
+/// and each is checked as it is counted: no pass over the text for its
+/// own sake.
+pub fn heuristic_milli_utf8(bytes: &[u8]) -> Option<u64> {
+    stretches_milli(bytes, |range| std::str::from_utf8(&bytes[range]).ok())
+}
+
+/// The count of `bytes`, stretch by stretch; `non_ascii` gives the text of
+/// a non-ASCII stretch (`None` ends the count with `None`).
+fn stretches_milli<'a>(
+    bytes: &'a [u8],
+    non_ascii: impl Fn(Range<usize>) -> Option<&'a str>,
+) -> Option<u64> {
     let mut total = 0;
     let mut i = 0;
     while i < bytes.len() {
@@ -63,10 +83,12 @@ pub fn heuristic_milli(text: &str) -> u64 {
             .iter()
             .position(u8::is_ascii)
             .map_or(bytes.len(), |n| ascii_end + n);
-        total += non_ascii_milli(&text[ascii_end..end]);
+        if end > ascii_end {
+            total += non_ascii_milli(non_ascii(ascii_end..end)?);
+        }
         i = end;
     }
-    total
+    Some(total)
 }
 
 /// The length of the ASCII prefix of `bytes`, read 8 bytes at a time.

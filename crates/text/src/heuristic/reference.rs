@@ -186,6 +186,24 @@ proptest! {
     #[test]
     fn blocks_count_exactly_as_runs(text in text()) {
         prop_assert_eq!(super::heuristic_milli(&text), count_milli(&text));
+        prop_assert_eq!(super::heuristic_milli_utf8(text.as_bytes()), Some(count_milli(&text)));
+    }
+
+    /// Bytes checked as they are counted: a count exactly when they are
+    /// UTF-8 (text with bytes spliced in, often splitting a character or
+    /// leaving a stray continuation or lead byte).
+    #[test]
+    fn bytes_count_when_and_only_when_they_are_utf8(
+        text in text(),
+        splices in proptest::collection::vec((any::<prop::sample::Index>(), proptest::collection::vec(any::<u8>(), 0..4)), 0..3),
+    ) {
+        let mut bytes = text.into_bytes();
+        for (at, spliced) in splices {
+            let at = at.index(bytes.len() + 1);
+            bytes.splice(at..at, spliced);
+        }
+        let expected = std::str::from_utf8(&bytes).ok().map(count_milli);
+        prop_assert_eq!(super::heuristic_milli_utf8(&bytes), expected);
     }
 }
 
