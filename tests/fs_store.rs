@@ -228,10 +228,12 @@ struct FailingFs {
 
 #[async_trait(?Send)]
 impl FileSystem for FailingFs {
+    type Bytes = Vec<u8>;
+
     async fn read(&self, path: &str) -> Result<Option<Vec<u8>>> {
         self.inner.read(path).await
     }
-    async fn write_atomic(&self, path: &str, parts: &[&[u8]]) -> Result<()> {
+    async fn write_atomic(&self, path: &str, bytes: Vec<u8>) -> Result<()> {
         match self.writes_left.get() {
             0 => Err(Error::new(
                 ErrorCode::StoreFailed,
@@ -239,7 +241,7 @@ impl FileSystem for FailingFs {
             )),
             n => {
                 self.writes_left.set(n - 1);
-                self.inner.write_atomic(path, parts).await
+                self.inner.write_atomic(path, bytes).await
             }
         }
     }

@@ -36,6 +36,8 @@ struct FaultyKv {
 
 #[async_trait(?Send)]
 impl KeyValue for FaultyKv {
+    type Value = Vec<u8>;
+
     async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
         if self.hang_get.get() {
             std::future::pending::<()>().await;
@@ -50,7 +52,7 @@ impl KeyValue for FaultyKv {
             None => self.inner.get(key).await,
         }
     }
-    async fn put(&self, key: &str, value: &[u8]) -> Result<()> {
+    async fn put(&self, key: &str, value: Vec<u8>) -> Result<()> {
         if let Some(f) = &*self.fail_put.borrow() {
             if f(key) {
                 if self.puts_before_failing.get() == 0 {
@@ -139,6 +141,58 @@ fn layout_is_the_documented_one_and_values_fit_the_limit() {
         assert_eq!(keys, want);
         for k in &keys {
             assert!(store.kv().inner.raw_get(k).unwrap().len() <= 1024, "{k}");
+        }
+    });
+}
+
+#[test]
+fn values_stored_in_place_are_the_records_store_writes() {
+    block_on(async {
+        for size in [100, 3000] {
+            let content = big(size);
+            let by_slice = store_over(FaultyKv::default(), 1024);
+            let in_place = store_over(FaultyKv::default(), 1024);
+            let a = by_slice
+                .store(&content, "s", opts(Some("one")))
+                .await
+                .unwrap();
+            let b = in_place
+                .store_value(content.clone(), "s", opts(Some("one")))
+                .await
+                .unwrap();
+            assert_eq!(a, b);
+            // Prepared from a digest, then written: the session is added to
+            // the artifact already there, as store() adds it.
+            let digest = context_compiler::artifacts::sha256(&content);
+            let prepared = in_place
+                .prepare_value(content.clone(), &digest, "s", opts(Some("two")))
+                .unwrap();
+            let c = in_place.store_prepared(prepared).await.unwrap();
+            by_slice
+                .store(&content, "s", opts(Some("two")))
+                .await
+                .unwrap();
+            assert_eq!(c.artifact_id, a.artifact_id);
+            assert_eq!(c.session_id.as_deref(), Some("two"));
+            let keys = by_slice.kv().inner.keys();
+            assert_eq!(in_place.kv().inner.keys(), keys);
+            for key in &keys {
+                assert_eq!(
+                    in_place.kv().inner.raw_get(key),
+                    by_slice.kv().inner.raw_get(key),
+                    "{key}"
+                );
+            }
+            let back = in_place.retrieve_value(&a.artifact_id).await.unwrap();
+            assert_eq!(back.as_deref(), Some(content.as_slice()));
+            // A digest that is not the content's is caught on the read.
+            let wrong = store_over(FaultyKv::default(), 1024);
+            let prepared = wrong
+                .prepare_value(content.clone(), &[7; 32], "s", opts(None))
+                .unwrap();
+            let h = wrong.store_prepared(prepared).await.unwrap();
+            let err = wrong.retrieve_value(&h.artifact_id).await.unwrap_err();
+            assert_eq!(err.code(), ErrorCode::ArtifactIntegrity);
         }
     });
 }

@@ -50,7 +50,13 @@ pub async fn content_id_by(hasher: &dyn Hasher, content: &[u8]) -> Result<String
 /// Fails with [`ErrorCode::ArtifactIntegrity`] unless `content` hashes to
 /// `artifact_id` by `hasher`.
 pub async fn verify_by(hasher: &dyn Hasher, artifact_id: &str, content: &[u8]) -> Result<()> {
-    let actual = content_id_by(hasher, content).await?;
+    verify_digest(artifact_id, &hasher.sha256(content).await?)
+}
+
+/// Fails with [`ErrorCode::ArtifactIntegrity`] unless `digest`, the SHA-256
+/// of some content, is `artifact_id`.
+pub(crate) fn verify_digest(artifact_id: &str, digest: &[u8; 32]) -> Result<()> {
+    let actual = hex(digest);
     if actual == artifact_id {
         Ok(())
     } else {

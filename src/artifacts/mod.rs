@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 
+pub(crate) use hash::verify_digest;
 pub use hash::{content_id_by, hex, sha256, verify_by, Hasher, Sha2Hasher};
 pub use memory::{MemoryArtifactStore, StoredArtifact};
 
@@ -52,10 +53,32 @@ impl ArtifactHandle {
         options: &StoreOptions,
         created_at: f64,
     ) -> Self {
+        let head = &content[..content.len().min(SUMMARY_HEAD_BYTES)];
+        Self::describe_head(
+            artifact_id,
+            head,
+            content.len(),
+            source,
+            options,
+            created_at,
+        )
+    }
+
+    /// [`ArtifactHandle::describe`] from the content's first
+    /// [`SUMMARY_HEAD_BYTES`] (or all of it, when shorter) and its size: for
+    /// content that stays in the host's memory.
+    pub fn describe_head(
+        artifact_id: String,
+        head: &[u8],
+        size_bytes: usize,
+        source: &str,
+        options: &StoreOptions,
+        created_at: f64,
+    ) -> Self {
         ArtifactHandle {
             artifact_id,
-            summary: make_summary(content),
-            size_bytes: content.len() as u64,
+            summary: summary_of_head(head, head.len() == size_bytes),
+            size_bytes: size_bytes as u64,
             mime_type: options
                 .mime_type
                 .clone()
@@ -114,11 +137,21 @@ pub const SUMMARY_MAX_CHARS: usize = 200;
 /// (invalid UTF-8 replaced), cut at the last space when that keeps more than
 /// half, followed by `...` when cut.
 pub fn make_summary(content: &[u8]) -> String {
-    let head = &content[..content.len().min(SUMMARY_MAX_CHARS * 4 + 4)];
+    let head = &content[..content.len().min(SUMMARY_HEAD_BYTES)];
+    summary_of_head(head, head.len() == content.len())
+}
+
+/// How many leading bytes of content a summary reads: enough for
+/// [`SUMMARY_MAX_CHARS`] characters of up to four bytes, and one more.
+pub const SUMMARY_HEAD_BYTES: usize = SUMMARY_MAX_CHARS * 4 + 4;
+
+/// The summary of content whose first bytes are `head` (`whole` when they
+/// are all of it).
+fn summary_of_head(head: &[u8], whole: bool) -> String {
     let text = String::from_utf8_lossy(head);
     let mut chars = text.char_indices();
     let cut = match chars.nth(SUMMARY_MAX_CHARS) {
-        None if head.len() == content.len() => return text.into_owned(),
+        None if whole => return text.into_owned(),
         None => text.len(),
         Some((i, _)) => i,
     };

@@ -18,9 +18,12 @@ thread_local! {
     static FILES: RefCell<Option<PathBuf>> = const { RefCell::new(None) };
 }
 
+/// The host's KV or the files: either as one type of key-value store.
+type AnyKv = Box<dyn KeyValue<Value = Vec<u8>>>;
+
 /// The artifact store every compile and tool call uses: the selected one.
-pub(crate) fn selected_store() -> Result<Rc<KvArtifactStore<Box<dyn KeyValue>>>, Error> {
-    let (kv, chunk_bytes): (Box<dyn KeyValue>, usize) = match FILES.with(|f| f.borrow().clone()) {
+pub(crate) fn selected_store() -> Result<Rc<KvArtifactStore<AnyKv>>, Error> {
+    let (kv, chunk_bytes): (AnyKv, usize) = match FILES.with(|f| f.borrow().clone()) {
         None => (Box::new(HostKv), KvStoreOptions::default().chunk_bytes),
         Some(dir) => (
             Box::new(FsKv::new(StdFileSystem::new(dir))),

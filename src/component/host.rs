@@ -21,12 +21,14 @@ fn failed(op: &str, message: String) -> Error {
 
 #[async_trait(?Send)]
 impl KeyValue for HostKv {
+    type Value = Vec<u8>;
+
     async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
         artifact_kv::get(key).map_err(|m| failed("get", m))
     }
 
-    async fn put(&self, key: &str, value: &[u8]) -> Result<()> {
-        artifact_kv::put(key, value).map_err(|m| failed("put", m))
+    async fn put(&self, key: &str, value: Vec<u8>) -> Result<()> {
+        artifact_kv::put(key, &value).map_err(|m| failed("put", m))
     }
 
     async fn delete(&self, key: &str) -> Result<()> {

@@ -23,7 +23,7 @@
 use async_trait::async_trait;
 
 use crate::error::Result;
-use crate::kv::{KeyValue, KvArtifactStore};
+use crate::kv::{KeyValue, KvArtifactStore, KvValue};
 
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 mod std_fs;
@@ -35,12 +35,14 @@ pub use std_fs::StdFileSystem;
 /// directory with `/` separators. Async so a JS host can implement them.
 #[async_trait(?Send)]
 pub trait FileSystem {
+    /// The contents of files: `Vec<u8>`, or the host's own buffers.
+    type Bytes: KvValue;
     /// The content of the file at `path`, or `None` when there is none.
-    async fn read(&self, path: &str) -> Result<Option<Vec<u8>>>;
-    /// Makes `path` hold the concatenation of `parts`, atomically: written
-    /// to a temporary file in the same directory, synced, then renamed over
-    /// `path`. Creates missing parent directories.
-    async fn write_atomic(&self, path: &str, parts: &[&[u8]]) -> Result<()>;
+    async fn read(&self, path: &str) -> Result<Option<Self::Bytes>>;
+    /// Makes `path` hold `bytes`, atomically: written to a temporary file in
+    /// the same directory, synced, then renamed over `path`. Creates missing
+    /// parent directories.
+    async fn write_atomic(&self, path: &str, bytes: Self::Bytes) -> Result<()>;
     /// Removes the file at `path` (an absent file is not an error).
     async fn remove(&self, path: &str) -> Result<()>;
     /// Every file under the directory `dir`, at any depth, as paths relative
@@ -145,16 +147,14 @@ fn list_dir(prefix: &str) -> String {
 
 #[async_trait(?Send)]
 impl<F: FileSystem> KeyValue for FsKv<F> {
-    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
+    type Value = F::Bytes;
+
+    async fn get(&self, key: &str) -> Result<Option<F::Bytes>> {
         self.fs.read(&key_path(key)).await
     }
 
-    async fn put(&self, key: &str, value: &[u8]) -> Result<()> {
-        self.fs.write_atomic(&key_path(key), &[value]).await
-    }
-
-    async fn put_parts(&self, key: &str, parts: &[&[u8]]) -> Result<()> {
-        self.fs.write_atomic(&key_path(key), parts).await
+    async fn put(&self, key: &str, value: F::Bytes) -> Result<()> {
+        self.fs.write_atomic(&key_path(key), value).await
     }
 
     async fn delete(&self, key: &str) -> Result<()> {

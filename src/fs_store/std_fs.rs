@@ -87,6 +87,8 @@ fn walk(dir: &Path, relative: &str, out: &mut Vec<String>) -> std::io::Result<()
 
 #[async_trait(?Send)]
 impl FileSystem for StdFileSystem {
+    type Bytes = Vec<u8>;
+
     async fn read(&self, path: &str) -> Result<Option<Vec<u8>>> {
         let full = self.path(path)?;
         match fs::read(&full) {
@@ -96,7 +98,7 @@ impl FileSystem for StdFileSystem {
         }
     }
 
-    async fn write_atomic(&self, path: &str, parts: &[&[u8]]) -> Result<()> {
+    async fn write_atomic(&self, path: &str, bytes: Vec<u8>) -> Result<()> {
         let full = self.path(path)?;
         if let Some(parent) = full.parent() {
             fs::create_dir_all(parent).map_err(|e| failed("creating", parent, e))?;
@@ -104,9 +106,7 @@ impl FileSystem for StdFileSystem {
         let temporary = temporary_name(&full);
         let written = (|| {
             let mut file = fs::File::create(&temporary)?;
-            for part in parts {
-                file.write_all(part)?;
-            }
+            file.write_all(&bytes)?;
             file.sync_all()
         })();
         if let Err(e) = written.and_then(|()| fs::rename(&temporary, &full)) {

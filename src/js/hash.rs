@@ -42,16 +42,21 @@ impl Hasher for JsHasher {
         }
         // An asynchronous digest gets its own copy of the bytes: wasm memory
         // may move before the host reads them.
-        let copy = Uint8Array::from(data);
-        let answer = with_host(|host| host.sha256(&copy)).and_then(|r| r.ok());
-        let Some(promise) = answer.and_then(|a| a.dyn_into::<Promise>().ok()) else {
-            return Ok(sha256(data));
-        };
-        let digest = JsFuture::from(promise).await.ok();
-        Ok(digest
-            .as_ref()
-            .and_then(digest_of)
-            .unwrap_or_else(|| sha256(data)))
+        let digest = asynchronous(&Uint8Array::from(data)).await;
+        Ok(digest.unwrap_or_else(|| sha256(data)))
+    }
+}
+
+/// The SHA-256 of bytes in JS memory, by the host's crypto, or in Rust (on
+/// a copy) where the host has none.
+#[cfg(feature = "js-stores")]
+pub(crate) async fn sha256_js(data: &Uint8Array) -> [u8; 32] {
+    if let Some(digest) = host_sync(data) {
+        return digest;
+    }
+    match asynchronous(data).await {
+        Some(digest) => digest,
+        None => sha256(&data.to_vec()),
     }
 }
 
@@ -60,9 +65,24 @@ fn synchronous(data: &[u8]) -> Option<[u8; 32]> {
     // SAFETY: the view lives only during the host call, which runs no wasm
     // code and so cannot grow (and detach) the memory it views.
     let view = unsafe { Uint8Array::view(data) };
-    let answer = with_host(|host| host.sha256_sync(&view)).and_then(|r| r.ok());
+    let digest = host_sync(&view);
     drop(view);
+    digest
+}
+
+/// The host's synchronous digest of the bytes `data` views, if it has one.
+pub(crate) fn host_sync(data: &Uint8Array) -> Option<[u8; 32]> {
+    let answer = with_host(|host| host.sha256_sync(data)).and_then(|r| r.ok());
     answer.as_ref().and_then(digest_of)
+}
+
+/// The host's asynchronous digest of `data` (which must not be a view of
+/// wasm memory), if it has one.
+async fn asynchronous(data: &Uint8Array) -> Option<[u8; 32]> {
+    let answer = with_host(|host| host.sha256(data)).and_then(|r| r.ok());
+    let promise = answer.and_then(|a| a.dyn_into::<Promise>().ok())?;
+    let digest = JsFuture::from(promise).await.ok()?;
+    digest_of(&digest)
 }
 
 /// The 32 bytes of a digest the host returned (a `Uint8Array`, e.g. a Node

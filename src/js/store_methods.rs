@@ -20,8 +20,23 @@ use crate::js::promise::spawn;
 use crate::js::stores::JsSessionSource;
 use crate::session::{SavedEvents, SessionEnv, SessionSource, SessionStore};
 
-fn reject(e: Error) -> Promise {
+/// A promise rejected with `e` as a JS error.
+pub(crate) fn reject(e: Error) -> Promise {
     Promise::reject(&to_js_error(e))
+}
+
+/// The `source` and `options` arguments of `store`.
+pub(crate) fn store_args<T: AsRef<JsValue>>(
+    source: &JsValue,
+    options: &Option<T>,
+) -> Result<(String, StoreOptions)> {
+    Ok((
+        string(source, "source")?,
+        StoreOptions {
+            mime_type: optional_string(options, "mimeType")?,
+            session_id: optional_string(options, "sessionId")?,
+        },
+    ))
 }
 
 /// `store(content, source, options)`.
@@ -31,18 +46,9 @@ pub(crate) fn store<T: AsRef<JsValue>>(
     source: &JsValue,
     options: &Option<T>,
 ) -> Promise {
-    let args = (|| -> Result<_> {
-        Ok((
-            bytes(content, "content")?,
-            string(source, "source")?,
-            StoreOptions {
-                mime_type: optional_string(options, "mimeType")?,
-                session_id: optional_string(options, "sessionId")?,
-            },
-        ))
-    })();
+    let args = bytes(content, "content").and_then(|c| Ok((c, store_args(source, options)?)));
     match args {
-        Ok((content, source, opts)) => {
+        Ok((content, (source, opts))) => {
             spawn(async move { to_js(&store.store(&content, &source, opts).await?) })
         }
         Err(e) => reject(e),
@@ -50,7 +56,7 @@ pub(crate) fn store<T: AsRef<JsValue>>(
 }
 
 /// The string argument `value`, or a rejected promise (`INVALID_ARGUMENT`).
-fn string_arg(value: &JsValue, what: &str) -> std::result::Result<String, Promise> {
+pub(crate) fn string_arg(value: &JsValue, what: &str) -> std::result::Result<String, Promise> {
     string(value, what).map_err(reject)
 }
 
@@ -205,9 +211,25 @@ pub(crate) fn delete_session(store: Rc<dyn SessionStore>, session_id: &JsValue) 
 }
 
 /// Stamps the shared artifact and session methods onto a store class whose
-/// `inner` field is an `Rc` of a type implementing both store traits.
+/// `inner` field is an `Rc` of a type implementing both store traits. With
+/// `host_bytes` (the KV and file stores, whose values stay in JS memory),
+/// `store` and `retrieve` pass content through without copying it into wasm.
 macro_rules! store_methods {
     ($js:ident) => {
+        $crate::js::store_methods::store_methods!(
+            @impl $js,
+            $crate::js::store_methods::store,
+            $crate::js::store_methods::retrieve
+        );
+    };
+    ($js:ident, host_bytes) => {
+        $crate::js::store_methods::store_methods!(
+            @impl $js,
+            $crate::js::stores::host_bytes::store,
+            $crate::js::stores::host_bytes::retrieve
+        );
+    };
+    (@impl $js:ident, $store:path, $retrieve:path) => {
         #[wasm_bindgen]
         impl $js {
             #[wasm_bindgen(getter = __nativeId, skip_typescript)]
@@ -227,7 +249,7 @@ macro_rules! store_methods {
                 #[wasm_bindgen(unchecked_param_type = "string")] source: JsValue,
                 options: Option<$crate::js::args::StoreOptionsArg>,
             ) -> js_sys::Promise {
-                $crate::js::store_methods::store(self.inner.clone(), &content, &source, &options)
+                $store(self.inner.clone(), &content, &source, &options)
             }
 
             /// Resolves to the content of `artifactId`, verified against its hash, or
@@ -239,7 +261,7 @@ macro_rules! store_methods {
                 #[wasm_bindgen(js_name = artifactId, unchecked_param_type = "string")]
                 artifact_id: JsValue,
             ) -> js_sys::Promise {
-                $crate::js::store_methods::retrieve(self.inner.clone(), &artifact_id)
+                $retrieve(self.inner.clone(), &artifact_id)
             }
 
             /// Resolves to whether `artifactId` is stored.

@@ -6,13 +6,13 @@ use async_trait::async_trait;
 use serde_json::{json, Map, Value};
 
 use crate::artifacts::{
-    content_id_by, sort_by_id, verify_by, ArtifactHandle, ArtifactStore, Hasher, Sha2Hasher,
-    StoreOptions,
+    hex, sort_by_id, verify_digest, ArtifactHandle, ArtifactStore, Hasher, Sha2Hasher,
+    StoreOptions, SUMMARY_HEAD_BYTES,
 };
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
-use crate::kv::framed::Record;
-use crate::kv::{escape_key_part, KeyValue};
+use crate::kv::framed::{Content, Framed, Record};
+use crate::kv::{escape_key_part, KeyValue, KvValue};
 use crate::race::{race, First};
 
 /// The default largest value written to the store: 64 KiB, Deno KV's limit,
@@ -115,16 +115,12 @@ impl<K: KeyValue> KvArtifactStore<K> {
         result.map_err(|e| e.context(format!("{op}({key})")))
     }
 
-    pub(crate) async fn kv_get(&self, key: &str) -> Result<Option<Vec<u8>>> {
+    pub(crate) async fn kv_get(&self, key: &str) -> Result<Option<K::Value>> {
         self.timed("get", key, self.kv.get(key)).await
     }
 
-    pub(crate) async fn kv_put(&self, key: &str, value: &[u8]) -> Result<()> {
+    pub(crate) async fn kv_put(&self, key: &str, value: K::Value) -> Result<()> {
         self.timed("put", key, self.kv.put(key, value)).await
-    }
-
-    pub(crate) async fn kv_put_parts(&self, key: &str, parts: &[&[u8]]) -> Result<()> {
-        self.timed("put", key, self.kv.put_parts(key, parts)).await
     }
 
     pub(crate) async fn kv_delete(&self, key: &str) -> Result<()> {
@@ -154,8 +150,127 @@ impl<K: KeyValue> KvArtifactStore<K> {
 
     async fn write_index(&self, session_id: &str, id: &str) -> Result<()> {
         let key = format!("{}{}", self.session_index_prefix(session_id), id);
-        self.kv_put(&key, b"").await
+        self.kv_put(&key, K::Value::from_parts(&[])).await
     }
+
+    /// Stores `value` (a value of the store, e.g. the host's buffer) like
+    /// [`ArtifactStore::store`], without copying it into Rust memory: it is
+    /// hashed and framed where it is, and read only until then.
+    pub async fn store_value(
+        &self,
+        value: K::Value,
+        source: &str,
+        options: StoreOptions,
+    ) -> Result<ArtifactHandle> {
+        self.store_content(Content::Value(value), source, options)
+            .await
+    }
+
+    /// The first, synchronous half of [`Self::store_value`] for a caller
+    /// that already has `value`'s SHA-256 (`digest`): describes and frames
+    /// it now, so the caller's buffer may change as soon as this returns.
+    /// [`Self::store_prepared`] writes it.
+    pub fn prepare_value(
+        &self,
+        value: K::Value,
+        digest: &[u8; 32],
+        source: &str,
+        options: StoreOptions,
+    ) -> Result<PreparedArtifact<K::Value>> {
+        self.prepare(&Content::Value(value), digest, source, options)
+    }
+
+    /// Writes an artifact [`Self::prepare_value`] framed (or adds its
+    /// session to the artifact already stored under its id) and returns its
+    /// handle.
+    pub async fn store_prepared(
+        &self,
+        prepared: PreparedArtifact<K::Value>,
+    ) -> Result<ArtifactHandle> {
+        let PreparedArtifact { key, meta, framed } = prepared;
+        let id = meta.handle.artifact_id.clone();
+        let session = meta.handle.session_id.clone();
+        let session = session.as_deref();
+        if let Some(record) = self.read_record(&key).await? {
+            let mut existing = artifact_meta(&key, &record)?;
+            if let Some(s) = session {
+                if !existing.sessions.iter().any(|x| x == s) {
+                    existing.sessions.push(s.to_string());
+                    let body = Content::Value(framed.body());
+                    self.write_framed(&key, artifact_header(&existing), &body)
+                        .await?;
+                }
+                self.write_index(s, &id).await?;
+            }
+            return Ok(with_session(existing.handle, session));
+        }
+        self.write_frame(&key, framed).await?;
+        if let Some(s) = session {
+            self.write_index(s, &id).await?;
+        }
+        Ok(meta.handle)
+    }
+
+    /// The content of `artifact_id` as a value of the store, verified, or
+    /// `None` when absent: [`ArtifactStore::retrieve`] without copying it
+    /// into Rust memory.
+    pub async fn retrieve_value(&self, artifact_id: &str) -> Result<Option<K::Value>> {
+        let key = self.artifact_key(artifact_id);
+        match self.read_framed(&key).await? {
+            None => Ok(None),
+            Some(record) => {
+                verify_digest(
+                    artifact_id,
+                    &record.body.sha256(self.hasher.as_ref()).await?,
+                )?;
+                Ok(Some(record.body))
+            }
+        }
+    }
+
+    async fn store_content(
+        &self,
+        content: Content<'_, K::Value>,
+        source: &str,
+        options: StoreOptions,
+    ) -> Result<ArtifactHandle> {
+        let digest = content.sha256(self.hasher.as_ref()).await?;
+        let prepared = self.prepare(&content, &digest, source, options)?;
+        drop(content);
+        self.store_prepared(prepared).await
+    }
+
+    fn prepare(
+        &self,
+        content: &Content<'_, K::Value>,
+        digest: &[u8; 32],
+        source: &str,
+        options: StoreOptions,
+    ) -> Result<PreparedArtifact<K::Value>> {
+        let id = hex(digest);
+        let key = self.artifact_key(&id);
+        let meta = ArtifactMeta {
+            sessions: options.session_id.iter().cloned().collect(),
+            handle: ArtifactHandle::describe_head(
+                id,
+                &content.head(SUMMARY_HEAD_BYTES),
+                content.len(),
+                source,
+                &options,
+                self.clock.now_ms(),
+            ),
+        };
+        let framed = self.frame(&key, artifact_header(&meta), content)?;
+        Ok(PreparedArtifact { key, meta, framed })
+    }
+}
+
+/// An artifact described and framed by [`KvArtifactStore::prepare_value`],
+/// ready for [`KvArtifactStore::store_prepared`] to write.
+pub struct PreparedArtifact<V> {
+    key: String,
+    meta: ArtifactMeta,
+    framed: Framed<V>,
 }
 
 /// The parts of an artifact record's header this store reads back.
@@ -164,7 +279,7 @@ struct ArtifactMeta {
     sessions: Vec<String>,
 }
 
-fn artifact_meta(key: &str, record: &Record) -> Result<ArtifactMeta> {
+fn artifact_meta<V>(key: &str, record: &Record<V>) -> Result<ArtifactMeta> {
     let parsed = (|| {
         let handle: ArtifactHandle =
             serde_json::from_value(record.header.get("handle")?.clone()).ok()?;
@@ -202,48 +317,15 @@ impl<K: KeyValue> ArtifactStore for KvArtifactStore<K> {
         source: &str,
         options: StoreOptions,
     ) -> Result<ArtifactHandle> {
-        let id = content_id_by(self.hasher.as_ref(), content).await?;
-        let key = self.artifact_key(&id);
-        let session = options.session_id.as_deref();
-        if let Some(record) = self.read_record(&key).await? {
-            let mut meta = artifact_meta(&key, &record)?;
-            if let Some(s) = session {
-                if !meta.sessions.iter().any(|x| x == s) {
-                    meta.sessions.push(s.to_string());
-                    self.write_framed(&key, artifact_header(&meta), content)
-                        .await?;
-                }
-                self.write_index(s, &id).await?;
-            }
-            return Ok(with_session(meta.handle, session));
-        }
-        let meta = ArtifactMeta {
-            handle: ArtifactHandle::describe(
-                id.clone(),
-                content,
-                source,
-                &options,
-                self.clock.now_ms(),
-            ),
-            sessions: options.session_id.iter().cloned().collect(),
-        };
-        self.write_framed(&key, artifact_header(&meta), content)
-            .await?;
-        if let Some(s) = session {
-            self.write_index(s, &id).await?;
-        }
-        Ok(meta.handle)
+        self.store_content(Content::Slice(content), source, options)
+            .await
     }
 
     async fn retrieve(&self, artifact_id: &str) -> Result<Option<Vec<u8>>> {
-        let key = self.artifact_key(artifact_id);
-        match self.read_framed(&key).await? {
-            None => Ok(None),
-            Some(record) => {
-                verify_by(self.hasher.as_ref(), artifact_id, &record.inline).await?;
-                Ok(Some(record.inline))
-            }
-        }
+        Ok(self
+            .retrieve_value(artifact_id)
+            .await?
+            .map(KvValue::into_vec))
     }
 
     async fn exists(&self, artifact_id: &str) -> Result<bool> {

@@ -54,11 +54,13 @@ impl MemoryKv {
 
 #[async_trait(?Send)]
 impl KeyValue for MemoryKv {
+    type Value = Vec<u8>;
+
     async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
         Ok(self.raw_get(key))
     }
 
-    async fn put(&self, key: &str, value: &[u8]) -> Result<()> {
+    async fn put(&self, key: &str, value: Vec<u8>) -> Result<()> {
         if let Some(max) = self.max_value_bytes {
             if value.len() > max {
                 return Err(Error::new(
@@ -70,7 +72,7 @@ impl KeyValue for MemoryKv {
                 ));
             }
         }
-        self.raw_put(key, value.to_vec());
+        self.raw_put(key, value);
         Ok(())
     }
 

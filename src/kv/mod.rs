@@ -23,29 +23,28 @@ mod artifacts;
 mod framed;
 mod memory;
 mod sessions;
+mod value;
 
 use async_trait::async_trait;
 
 use crate::error::Result;
 
-pub use artifacts::{KvArtifactStore, KvStoreOptions, DEFAULT_CHUNK_BYTES, MIN_CHUNK_BYTES};
+pub use artifacts::{
+    KvArtifactStore, KvStoreOptions, PreparedArtifact, DEFAULT_CHUNK_BYTES, MIN_CHUNK_BYTES,
+};
 pub use memory::MemoryKv;
+pub use value::KvValue;
 
 /// An async key-value store of byte values (single-threaded, like every
 /// WebAssembly host).
 #[async_trait(?Send)]
 pub trait KeyValue {
+    /// The values this store holds: `Vec<u8>`, or the host's own buffers.
+    type Value: KvValue;
     /// The value of `key`, or `None` when it is absent.
-    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>>;
+    async fn get(&self, key: &str) -> Result<Option<Self::Value>>;
     /// Sets `key` to `value`.
-    async fn put(&self, key: &str, value: &[u8]) -> Result<()>;
-    /// Sets `key` to the concatenation of `parts` (a record's header and
-    /// body): a store that copies values anyway can copy the parts into
-    /// place instead of a joined copy. By default joins them and calls
-    /// [`KeyValue::put`].
-    async fn put_parts(&self, key: &str, parts: &[&[u8]]) -> Result<()> {
-        self.put(key, &parts.concat()).await
-    }
+    async fn put(&self, key: &str, value: Self::Value) -> Result<()>;
     /// Removes `key` (absent keys are not an error).
     async fn delete(&self, key: &str) -> Result<()>;
     /// Every key starting with `prefix`, or `None` when this store cannot list.
@@ -57,14 +56,12 @@ pub trait KeyValue {
 /// the store's code.
 #[async_trait(?Send)]
 impl<K: KeyValue + ?Sized> KeyValue for Box<K> {
-    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
+    type Value = K::Value;
+    async fn get(&self, key: &str) -> Result<Option<K::Value>> {
         (**self).get(key).await
     }
-    async fn put(&self, key: &str, value: &[u8]) -> Result<()> {
+    async fn put(&self, key: &str, value: K::Value) -> Result<()> {
         (**self).put(key, value).await
-    }
-    async fn put_parts(&self, key: &str, parts: &[&[u8]]) -> Result<()> {
-        (**self).put_parts(key, parts).await
     }
     async fn delete(&self, key: &str) -> Result<()> {
         (**self).delete(key).await

@@ -8,8 +8,8 @@ use serde_json::{Map, Value};
 
 use crate::artifacts::content_id_by;
 use crate::error::{Error, ErrorCode, Result};
-use crate::kv::framed::{json_from_bytes, Record};
-use crate::kv::{escape_key_part, unescape_key_part, KeyValue, KvArtifactStore};
+use crate::kv::framed::{json_from_bytes, Content, Record};
+use crate::kv::{escape_key_part, unescape_key_part, KeyValue, KvArtifactStore, KvValue};
 use crate::session::{SaveReport, SavedEvents, SessionSource, SessionStore};
 
 /// After this many appended segments the next save rewrites the session as
@@ -80,7 +80,7 @@ impl<K: KeyValue> KvArtifactStore<K> {
         session_id: &str,
         generation: u64,
         seg: &Segment,
-    ) -> Result<Option<(String, Record)>> {
+    ) -> Result<Option<(String, Record<K::Value>)>> {
         for key in [
             self.segment_key(session_id, generation, seg),
             self.legacy_segment_key(session_id, generation, seg),
@@ -97,7 +97,7 @@ impl<K: KeyValue> KvArtifactStore<K> {
         let Some(record) = self.read_framed(&key).await? else {
             return Ok(None);
         };
-        let head: Head = json_from_bytes(&record.inline)
+        let head: Head = json_from_bytes(&record.body.into_vec())
             .map_err(|e| corrupt(session_id, format!("head is malformed ({e})")))?;
         Ok(Some(head))
     }
@@ -184,7 +184,8 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
         let mut segment = segment;
         segment.sha256 = content_id_by(self.hasher.as_ref(), &body).await?;
         let key = self.segment_key(&session_id, head.generation, &segment);
-        self.write_framed(&key, Map::new(), &body).await?;
+        self.write_framed(&key, Map::new(), &Content::Slice(&body))
+            .await?;
         // Another writer may have saved this session since its head was
         // read: then this save is a conflict, not a silent merge.
         let current = match self.read_head(&session_id).await {
@@ -209,8 +210,12 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
         let head_body = crate::json_text::to_json_text(&head)
             .map(String::into_bytes)
             .map_err(|e| Error::new(ErrorCode::StoreFailed, format!("session head ({e})")))?;
-        self.write_framed(&self.head_key(&session_id), Map::new(), &head_body)
-            .await?;
+        self.write_framed(
+            &self.head_key(&session_id),
+            Map::new(),
+            &Content::Slice(&head_body),
+        )
+        .await?;
         if rewritten {
             if let Some(old) = old {
                 // The new head is in place; the old generation is garbage.
@@ -237,13 +242,14 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
                     let key = self.segment_key(session_id, head.generation, seg);
                     corrupt(session_id, format!("segment {key} is missing"))
                 })?;
-            if content_id_by(self.hasher.as_ref(), &record.inline).await? != seg.sha256 {
+            let body = record.body.into_vec();
+            if content_id_by(self.hasher.as_ref(), &body).await? != seg.sha256 {
                 return Err(corrupt(
                     session_id,
                     format!("segment {key} does not match its digest"),
                 ));
             }
-            let events: Vec<Value> = json_from_bytes(&record.inline)
+            let events: Vec<Value> = json_from_bytes(&body)
                 .map_err(|e| corrupt(session_id, format!("segment {key} ({e})")))?;
             if events.len() as u64 != seg.end - seg.start {
                 return Err(corrupt(

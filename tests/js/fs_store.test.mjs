@@ -71,6 +71,28 @@ test("seed: test_fs_store_retrieve_dedup", async () => {
   assert.equal(await store.exists("nonexistent"), false);
 });
 
+test("content passes through as the caller's buffer and comes back as a plain Uint8Array of its own", async () => {
+  // Node's readFile answers with Buffers; retrieve() still gives a plain,
+  // unshared Uint8Array, inline (one file) and chunked (chunk files) alike.
+  for (const chunkBytes of [undefined, 4096]) {
+    const store = new FsArtifactStore({ baseDir: freshDir(), chunkBytes });
+    const text = `${"z".repeat(20_000)} ${chunkBytes}`;
+    const content = Buffer.from(text);
+    const pending = store.store(content, "tool:file_read");
+    content.fill(0); // the caller reuses its buffer at once
+    const handle = await pending;
+    assert.equal(handle.artifactId, lib.contentId(text));
+    const back = await store.retrieve(handle.artifactId);
+    assert.equal(back.constructor, Uint8Array);
+    assert.equal(back.buffer.byteLength, back.length);
+    assert.equal(new TextDecoder().decode(back), text);
+    // A DataView of the same bytes is the same artifact.
+    const bytes = new TextEncoder().encode(text);
+    const view = new DataView(bytes.buffer, 0, bytes.length);
+    assert.equal((await store.store(view, "tool:file_read")).artifactId, handle.artifactId);
+  }
+});
+
 test("artifacts fan out by id prefix; sessions are a head and segment files; nothing temporary is left", async () => {
   const baseDir = freshDir();
   const store = new FsArtifactStore({ baseDir });

@@ -16,9 +16,8 @@ use crate::js::fatal::{with_host, Host};
 use crate::js::promise::require_methods;
 use crate::js::registry::Registration;
 use crate::js::store_methods::store_methods;
-use crate::js::stores::kv::{
-    call_method, joined_bytes, open_js_store, resolved_array, store_options, value_bytes, JsKvStore,
-};
+use crate::js::stores::bytes::{stored_bytes, JsBytes};
+use crate::js::stores::kv::{call_method, open_js_store, resolved_array, store_options, JsKvStore};
 use crate::js::stores::types::FsStoreOptionsArg;
 use crate::kv::KeyValue;
 
@@ -66,14 +65,16 @@ impl JsFiles {
 
 #[async_trait(?Send)]
 impl FileSystem for JsFiles {
-    async fn read(&self, path: &str) -> Result<Option<Vec<u8>>> {
+    type Bytes = JsBytes;
+
+    async fn read(&self, path: &str) -> Result<Option<JsBytes>> {
         let op = format!("files.read({path})");
         let v = self.call("read", &[path.into()], op.clone()).await?;
-        value_bytes(&v, &format!("{op} result"))
+        stored_bytes(&v, &format!("{op} result"))
     }
 
-    async fn write_atomic(&self, path: &str, parts: &[&[u8]]) -> Result<()> {
-        let bytes = joined_bytes(parts);
+    async fn write_atomic(&self, path: &str, bytes: JsBytes) -> Result<()> {
+        let bytes = bytes.0;
         self.call(
             "write",
             &[path.into(), bytes.into()],
@@ -148,7 +149,7 @@ impl FsArtifactStore {
             } else {
                 JsFiles::new(&files)?
             };
-            let kv: Box<dyn KeyValue> = Box::new(FsKv::new(files));
+            let kv: Box<dyn KeyValue<Value = JsBytes>> = Box::new(FsKv::new(files));
             open_js_store(kv, store_options(&options, DEFAULT_FS_CHUNK_BYTES)?)
         })();
         let (inner, registration) = built?;
@@ -159,4 +160,4 @@ impl FsArtifactStore {
     }
 }
 
-store_methods!(FsArtifactStore);
+store_methods!(FsArtifactStore, host_bytes);

@@ -5,9 +5,8 @@
 use std::rc::Rc;
 
 use async_trait::async_trait;
-use js_sys::{Array, Object, Reflect, Uint8Array};
+use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::js::convert::{count, describe, option, string};
@@ -16,6 +15,7 @@ use crate::js::hash::JsHasher;
 use crate::js::promise::{call_and_await, callable, require_callable, require_methods};
 use crate::js::registry::{Native, Registration};
 use crate::js::store_methods::store_methods;
+use crate::js::stores::bytes::{stored_bytes, JsBytes};
 use crate::js::stores::types::KvStoreOptionsArg;
 use crate::kv::{KeyValue, KvArtifactStore as CoreStore, KvStoreOptions, DEFAULT_CHUNK_BYTES};
 
@@ -70,62 +70,19 @@ pub(crate) fn resolved_array(value: &JsValue, call: &str, items: &str) -> Result
     ))
 }
 
-/// `parts` joined into one new `Uint8Array`, each copied once out of wasm memory.
-pub(crate) fn joined_bytes(parts: &[&[u8]]) -> Uint8Array {
-    let total: usize = parts.iter().map(|p| p.len()).sum();
-    let bytes = Uint8Array::new_with_length(total as u32);
-    let mut at = 0u32;
-    for part in parts {
-        let end = at + part.len() as u32;
-        bytes.subarray(at, end).copy_from(part);
-        at = end;
-    }
-    bytes
-}
-
-fn invalid_value(what: &str, value: &JsValue) -> Error {
-    Error::new(
-        ErrorCode::StoreInvalidValue,
-        format!("{what} must be bytes (Uint8Array or ArrayBuffer), a string, null or undefined (got {})", describe(value)),
-    )
-}
-
-/// The bytes of a value a KV returned: `Uint8Array`s (Node `Buffer`s
-/// included), `ArrayBuffer`s and strings (as UTF-8); `None` for `null` /
-/// `undefined`. Other views (`DataView`, wider typed arrays) are
-/// `STORE_INVALID_VALUE`, not bytes to guess at.
-pub(crate) fn value_bytes(value: &JsValue, what: &str) -> Result<Option<Vec<u8>>> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(None);
-    }
-    if let Some(s) = value.as_string() {
-        return Ok(Some(s.into_bytes()));
-    }
-    if let Some(buf) = value.dyn_ref::<js_sys::ArrayBuffer>() {
-        return Ok(Some(Uint8Array::new(buf).to_vec()));
-    }
-    if let Some(a) = value.dyn_ref::<Uint8Array>() {
-        return Ok(Some(a.to_vec()));
-    }
-    Err(invalid_value(what, value))
-}
-
 #[async_trait(?Send)]
 impl KeyValue for JsKv {
-    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
+    type Value = JsBytes;
+
+    async fn get(&self, key: &str) -> Result<Option<JsBytes>> {
         let v = self
             .call("get", &[key.into()], &format!("get({key})"))
             .await?;
-        value_bytes(&v, &format!("kv.get({key}) result"))
+        stored_bytes(&v, &format!("kv.get({key}) result"))
     }
 
-    async fn put(&self, key: &str, value: &[u8]) -> Result<()> {
-        self.put_parts(key, &[value]).await
-    }
-
-    async fn put_parts(&self, key: &str, parts: &[&[u8]]) -> Result<()> {
-        let bytes = joined_bytes(parts);
-        self.call("put", &[key.into(), bytes.into()], &format!("put({key})"))
+    async fn put(&self, key: &str, value: JsBytes) -> Result<()> {
+        self.call("put", &[key.into(), value.0.into()], &format!("put({key})"))
             .await
             .map(|_| ())
     }
@@ -171,12 +128,12 @@ impl KeyValue for JsKv {
 
 /// The core's key-value store as the JS stores hold it: over any boxed
 /// [`KeyValue`], so the KV and filesystem stores share one copy of its code.
-pub(crate) type JsKvStore = CoreStore<Box<dyn KeyValue>>;
+pub(crate) type JsKvStore = CoreStore<Box<dyn KeyValue<Value = JsBytes>>>;
 
 /// The JS store over `kv` with `options`, hashing with the host's crypto,
 /// and its registration (so processors and tool handlers can use it).
 pub(crate) fn open_js_store(
-    kv: Box<dyn KeyValue>,
+    kv: Box<dyn KeyValue<Value = JsBytes>>,
     options: KvStoreOptions,
 ) -> Result<(Rc<JsKvStore>, Registration)> {
     let inner =
@@ -248,7 +205,7 @@ impl KvArtifactStore {
         #[wasm_bindgen(unchecked_param_type = "KeyValueLike")] kv: JsValue,
         options: Option<KvStoreOptionsArg>,
     ) -> std::result::Result<KvArtifactStore, JsValue> {
-        let kv: Box<dyn KeyValue> = Box::new(JsKv::new(&kv)?);
+        let kv: Box<dyn KeyValue<Value = JsBytes>> = Box::new(JsKv::new(&kv)?);
         let (inner, registration) =
             open_js_store(kv, store_options(&options, DEFAULT_CHUNK_BYTES)?)?;
         Ok(KvArtifactStore {
@@ -258,4 +215,4 @@ impl KvArtifactStore {
     }
 }
 
-store_methods!(KvArtifactStore);
+store_methods!(KvArtifactStore, host_bytes);

@@ -3,7 +3,9 @@
 //! `SqliteArtifactStore`), and how they read the main module's sessions
 //! (`session_source.rs`).
 
+mod bytes;
 mod fs;
+pub(crate) mod host_bytes;
 mod indexeddb;
 mod kv;
 // In a build with the main module's classes too, sessions are saved natively.

@@ -57,4 +57,29 @@ try {
 } catch (e) {
   corrupt = e.code;
 }
-console.log(JSON.stringify({ ids, corrupt, calls: { createHash: calls.createHash - before.createHash, digest: calls.digest - before.digest } }));
+const used = { createHash: calls.createHash - before.createHash, digest: calls.digest - before.digest };
+
+// Whichever hash: the caller may reuse its buffer as soon as store() returns,
+// and may change what retrieve() gave it, even over a KV that keeps the
+// arrays it is given and hands them back as they are.
+const kept = new Map();
+const naive = {
+  async get(k) { return kept.get(k) ?? null; },
+  async put(k, v) { kept.set(k, v); },
+  async delete(k) { kept.delete(k); },
+};
+const own = [];
+for (const chunkBytes of [1 << 20, 65536]) {
+  const store = new KvArtifactStore(naive, { chunkBytes });
+  const text = `${"y".repeat(100_000)} ${chunkBytes}`;
+  const bytes = new TextEncoder().encode(text);
+  const pending = store.store(bytes, "test");
+  bytes.fill(0);
+  const handle = await pending;
+  const back = await store.retrieve(handle.artifactId);
+  const plain = back.constructor === Uint8Array && back.byteOffset === 0 && back.buffer.byteLength === back.length;
+  back.fill(1);
+  const again = await store.retrieve(handle.artifactId);
+  own.push({ id: handle.artifactId === contentId(text), intact: new TextDecoder().decode(again) === text, plain });
+}
+console.log(JSON.stringify({ ids, corrupt, calls: used, own }));
