@@ -38,7 +38,7 @@ pub trait KvValue: Sized {
     /// (a chunk of a body being written). `range` lies within the value.
     fn range(&self, range: Range<usize>) -> Self;
     /// The bytes from `start` on (a record's body after its header line),
-    /// as a value no one else holds. `start` is at most the length.
+    /// without a copy where the host can. `start` is at most the length.
     fn tail(self, start: usize) -> Self;
     /// The bytes in Rust memory (moved for a `Vec`, copied for host memory).
     fn into_vec(self) -> Vec<u8>;

@@ -1,8 +1,9 @@
 //! [`JsBytes`]: the values of the JS key-value and file stores, kept in JS
 //! memory. An artifact passes through the store as the caller's own
 //! `Uint8Array` (hashed by the host's crypto, then copied once into the
-//! record the store writes), and comes back copied once out of the value the
-//! KV returned, verified there: never copied into wasm memory and out again.
+//! record the store writes), and comes back as a view of the value the KV
+//! returned (or, when chunked, the chunks joined into a new array), verified
+//! there: never copied into wasm memory and out again.
 
 use std::ops::Range;
 
@@ -139,11 +140,13 @@ impl KvValue for JsBytes {
     }
 
     fn tail(self, start: usize) -> Self {
-        // Copied: the caller gets an array of its own (a plain `Uint8Array`,
-        // never a `Buffer`), which no KV that kept the value it returned can
-        // change, and which changing cannot corrupt such a KV.
-        let view = self.0.subarray(start as u32, self.0.length());
-        JsBytes(Uint8Array::new(&view))
+        // A view, not a copy: a plain `Uint8Array` (never the `Buffer` a
+        // Node store may return) over the bytes after the header.
+        JsBytes(Uint8Array::new_with_byte_offset_and_length(
+            &self.0.buffer(),
+            self.0.byte_offset() + start as u32,
+            self.0.length() - start as u32,
+        ))
     }
 
     fn into_vec(self) -> Vec<u8> {

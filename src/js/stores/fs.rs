@@ -116,7 +116,9 @@ impl FileSystem for JsFiles {
 /// `FsArtifactStore`): content-addressed artifact files fanned out by id
 /// prefix, sessions as append-only segment files under a head written last,
 /// every file written to a temporary name and renamed into place, every read
-/// verified.
+/// verified. Content never passes through wasm memory: `store` hashes and
+/// frames your bytes before it returns, and `retrieve` resolves to a view of
+/// the bytes read from the file.
 #[wasm_bindgen]
 pub struct FsArtifactStore {
     inner: Rc<JsKvStore>,

@@ -1,7 +1,8 @@
 //! `store` and `retrieve` of the KV and file stores, whose values stay in JS
 //! memory ([`JsBytes`]): the caller's bytes are hashed by the host's crypto
-//! and copied once, into the record written; a retrieved artifact is copied
-//! once, out of the value read, and verified there.
+//! and copied once, into the record written; a retrieved artifact is the
+//! value read (a view of it past the record's header, or its chunks joined),
+//! verified where it lies.
 
 use std::rc::Rc;
 
@@ -43,7 +44,8 @@ pub(crate) fn store<T: AsRef<JsValue>>(
     }
 }
 
-/// `retrieve(artifactId)`: a `Uint8Array` of the caller's own, or `null`.
+/// `retrieve(artifactId)`: a plain `Uint8Array` viewing the value the store
+/// read (no copy), or `null`.
 pub(crate) fn retrieve(store: Rc<JsKvStore>, artifact_id: &JsValue) -> Promise {
     let artifact_id = match string_arg(artifact_id, "artifactId") {
         Ok(id) => id,

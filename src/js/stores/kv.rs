@@ -147,7 +147,11 @@ pub(crate) fn open_js_store(
 /// with async `get(key)`, `put(key, value)`, `delete(key)` and optionally
 /// `list({ prefix })` (needed by `listHandles` and `listSessions`). Values
 /// larger than `chunkBytes` are split into chunks and reassembled and
-/// verified on read.
+/// verified on read. Content never passes through wasm memory: `store`
+/// hashes and frames your bytes before it returns (you may reuse the buffer
+/// at once), and `retrieve` resolves to a view of the value `get` returned
+/// (no copy), so a KV that hands out the arrays it keeps shares them with
+/// you; a change to one is refused as `ARTIFACT_INTEGRITY` on the next read.
 #[wasm_bindgen]
 pub struct KvArtifactStore {
     inner: Rc<JsKvStore>,

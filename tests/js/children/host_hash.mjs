@@ -59,9 +59,11 @@ try {
 }
 const used = { createHash: calls.createHash - before.createHash, digest: calls.digest - before.digest };
 
-// Whichever hash: the caller may reuse its buffer as soon as store() returns,
-// and may change what retrieve() gave it, even over a KV that keeps the
-// arrays it is given and hands them back as they are.
+// Whichever hash: the caller may reuse its buffer as soon as store()
+// returns, even over a KV that keeps the arrays it is given and hands them
+// back as they are. retrieve() gives a plain Uint8Array viewing what the KV
+// returned (no copy): over such a KV, changing it changes the record, which
+// the next read refuses; chunks are joined into an array of the caller's own.
 const kept = new Map();
 const naive = {
   async get(k) { return kept.get(k) ?? null; },
@@ -77,9 +79,14 @@ for (const chunkBytes of [1 << 20, 65536]) {
   bytes.fill(0);
   const handle = await pending;
   const back = await store.retrieve(handle.artifactId);
-  const plain = back.constructor === Uint8Array && back.byteOffset === 0 && back.buffer.byteLength === back.length;
+  const intact = new TextDecoder().decode(back) === text;
   back.fill(1);
-  const again = await store.retrieve(handle.artifactId);
-  own.push({ id: handle.artifactId === contentId(text), intact: new TextDecoder().decode(again) === text, plain });
+  let again;
+  try {
+    again = new TextDecoder().decode(await store.retrieve(handle.artifactId)) === text ? "intact" : "changed";
+  } catch (e) {
+    again = e.code;
+  }
+  own.push({ id: handle.artifactId === contentId(text), intact, plain: back.constructor === Uint8Array, again });
 }
 console.log(JSON.stringify({ ids, corrupt, calls: used, own }));
