@@ -67,7 +67,7 @@ pub use error::{Error, ErrorCode, Result};
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 pub use fs_store::StdFileSystem;
 pub use fs_store::{FileSystem, FsArtifactStore, FsKv, DEFAULT_FS_CHUNK_BYTES};
-pub use kv::{KeyValue, KvArtifactStore, KvStoreOptions, MemoryKv};
+pub use kv::{KeyValue, KvArtifactStore, KvStoreOptions, KvValue, MemoryKv};
 pub use llm::{Llm, LlmOptions};
 pub use memory::{InMemoryBackend, MemoryEntry, MemoryFilter, MemoryStore, PersistentMemory};
 pub use runner::{

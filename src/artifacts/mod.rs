@@ -3,7 +3,7 @@
 //! An artifact's id is the SHA-256 of its content (lower-case hex), so storing
 //! the same bytes twice gives the same handle, and a read can verify that what
 //! comes back is what went in: every backend must return an
-//! [`ErrorCode::ArtifactIntegrity`] error rather than altered content.
+//! [`ErrorCode::ArtifactIntegrity`](crate::error::ErrorCode::ArtifactIntegrity) error rather than altered content.
 
 mod hash;
 mod memory;

@@ -2,7 +2,7 @@
 //! `FsArtifactStore(base_dir)`.
 //!
 //! The store is the key-value store's layout and logic
-//! ([`KvArtifactStore`](crate::kv::KvArtifactStore): chunking, verified reads,
+//! ([`KvArtifactStore`]: chunking, verified reads,
 //! sessions saved as append-only segments under a head written last) over
 //! [`FsKv`], which keeps each key as one file:
 //!
