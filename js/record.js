@@ -238,14 +238,48 @@ function encodeMembers(enc, v, depth) {
 }
 
 /**
- * Encodes `data`, writes `kind` and it into the record buffers and calls
- * `write(kind, kindUnits, tapeLength, textLength)`, which records it and
- * answers in the buffers; returns the event.
+ * What a record hands Rust of its options (src/js/main/session.rs,
+ * `buffered_estimate`), set by `readOptions`: the token estimate when
+ * `options.tokenEstimate` is a count (-1: none given), or options for Rust
+ * to read and reject with its own messages (anything else). Reading them
+ * here spares a read across the boundary per record, which cost more than
+ * counting a short event.
  */
-function recordWith(kind, data, write) {
+const given = { estimate: -1, options: undefined };
+
+function readOptions(options) {
+  let estimate = -1;
+  let rest;
+  if (typeof options === "object" && options !== null) {
+    let value;
+    let threw = false;
+    try {
+      value = options.tokenEstimate;
+    } catch {
+      threw = true;
+    }
+    // Rust reads a getter that threw once more, and names the option.
+    if (threw) rest = options;
+    else if (Number.isSafeInteger(value) && value >= 0) estimate = value;
+    else if (value !== undefined && value !== null) rest = { tokenEstimate: value };
+  } else if (options !== undefined && options !== null) {
+    rest = options;
+  }
+  // Set last: a getter that records sets them too, for its own record.
+  given.estimate = estimate;
+  given.options = rest;
+}
+
+/**
+ * Encodes `data`, reads `options`, writes `kind` and the data into the
+ * record buffers and calls `write(kind, kindUnits, tapeLength, textLength,
+ * estimate, options)`, which records it and answers in the buffers;
+ * returns the event.
+ */
+function recordWith(kind, data, options, write) {
   if (typeof kind !== "string") {
     // Rust names what is wrong with the kind, before the data is looked at.
-    return write(kind, -1, 0, 0);
+    return write(kind, -1, 0, 0, -1, undefined);
   }
   const enc = shared.busy ? new Encoder() : shared;
   enc.busy = true;
@@ -253,12 +287,16 @@ function recordWith(kind, data, write) {
   enc.payload = kind;
   try {
     const json = encode(enc, data, 0);
-    // Nothing below runs JavaScript of the caller's until `write`, so
-    // nothing else writes the buffers meanwhile.
+    // An options getter may record meanwhile: read them before the
+    // buffers are written. Nothing below runs JavaScript of the caller's
+    // until `write`, so nothing else writes the buffers meanwhile.
+    readOptions(options);
+    const { estimate, options: rest } = given;
+    given.options = undefined;
     const textLength = writeText(enc.parts, enc.payload);
     enc.payload = "";
     writeTape(enc.tape, enc.length);
-    write(undefined, kind.length, enc.length, textLength);
+    write(undefined, kind.length, enc.length, textLength, estimate, rest);
     const event = readAnswer(kind, json);
     releaseLargeText();
     return event;
@@ -277,7 +315,7 @@ Object.defineProperty(glue.Session.prototype, "record", {
   writable: true,
   /** Records an event and returns it. `data` must be JSON-compatible. */
   value: function record(kind, data, options) {
-    return recordWith(kind, data, (k, units, tape, text) => this.__recordBuffered(k, units, tape, text, options));
+    return recordWith(kind, data, options, (k, units, tape, text, estimate, rest) => this.__recordBuffered(k, units, tape, text, estimate, rest));
   },
 });
 
@@ -286,6 +324,6 @@ Object.defineProperty(glue.EventLog.prototype, "append", {
   writable: true,
   /** Appends an event and returns it. `data` must be JSON-compatible. */
   value: function append(kind, data, options) {
-    return recordWith(kind, data, (k, units, tape, text) => this.__appendBuffered(k, units, tape, text, options));
+    return recordWith(kind, data, options, (k, units, tape, text, estimate, rest) => this.__appendBuffered(k, units, tape, text, estimate, rest));
   },
 });

@@ -225,15 +225,20 @@ pub(crate) fn bool_option<T: AsRef<JsValue>>(
     typed_option(options, key, default, JsValue::as_bool, "a boolean")
 }
 
+/// `n` as a count, when it is a non-negative safe integer.
+pub(crate) fn whole(n: f64) -> Option<u64> {
+    (n >= 0.0 && n.fract() == 0.0 && n <= MAX_SAFE_INTEGER).then_some(n as u64)
+}
+
 /// A non-negative safe integer (`undefined`/`null` give `None`); anything
 /// else is an error with `code`.
 pub(crate) fn count(value: &JsValue, what: &str, code: ErrorCode) -> Result<Option<u64>> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
-    match value.as_f64() {
-        Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= MAX_SAFE_INTEGER => Ok(Some(n as u64)),
-        _ => Err(Error::new(
+    match value.as_f64().and_then(whole) {
+        Some(n) => Ok(Some(n)),
+        None => Err(Error::new(
             code,
             format!(
                 "{what} must be a non-negative integer (got {})",

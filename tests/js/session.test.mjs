@@ -86,6 +86,47 @@ test("bad token estimates are rejected with INVALID_TOKEN_COUNT and nothing is r
   assert.equal(s.eventLog.length, 0);
 });
 
+test("record's and append's options are read once, and bad ones are refused with Rust's messages", async () => {
+  for (const make of [() => new Session(), () => new EventLog()]) {
+    const target = make();
+    const add = (kind, data, options) => (target instanceof Session ? target.record(kind, data, options) : target.append(kind, data, options));
+    let reads = 0;
+    const counted = {
+      get tokenEstimate() {
+        reads++;
+        return 42;
+      },
+    };
+    assert.equal(add("user_input", { text: "x" }, counted).tokenEstimate, 42);
+    assert.equal(reads, 1, "a getter that answers is read once");
+    assert.equal(add("user_input", { text: "x" }, { tokenEstimate: -0 }).tokenEstimate, 0);
+    assert.equal(add("user_input", { text: "x" }, { tokenEstimate: null }).tokenEstimate, countTokens("x"));
+    assert.equal(add("user_input", { text: "x" }, {}).tokenEstimate, countTokens("x"));
+    assert.equal(add("user_input", { text: "x" }, Object.create({ tokenEstimate: 9 })).tokenEstimate, 9, "an inherited option is an option");
+    for (const bad of ["x", 5, true]) {
+      await rejectsWithCode(() => add("user_input", { text: "x" }, bad), "INVALID_ARGUMENT", "options must be an object");
+    }
+    const throwing = {
+      get tokenEstimate() {
+        throw new Error("no");
+      },
+    };
+    await rejectsWithCode(() => add("user_input", { text: "x" }, throwing), "INVALID_ARGUMENT", "options.tokenEstimate could not be read");
+    await rejectsWithCode(() => add("user_input", { text: "x" }, { tokenEstimate: 2 ** 53 }), "INVALID_TOKEN_COUNT", `tokenEstimate must be a non-negative integer (got ${2 ** 53})`);
+    // Data that is not JSON is refused before the options are read.
+    let late = 0;
+    const watched = {
+      get tokenEstimate() {
+        late++;
+        return 1;
+      },
+    };
+    await rejectsWithCode(() => add("user_input", { f() {} }, watched), "NOT_SERIALIZABLE");
+    assert.equal(late, 0);
+    assert.equal(target.length ?? target.eventLog.length, 5);
+  }
+});
+
 test("data that is not JSON is rejected with a path, and nothing is recorded", async () => {
   const s = new Session();
   const cyclic = { a: {} };
@@ -192,9 +233,12 @@ test("garbage in the record buffers is INVALID_ARGUMENT, never a trap", async ()
   ];
   for (const [tape, bytes, kindUnits, tapeLength, textLength, message] of bad) {
     write(tape, bytes);
-    await rejectsWithCode(() => s.__recordBuffered(undefined, kindUnits, tapeLength, textLength, undefined), "INVALID_ARGUMENT", message);
+    await rejectsWithCode(() => s.__recordBuffered(undefined, kindUnits, tapeLength, textLength, -1, undefined), "INVALID_ARGUMENT", message);
   }
-  await rejectsWithCode(() => s.__recordBuffered(42, -1, 0, 0, undefined), "INVALID_ARGUMENT", "kind must be a string (got 42)");
+  await rejectsWithCode(() => s.__recordBuffered(42, -1, 0, 0, -1, undefined), "INVALID_ARGUMENT", "kind must be a string (got 42)");
+  // An estimate handed in that is not a count is refused as one from options is.
+  write([0], ascii("k"));
+  await rejectsWithCode(() => s.__recordBuffered(undefined, 1, 1, 1, 2.5, undefined), "INVALID_TOKEN_COUNT", "tokenEstimate must be a non-negative integer (got 2.5)");
   assert.equal(s.eventLog.length, 1);
   assert.equal(s.record("custom", 1).data, 1);
 });

@@ -10,7 +10,7 @@ use wasm_bindgen::JsCast;
 use crate::js::main::types::*;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::js::convert::{count, describe, option, string, to_js};
+use crate::js::convert::{count, describe, option, string, to_js, whole};
 use crate::js::env::{seed, JsClock};
 use crate::js::error::to_js_error;
 use crate::js::main::counter::JsTokenCounter;
@@ -57,13 +57,28 @@ fn busy() -> JsValue {
     ))
 }
 
-/// The options of `record` and `append`: the token estimate, if given.
-fn estimate_option<T: AsRef<JsValue>>(options: &Option<T>) -> Result<Option<u64>> {
-    count(
-        &option(options, "tokenEstimate", "options")?,
-        "tokenEstimate",
-        ErrorCode::InvalidTokenCount,
-    )
+/// The token estimate of a buffered `record` or `append`. js/record.js
+/// reads `options.tokenEstimate` itself and hands it in as `estimate` when
+/// it is a count (negative: none given), sparing a read across the
+/// boundary per call (it cost more than counting a short event); anything
+/// else it hands on as `options`, read and rejected here as every option is.
+fn buffered_estimate(estimate: f64, options: &Option<RecordOptionsArg>) -> Result<Option<u64>> {
+    if options.is_some() {
+        return count(
+            &option(options, "tokenEstimate", "options")?,
+            "tokenEstimate",
+            ErrorCode::InvalidTokenCount,
+        );
+    }
+    if estimate < 0.0 {
+        return Ok(None);
+    }
+    whole(estimate).map(Some).ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidTokenCount,
+            format!("tokenEstimate must be a non-negative integer (got {estimate})"),
+        )
+    })
 }
 
 /// The kind js/record.js could not write: not a string.
@@ -142,8 +157,9 @@ impl JsSession {
     }
 
     /// Records the event js/record.js wrote into the record buffers
-    /// (`kindUnits` of -1: `kind` is not a string); `record`, defined
-    /// there, calls it and builds the returned event from the answer.
+    /// (`kindUnits` of -1: `kind` is not a string), with the token estimate
+    /// it read from the options (see [`buffered_estimate`]); `record`,
+    /// defined there, calls it and builds the returned event from the answer.
     #[wasm_bindgen(js_name = __recordBuffered, skip_typescript)]
     pub fn record_buffered(
         &self,
@@ -151,10 +167,11 @@ impl JsSession {
         kind_units: i32,
         tape_len: u32,
         text_len: u32,
+        estimate: f64,
         options: Option<RecordOptionsArg>,
     ) -> std::result::Result<(), JsValue> {
         self.event_log()
-            .append_buffered(kind, kind_units, tape_len, text_len, options)
+            .append_buffered(kind, kind_units, tape_len, text_len, estimate, options)
     }
 
     /// Feeds `bus` from this session: each `user_input` emits
@@ -310,7 +327,8 @@ impl EventLog {
     }
 
     /// Appends the event js/record.js wrote into the record buffers
-    /// (`kindUnits` of -1: `kind` is not a string); `append`, defined
+    /// (`kindUnits` of -1: `kind` is not a string), with the token estimate
+    /// it read from the options (see [`buffered_estimate`]); `append`, defined
     /// there, calls it and builds the returned event from the answer.
     #[wasm_bindgen(js_name = __appendBuffered, skip_typescript)]
     pub fn append_buffered(
@@ -319,13 +337,14 @@ impl EventLog {
         kind_units: i32,
         tape_len: u32,
         text_len: u32,
+        estimate: f64,
         options: Option<RecordOptionsArg>,
     ) -> std::result::Result<(), JsValue> {
         let kind_units = u32::try_from(kind_units).map_err(|_| kind_not_a_string(&kind))?;
         // Read out of the buffers before anything (an options getter)
         // could record meanwhile.
         let (kind, data) = record_buffers::take(kind_units, tape_len, text_len)?;
-        let estimate = estimate_option(&options)?;
+        let estimate = buffered_estimate(estimate, &options)?;
         match &self.owner {
             Owner::Own(log) => record_buffers::answer(
                 log.try_borrow_mut()
