@@ -1,7 +1,8 @@
 // The FsArtifactStore's default file system in Node and Deno (both provide
 // node:fs/promises): paths relative to the store's directory, each write to
-// a temporary file beside its target, synced, then renamed over it.
-import { mkdir, open, readFile, readdir, rename, rm } from "node:fs/promises";
+// a temporary file beside its target, synced, then renamed over it; an
+// exclusive create (a session head's next version) hard-links it instead.
+import { link, mkdir, open, readFile, readdir, rename, rm } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 
 let written = 0;
@@ -10,6 +11,23 @@ let written = 0;
 function temporary(file) {
   const pid = globalThis.process?.pid ?? 0;
   return `${file}.tmp-${pid}-${written++}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** `bytes` in a new temporary file beside `file`, synced; its path. */
+async function synced(file, bytes) {
+  await mkdir(dirname(file), { recursive: true });
+  const tmp = temporary(file);
+  const handle = await open(tmp, "wx");
+  try {
+    await handle.writeFile(bytes);
+    await handle.sync();
+  } catch (e) {
+    await handle.close();
+    await rm(tmp, { force: true });
+    throw e;
+  }
+  await handle.close();
+  return tmp;
 }
 
 /** The file system under `baseDir`, as `FsArtifactStore` calls it. */
@@ -27,20 +45,26 @@ export function nodeFiles(baseDir) {
     },
     async write(path, bytes) {
       const file = full(path);
-      await mkdir(dirname(file), { recursive: true });
-      const tmp = temporary(file);
-      const handle = await open(tmp, "w");
-      try {
-        await handle.writeFile(bytes);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
+      const tmp = await synced(file, bytes);
       try {
         await rename(tmp, file);
       } catch (e) {
         await rm(tmp, { force: true });
         throw e;
+      }
+    },
+    async createNew(path, bytes) {
+      const file = full(path);
+      const tmp = await synced(file, bytes);
+      try {
+        // A hard link fails when `file` exists, and shows it whole or not at all.
+        await link(tmp, file);
+        return true;
+      } catch (e) {
+        if (e?.code === "EEXIST") return false;
+        throw e;
+      } finally {
+        await rm(tmp, { force: true });
       }
     },
     async remove(path) {

@@ -148,8 +148,8 @@ fn artifacts_fan_out_by_id_prefix_and_sessions_are_segment_files() {
         "{files:?}"
     );
     assert!(
-        files.contains(&"s/%43hat%201.rec".to_string()),
-        "the head: {files:?}"
+        files.contains(&"s/%43hat%201.v/1".to_string()),
+        "the head, version 1: {files:?}"
     );
     assert!(
         files
@@ -318,4 +318,123 @@ fn paths_cannot_leave_the_directory() {
             "{path}"
         );
     }
+}
+
+/// The versions of a conditionally written key: the newest is its value, a
+/// write from anything else is refused, old ones are collected, and a stale
+/// writer recreating a collected number is ignored and taken back.
+#[test]
+fn conditional_writes_keep_versions_and_refuse_stale_ones() {
+    use context_compiler::KeyValue;
+    let dir = temp_dir("versions");
+    let kv = FsKv::new(StdFileSystem::new(&dir));
+    block_on(async {
+        // A key written by plain put (a head of a version before versions)
+        // moves to version 1.
+        kv.put("s/x", b"legacy".to_vec()).await.unwrap();
+        assert!(!kv.put_if("s/x", b"v1".to_vec(), None).await.unwrap());
+        assert!(kv
+            .put_if("s/x", b"v1".to_vec(), Some(&b"legacy".to_vec()))
+            .await
+            .unwrap());
+        assert!(!dir.join("s/x.rec").exists(), "the plain file is gone");
+        assert_eq!(kv.get("s/x").await.unwrap().as_deref(), Some(&b"v1"[..]));
+        let mut current = b"v1".to_vec();
+        for i in 2..=100u32 {
+            let next = format!("v{i}").into_bytes();
+            let old = Some(b"legacy".to_vec());
+            assert!(!kv.put_if("s/x", next.clone(), old.as_ref()).await.unwrap());
+            assert!(
+                kv.put_if("s/x", next.clone(), Some(&current))
+                    .await
+                    .unwrap(),
+                "version {i}"
+            );
+            current = next;
+        }
+        assert_eq!(kv.get("s/x").await.unwrap(), Some(current.clone()));
+        let kept = std::fs::read_dir(dir.join("s/x.v")).unwrap().count();
+        assert!((60..=70).contains(&kept), "{kept} versions kept");
+        // A stale writer creates a collected number again: nobody reads it,
+        // and the next conditional write from the newest still succeeds.
+        std::fs::write(dir.join("s/x.v/3"), b"stale").unwrap();
+        assert_eq!(kv.get("s/x").await.unwrap(), Some(current.clone()));
+        assert!(kv
+            .put_if("s/x", b"after".to_vec(), Some(&current))
+            .await
+            .unwrap());
+        assert_eq!(kv.get("s/x").await.unwrap().as_deref(), Some(&b"after"[..]));
+        assert_eq!(kv.list("s/").await.unwrap().unwrap(), ["s/x"]);
+        kv.delete("s/x").await.unwrap();
+        assert_eq!(kv.get("s/x").await.unwrap(), None);
+        assert_eq!(kv.list("s/").await.unwrap().unwrap(), Vec::<String>::new());
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `std::fs` that runs `before_create` (once) just before an exclusive
+/// create: another writer's work landing while this one stalls.
+struct StallingFs {
+    inner: StdFileSystem,
+    before_create: RefCell<Option<Box<dyn FnOnce()>>>,
+}
+
+#[async_trait(?Send)]
+impl FileSystem for StallingFs {
+    type Bytes = Vec<u8>;
+    async fn read(&self, path: &str) -> Result<Option<Vec<u8>>> {
+        self.inner.read(path).await
+    }
+    async fn write_atomic(&self, path: &str, bytes: Vec<u8>) -> Result<()> {
+        self.inner.write_atomic(path, bytes).await
+    }
+    async fn remove(&self, path: &str) -> Result<()> {
+        self.inner.remove(path).await
+    }
+    async fn list_files(&self, dir: &str) -> Result<Vec<String>> {
+        self.inner.list_files(dir).await
+    }
+    fn has_create_new(&self) -> bool {
+        true
+    }
+    async fn create_new(&self, path: &str, bytes: Vec<u8>) -> Result<bool> {
+        let stall = self.before_create.borrow_mut().take();
+        if let Some(stall) = stall {
+            stall();
+        }
+        self.inner.create_new(path, bytes).await
+    }
+}
+
+/// A writer that read version 1, then stalled while 80 others were written
+/// (so version 2 was written and collected), creates version 2 again: it
+/// sees it is far behind, takes it back and reports its write refused.
+#[test]
+fn a_writer_stalled_past_collection_takes_its_version_back() {
+    use context_compiler::KeyValue;
+    let dir = temp_dir("stalled");
+    let other = FsKv::new(StdFileSystem::new(&dir));
+    block_on(other.put_if("s/x", b"v1".to_vec(), None)).unwrap();
+    let other_dir = dir.clone();
+    let stalled = FsKv::new(StallingFs {
+        inner: StdFileSystem::new(&dir),
+        before_create: RefCell::new(Some(Box::new(move || {
+            let kv = FsKv::new(StdFileSystem::new(&other_dir));
+            let mut current = b"v1".to_vec();
+            for i in 2..=81u32 {
+                let next = format!("other {i}").into_bytes();
+                assert!(block_on(kv.put_if("s/x", next.clone(), Some(&current))).unwrap());
+                current = next;
+            }
+        }))),
+    });
+    let written =
+        block_on(stalled.put_if("s/x", b"stale".to_vec(), Some(&b"v1".to_vec()))).unwrap();
+    assert!(!written, "the stale write is refused");
+    assert!(!dir.join("s/x.v/2").exists(), "and taken back");
+    assert_eq!(
+        block_on(other.get("s/x")).unwrap().as_deref(),
+        Some(&b"other 81"[..])
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -8,7 +8,7 @@ mod common;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use common::{block_on, session, StepClock};
+use common::{block_on, join_all, session, StepClock};
 use context_compiler::artifacts::{content_id, ArtifactStore, MemoryArtifactStore, StoreOptions};
 use context_compiler::error::ErrorCode;
 use context_compiler::kv::{KvArtifactStore, KvStoreOptions, MemoryKv};
@@ -306,8 +306,22 @@ async fn run<B: Backend>(b: &B, name: &str) {
             let loaded = store.load_session("inc", env()).await.unwrap().unwrap();
             assert_eq!(loaded.export_json(), s.borrow().export_json());
         }
-        "session_rewrite" => {
-            store.save_session(&recorded("same-id", 4)).await.unwrap();
+        "session_stale" => {
+            let saved = recorded("same-id", 4);
+            store.save_session(&saved).await.unwrap();
+            // A copy loaded now, then another save from the original.
+            let copy = RefCell::new(store.load_session("same-id", env()).await.unwrap().unwrap());
+            saved
+                .borrow_mut()
+                .record("user_input", json!("from the first writer"), None)
+                .unwrap();
+            store.save_session(&saved).await.unwrap();
+            copy.borrow_mut()
+                .record("user_input", json!("from the stale copy"), None)
+                .unwrap();
+            let err = store.save_session(&copy).await.unwrap_err();
+            assert_eq!(err.code(), ErrorCode::StoreConflict, "{err}");
+            // A different log under the same id.
             let other = RefCell::new(Session::with_env(
                 Some("same-id".into()),
                 StepClock::new(5e12, 1.0),
@@ -318,8 +332,12 @@ async fn run<B: Backend>(b: &B, name: &str) {
                 .borrow_mut()
                 .record("user_input", json!("new log"), None)
                 .unwrap();
-            let report = store.save_session(&other).await.unwrap();
-            assert!(report.rewritten);
+            let err = store.save_session(&other).await.unwrap_err();
+            assert_eq!(err.code(), ErrorCode::StoreConflict, "{err}");
+            let loaded = store.load_session("same-id", env()).await.unwrap().unwrap();
+            assert_eq!(loaded.export_json(), saved.borrow().export_json());
+            assert!(store.delete_session("same-id").await.unwrap());
+            store.save_session(&other).await.unwrap();
             let loaded = store.load_session("same-id", env()).await.unwrap().unwrap();
             assert_eq!(loaded.export_json(), other.borrow().export_json());
         }
@@ -334,33 +352,6 @@ async fn run<B: Backend>(b: &B, name: &str) {
         }
         other => panic!("no behaviour named {other}"),
     }
-}
-
-/// Polls every future together on one thread (concurrent, not sequential).
-async fn join_all<F: std::future::Future>(futures: impl Iterator<Item = F>) -> Vec<F::Output> {
-    let mut pending: Vec<_> = futures.map(|f| Some(Box::pin(f))).collect();
-    let mut out: Vec<Option<F::Output>> = pending.iter().map(|_| None).collect();
-    std::future::poll_fn(|cx| {
-        let mut done = true;
-        for (slot, result) in pending.iter_mut().zip(out.iter_mut()) {
-            if let Some(f) = slot {
-                match f.as_mut().poll(cx) {
-                    std::task::Poll::Ready(v) => {
-                        *result = Some(v);
-                        *slot = None;
-                    }
-                    std::task::Poll::Pending => done = false,
-                }
-            }
-        }
-        if done {
-            std::task::Poll::Ready(())
-        } else {
-            std::task::Poll::Pending
-        }
-    })
-    .await;
-    out.into_iter().map(|o| o.unwrap()).collect()
 }
 
 /// The fixture's behaviour names; `run` panics on a name it does not implement.

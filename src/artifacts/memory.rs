@@ -11,7 +11,10 @@ use crate::artifacts::{
 };
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
-use crate::session::{SaveReport, SavedEvents, SessionEvent, SessionSource, SessionStore};
+use crate::session::{
+    plan_save, stale_save, SavePlan, SaveReport, SavedEvents, SessionEvent, SessionSource,
+    SessionStore,
+};
 
 /// One stored artifact: its handle, the sessions that stored it, its bytes.
 /// [`MemoryArtifactStore::snapshot`] returns these and
@@ -144,30 +147,29 @@ impl ArtifactStore for MemoryArtifactStore {
 impl SessionStore for MemoryArtifactStore {
     async fn save_session(&self, session: &dyn SessionSource) -> Result<SaveReport> {
         let session_id = session.session_id()?;
-        let (saved_len, saved_last) = self
+        let saved = self
             .sessions
             .borrow()
             .get(&session_id)
-            .map_or((0, None), |s| {
-                (s.len(), s.last().map(|e| e.event_id.clone()))
-            });
-        let count = session.event_count()?;
-        let extends = match saved_last {
-            Some(last) if saved_len <= count => session.event_id(saved_len - 1)? == last,
-            _ => false,
+            .map(|s| (s.len() as u64, s.last().map(|e| e.event_id.clone())));
+        let from = match plan_save(
+            saved.as_ref().map(|(n, last)| (*n, last.as_deref())),
+            session,
+        )? {
+            SavePlan::First => 0,
+            SavePlan::Append { from } => from,
+            SavePlan::Stale => return Err(stale_save(&session_id)),
         };
-        let new = session.events_from(if extends { saved_len } else { 0 })?;
+        let new = session.events_from(from)?;
         let written = new.len() as u64;
-        let mut sessions = self.sessions.borrow_mut();
-        let saved = sessions.entry(session_id).or_default();
-        if extends {
-            saved.extend(new);
-        } else {
-            *saved = new;
-        }
+        self.sessions
+            .borrow_mut()
+            .entry(session_id)
+            .or_default()
+            .extend(new);
         Ok(SaveReport {
             events_written: written,
-            rewritten: !extends,
+            rewritten: saved.is_none(),
         })
     }
 

@@ -22,7 +22,8 @@
 
 use async_trait::async_trait;
 
-use crate::error::Result;
+use crate::error::{Error, ErrorCode, Result};
+use crate::kv::value::same_value;
 use crate::kv::{KeyValue, KvArtifactStore, KvValue};
 
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
@@ -48,6 +49,24 @@ pub trait FileSystem {
     /// Every file under the directory `dir`, at any depth, as paths relative
     /// to the store's directory; empty when `dir` does not exist.
     async fn list_files(&self, dir: &str) -> Result<Vec<String>>;
+    /// Whether [`FileSystem::create_new`] is available. With it the store
+    /// moves saved sessions' heads atomically (several processes may write
+    /// one session); without it the store is single-writer.
+    fn has_create_new(&self) -> bool {
+        false
+    }
+    /// Creates `path` holding `bytes` only when no file is there, atomically:
+    /// the file appears complete or not at all (written to a temporary file,
+    /// synced, then hard-linked to `path`, which fails when `path` exists).
+    /// `Ok(false)` when a file is there already. Creates missing parent
+    /// directories. Without it (the default): `STORE_UNSUPPORTED`.
+    async fn create_new(&self, path: &str, bytes: Self::Bytes) -> Result<bool> {
+        let _ = bytes;
+        Err(Error::new(
+            ErrorCode::StoreUnsupported,
+            format!("create_new({path}): this file system has no exclusive create"),
+        ))
+    }
 }
 
 /// The largest file the store writes by default (64 MiB): an artifact up to
@@ -56,6 +75,16 @@ pub const DEFAULT_FS_CHUNK_BYTES: usize = 64 << 20;
 
 /// The suffix of every file that holds a key.
 const RECORD_SUFFIX: &str = ".rec";
+
+/// The suffix of the directory of a conditionally written key's versions.
+const VERSIONS_SUFFIX: &str = ".v";
+
+/// How many versions of a conditionally written key stay behind its newest
+/// one. A writer that created a version numbered below those collected (it
+/// read a version, stalled while this many others were written, and
+/// created the next number after it was collected) sees versions more than
+/// this far above its own, and withdraws it.
+const KEPT_VERSIONS: u64 = 64;
 
 /// A [`KeyValue`] store over a [`FileSystem`]: one file per key (see the
 /// module docs for the layout).
@@ -135,6 +164,24 @@ pub(crate) fn path_key(path: &str) -> Option<String> {
     (key_path(&key) == format!("{path}{RECORD_SUFFIX}")).then_some(key)
 }
 
+/// The directory holding the versions of `key` (written by `put_if`):
+/// `s/x.rec`'s are in `s/x.v/`, one file per version named by its number. A
+/// key segment never contains a `.`, so no key's file or directory is there.
+fn versions_dir(key: &str) -> String {
+    let path = key_path(key);
+    let stem = path.strip_suffix(RECORD_SUFFIX).unwrap_or(&path);
+    format!("{stem}{VERSIONS_SUFFIX}")
+}
+
+/// The key a file under a versions directory belongs to, or `None` for any
+/// other file.
+fn version_key(path: &str) -> Option<String> {
+    let (dir, name) = path.rsplit_once('/')?;
+    let stem = dir.strip_suffix(VERSIONS_SUFFIX)?;
+    name.parse::<u64>().ok()?;
+    path_key(&format!("{stem}{RECORD_SUFFIX}"))
+}
+
 /// The directory to walk for the keys starting with `prefix`.
 fn list_dir(prefix: &str) -> String {
     let mut whole: Vec<String> = prefix.split('/').map(encode_segment).collect();
@@ -145,12 +192,47 @@ fn list_dir(prefix: &str) -> String {
     whole.join("/")
 }
 
+impl<F: FileSystem> FsKv<F> {
+    /// The version numbers in `dir`, ascending.
+    async fn versions(&self, dir: &str) -> Result<Vec<u64>> {
+        let prefix = format!("{dir}/");
+        let mut numbers: Vec<u64> = self
+            .fs
+            .list_files(dir)
+            .await?
+            .iter()
+            .filter_map(|p| p.strip_prefix(&prefix)?.parse().ok())
+            .collect();
+        numbers.sort_unstable();
+        Ok(numbers)
+    }
+
+    /// The newest version of the key whose versions are in `dir` and its
+    /// number, or `None` when it has none (a version collected between the
+    /// listing and the read is skipped for the one before it).
+    async fn newest_version(&self, dir: &str) -> Result<Option<(u64, F::Bytes)>> {
+        for n in self.versions(dir).await?.into_iter().rev() {
+            if let Some(bytes) = self.fs.read(&format!("{dir}/{n}")).await? {
+                return Ok(Some((n, bytes)));
+            }
+        }
+        Ok(None)
+    }
+}
+
 #[async_trait(?Send)]
 impl<F: FileSystem> KeyValue for FsKv<F> {
     type Value = F::Bytes;
 
+    /// The key's file, or else the newest of its versions.
     async fn get(&self, key: &str) -> Result<Option<F::Bytes>> {
-        self.fs.read(&key_path(key)).await
+        if let Some(bytes) = self.fs.read(&key_path(key)).await? {
+            return Ok(Some(bytes));
+        }
+        Ok(self
+            .newest_version(&versions_dir(key))
+            .await?
+            .map(|(_, bytes)| bytes))
     }
 
     async fn put(&self, key: &str, value: F::Bytes) -> Result<()> {
@@ -158,18 +240,75 @@ impl<F: FileSystem> KeyValue for FsKv<F> {
     }
 
     async fn delete(&self, key: &str) -> Result<()> {
-        self.fs.remove(&key_path(key)).await
+        self.fs.remove(&key_path(key)).await?;
+        let dir = versions_dir(key);
+        for n in self.versions(&dir).await? {
+            self.fs.remove(&format!("{dir}/{n}")).await?;
+        }
+        Ok(())
     }
 
     async fn list(&self, prefix: &str) -> Result<Option<Vec<String>>> {
         let files = self.fs.list_files(&list_dir(prefix)).await?;
         let mut keys: Vec<String> = files
             .iter()
-            .filter_map(|p| path_key(p))
+            .filter_map(|p| path_key(p).or_else(|| version_key(p)))
             .filter(|k| k.starts_with(prefix))
             .collect();
         keys.sort();
+        keys.dedup();
         Ok(Some(keys))
+    }
+
+    fn has_put_if(&self) -> bool {
+        self.fs.has_create_new()
+    }
+
+    /// Versions: the key's value is the newest file of its versions
+    /// directory, and a write creates the next number there exclusively, so
+    /// of two writers from one version exactly one succeeds. A key still
+    /// held in its plain file (written by `put`, or by a version before
+    /// conditional writes) moves to version 1.
+    async fn put_if(
+        &self,
+        key: &str,
+        value: F::Bytes,
+        expected: Option<&F::Bytes>,
+    ) -> Result<bool> {
+        let plain = key_path(key);
+        let dir = versions_dir(key);
+        let newest = self.newest_version(&dir).await?;
+        let mut legacy = self.fs.read(&plain).await?;
+        if newest.is_some() && legacy.is_some() {
+            // Left by a move to versions that stopped before removing it.
+            self.fs.remove(&plain).await?;
+            legacy = None;
+        }
+        let (base, current) = match newest {
+            Some((n, bytes)) => (n, Some(bytes)),
+            None => (0, legacy.take()),
+        };
+        if !same_value(current.as_ref(), expected) {
+            return Ok(false);
+        }
+        let next = base + 1;
+        if !self.fs.create_new(&format!("{dir}/{next}"), value).await? {
+            return Ok(false);
+        }
+        let after = self.versions(&dir).await?;
+        if after.last().is_some_and(|&n| n > next + KEPT_VERSIONS) {
+            // `next` was collected long ago and created again by this stale
+            // write: nobody reads it; take it back.
+            self.fs.remove(&format!("{dir}/{next}")).await?;
+            return Ok(false);
+        }
+        if current.is_some() && base == 0 {
+            self.fs.remove(&plain).await?;
+        }
+        for n in after.into_iter().filter(|&n| n + KEPT_VERSIONS < next) {
+            let _ = self.fs.remove(&format!("{dir}/{n}")).await;
+        }
+        Ok(true)
     }
 }
 

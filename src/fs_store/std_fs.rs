@@ -60,6 +60,25 @@ fn temporary_name(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// `bytes` in a new temporary file beside `full` (its directory created),
+/// synced; its path.
+fn synced(full: &Path, bytes: &[u8]) -> Result<PathBuf> {
+    if let Some(parent) = full.parent() {
+        fs::create_dir_all(parent).map_err(|e| failed("creating", parent, e))?;
+    }
+    let temporary = temporary_name(full);
+    let written = (|| {
+        let mut file = fs::File::create_new(&temporary)?;
+        file.write_all(bytes)?;
+        file.sync_all()
+    })();
+    if let Err(e) = written {
+        let _ = fs::remove_file(&temporary);
+        return Err(failed("writing", full, e));
+    }
+    Ok(temporary)
+}
+
 fn walk(dir: &Path, relative: &str, out: &mut Vec<String>) -> std::io::Result<()> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -100,20 +119,29 @@ impl FileSystem for StdFileSystem {
 
     async fn write_atomic(&self, path: &str, bytes: Vec<u8>) -> Result<()> {
         let full = self.path(path)?;
-        if let Some(parent) = full.parent() {
-            fs::create_dir_all(parent).map_err(|e| failed("creating", parent, e))?;
-        }
-        let temporary = temporary_name(&full);
-        let written = (|| {
-            let mut file = fs::File::create(&temporary)?;
-            file.write_all(&bytes)?;
-            file.sync_all()
-        })();
-        if let Err(e) = written.and_then(|()| fs::rename(&temporary, &full)) {
+        let temporary = synced(&full, &bytes)?;
+        if let Err(e) = fs::rename(&temporary, &full) {
             let _ = fs::remove_file(&temporary);
             return Err(failed("writing", &full, e));
         }
         Ok(())
+    }
+
+    fn has_create_new(&self) -> bool {
+        true
+    }
+
+    async fn create_new(&self, path: &str, bytes: Vec<u8>) -> Result<bool> {
+        let full = self.path(path)?;
+        let temporary = synced(&full, &bytes)?;
+        // A hard link fails when `full` exists, and shows it whole or not at all.
+        let linked = match fs::hard_link(&temporary, &full) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(false),
+            Err(e) => Err(e),
+        };
+        let _ = fs::remove_file(&temporary);
+        linked.map_err(|e| failed("creating", &full, e))
     }
 
     async fn remove(&self, path: &str) -> Result<()> {

@@ -96,7 +96,7 @@ impl<K: KeyValue> KvArtifactStore<K> {
         &self.kv
     }
 
-    async fn timed<T>(
+    pub(crate) async fn timed<T>(
         &self,
         op: &str,
         key: &str,

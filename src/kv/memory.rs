@@ -81,6 +81,17 @@ impl KeyValue for MemoryKv {
         Ok(())
     }
 
+    fn has_put_if(&self) -> bool {
+        true
+    }
+
+    async fn put_if(&self, key: &str, value: Vec<u8>, expected: Option<&Vec<u8>>) -> Result<bool> {
+        if self.values.borrow().get(key) != expected {
+            return Ok(false);
+        }
+        self.put(key, value).await.map(|()| true)
+    }
+
     async fn list(&self, prefix: &str) -> Result<Option<Vec<String>>> {
         Ok(Some(
             self.values

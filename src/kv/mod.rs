@@ -10,8 +10,11 @@
 //! - `{prefix}as/{session}/{id}`: marks `id` as stored by `session`, so
 //!   artifacts can be listed by session.
 //! - `{prefix}s/{session}`: a saved session's head (its segments and their
-//!   digests), written last, so a save interrupted part-way leaves the previous
-//!   head, and so the previous complete session, in place.
+//!   digests) in one value, written last, so a save interrupted part-way
+//!   leaves the previous head, and so the previous complete session, in
+//!   place. It moves by [`KeyValue::put_if`] from the head the save read, so
+//!   of two writers saving from one head one succeeds and the other fails
+//!   whole with [`ErrorCode::StoreConflict`](crate::error::ErrorCode::StoreConflict).
 //! - `{prefix}s/{session}/{generation}/{start}-{end}`: the segment holding
 //!   events `start..end`, chunked like artifacts.
 //!
@@ -23,7 +26,7 @@ mod artifacts;
 mod framed;
 mod memory;
 mod sessions;
-mod value;
+pub(crate) mod value;
 
 use async_trait::async_trait;
 
@@ -49,6 +52,30 @@ pub trait KeyValue {
     async fn delete(&self, key: &str) -> Result<()>;
     /// Every key starting with `prefix`, or `None` when this store cannot list.
     async fn list(&self, prefix: &str) -> Result<Option<Vec<String>>>;
+    /// Whether this store has an atomic [`KeyValue::put_if`]. Saved
+    /// sessions move their head with it, so several writers of one session
+    /// never lose an event; a store without it is single-writer (see
+    /// [`KvArtifactStore`]).
+    fn has_put_if(&self) -> bool {
+        false
+    }
+    /// Sets `key` to `value` only if it holds exactly the bytes of
+    /// `expected` (is absent, for `None`), in one atomic step: `Ok(true)`
+    /// when written, `Ok(false)` when the key held something else and
+    /// nothing was written. A store without it (the default) fails with
+    /// [`ErrorCode::StoreUnsupported`](crate::error::ErrorCode::StoreUnsupported).
+    async fn put_if(
+        &self,
+        key: &str,
+        value: Self::Value,
+        expected: Option<&Self::Value>,
+    ) -> Result<bool> {
+        let _ = (value, expected);
+        Err(crate::error::Error::new(
+            crate::error::ErrorCode::StoreUnsupported,
+            format!("put_if({key}): this key-value store has no conditional write"),
+        ))
+    }
 }
 
 /// A boxed store is a store: hosts that hold several kinds of store behind
@@ -68,6 +95,17 @@ impl<K: KeyValue + ?Sized> KeyValue for Box<K> {
     }
     async fn list(&self, prefix: &str) -> Result<Option<Vec<String>>> {
         (**self).list(prefix).await
+    }
+    fn has_put_if(&self) -> bool {
+        (**self).has_put_if()
+    }
+    async fn put_if(
+        &self,
+        key: &str,
+        value: K::Value,
+        expected: Option<&K::Value>,
+    ) -> Result<bool> {
+        (**self).put_if(key, value, expected).await
     }
 }
 

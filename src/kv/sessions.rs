@@ -8,13 +8,26 @@ use serde_json::{Map, Value};
 
 use crate::artifacts::content_id_by;
 use crate::error::{Error, ErrorCode, Result};
-use crate::kv::framed::{json_from_bytes, Content, Record};
+use crate::kv::framed::{json_from_bytes, parse_record, Content, Framed, Record};
+use crate::kv::value::same_value;
 use crate::kv::{escape_key_part, unescape_key_part, KeyValue, KvArtifactStore, KvValue};
-use crate::session::{SaveReport, SavedEvents, SessionSource, SessionStore};
+use crate::session::{
+    plan_save, stale_save, SavePlan, SaveReport, SavedEvents, SessionSource, SessionStore,
+};
 
 /// After this many appended segments the next save rewrites the session as
 /// one segment, so loading never takes more than this many reads (plus chunks).
 const MAX_SEGMENTS: usize = 32;
+
+/// How many times a load reads a head again when its segments changed
+/// under it (another writer compacted the session meanwhile).
+const LOAD_ATTEMPTS: usize = 8;
+
+/// A head as read: its raw value and what it says.
+struct StoredHead<V> {
+    raw: V,
+    parsed: Result<Head>,
+}
 
 /// One run of saved events.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -92,146 +105,71 @@ impl<K: KeyValue> KvArtifactStore<K> {
         Ok(None)
     }
 
-    async fn read_head(&self, session_id: &str) -> Result<Option<Head>> {
+    /// The head of `session_id` as stored (the raw value a conditional
+    /// write compares against) and parsed; a head that cannot be parsed is
+    /// `Err` beside its raw value.
+    async fn read_head(&self, session_id: &str) -> Result<Option<StoredHead<K::Value>>> {
         let key = self.head_key(session_id);
-        let Some(record) = self.read_framed(&key).await? else {
+        let Some(raw) = self.kv_get(&key).await? else {
             return Ok(None);
         };
-        let head: Head = json_from_bytes(&record.body.into_vec())
-            .map_err(|e| corrupt(session_id, format!("head is malformed ({e})")))?;
-        Ok(Some(head))
+        let parsed = self.parse_head(session_id, &key, &raw).await;
+        Ok(Some(StoredHead { raw, parsed }))
     }
 
-    async fn delete_segments(&self, session_id: &str, head: &Head) -> Result<()> {
-        for seg in &head.segments {
-            for key in [
-                self.segment_key(session_id, head.generation, seg),
-                self.legacy_segment_key(session_id, head.generation, seg),
-            ] {
-                if let Some(record) = self.read_record(&key).await? {
-                    self.delete_framed(&key, record.chunks()).await?;
-                }
-            }
-        }
-        Ok(())
+    async fn parse_head(&self, session_id: &str, key: &str, raw: &K::Value) -> Result<Head> {
+        let record = parse_record(key, raw.range(0..raw.len()))
+            .map_err(|e| corrupt(session_id, e.message()))?;
+        let body = if record.chunks() > 0 {
+            // A head written by a version that chunked large heads.
+            self.read_framed(key)
+                .await?
+                .ok_or_else(|| corrupt(session_id, "head vanished while read"))?
+                .body
+        } else {
+            record.body
+        };
+        json_from_bytes(&body.into_vec())
+            .map_err(|e| corrupt(session_id, format!("head is malformed ({e})")))
     }
-}
 
-#[async_trait(?Send)]
-impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
-    async fn save_session(&self, session: &dyn SessionSource) -> Result<SaveReport> {
-        let session_id = session.session_id()?;
-        // A corrupt head is replaced by a full rewrite; other failures
-        // (an unreachable store, a timeout) fail the save.
-        let old = match self.read_head(&session_id).await {
-            Ok(head) => head,
-            Err(e) if e.code() == ErrorCode::StoreCorrupt => None,
-            Err(e) => return Err(e),
-        };
-
-        // Read the session in one step: no await until it is serialised.
-        let (mut head, segment, body, rewritten) = {
-            let count = session.event_count()? as u64;
-            let last_event_id = match count {
-                0 => None,
-                n => Some(session.event_id(n as usize - 1)?),
-            };
-            let appendable = match old.as_ref() {
-                Some(h) if h.event_count <= count && h.segments.len() < MAX_SEGMENTS => {
-                    let extends = h.event_count == 0
-                        || h.last_event_id.as_deref()
-                            == Some(session.event_id(h.event_count as usize - 1)?.as_str());
-                    extends.then_some(h)
-                }
-                _ => None,
-            };
-            let (head, start) = match appendable {
-                Some(h) if h.event_count == count => {
-                    return Ok(SaveReport {
-                        events_written: 0,
-                        rewritten: false,
-                    })
-                }
-                Some(h) => (h.clone(), h.event_count),
-                None => (
-                    Head {
-                        session_id: session_id.clone(),
-                        generation: old.as_ref().map_or(0, |h| h.generation + 1),
-                        event_count: 0,
-                        last_event_id: None,
-                        segments: Vec::new(),
-                    },
-                    0,
-                ),
-            };
-            let body = crate::json_text::to_json_text(&session.events_from(start as usize)?)
-                .map(String::into_bytes)
-                .map_err(|e| {
-                    Error::new(ErrorCode::NotSerializable, format!("session events ({e})"))
-                })?;
-            // Hashed below, once nothing is borrowed.
-            let segment = Segment {
-                start,
-                end: count,
-                sha256: String::new(),
-            };
-            let mut head = head;
-            head.event_count = count;
-            head.last_event_id = last_event_id;
-            (head, segment, body, appendable.is_none())
-        };
-
-        let mut segment = segment;
-        segment.sha256 = content_id_by(self.hasher.as_ref(), &body).await?;
-        let key = self.segment_key(&session_id, head.generation, &segment);
-        self.write_framed(&key, Map::new(), &Content::Slice(&body))
-            .await?;
-        // Another writer may have saved this session since its head was
-        // read: then this save is a conflict, not a silent merge.
-        let current = match self.read_head(&session_id).await {
-            Ok(head) => head,
-            Err(e) if e.code() == ErrorCode::StoreCorrupt => None,
-            Err(e) => return Err(e),
-        };
-        if current != old {
-            if let Some(record) = self.read_record(&key).await.ok().flatten() {
-                let _ = self.delete_framed(&key, record.chunks()).await;
-            }
-            return Err(Error::new(
-                ErrorCode::StoreConflict,
-                format!(
-                    "saved session {session_id} was changed by another save while this one ran; \
-                     load it again (or save under another id)"
-                ),
-            ));
-        }
-        let written = segment.end - segment.start;
-        head.segments.push(segment);
-        let head_body = crate::json_text::to_json_text(&head)
+    /// `head` framed as one value, or `None` when it does not fit in one.
+    fn frame_head(&self, key: &str, head: &Head) -> Result<Option<K::Value>> {
+        let body = crate::json_text::to_json_text(head)
             .map(String::into_bytes)
             .map_err(|e| Error::new(ErrorCode::StoreFailed, format!("session head ({e})")))?;
-        self.write_framed(
-            &self.head_key(&session_id),
-            Map::new(),
-            &Content::Slice(&head_body),
-        )
-        .await?;
-        if rewritten {
-            if let Some(old) = old {
-                // The new head is in place; the old generation is garbage.
-                let _ = self.delete_segments(&session_id, &old).await;
-            }
-        }
-        Ok(SaveReport {
-            events_written: written,
-            rewritten,
+        Ok(match self.frame(key, Map::new(), &Content::Slice(&body))? {
+            Framed::Inline { value, .. } => Some(value),
+            Framed::Chunked { .. } => None,
         })
     }
 
-    async fn load_events(&self, session_id: &str) -> Result<Option<SavedEvents>> {
-        let Some(head) = self.read_head(session_id).await? else {
-            return Ok(None);
-        };
+    /// Moves the head at `key` from `expected` to `new`: atomically where the
+    /// store has a conditional write; otherwise (a single-writer store) by
+    /// checking it, writing it and reading it back. `false` when another
+    /// writer moved it first.
+    async fn move_head(
+        &self,
+        key: &str,
+        new: K::Value,
+        expected: Option<&K::Value>,
+    ) -> Result<bool> {
+        if self.kv().has_put_if() {
+            return self
+                .timed("putIf", key, self.kv().put_if(key, new, expected))
+                .await;
+        }
+        let current = self.kv_get(key).await?;
+        if !same_value(current.as_ref(), expected) {
+            return Ok(false);
+        }
+        let written = new.snapshot();
+        self.kv_put(key, new).await?;
+        Ok(same_value(self.kv_get(key).await?.as_ref(), Some(&written)))
+    }
+
+    /// The events of `head`'s segments, each verified against its digest.
+    async fn read_segments(&self, session_id: &str, head: &Head) -> Result<Vec<Value>> {
         let mut raw: Vec<Value> = Vec::new();
         for seg in &head.segments {
             let (key, record) = self
@@ -259,10 +197,180 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
             }
             raw.extend(events);
         }
-        Ok(Some(SavedEvents {
-            events: raw,
-            expected: head.event_count,
-        }))
+        Ok(raw)
+    }
+
+    async fn delete_segments(&self, session_id: &str, head: &Head) -> Result<()> {
+        for seg in &head.segments {
+            for key in [
+                self.segment_key(session_id, head.generation, seg),
+                self.legacy_segment_key(session_id, head.generation, seg),
+            ] {
+                if let Some(record) = self.read_record(&key).await? {
+                    self.delete_framed(&key, record.chunks()).await?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[async_trait(?Send)]
+impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
+    async fn save_session(&self, session: &dyn SessionSource) -> Result<SaveReport> {
+        let session_id = session.session_id()?;
+        let key = self.head_key(&session_id);
+        let stored = self.read_head(&session_id).await?;
+        // A head that cannot be read is replaced, conditionally on its bytes.
+        let old = stored.as_ref().and_then(|h| h.parsed.as_ref().ok());
+
+        // Read the session in one step: no await until it is serialised.
+        let (head, segment, body, compacting) = {
+            let count = session.event_count()? as u64;
+            let plan = plan_save(
+                old.map(|h| (h.event_count, h.last_event_id.as_deref())),
+                session,
+            )?;
+            let from = match plan {
+                SavePlan::Stale => return Err(stale_save(&session_id)),
+                SavePlan::Append { from } if from as u64 == count => {
+                    return Ok(SaveReport {
+                        events_written: 0,
+                        rewritten: false,
+                    })
+                }
+                SavePlan::Append { from } => Some(from as u64),
+                SavePlan::First => None,
+            };
+            let last_event_id = match count {
+                0 => None,
+                n => Some(session.event_id(n as usize - 1)?),
+            };
+            let generation = old.map_or(0, |h| h.generation + 1);
+            let fresh = Head {
+                session_id: session_id.clone(),
+                generation,
+                event_count: count,
+                last_event_id,
+                segments: Vec::new(),
+            };
+            // Appended while the head stays small (and fits in one value);
+            // otherwise the whole log as one segment of a new generation.
+            let appended = match (from, old) {
+                (Some(from), Some(h)) if h.segments.len() < MAX_SEGMENTS => {
+                    let mut head = h.clone();
+                    head.event_count = fresh.event_count;
+                    head.last_event_id = fresh.last_event_id.clone();
+                    let mut probe = head.clone();
+                    probe.segments.push(Segment {
+                        start: from,
+                        end: count,
+                        sha256: "0".repeat(64),
+                    });
+                    matches!(self.frame_head(&key, &probe), Ok(Some(_))).then_some((head, from))
+                }
+                _ => None,
+            };
+            let compacting = old.is_some() && appended.is_none();
+            let (head, start) = appended.unwrap_or((fresh, 0));
+            let body = crate::json_text::to_json_text(&session.events_from(start as usize)?)
+                .map(String::into_bytes)
+                .map_err(|e| {
+                    Error::new(ErrorCode::NotSerializable, format!("session events ({e})"))
+                })?;
+            let segment = Segment {
+                start,
+                end: count,
+                sha256: String::new(), // hashed below, once nothing is borrowed
+            };
+            (head, segment, body, compacting || from.is_none())
+        };
+        let mut segment = segment;
+        segment.sha256 = content_id_by(self.hasher.as_ref(), &body).await?;
+        let mut head = head;
+        head.segments.push(segment.clone());
+        let new_head = match self.frame_head(&key, &head)? {
+            Some(value) => value,
+            None => {
+                return Err(Error::new(
+                    ErrorCode::StoreFailed,
+                    format!(
+                        "the head of session {session_id} does not fit in one value of {} bytes \
+                         (its id or last event id is too long for chunkBytes)",
+                        self.options.chunk_bytes
+                    ),
+                ))
+            }
+        };
+        let segment_key = self.segment_key(&session_id, head.generation, &segment);
+        self.write_framed(&segment_key, Map::new(), &Content::Slice(&body))
+            .await?;
+        let moved = self
+            .move_head(&key, new_head, stored.as_ref().map(|h| &h.raw))
+            .await?;
+        if !moved {
+            // Another writer's head won. Its segments are keyed by their
+            // digests, so this one is garbage unless that head names it
+            // (the same events, saved by both).
+            let theirs = self.read_head(&session_id).await.ok().flatten();
+            let named = theirs
+                .as_ref()
+                .and_then(|h| h.parsed.as_ref().ok())
+                .is_some_and(|h| {
+                    h.segments
+                        .iter()
+                        .any(|s| self.segment_key(&session_id, h.generation, s) == segment_key)
+                });
+            if !named {
+                if let Some(record) = self.read_record(&segment_key).await.ok().flatten() {
+                    let _ = self.delete_framed(&segment_key, record.chunks()).await;
+                }
+            }
+            return Err(Error::new(
+                ErrorCode::StoreConflict,
+                format!(
+                    "saved session {session_id} was saved by another writer while this save ran; \
+                     nothing was written: load it again, append, and save"
+                ),
+            ));
+        }
+        if compacting {
+            if let Some(old) = old {
+                // The new head is in place; the old generation is garbage.
+                let _ = self.delete_segments(&session_id, old).await;
+            }
+        }
+        Ok(SaveReport {
+            events_written: segment.end - segment.start,
+            rewritten: compacting,
+        })
+    }
+
+    async fn load_events(&self, session_id: &str) -> Result<Option<SavedEvents>> {
+        // A segment missing or replaced under a head another writer has
+        // moved since is a head read too early: read it again.
+        let mut attempts = 0;
+        loop {
+            let Some(stored) = self.read_head(session_id).await? else {
+                return Ok(None);
+            };
+            let head = stored.parsed?;
+            match self.read_segments(session_id, &head).await {
+                Ok(events) => {
+                    return Ok(Some(SavedEvents {
+                        events,
+                        expected: head.event_count,
+                    }))
+                }
+                Err(e) => {
+                    attempts += 1;
+                    let now = self.kv_get(&self.head_key(session_id)).await?;
+                    if attempts >= LOAD_ATTEMPTS || same_value(now.as_ref(), Some(&stored.raw)) {
+                        return Err(e);
+                    }
+                }
+            }
+        }
     }
 
     async fn list_sessions(&self) -> Result<Vec<String>> {
@@ -284,7 +392,12 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
         let Some(record) = self.read_record(&key).await? else {
             return Ok(false);
         };
-        let head = self.read_head(session_id).await.ok().flatten();
+        let head = self
+            .read_head(session_id)
+            .await
+            .ok()
+            .flatten()
+            .and_then(|h| h.parsed.ok());
         // The head goes first: from then on the session is gone, whatever
         // happens to the segment deletions that follow.
         self.delete_framed(&key, record.chunks()).await?;

@@ -47,6 +47,17 @@ pub trait KvValue: Sized {
     async fn sha256(&self, hasher: &dyn Hasher) -> Result<[u8; 32]>;
 }
 
+/// Whether two values (or absences) hold the same bytes.
+pub(crate) fn same_value<V: KvValue>(a: Option<&V>, b: Option<&V>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => {
+            a.len() == b.len() && a.copy_range(0..a.len()) == b.copy_range(0..b.len())
+        }
+        _ => false,
+    }
+}
+
 #[async_trait(?Send)]
 impl KvValue for Vec<u8> {
     fn from_parts(parts: &[&[u8]]) -> Self {

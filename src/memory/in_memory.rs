@@ -122,6 +122,11 @@ impl InMemoryBackend {
         }
     }
 
+    /// Removes every entry.
+    pub fn clear(&self) {
+        self.entries.borrow_mut().clear();
+    }
+
     /// Removes the entry `key`; `false` when there was none.
     pub fn forget(&self, key: &str) -> bool {
         let mut entries = self.entries.borrow_mut();

@@ -26,6 +26,10 @@ pub const MEMORY_DELETE: &str = "memory_delete";
 /// Journal event: entries recalled (`{ at: { key: ms } }`).
 pub const MEMORY_RECALLED: &str = "memory_recalled";
 
+/// How many times a save merges another writer's changes and tries again
+/// before giving up with `STORE_CONFLICT`.
+const MERGE_ATTEMPTS: usize = 8;
+
 /// A [`MemoryStore`] whose every change is saved to a [`SessionStore`]
 /// before the write returns. Recall times are saved with the next write or
 /// [`PersistentMemory::save`].
@@ -33,6 +37,7 @@ pub struct PersistentMemory {
     index: InMemoryBackend,
     journal: RefCell<Session>,
     store: Rc<dyn SessionStore>,
+    env: SessionEnv,
     unsaved_recalls: RefCell<BTreeMap<String, f64>>,
     save_lock: AsyncLock,
 }
@@ -69,8 +74,8 @@ impl PersistentMemory {
             }
             None => Session::with_env(
                 Some(journal_id.to_string()),
-                env.clock,
-                env.counter,
+                env.clock.clone(),
+                env.counter.clone(),
                 env.seed,
             ),
         };
@@ -78,6 +83,7 @@ impl PersistentMemory {
             index,
             journal: RefCell::new(journal),
             store,
+            env,
             unsaved_recalls: RefCell::default(),
             save_lock: AsyncLock::new(),
         })
@@ -104,7 +110,10 @@ impl PersistentMemory {
     }
 
     /// Writes what is not saved yet (recall times included). A failed save
-    /// loses nothing: the next one writes it.
+    /// loses nothing: the next one writes it. When another writer (another
+    /// process, or another `PersistentMemory` over the same store) saved the
+    /// journal since, its changes are merged first: this memory's unsaved
+    /// changes go after them, as if made last.
     pub async fn save(&self) -> Result<SaveReport> {
         let _turn = self.save_lock.lock().await;
         let recalls = std::mem::take(&mut *self.unsaved_recalls.borrow_mut());
@@ -112,7 +121,53 @@ impl PersistentMemory {
             let at: Map<String, Value> = recalls.into_iter().map(|(k, t)| (k, json!(t))).collect();
             record_shared(&self.journal, MEMORY_RECALLED, json!({ "at": at }), Some(0))?;
         }
-        self.store.save_session(&self.journal).await
+        let mut attempts = 0;
+        loop {
+            match self.store.save_session(&self.journal).await {
+                Err(e) if e.code() == ErrorCode::StoreConflict && attempts < MERGE_ATTEMPTS => {
+                    attempts += 1;
+                    self.merge_saved().await?;
+                }
+                saved => return saved,
+            }
+        }
+    }
+
+    /// Puts the journal as saved now before this memory's own events that
+    /// it lacks, and rebuilds the entries from the result.
+    async fn merge_saved(&self) -> Result<()> {
+        let journal_id = self.journal_id();
+        let Some(mut merged) = self
+            .store
+            .load_session(&journal_id, self.env.clone())
+            .await?
+        else {
+            return Ok(()); // deleted meanwhile: the next save writes it whole
+        };
+        let ours: Vec<(String, Value)> = {
+            let journal = self.journal.borrow();
+            let mine = journal.event_log().all_events();
+            let saved = merged.event_log().all_events();
+            let common = mine
+                .iter()
+                .zip(saved.iter())
+                .take_while(|(a, b)| a.event_id == b.event_id)
+                .count();
+            mine[common..]
+                .iter()
+                .filter(|e| !saved.iter().any(|s| s.event_id == e.event_id))
+                .map(|e| (e.kind.clone(), e.data.clone()))
+                .collect()
+        };
+        for (kind, data) in ours {
+            merged.record(kind, data, Some(0))?;
+        }
+        self.index.clear();
+        for event in merged.event_log().all_events().iter() {
+            replay(&self.index, &journal_id, &event.kind, &event.data)?;
+        }
+        *self.journal.borrow_mut() = merged;
+        Ok(())
     }
 
     fn journal(&self, kind: &str, data: Value) -> Result<()> {

@@ -26,7 +26,8 @@ pub use log::{
     USER_INPUT,
 };
 pub use store::{
-    restore_session, SaveReport, SavedEvents, SessionEnv, SessionSource, SessionStore,
+    plan_save, restore_session, stale_save, SavePlan, SaveReport, SavedEvents, SessionEnv,
+    SessionSource, SessionStore,
 };
 
 /// Told of every event recorded in a session, with the session's id (a bus

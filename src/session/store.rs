@@ -96,6 +96,69 @@ impl SessionSource for RefCell<Session> {
     }
 }
 
+/// What a save of a session does, given the head its store holds: every
+/// backend decides the same way ([`plan_save`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SavePlan {
+    /// Nothing is saved under the id yet: write every event.
+    First,
+    /// The session extends the saved log: append its events from `from` on
+    /// (`from` equals the session's length when it is already saved).
+    Append {
+        /// How many events the store holds already.
+        from: usize,
+    },
+    /// The saved log is not a prefix of the session: another writer saved
+    /// events this session has not seen (or a different log has the id). The
+    /// save must fail whole with [`ErrorCode::StoreConflict`]; see
+    /// [`stale_save`].
+    Stale,
+}
+
+/// The plan of saving `session` over a store whose head for its id says
+/// `saved`: the saved event count and the id of the last saved event
+/// (`None` when nothing is saved under the id). Sessions are append-only, so
+/// a save only ever appends: a session that does not extend what is saved
+/// (fewer events, or a different event where the saved log ends) is stale,
+/// never rewritten over what another writer saved.
+pub fn plan_save(
+    saved: Option<(u64, Option<&str>)>,
+    session: &dyn SessionSource,
+) -> Result<SavePlan> {
+    let Some((saved_count, saved_last)) = saved else {
+        return Ok(SavePlan::First);
+    };
+    let count = session.event_count()? as u64;
+    if saved_count > count {
+        return Ok(SavePlan::Stale);
+    }
+    let extends = match (saved_count, saved_last) {
+        (0, _) => true,
+        (n, Some(last)) => session.event_id(n as usize - 1)? == last,
+        (_, None) => false,
+    };
+    Ok(if extends {
+        SavePlan::Append {
+            from: saved_count as usize,
+        }
+    } else {
+        SavePlan::Stale
+    })
+}
+
+/// The [`ErrorCode::StoreConflict`] of a save that found `session_id` saved
+/// by another writer (see [`SavePlan::Stale`]): nothing was written.
+pub fn stale_save(session_id: &str) -> Error {
+    Error::new(
+        ErrorCode::StoreConflict,
+        format!(
+            "saved session {session_id} holds events this session does not have (another writer \
+             saved it since this session was loaded); nothing was written: load it again, append, \
+             and save"
+        ),
+    )
+}
+
 /// A saved session's events as its store holds them, not yet checked.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SavedEvents {

@@ -34,7 +34,9 @@ use crate::artifacts::{
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
 use crate::json_text::to_json_text;
-use crate::session::{SaveReport, SavedEvents, SessionSource, SessionStore};
+use crate::session::{
+    plan_save, stale_save, SavePlan, SaveReport, SavedEvents, SessionSource, SessionStore,
+};
 
 /// The schema version this code reads and writes.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -407,15 +409,14 @@ impl<C: SqlConnection> SessionStore for SqlArtifactStore<C> {
         let saved = self.head(&id).await?;
         // Read the session in one step: no await until it is serialised.
         let count = session.event_count()?;
-        let extends = match &saved {
-            Some((n, last)) if *n as usize <= count => {
-                *n == 0 || session.event_id(*n as usize - 1)? == last.as_deref().unwrap_or("")
-            }
-            _ => false,
-        };
-        let (from, rewritten) = match &saved {
-            Some((n, _)) if extends => (*n as usize, false),
-            _ => (0, true),
+        let plan = plan_save(
+            saved.as_ref().map(|(n, last)| (*n, last.as_deref())),
+            session,
+        )?;
+        let (from, rewritten) = match plan {
+            SavePlan::First => (0, true),
+            SavePlan::Append { from } => (from, false),
+            SavePlan::Stale => return Err(stale_save(&id)),
         };
         if !rewritten && from == count {
             return Ok(SaveReport {
@@ -489,10 +490,12 @@ impl<C: SqlConnection> SessionStore for SqlArtifactStore<C> {
             return Ok(None);
         };
         let expected = count(expected, "event_count")?;
+        // The events the head counts: a save committed since the head was
+        // read only adds events after them.
         let rows = self
             .rows(
-                "SELECT event FROM acc_events WHERE session_id = ? ORDER BY seq",
-                &[str_value(session_id)],
+                "SELECT event FROM acc_events WHERE session_id = ? AND seq < ? ORDER BY seq",
+                &[str_value(session_id), SqlValue::Integer(expected as i64)],
             )
             .await?;
         let raw = rows

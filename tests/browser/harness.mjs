@@ -5,6 +5,7 @@ import * as lib from "../../js/web.js";
 import { runStoreSuite } from "../conformance/store_suite.mjs";
 import { kvBackend, memoryBackend } from "../conformance/kv_adapters.mjs";
 import { deleteDatabase, indexedDbBackend, rawOpen } from "./idb_backend.mjs";
+import { twoWriters } from "../conformance/writers.mjs";
 
 await lib.init();
 
@@ -52,6 +53,23 @@ async function openIdb(options) {
 }
 
 globalThis.harness = {
+  /**
+   * Two stores over one IndexedDB database: a stale save rejects whole and
+   * racing writers keep every acknowledged event (tests/conformance/writers.mjs).
+   */
+  async twoWriters() {
+    await deleteDatabase("two-writers");
+    const a = await openIdb({ databaseName: "two-writers" });
+    const b = await openIdb({ databaseName: "two-writers" });
+    try {
+      return await twoWriters(lib, [a, b], { count: 10 });
+    } catch (e) {
+      return { error: String(e?.message ?? e) };
+    } finally {
+      a.close();
+      b.close();
+    }
+  },
   /**
    * The persistent stores: a module of their own, fetched only by
    * initStores(); a store of the stores module keeps a main-module session

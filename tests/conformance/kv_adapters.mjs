@@ -2,13 +2,28 @@
 // async get/put/delete/list, optionally enforcing a value-size limit the way
 // Deno KV (64 KiB) does, and returning values as bytes or ArrayBuffers.
 
+/** Whether `a` (bytes or undefined) holds exactly the bytes of `b` (bytes or null). */
+export function sameBytes(a, b) {
+  if (a === undefined || b === null || b === undefined) return a === undefined && (b === null || b === undefined);
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /**
- * @param {{ maxValueBytes?: number, returns?: "bytes" | "arraybuffer" }} [options]
+ * A KV over `map` (a new Map by default; pass one Map to several to share it).
+ * `conditional: false` leaves out putIf (a single-writer KV).
+ * @param {{ maxValueBytes?: number, returns?: "bytes" | "arraybuffer", map?: Map<string, Uint8Array>, conditional?: boolean }} [options]
  */
 export function mapKv(options = {}) {
-  const map = new Map();
-  const { maxValueBytes = Infinity, returns = "bytes" } = options;
-  return {
+  const { maxValueBytes = Infinity, returns = "bytes", map = new Map(), conditional = true } = options;
+  const check = (value) => {
+    if (!(value instanceof Uint8Array)) throw new TypeError("put expects a Uint8Array");
+    if (value.length > maxValueBytes) {
+      throw new RangeError(`Value too large (max ${maxValueBytes} bytes)`);
+    }
+  };
+  const kv = {
     map,
     async get(key) {
       const v = map.get(key);
@@ -16,10 +31,7 @@ export function mapKv(options = {}) {
       return returns === "arraybuffer" ? v.slice().buffer : v.slice();
     },
     async put(key, value) {
-      if (!(value instanceof Uint8Array)) throw new TypeError("put expects a Uint8Array");
-      if (value.length > maxValueBytes) {
-        throw new RangeError(`Value too large (max ${maxValueBytes} bytes)`);
-      }
+      check(value);
       map.set(key, value.slice());
     },
     async delete(key) {
@@ -29,6 +41,15 @@ export function mapKv(options = {}) {
       return [...map.keys()].filter((k) => k.startsWith(prefix)).sort();
     },
   };
+  if (conditional) {
+    kv.putIf = async (key, value, expected) => {
+      check(value);
+      if (!sameBytes(map.get(key), expected)) return false;
+      map.set(key, value.slice());
+      return true;
+    };
+  }
+  return kv;
 }
 
 /** Alters the last byte of an artifact's content in a mapKv (inline or last chunk). */

@@ -134,12 +134,23 @@ const cases = {
     eq((await store.saveSession(s)).eventsWritten, 0, "third save");
     eq((await store.loadSession("inc")).exportJson(), s.exportJson(), "export");
   },
-  async session_rewrite(lib, store) {
-    await store.saveSession(recorded(lib, "same-id", 4));
+  async session_stale(lib, store) {
+    const saved = recorded(lib, "same-id", 4);
+    await store.saveSession(saved);
+    // A copy loaded now, then another save from the original.
+    const copy = await store.loadSession("same-id");
+    saved.record("user_input", "from the first writer");
+    await store.saveSession(saved);
+    copy.record("user_input", "from the stale copy");
+    await rejectsWith(store.saveSession(copy), "STORE_CONFLICT");
+    // A different log under the same id.
     const other = new lib.Session({ sessionId: "same-id" });
     other.record("user_input", "new log");
-    eq((await store.saveSession(other)).rewritten, true, "rewritten");
-    eq((await store.loadSession("same-id")).exportJson(), other.exportJson(), "export");
+    await rejectsWith(store.saveSession(other), "STORE_CONFLICT");
+    eq((await store.loadSession("same-id")).exportJson(), saved.exportJson(), "the saved log is unchanged");
+    eq(await store.deleteSession("same-id"), true, "deleted");
+    await store.saveSession(other);
+    eq((await store.loadSession("same-id")).exportJson(), other.exportJson(), "the other log after delete");
   },
   async session_list_delete(lib, store) {
     await store.saveSession(recorded(lib, "b/2", 1));

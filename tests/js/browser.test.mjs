@@ -35,6 +35,14 @@ after(async () => {
   await server?.close();
 });
 
+test("two stores over one IndexedDB: a stale save rejects whole, racing saves keep every event", async () => {
+  const out = await page.evaluate(() => globalThis.harness.twoWriters());
+  assert.equal(out.error, undefined, out.error);
+  assert.deepEqual(out.stale, ["first", "from a"]);
+  assert.equal(out.acked, 20);
+  assert.ok(out.conflicts > 0, "the writers raced");
+});
+
 async function checkSuite(t, results) {
   assert.deepEqual(results.map((r) => r.name), BEHAVIOURS);
   for (const r of results) await t.test(r.name, () => assert.ok(r.ok, r.error));

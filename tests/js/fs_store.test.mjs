@@ -104,7 +104,7 @@ test("artifacts fan out by id prefix; sessions are a head and segment files; not
   await store.saveSession(s);
   const files = filesUnder(baseDir);
   assert.ok(files.includes(`a/${h.artifactId.slice(0, 2)}/${h.artifactId}.rec`), files.join(" "));
-  assert.ok(files.includes("s/%43hat%201.rec"), files.join(" "));
+  assert.ok(files.includes("s/%43hat%201.v/1"), `the head's first version: ${files.join(" ")}`);
   assert.ok(files.some((f) => f.startsWith("s/%43hat%201/")), files.join(" "));
   assert.ok(!files.some((f) => f.includes(".tmp-")), files.join(" "));
 });

@@ -140,14 +140,15 @@ test("a save whose head write fails leaves the previous session loadable", async
   await store.saveSession(s);
   const saved = s.exportJson();
   for (let i = 0; i < 30; i++) s.record("user_input", `lots of words in turn ${i}`);
-  const put = kv.put;
-  kv.put = async (key, value) => {
+  // The head moves by putIf (this KV has one).
+  const putIf = kv.putIf;
+  kv.putIf = async (key, value, expected) => {
     if (key === "s/crashy") throw new Error("crash before the head");
-    return put(key, value);
+    return putIf(key, value, expected);
   };
   await rejectsWithCode(() => store.saveSession(s), "STORE_FAILED");
   assert.equal((await store.loadSession("crashy")).exportJson(), saved);
-  kv.put = put;
+  kv.putIf = putIf;
   assert.deepEqual(await store.saveSession(s), { eventsWritten: 30, rewritten: false });
   assert.equal((await store.loadSession("crashy")).exportJson(), s.exportJson());
 });

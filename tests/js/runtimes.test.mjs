@@ -43,6 +43,7 @@ before(() => {
   run("npm", ["install", "--no-audit", "--no-fund", "--offline", join(dir, tarball)], consumer);
   for (const f of readdirSync(join(root, "tests/runtimes"))) copyFileSync(join(root, "tests/runtimes", f), join(consumer, f));
   copyFileSync(join(root, "tests/conformance/store_suite.mjs"), join(consumer, "store_suite.mjs"));
+  copyFileSync(join(root, "tests/conformance/writers.mjs"), join(consumer, "writers.mjs"));
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -87,13 +88,13 @@ for (const entry of ["main", "web"]) {
   test(`Deno, npm:agent-context-compiler${entry === "web" ? "/web" : ""}, Deno KV`, () => {
     const args = ["run", "--node-modules-dir=manual", "--allow-read", "--allow-write", "--unstable-kv", "deno.mjs"];
     const out = run(bin("deno"), entry === "web" ? [...args, "web"] : args, consumer);
-    assert.deepEqual(JSON.parse(out), expected);
+    assert.deepEqual(JSON.parse(out), { ...expected, writers: { acked: 16, raced: true } });
   });
 }
 
 test("Deno, FsArtifactStore over node:fs/promises", () => {
   const out = run(bin("deno"), ["run", "--node-modules-dir=manual", "--allow-read", "--allow-write", "deno-fs.mjs"], consumer);
-  assert.deepEqual(JSON.parse(out), { artifactBytes: 5000, sameSession: true, artifactFile: true });
+  assert.deepEqual(JSON.parse(out), { artifactBytes: 5000, sameSession: true, artifactFile: true, writers: { acked: 16, raced: true } });
 });
 
 test("Deno, SqliteArtifactStore over node:sqlite: the store conformance suite and a reopened database", () => {

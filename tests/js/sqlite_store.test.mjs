@@ -98,9 +98,8 @@ test("a save racing another save of the session is STORE_CONFLICT and drops noth
   for (let i = 0; i < 3; i++) a.record("user_input", `question ${i}`);
   const storeA = open(db).store;
   await storeA.saveSession(a);
-  // B is another log under the same id, which its save would rewrite whole
-  // from the head it read; A appends meanwhile.
-  const b = new Session({ sessionId: "shared" });
+  // B is a copy of the saved session that appends; A appends meanwhile.
+  const b = await storeA.loadSession("shared");
   b.record("user_input", "from B");
   a.record("assistant_output", "from A");
   // B's store reads the head, then A's save lands before B writes.

@@ -16,6 +16,7 @@ test("the JS suite implements exactly the fixture's behaviours", () => {
 const backends = {
   memory: memoryBackend(lib),
   "kv over a Map": kvBackend(lib),
+  "kv over a Map without putIf (single writer)": kvBackend(lib, { conditional: false }),
   "kv with Deno's 64 KiB value limit": kvBackend(lib, { maxValueBytes: 65536 }, { chunkBytes: 65536 }),
   "kv with 1 KiB chunks returning ArrayBuffers": kvBackend(
     lib,

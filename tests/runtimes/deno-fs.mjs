@@ -1,7 +1,10 @@
 // Deno: FsArtifactStore through npm:agent-context-compiler (the main entry,
 // whose file system is node:fs/promises, which Deno provides). Run with
 // `deno run --allow-read --allow-write`, as the README says.
-import { ContextCompiler, FsArtifactStore, HistorySelector, ArtifactAttacher, Session } from "npm:agent-context-compiler";
+import * as lib from "npm:agent-context-compiler";
+import { twoWriters } from "./writers.mjs";
+
+const { ContextCompiler, FsArtifactStore, HistorySelector, ArtifactAttacher, Session } = lib;
 
 const baseDir = await Deno.makeTempDir();
 const session = new Session({ sessionId: "deno-fs" });
@@ -17,9 +20,12 @@ const bytes = await reopened.retrieve(id);
 const loaded = await reopened.loadSession("deno-fs");
 const files = [];
 for await (const e of Deno.readDir(`${baseDir}/a/${id.slice(0, 2)}`)) files.push(e.name);
+// Two stores over one directory through Deno's node:fs (hard links included).
+const writers = await twoWriters(lib, [new FsArtifactStore({ baseDir }), new FsArtifactStore({ baseDir })], { count: 8 });
 console.log(JSON.stringify({
   artifactBytes: bytes.length,
   sameSession: loaded.exportJson() === session.exportJson(),
   artifactFile: files.includes(`${id}.rec`),
+  writers: { acked: writers.acked, raced: writers.conflicts > 0 },
 }));
 await Deno.remove(baseDir, { recursive: true });

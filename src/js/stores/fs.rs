@@ -13,7 +13,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::fs_store::{FileSystem, FsKv, DEFAULT_FS_CHUNK_BYTES};
 use crate::js::convert::{describe, option, string};
 use crate::js::fatal::{with_host, Host};
-use crate::js::promise::require_methods;
+use crate::js::promise::{callable, require_methods};
 use crate::js::registry::Registration;
 use crate::js::store_methods::store_methods;
 use crate::js::stores::bytes::{stored_bytes, JsBytes};
@@ -82,6 +82,23 @@ impl FileSystem for JsFiles {
         )
         .await
         .map(|_| ())
+    }
+
+    fn has_create_new(&self) -> bool {
+        callable(&self.this, "createNew").is_some()
+    }
+
+    async fn create_new(&self, path: &str, bytes: JsBytes) -> Result<bool> {
+        let op = format!("files.createNew({path})");
+        let v = self
+            .call("createNew", &[path.into(), bytes.0.into()], op.clone())
+            .await?;
+        v.as_bool().ok_or_else(|| {
+            Error::new(
+                ErrorCode::StoreInvalidValue,
+                format!("{op} must resolve to true or false (got {})", describe(&v)),
+            )
+        })
     }
 
     async fn remove(&self, path: &str) -> Result<()> {

@@ -93,6 +93,27 @@ impl KeyValue for JsKv {
             .map(|_| ())
     }
 
+    fn has_put_if(&self) -> bool {
+        callable(&self.this, "putIf").is_some()
+    }
+
+    async fn put_if(&self, key: &str, value: JsBytes, expected: Option<&JsBytes>) -> Result<bool> {
+        let expected = expected.map_or(JsValue::NULL, |e| e.0.clone().into());
+        let op = format!("putIf({key})");
+        let v = self
+            .call("putIf", &[key.into(), value.0.into(), expected], &op)
+            .await?;
+        v.as_bool().ok_or_else(|| {
+            Error::new(
+                ErrorCode::StoreInvalidValue,
+                format!(
+                    "kv.{op} must resolve to true or false (got {})",
+                    describe(&v)
+                ),
+            )
+        })
+    }
+
     async fn list(&self, prefix: &str) -> Result<Option<Vec<String>>> {
         if callable(&self.this, "list").is_none() {
             return Ok(None);
@@ -145,7 +166,14 @@ pub(crate) fn open_js_store(
 
 /// Artifacts and saved sessions in a key-value store you hand in: any object
 /// with async `get(key)`, `put(key, value)`, `delete(key)` and optionally
-/// `list({ prefix })` (needed by `listHandles` and `listSessions`). Values
+/// `list({ prefix })` (needed by `listHandles` and `listSessions`) and
+/// `putIf(key, value, expected)` (sets `key` only if it holds exactly the
+/// bytes of `expected`, or is absent for `null`, atomically; resolves to
+/// whether it wrote). With `putIf` several writers may save one session:
+/// a save from a stale copy rejects whole with `STORE_CONFLICT`. Without it
+/// the store is single-writer: a save checks the head before writing and
+/// reads it back after, rejecting with `STORE_CONFLICT` when it sees another
+/// writer's, but two saves at the same moment can still lose one's events. Values
 /// larger than `chunkBytes` are split into chunks and reassembled and
 /// verified on read. Content never passes through wasm memory: `store`
 /// hashes and frames your bytes before it returns (you may reuse the buffer

@@ -13,6 +13,10 @@ export interface KeyValueLike {
   put(key: string, value: Uint8Array): Promise<unknown> | unknown;
   delete(key: string): Promise<unknown> | unknown;
   list?(options: { prefix: string }): Promise<Array<string | { key: string } | { name: string }>> | Array<string | { key: string } | { name: string }>;
+  /** Sets `key` to `value` only if it holds exactly the bytes of `expected` (is absent, for
+   * `null`), in one atomic step; resolves to whether it wrote. With it several writers may
+   * save one session; without it the store is single-writer. */
+  putIf?(key: string, value: Uint8Array, expected: Uint8Array | null): Promise<boolean> | boolean;
 }
 /** A file system for `FsArtifactStore`, on paths relative to the store's
  * directory with `/` separators. `write` must be atomic (write a temporary
@@ -24,6 +28,10 @@ export interface FileSystemLike {
   write(path: string, bytes: Uint8Array): Promise<unknown>;
   remove(path: string): Promise<unknown>;
   list(dir: string): Promise<string[]>;
+  /** Creates `path` holding `bytes` only when no file is there, atomically (a temporary file,
+   * synced, then hard-linked to `path`); resolves to `false` when one is. With it several
+   * processes may save one session; without it the store is single-writer. */
+  createNew?(path: string, bytes: Uint8Array): Promise<boolean>;
 }
 /** A value bound to or read from SQLite. */
 export type SqlValueLike = null | number | bigint | string | Uint8Array | ArrayBuffer;

@@ -26,7 +26,9 @@ use crate::js::hash::JsHasher;
 use crate::js::stores::indexeddb::events::{
     committed, dom_error, request, request_error, NextEvent,
 };
-use crate::session::{SaveReport, SavedEvents, SessionSource, SessionStore};
+use crate::session::{
+    plan_save, stale_save, SavePlan, SaveReport, SavedEvents, SessionSource, SessionStore,
+};
 
 #[wasm_bindgen]
 extern "C" {
@@ -395,27 +397,34 @@ impl SessionStore for IdbStore {
         let events_store = Self::object_store(&tx, &self.names.events)?;
         let key = JsValue::from(session_id.as_str());
         let head = get_value(&heads, &key, "reading the session head").await?;
-        let saved_count = get(&head, "eventCount").as_f64().map(|n| n as usize);
+        let saved_count = get(&head, "eventCount").as_f64();
         let saved_last = get(&head, "lastEventId").as_string();
         let report = {
             // Read the session in one step: no await until it is written.
             let count = session.event_count()?;
-            let appendable = match saved_count {
-                Some(n) if n <= count => {
-                    let extends =
-                        n == 0 || saved_last.as_deref() == Some(session.event_id(n - 1)?.as_str());
-                    extends.then_some(n)
+            let saved = match (head.is_undefined(), saved_count) {
+                (true, _) => None,
+                (false, Some(n)) if n >= 0.0 && n.fract() == 0.0 => {
+                    Some((n as u64, saved_last.as_deref()))
                 }
-                _ => None,
+                (false, _) => {
+                    return Err(corrupt(format!(
+                        "saved session {session_id}: its head has no event count"
+                    )))
+                }
             };
-            if appendable == Some(count) {
+            let (start, first) = match plan_save(saved, session)? {
+                SavePlan::First => (0, true),
+                SavePlan::Append { from } => (from, false),
+                SavePlan::Stale => return Err(stale_save(&session_id)),
+            };
+            if !first && start == count {
                 return Ok(SaveReport {
                     events_written: 0,
                     rewritten: false,
                 });
             }
-            let start = appendable.unwrap_or(0);
-            if appendable.is_none() {
+            if first {
                 let range = Self::events_range(&session_id)?;
                 js_try!(events_store.delete(&range), "delete");
             }
@@ -440,7 +449,7 @@ impl SessionStore for IdbStore {
             js_try!(heads.put_with_key(&new_head, &key), "put");
             SaveReport {
                 events_written: events.len() as u64,
-                rewritten: appendable.is_none(),
+                rewritten: first,
             }
         };
         committed(&tx, &format!("saving session {session_id}")).await?;

@@ -1,0 +1,476 @@
+//! Several writers of one session over one backend, natively: two store
+//! instances over one key-value store (with and without a conditional
+//! write), two over one directory, one memory store shared by two sessions.
+//! Their operations interleave at seeded points; a failure is injected at
+//! every write step of a save. Nothing acknowledged is lost, a stale save
+//! rejects whole, and the session always loads. The JS suite
+//! (tests/js/store_writers.test.mjs) runs the same over the npm package's
+//! stores, real processes and a kill loop.
+
+mod common;
+
+use std::cell::{Cell, RefCell};
+use std::path::PathBuf;
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use common::{block_on, join_all, yield_turns, StepClock};
+use context_compiler::error::{Error, ErrorCode, Result};
+use context_compiler::kv::{KeyValue, KvArtifactStore, KvStoreOptions, MemoryKv};
+use context_compiler::memory::{MemoryEntry, MemoryStore, PersistentMemory};
+use context_compiler::session::{SessionEnv, SessionStore};
+use context_compiler::tokens::DefaultTokenCounter;
+use context_compiler::{FileSystem, FsKv, MemoryArtifactStore, Session, StdFileSystem};
+use serde_json::json;
+
+/// Seeded interleaving and write failures shared by the wrappers below.
+struct Chaos {
+    rng: Cell<u64>,
+    writes: Cell<usize>,
+    fail_at: Cell<Option<usize>>,
+}
+
+impl Chaos {
+    fn new(seed: u64) -> Rc<Chaos> {
+        Rc::new(Chaos {
+            rng: Cell::new(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1),
+            writes: Cell::new(0),
+            fail_at: Cell::new(None),
+        })
+    }
+
+    /// Lets the other writers run for a seeded number of turns (0 to 3).
+    async fn step(&self) {
+        let mut x = self.rng.get();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.rng.set(x);
+        yield_turns((x % 4) as u32).await;
+    }
+
+    /// Counts one write; the armed one fails.
+    fn write(&self, what: &str) -> Result<()> {
+        let n = self.writes.get();
+        self.writes.set(n + 1);
+        if self.fail_at.get() == Some(n) {
+            return Err(Error::new(
+                ErrorCode::StoreFailed,
+                format!("injected failure at write {n} ({what})"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A key-value store shared by several store instances, interleaving their
+/// operations; `conditional` says whether it offers `put_if`.
+struct ChaosKv {
+    inner: Rc<MemoryKv>,
+    chaos: Rc<Chaos>,
+    conditional: bool,
+}
+
+#[async_trait(?Send)]
+impl KeyValue for ChaosKv {
+    type Value = Vec<u8>;
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        self.chaos.step().await;
+        self.inner.get(key).await
+    }
+    async fn put(&self, key: &str, value: Vec<u8>) -> Result<()> {
+        self.chaos.step().await;
+        self.chaos.write(&format!("put {key}"))?;
+        self.inner.put(key, value).await
+    }
+    async fn delete(&self, key: &str) -> Result<()> {
+        self.chaos.step().await;
+        self.chaos.write(&format!("delete {key}"))?;
+        self.inner.delete(key).await
+    }
+    async fn list(&self, prefix: &str) -> Result<Option<Vec<String>>> {
+        self.chaos.step().await;
+        self.inner.list(prefix).await
+    }
+    fn has_put_if(&self) -> bool {
+        self.conditional
+    }
+    async fn put_if(&self, key: &str, value: Vec<u8>, expected: Option<&Vec<u8>>) -> Result<bool> {
+        self.chaos.step().await;
+        self.chaos.write(&format!("put_if {key}"))?;
+        self.inner.put_if(key, value, expected).await
+    }
+}
+
+/// Files under one directory, interleaving and failing like [`ChaosKv`].
+struct ChaosFs {
+    inner: StdFileSystem,
+    chaos: Rc<Chaos>,
+}
+
+#[async_trait(?Send)]
+impl FileSystem for ChaosFs {
+    type Bytes = Vec<u8>;
+    async fn read(&self, path: &str) -> Result<Option<Vec<u8>>> {
+        self.chaos.step().await;
+        self.inner.read(path).await
+    }
+    async fn write_atomic(&self, path: &str, bytes: Vec<u8>) -> Result<()> {
+        self.chaos.step().await;
+        self.chaos.write(&format!("write {path}"))?;
+        self.inner.write_atomic(path, bytes).await
+    }
+    async fn remove(&self, path: &str) -> Result<()> {
+        self.chaos.step().await;
+        self.chaos.write(&format!("remove {path}"))?;
+        self.inner.remove(path).await
+    }
+    async fn list_files(&self, dir: &str) -> Result<Vec<String>> {
+        self.chaos.step().await;
+        self.inner.list_files(dir).await
+    }
+    fn has_create_new(&self) -> bool {
+        true
+    }
+    async fn create_new(&self, path: &str, bytes: Vec<u8>) -> Result<bool> {
+        self.chaos.step().await;
+        self.chaos.write(&format!("create {path}"))?;
+        self.inner.create_new(path, bytes).await
+    }
+}
+
+/// A backend several store instances share.
+trait Backend {
+    /// A new store instance over the backend, with its own interleaving.
+    fn store(&self, chaos: Rc<Chaos>) -> Rc<dyn SessionStore>;
+    /// Whether writers racing on it keep every acknowledged event (a KV
+    /// without a conditional write is single-writer).
+    fn multi_writer(&self) -> bool {
+        true
+    }
+}
+
+struct SharedKv {
+    kv: Rc<MemoryKv>,
+    conditional: bool,
+    chunk_bytes: usize,
+}
+
+impl SharedKv {
+    fn new(conditional: bool, chunk_bytes: usize) -> SharedKv {
+        SharedKv {
+            kv: Rc::new(MemoryKv::new()),
+            conditional,
+            chunk_bytes,
+        }
+    }
+}
+
+impl Backend for SharedKv {
+    fn store(&self, chaos: Rc<Chaos>) -> Rc<dyn SessionStore> {
+        let kv = ChaosKv {
+            inner: self.kv.clone(),
+            chaos,
+            conditional: self.conditional,
+        };
+        let options = KvStoreOptions {
+            chunk_bytes: self.chunk_bytes,
+            ..KvStoreOptions::default()
+        };
+        Rc::new(KvArtifactStore::new(kv, StepClock::new(1000.0, 1.0), options).unwrap())
+    }
+    fn multi_writer(&self) -> bool {
+        self.conditional
+    }
+}
+
+struct SharedDir {
+    dir: PathBuf,
+}
+
+impl SharedDir {
+    fn new(name: &str) -> SharedDir {
+        let dir = std::env::temp_dir().join(format!("acc-writers-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        SharedDir { dir }
+    }
+}
+
+impl Drop for SharedDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+impl Backend for SharedDir {
+    fn store(&self, chaos: Rc<Chaos>) -> Rc<dyn SessionStore> {
+        let fs = ChaosFs {
+            inner: StdFileSystem::new(&self.dir),
+            chaos,
+        };
+        Rc::new(
+            KvArtifactStore::new(
+                FsKv::new(fs),
+                StepClock::new(1000.0, 1.0),
+                KvStoreOptions::default(),
+            )
+            .unwrap(),
+        )
+    }
+}
+
+/// One memory store, shared by every writer (it has no backend of its own).
+struct SharedMemory(Rc<MemoryArtifactStore>);
+
+impl Backend for SharedMemory {
+    fn store(&self, _chaos: Rc<Chaos>) -> Rc<dyn SessionStore> {
+        self.0.clone()
+    }
+}
+
+fn backends(name: &str) -> Vec<(String, Box<dyn Backend>)> {
+    vec![
+        (
+            "kv with putIf".into(),
+            Box::new(SharedKv::new(true, 64 * 1024)),
+        ),
+        (
+            "kv with putIf, 1 KiB chunks".into(),
+            Box::new(SharedKv::new(true, 1024)),
+        ),
+        (
+            "kv without putIf".into(),
+            Box::new(SharedKv::new(false, 64 * 1024)),
+        ),
+        ("directory".into(), Box::new(SharedDir::new(name))),
+        (
+            "memory".into(),
+            Box::new(SharedMemory(Rc::new(MemoryArtifactStore::new(
+                StepClock::new(1000.0, 1.0),
+            )))),
+        ),
+    ]
+}
+
+thread_local! {
+    static NEXT_SEED: Cell<u64> = const { Cell::new(1) };
+}
+
+/// A fresh environment for a loaded session: its own id seed, so two
+/// writers never make the same event id.
+fn env() -> SessionEnv {
+    let seed = NEXT_SEED.with(|n| {
+        let s = n.get();
+        n.set(s + 1);
+        s
+    });
+    SessionEnv {
+        clock: StepClock::new(2e12 + seed as f64 * 1e6, 1.0),
+        counter: Rc::new(DefaultTokenCounter),
+        seed: seed.wrapping_mul(0xA24B_AED4_963E_E407),
+    }
+}
+
+fn fresh(id: &str) -> Session {
+    let env = env();
+    Session::with_env(Some(id.to_string()), env.clock, env.counter, env.seed)
+}
+
+async fn load(store: &dyn SessionStore, id: &str) -> Session {
+    match store.load_session(id, env()).await {
+        Ok(Some(s)) => s,
+        Ok(None) => fresh(id),
+        Err(e) => panic!("session {id} does not load: {e}"),
+    }
+}
+
+/// The texts of a session's user inputs, in order.
+fn texts(session: &Session) -> Vec<String> {
+    session
+        .event_log()
+        .all_events()
+        .iter()
+        .filter_map(|e| e.data.as_str().map(str::to_string))
+        .collect()
+}
+
+fn say(session: &mut Session, text: &str) {
+    session.record("user_input", json!(text), None).unwrap();
+}
+
+/// Loads, appends one event and saves, `count` times; on `STORE_CONFLICT`
+/// loads again and appends again, as the README says. The texts whose save
+/// resolved, and how many conflicts there were.
+async fn writer(
+    store: Rc<dyn SessionStore>,
+    id: &str,
+    name: &str,
+    count: usize,
+) -> (Vec<String>, usize) {
+    let mut acknowledged = Vec::new();
+    let mut conflicts = 0;
+    for i in 0..count {
+        let text = format!("{name}-{i}");
+        loop {
+            let mut session = load(store.as_ref(), id).await;
+            say(&mut session, &text);
+            match store.save_session(&RefCell::new(session)).await {
+                Ok(_) => break,
+                Err(e) if e.code() == ErrorCode::StoreConflict => conflicts += 1,
+                Err(e) => panic!("{name}'s save failed: {e}"),
+            }
+        }
+        acknowledged.push(text);
+    }
+    (acknowledged, conflicts)
+}
+
+#[test]
+fn a_stale_save_rejects_whole_on_every_backend() {
+    for (name, backend) in backends("stale") {
+        let (a_store, b_store) = (backend.store(Chaos::new(1)), backend.store(Chaos::new(2)));
+        block_on(async {
+            let mut base = fresh("s");
+            say(&mut base, "first");
+            a_store.save_session(&RefCell::new(base)).await.unwrap();
+            let mut a = load(a_store.as_ref(), "s").await;
+            let mut b = load(b_store.as_ref(), "s").await;
+            say(&mut a, "from a");
+            say(&mut b, "from b");
+            a_store.save_session(&RefCell::new(a)).await.unwrap();
+            let err = b_store.save_session(&RefCell::new(b)).await.unwrap_err();
+            assert_eq!(err.code(), ErrorCode::StoreConflict, "{name}: {err}");
+            let loaded = load(b_store.as_ref(), "s").await;
+            assert_eq!(texts(&loaded), ["first", "from a"], "{name}");
+        });
+    }
+}
+
+#[test]
+fn racing_writers_keep_every_acknowledged_event() {
+    for seed in 0..6u64 {
+        for (name, backend) in backends(&format!("race{seed}")) {
+            if !backend.multi_writer() {
+                continue;
+            }
+            let stores: Vec<_> = (0..3)
+                .map(|w| backend.store(Chaos::new(seed * 10 + w)))
+                .collect();
+            let results =
+                block_on(join_all(stores.iter().enumerate().map(|(w, store)| {
+                    writer(store.clone(), "shared", ["a", "b", "c"][w], 8)
+                })));
+            let loaded = block_on(load(stores[0].as_ref(), "shared"));
+            let mut saved = texts(&loaded);
+            let mut acknowledged: Vec<String> =
+                results.iter().flat_map(|(a, _)| a.clone()).collect();
+            saved.sort();
+            acknowledged.sort();
+            assert_eq!(
+                saved, acknowledged,
+                "{name}, seed {seed}: each acknowledged event exactly once"
+            );
+            if name != "memory" {
+                let conflicts: usize = results.iter().map(|(_, c)| c).sum();
+                assert!(
+                    conflicts > 0,
+                    "{name}, seed {seed}: the writers never raced"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_failure_at_any_write_of_a_save_keeps_the_saved_session() {
+    for (name, backend) in backends("fail") {
+        if name == "memory" {
+            continue; // no writes to fail
+        }
+        let mut step = 0;
+        loop {
+            let id = format!("s{step}");
+            let chaos = Chaos::new(step as u64);
+            let store = backend.store(chaos.clone());
+            let mut session = fresh(&id);
+            say(&mut session, "saved 1");
+            say(&mut session, "saved 2");
+            let session = RefCell::new(session);
+            block_on(store.save_session(&session)).unwrap();
+            for i in 0..40 {
+                // Enough to split into chunks over 1 KiB values.
+                say(
+                    &mut session.borrow_mut(),
+                    &format!("new {i} {}", "x".repeat(60)),
+                );
+            }
+            let before = chaos.writes.get();
+            chaos.fail_at.set(Some(before + step));
+            let result = block_on(store.save_session(&session));
+            chaos.fail_at.set(None);
+            let failed_at_all = chaos.writes.get() > before + step;
+            let loaded = block_on(load(store.as_ref(), &id));
+            let n = loaded.event_log().all_events().len();
+            match &result {
+                Ok(_) => assert_eq!(n, 42, "{name}, failure at write {step}: acknowledged"),
+                Err(e) => {
+                    assert_eq!(e.code(), ErrorCode::StoreFailed, "{name}: {e}");
+                    assert!(
+                        n == 2 || n == 42,
+                        "{name}, failure at write {step}: {n} events"
+                    );
+                }
+            }
+            // Whatever happened, the next save completes it.
+            block_on(store.save_session(&session)).unwrap();
+            assert_eq!(
+                block_on(load(store.as_ref(), &id))
+                    .event_log()
+                    .all_events()
+                    .len(),
+                42
+            );
+            if !failed_at_all {
+                assert!(step > 0, "{name}: a save wrote nothing");
+                break;
+            }
+            step += 1;
+        }
+    }
+}
+
+fn fact(key: &str) -> MemoryEntry {
+    MemoryEntry::new(key, &format!("fact {key}"), "core")
+}
+
+#[test]
+fn two_persistent_memories_over_one_store_keep_every_fact() {
+    for (name, backend) in backends("memory") {
+        if !backend.multi_writer() {
+            continue;
+        }
+        let (one, two) = block_on(async {
+            let one = PersistentMemory::open(backend.store(Chaos::new(3)), "facts", env())
+                .await
+                .unwrap();
+            let two = PersistentMemory::open(backend.store(Chaos::new(4)), "facts", env())
+                .await
+                .unwrap();
+            (one, two)
+        });
+        block_on(join_all((0..3).map(|i| {
+            let (one, two) = (&one, &two);
+            async move {
+                one.put(fact(&format!("one-{i}"))).await.unwrap();
+                two.put(fact(&format!("two-{i}"))).await.unwrap();
+            }
+        })));
+        let reopened = block_on(PersistentMemory::open(
+            backend.store(Chaos::new(5)),
+            "facts",
+            env(),
+        ))
+        .unwrap();
+        assert_eq!(reopened.len(), 6, "{name}: every fact whose put resolved");
+    }
+}
