@@ -18,6 +18,25 @@
 // which loads it or throws NOT_INITIALIZED.
 import { codedError } from "./coded.js";
 
+/**
+ * The coded error for what the wasm-bindgen glue throws itself, before or
+ * instead of calling into the instance, when `name` was called with the
+ * wrong kind of object: an instance of another class (`_assertClass`), or a
+ * freed object (Rust's "null pointer passed to rust"); `null` for anything
+ * else. Neither touches the instance, which stays usable.
+ */
+function glueArgumentError(e, name) {
+  if (!(e instanceof Error) || e.code !== undefined) return null;
+  const wanted = /^expected instance of (\w+)$/.exec(e.message);
+  if (wanted !== null) {
+    return codedError("INVALID_ARGUMENT", `${name}: an argument must be a ${wanted[1]} of this package`, e);
+  }
+  if (e.message === "null pointer passed to rust") {
+    return codedError("INVALID_ARGUMENT", `${name}: the object was freed (free() was called on it, or on an object it was passed as)`, e);
+  }
+  return null;
+}
+
 function isTrap(e) {
   return (
     e instanceof WebAssembly.RuntimeError ||
@@ -122,7 +141,7 @@ export function createGuard({ glue, host = {}, what, whenPoisoned, whenNotReady 
       try {
         return new.target === undefined ? fn.apply(this, args) : Reflect.construct(fn, args, new.target);
       } catch (e) {
-        throw isTrap(e) ? trapped(e) : e;
+        throw isTrap(e) ? trapped(e) : (glueArgumentError(e, name) ?? e);
       }
     };
     Object.defineProperty(wrapper, "name", { value: fn.name });

@@ -110,8 +110,13 @@ pub struct ContextStats {
     pub recent_items: usize,
     /// Tokens of all zones.
     pub total_tokens_estimate: u64,
-    /// `total_tokens_estimate / max_context_tokens`.
+    /// `total_tokens_estimate / max_context_tokens`, capped to [0.0, 1.0]
+    /// as seed 004 documents it (a window holding more than fits is at 1.0;
+    /// its compile drops what does not fit).
     pub utilization: f64,
+    /// `total_tokens_estimate / max_context_tokens` uncapped: how far over
+    /// the window the zones are (above 1.0 when they hold more than fits).
+    pub demand_ratio: f64,
     /// The compaction level of that utilisation.
     pub compaction_level: CompactionLevel,
     /// Whether a goal is set.
@@ -600,7 +605,8 @@ impl ContextWindow {
     pub fn get_stats(&self) -> ContextStats {
         let usage = Self::usage(&self.slots());
         let total = usage.total();
-        let utilization = self.utilization(total);
+        let demand_ratio = self.utilization(total);
+        let utilization = demand_ratio.clamp(0.0, 1.0);
         ContextStats {
             max_context_tokens: self.max_context_tokens,
             system_tokens: usage.system,
@@ -612,7 +618,8 @@ impl ContextWindow {
             recent_items: self.recent.len(),
             total_tokens_estimate: total,
             utilization,
-            compaction_level: CompactionLevel::for_utilization(utilization),
+            demand_ratio,
+            compaction_level: CompactionLevel::for_utilization(demand_ratio),
             goal_set: self.goal.is_some(),
         }
     }

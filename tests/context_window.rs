@@ -224,7 +224,15 @@ fn thresholds_at_exactly_80_90_95_percent() {
         let stats = w.get_stats();
         assert_eq!(stats.compaction_level, level);
         assert!((stats.utilization - len as f64 / 100.0).abs() < 1e-12);
+        assert_eq!(stats.demand_ratio, stats.utilization);
     }
+    // Over the window: utilization is capped at 1.0 (seed 004's range).
+    let mut w = char_window(100);
+    w.append_message("user", &"x".repeat(1330), None).unwrap();
+    let stats = w.get_stats();
+    assert_eq!(stats.utilization, 1.0);
+    assert!(stats.demand_ratio > 13.0);
+    assert_eq!(stats.compaction_level, CompactionLevel::Emergency);
 }
 
 #[test]

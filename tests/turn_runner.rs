@@ -611,3 +611,29 @@ fn mcp_tool_definition_arguments_and_results() {
     assert_eq!(err["isError"], true);
     assert_eq!(err["content"][0]["text"], "MODEL_FAILED: down");
 }
+
+/// A reply with neither text nor tool calls (`{ content: null, tool_calls:
+/// [] }`, an empty string) is the model failing, not an empty answer.
+#[test]
+fn a_reply_with_nothing_in_it_is_model_failed() {
+    use context_compiler::runner::ModelReply;
+    for reply in [
+        json!({"content": null, "tool_calls": []}),
+        json!({"content": ""}),
+        json!(""),
+        json!({"content": [], "toolCalls": null}),
+    ] {
+        let err = ModelReply::from_json(&reply).unwrap_err();
+        assert_eq!(
+            err.code(),
+            context_compiler::ErrorCode::ModelFailed,
+            "{reply}"
+        );
+    }
+    assert_eq!(
+        ModelReply::from_json(&json!({"content": "\n\n"}))
+            .unwrap()
+            .text,
+        "\n\n"
+    );
+}

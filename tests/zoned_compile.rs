@@ -692,3 +692,48 @@ fn pinned_memories_stay_in_persistent_and_are_recorded_once() {
         .0;
     assert_eq!(again.to_messages(), third.to_messages());
 }
+
+/// Counts one token for every text, the empty one included, on top of the
+/// default count: a tokenizer that adds a BOS token.
+struct BosCounter;
+
+impl context_compiler::TokenCounter for BosCounter {
+    fn count(&self, text: &str) -> u64 {
+        text.len().div_ceil(4) as u64 + 1
+    }
+    fn message_overhead(&self) -> u64 {
+        3
+    }
+}
+
+/// A counter that counts one token for the empty string compiles within
+/// the budget (it once panicked with "capacity overflow").
+#[test]
+fn a_counter_counting_the_empty_string_compiles_within_budget() {
+    let mut s = session_with("bos", Rc::new(BosCounter));
+    for len in [5, 50, 5000] {
+        say(&mut s, "user_input", &"x".repeat(len));
+    }
+    let compiler = zoned(vec![Rc::new(HistorySelector::new(1, usize::MAX))]);
+    let ctx = block_on(compiler.compile_with(&mut s, 1000, &options())).unwrap();
+    assert!(ctx.token_count <= 1000, "{}", ctx.token_count);
+}
+
+/// The single-system-message layout with the same counter, and an empty
+/// system prompt: within budget, never a loop.
+#[test]
+fn a_counter_counting_the_empty_string_fits_the_system_message_layout() {
+    let mut s = session_with("bos", Rc::new(BosCounter));
+    for len in [5, 50, 5000] {
+        say(&mut s, "user_input", &"x".repeat(len));
+    }
+    let compiler = ContextCompiler::with_layout(
+        vec![Rc::new(HistorySelector::new(1, usize::MAX))],
+        Layout::Seed,
+    );
+    for prompt in ["", "You are an SRE."] {
+        let ctx =
+            block_on(compiler.compile_with(&mut s, 1000, &CompileOptions::new(prompt))).unwrap();
+        assert!(ctx.token_count <= 1000, "{}", ctx.token_count);
+    }
+}

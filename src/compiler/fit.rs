@@ -243,9 +243,14 @@ pub(crate) fn fit_to_budget(
         // budget, or further only when nothing else can shrink.
         let protected = newest_user(&ctx).map(Slot::History);
         // Largest first; on a tie, the later item.
+        // An empty text cannot be cut (a counter may count tokens for it: a
+        // BOS token); it counts as 0 here.
         let mut sizes: Vec<(u64, usize, Slot)> = slots(&ctx)
             .enumerate()
-            .map(|(i, s)| (counter.count(text_of(&ctx, s)), i, s))
+            .map(|(i, s)| {
+                let t = text_of(&ctx, s);
+                (if t.is_empty() { 0 } else { counter.count(t) }, i, s)
+            })
             .collect();
         sort_stable_by_key(&mut sizes, |&(tokens, i, _)| {
             (descending(tokens), descending(i as u64))
@@ -292,7 +297,12 @@ pub(crate) fn fit_to_budget(
         } else {
             tokens.saturating_sub(over)
         };
-        let cut = truncate_to_tokens(counter, text_of(&ctx, slot), target);
+        let mut cut = truncate_to_tokens(counter, text_of(&ctx, slot), target);
+        if cut.len() >= text_of(&ctx, slot).len() {
+            // No shorter head fits (a counter that is not monotonic): the
+            // text goes, so every round makes progress.
+            cut = String::new();
+        }
         let action = if cut.is_empty() && slot != Slot::System {
             remove(&mut ctx, slot);
             DropAction::Dropped

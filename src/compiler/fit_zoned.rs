@@ -159,20 +159,19 @@ pub(crate) fn fit_zoned(
             Slot::TaskState,
         ];
         slots.extend((0..ctx.history.len()).map(Slot::History));
-        let size = |ctx: &WorkingContext, s: Slot| counter.count(text(ctx, s));
+        // Only a text that is not empty can be cut (a counter may count
+        // tokens for the empty text: a BOS token).
+        let size = |ctx: &WorkingContext, s: Slot| {
+            let t = text(ctx, s);
+            (!t.is_empty()).then(|| (counter.count(t), s))
+        };
         let largest = slots
             .iter()
             .copied()
             .filter(|&s| Some(s) != newest_user.map(Slot::History))
-            .map(|s| (size(&ctx, s), s))
-            .filter(|(t, _)| *t > 0)
+            .filter_map(|s| size(&ctx, s))
             .max_by_key(|(t, _)| *t)
-            .or_else(|| {
-                newest_user
-                    .map(Slot::History)
-                    .map(|s| (size(&ctx, s), s))
-                    .filter(|(t, _)| *t > 0)
-            });
+            .or_else(|| newest_user.and_then(|u| size(&ctx, Slot::History(u))));
         let Some((tokens, slot)) = largest else {
             // Only structure is left: the turns after the newest user
             // message, then any turn (the empty newest user message last).
@@ -205,7 +204,12 @@ pub(crate) fn fit_zoned(
         } else {
             over
         };
-        let cut = truncate_to_tokens(counter, text(&ctx, slot), tokens.saturating_sub(cut_by));
+        let mut cut = truncate_to_tokens(counter, text(&ctx, slot), tokens.saturating_sub(cut_by));
+        if cut.len() >= text(&ctx, slot).len() {
+            // No shorter head fits (a counter that is not monotonic): the
+            // text goes, so every round makes progress.
+            cut = String::new();
+        }
         set_text(&mut ctx, slot, cut);
         let after = ctx.measure(counter);
         ctx.dropped.push(DroppedItem::new(

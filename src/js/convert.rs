@@ -177,18 +177,35 @@ pub(crate) fn option<T: AsRef<JsValue>>(
         Some(o) if !o.is_undefined() && !o.is_null() => o,
         _ => return Ok(JsValue::UNDEFINED),
     };
-    if !options.is_object() {
-        return Err(Error::new(
-            ErrorCode::InvalidArgument,
-            format!("{what} must be an object"),
-        ));
-    }
+    check_options_object(options, what)?;
     Reflect::get(options, &key.into()).map_err(|_| {
         Error::new(
             ErrorCode::InvalidArgument,
             format!("{what}.{key} could not be read"),
         )
     })
+}
+
+/// Checks that `options` (present: not `undefined` or `null`) is an options
+/// object: an object that is neither an array nor a function.
+fn check_options_object(options: &JsValue, what: &str) -> Result<()> {
+    if options.is_object() && !js_sys::Array::is_array(options) && !options.is_function() {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorCode::InvalidArgument,
+        format!("{what} must be an object (got {})", describe(options)),
+    ))
+}
+
+#[cfg(any(feature = "js", feature = "js-stores"))]
+/// Checks `options` up front, for a call that may not read them: absent, or
+/// an options object (see [`option`]).
+pub(crate) fn options_arg<T: AsRef<JsValue>>(options: &Option<T>, what: &str) -> Result<()> {
+    match options.as_ref().map(AsRef::as_ref) {
+        Some(o) if !o.is_undefined() && !o.is_null() => check_options_object(o, what),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(any(feature = "js", feature = "js-bus"))]

@@ -144,16 +144,25 @@ macro_rules! memory_methods {
             pub fn recall(
                 &self,
                 #[wasm_bindgen(unchecked_param_type = "string")] query: JsValue,
-                limit: Option<u32>,
+                #[wasm_bindgen(unchecked_optional_param_type = "number")] limit: Option<JsValue>,
             ) -> Promise {
-                let query = match string(&query, "query") {
-                    Ok(q) => q,
+                let args = string(&query, "query").and_then(|q| {
+                    let limit = limit.unwrap_or(JsValue::UNDEFINED);
+                    let code = $crate::error::ErrorCode::InvalidArgument;
+                    Ok((q, $crate::js::convert::count(&limit, "limit", code)?))
+                });
+                let (query, limit) = match args {
+                    Ok(a) => a,
                     Err(e) => return Promise::reject(&to_js_error(e)),
                 };
                 let store: Rc<dyn MemoryStore> = self.inner.clone();
-                spawn(
-                    async move { to_js(&store.recall(&query, limit.unwrap_or(5) as usize).await?) },
-                )
+                spawn(async move {
+                    to_js(
+                        &store
+                            .recall(&query, limit.map_or(5, |n| n as usize))
+                            .await?,
+                    )
+                })
             }
         }
     };

@@ -9,7 +9,7 @@ use wasm_bindgen::JsValue;
 
 use crate::artifacts::{ArtifactStore, StoreOptions};
 use crate::error::{Error, Result};
-use crate::js::convert::{bytes, string, to_js};
+use crate::js::convert::{bytes, options_arg, string, to_js};
 use crate::js::env::{seed, JsClock};
 use crate::js::error::to_js_error;
 #[cfg(feature = "js")]
@@ -185,6 +185,9 @@ pub(crate) fn load_session<T: AsRef<JsValue>>(
         Ok(id) => id,
         Err(p) => return p,
     };
+    if let Err(e) = options_arg(options, "options") {
+        return reject(e);
+    }
     let options: JsValue = options
         .as_ref()
         .map_or(JsValue::UNDEFINED, |o| o.as_ref().clone());
@@ -326,7 +329,7 @@ macro_rules! store_methods {
             #[wasm_bindgen(js_name = openMemory, unchecked_return_type = "Promise<PersistentMemory>")]
             pub fn open_memory(
                 &self,
-                #[wasm_bindgen(unchecked_param_type = "string")] name: Option<JsValue>,
+                #[wasm_bindgen(unchecked_optional_param_type = "string")] name: Option<JsValue>,
             ) -> js_sys::Promise {
                 $crate::js::store_methods::open_memory(
                     self.inner.clone(),

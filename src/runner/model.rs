@@ -215,11 +215,12 @@ impl ModelReply {
 
     /// Reads a reply in the shapes models give: a string; or an object with
     /// `content` (a string, `null`, or text / tool-use blocks) or `text`, and
-    /// `toolCalls` or OpenAI's `tool_calls`. Anything else is
-    /// [`ErrorCode::ModelFailed`].
+    /// `toolCalls` or OpenAI's `tool_calls`. Anything else, and a reply
+    /// with neither text nor tool calls, is [`ErrorCode::ModelFailed`].
     pub fn from_json(reply: &Value) -> Result<ModelReply> {
         let object = match reply {
-            Value::String(s) => return Ok(ModelReply::text(s.clone())),
+            Value::String(s) if !s.is_empty() => return Ok(ModelReply::text(s.clone())),
+            Value::String(_) => return Err(bad_reply("the reply is an empty string".into())),
             Value::Object(o) => o,
             other => {
                 return Err(bad_reply(format!(
@@ -256,6 +257,12 @@ impl ModelReply {
         {
             return Err(bad_reply(
                 "the object has none of content, text, toolCalls or tool_calls".into(),
+            ));
+        }
+        if text.is_empty() && tool_calls.is_empty() {
+            return Err(bad_reply(
+                "the reply has neither text nor tool calls (empty or null content and no calls)"
+                    .into(),
             ));
         }
         Ok(ModelReply { text, tool_calls })

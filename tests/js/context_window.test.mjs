@@ -96,7 +96,18 @@ test("compaction levels switch at exactly 80, 90 and 95 percent", () => {
     const stats = w.getStats();
     assert.equal(stats.compactionLevel, level);
     assert.equal(stats.utilization, total / 100);
+    assert.equal(stats.demandRatio, total / 100);
   }
+});
+
+test("utilization stays in [0, 1] (seed 004) when the zones hold more than fits; demandRatio says how much more", () => {
+  const w = new ContextWindow({ maxContextTokens: 100, tokenCounter: (t) => t.length });
+  w.appendMessage("user", "x".repeat(1330));
+  const stats = w.getStats();
+  assert.equal(stats.utilization, 1);
+  assert.ok(stats.demandRatio > 13, `${stats.demandRatio}`);
+  assert.equal(stats.compactionLevel, "emergency");
+  assert.ok(w.compile().totalTokens <= 100);
 });
 
 test("compaction keeps what the seed says", () => {
@@ -129,7 +140,7 @@ test("getStats agrees with compile", () => {
   const s = w.getStats();
   const c = w.compile();
   assert.deepEqual(Object.keys(s).sort(), [
-    "compactionLevel", "goalSet", "maxContextTokens", "persistentTokens", "recentItems", "recentTokens",
+    "compactionLevel", "demandRatio", "goalSet", "maxContextTokens", "persistentTokens", "recentItems", "recentTokens",
     "scratchpadNotes", "systemTokens", "totalTokensEstimate", "utilization", "workingItems", "workingTokens",
   ]);
   assert.deepEqual(

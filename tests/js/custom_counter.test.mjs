@@ -97,3 +97,21 @@ test("tokenCounter values that are not counters are INVALID_ARGUMENT", async () 
   }
   await rejectsWithCode(() => new Session({ tokenCounter: { count: () => 1, messageOverhead: -2 } }), "INVALID_ARGUMENT", "messageOverhead");
 });
+
+test("a counter that counts a token for the empty string (a BOS token) compiles within budget", async () => {
+  const bos = { count: (t) => Math.ceil(t.length / 4) + 1, messageOverhead: 3 };
+  const s = new Session({ tokenCounter: bos });
+  for (const n of [5, 50, 5000]) s.record("user_input", "x".repeat(n));
+  for (const layout of ["zoned", undefined]) {
+    const compiler = new ContextCompiler({ layout, processors: [new HistorySelector({ keepFirst: 1, keepLast: Infinity })] });
+    for (const systemPrompt of ["sys", ""]) {
+      const ctx = await compiler.compile(s, 1000, { systemPrompt });
+      assert.ok(ctx.tokenCount <= 1000, `${layout}: ${ctx.tokenCount}`);
+      ctx.free();
+    }
+  }
+  const w = new ContextWindow({ maxContextTokens: 1000, tokenCounter: bos });
+  for (const n of [5, 50, 5000]) w.appendMessage("user", "x".repeat(n));
+  assert.ok(w.compile().totalTokens <= 1000);
+  assert.equal(s.record("user_input", "still alive").kind, "user_input", "the module lives");
+});

@@ -119,3 +119,31 @@ test("long strings cross into wasm whole: multi-byte text, emoji and lone surrog
   const stored = session.eventLog.events.map((e) => e.data.text);
   assert.deepEqual(stored, cases.map((t) => t.toWellFormed()));
 });
+
+test("wrong types in ContextWindow, SchemaRegistry and compile are INVALID_ARGUMENT; the module lives (issue 33, item 2)", async () => {
+  const { ContextWindow, SchemaRegistry, HistorySelector } = await import("agent-context-compiler");
+  const w = new ContextWindow({ maxContextTokens: 1000 });
+  for (const bad of [{ files: ["a", "b"] }, 5, null, undefined, ["x"]]) {
+    await rejectsWithCode(() => w.appendToolResult("ls", bad), "INVALID_ARGUMENT", "result");
+    await rejectsWithCode(() => w.appendToolResult(bad, "ok"), "INVALID_ARGUMENT", "toolName");
+    await rejectsWithCode(() => w.appendMessage("user", bad), "INVALID_ARGUMENT", "content");
+    await rejectsWithCode(() => w.addRecentMessage(bad, "x"), "INVALID_ARGUMENT", "role");
+    for (const m of ["setGoal", "setSystemPrompt", "setTaskState", "writeScratchpad", "compactWorkingMemory", "emergencyCompact"]) {
+      await rejectsWithCode(() => w[m](bad), "INVALID_ARGUMENT");
+    }
+    const registry = new SchemaRegistry();
+    for (const m of ["get", "register", "validate", "addResource"]) {
+      await rejectsWithCode(() => registry[m](bad, {}), "INVALID_ARGUMENT");
+    }
+    const compiler = new ContextCompiler({ processors: [new HistorySelector()] });
+    await rejectsWithCode(() => compiler.compile(bad, 1000), "INVALID_ARGUMENT", "session");
+    await rejectsWithCode(() => new HistorySelector().process(bad, {}, 1000), "INVALID_ARGUMENT", "session");
+  }
+  const freed = new Session();
+  freed.free();
+  await rejectsWithCode(() => new ContextCompiler().compile(freed, 1000), "INVALID_ARGUMENT", "session");
+  await rejectsWithCode(() => freed.record("user_input", "x"), "INVALID_ARGUMENT", "freed");
+  w.appendToolResult("ls", "a\nb");
+  assert.equal(w.workingItems.length, 1, "the window still works");
+  assert.equal(new Session().record("user_input", "alive").kind, "user_input");
+});

@@ -313,3 +313,12 @@ test("orchestrateCompiled: a failing model is an isError result, not a rejection
   const notObject = await orchestrateCompiled("t", { model: () => "x" });
   assert.equal(notObject.isError, true);
 });
+
+test("a reply with neither text nor tool calls ({ content: null, tool_calls: [] }, \"\") is MODEL_FAILED, not an empty answer", async () => {
+  for (const reply of [{ content: null, tool_calls: [] }, "", { content: "" }]) {
+    const session = new Session();
+    const { model } = scripted(reply);
+    await rejectsWithCode(() => runCompiled("hi", { session, compiler: new ContextCompiler({ processors: [new HistorySelector()] }), budget: 2000, model }), "MODEL_FAILED");
+    assert.ok(!kinds(session).includes("assistant_output"), "no answer recorded");
+  }
+});

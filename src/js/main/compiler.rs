@@ -14,7 +14,7 @@ use crate::js::convert::{js_to_json, option};
 use crate::js::error::to_js_error;
 use crate::js::main::context_window::string_option;
 use crate::js::main::processors::{budget_arg, ProcessorEntry};
-use crate::js::main::session::JsSession;
+use crate::js::main::session::session_arg;
 use crate::js::main::working_context::WorkingContext;
 use crate::js::promise::spawn;
 use crate::js::registry::{Native, Registration};
@@ -180,18 +180,21 @@ impl ContextCompiler {
     #[wasm_bindgen(unchecked_return_type = "Promise<WorkingContext>")]
     pub fn compile(
         &self,
-        session: &JsSession,
+        #[wasm_bindgen(unchecked_param_type = "Session")] session: JsValue,
         #[wasm_bindgen(unchecked_param_type = "number | TokenBudget")] budget: JsValue,
         options: Option<CompileOptionsArg>,
     ) -> js_sys::Promise {
-        let prepared = (|| -> Result<(u64, CompileOptions)> {
-            Ok((budget_arg(&budget)?, compile_options(&options)?))
+        let prepared = (|| -> Result<(Rc<RefCell<Session>>, u64, CompileOptions)> {
+            Ok((
+                session_arg(&session, "session")?,
+                budget_arg(&budget)?,
+                compile_options(&options)?,
+            ))
         })();
-        let (budget, options) = match prepared {
+        let (session, budget, options) = match prepared {
             Ok(p) => p,
             Err(e) => return js_sys::Promise::reject(&to_js_error(e)),
         };
-        let session = session.inner.clone();
         let compiler = self.spec.borrow().bind(&session);
         // The shared borrow is held across the pipeline's awaits on purpose:
         // the pipeline reads one consistent view, while `record` (and other

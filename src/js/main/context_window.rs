@@ -133,8 +133,12 @@ impl ContextWindow {
 
     /// Sets the system prompt (SYSTEM zone).
     #[wasm_bindgen(js_name = setSystemPrompt)]
-    pub fn set_system_prompt(&mut self, prompt: &str) {
-        self.inner.set_system_prompt(prompt);
+    pub fn set_system_prompt(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string")] prompt: JsValue,
+    ) -> std::result::Result<(), JsValue> {
+        self.inner.set_system_prompt(&string(&prompt, "prompt")?);
+        Ok(())
     }
 
     /// Sets user preferences (an object), shown under `## User Preferences`.
@@ -148,8 +152,13 @@ impl ContextWindow {
 
     /// Sets the policies, shown as a bullet list under `## Policies`.
     #[wasm_bindgen(js_name = setPolicies)]
-    pub fn set_policies(&mut self, policies: Vec<String>) {
+    pub fn set_policies(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string[]")] policies: JsValue,
+    ) -> std::result::Result<(), JsValue> {
+        let policies: Vec<String> = from_js(&policies, "policies")?;
         self.inner.set_policies(policies);
+        Ok(())
     }
 
     /// Sets the tool definitions (each with a string `name`), listed under
@@ -166,8 +175,12 @@ impl ContextWindow {
 
     /// Sets the goal: at the start (PERSISTENT) and restated at the end.
     #[wasm_bindgen(js_name = setGoal)]
-    pub fn set_goal(&mut self, goal: &str) {
-        self.inner.set_goal(goal);
+    pub fn set_goal(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string")] goal: JsValue,
+    ) -> std::result::Result<(), JsValue> {
+        self.inner.set_goal(&string(&goal, "goal")?);
+        Ok(())
     }
 
     /// Sets the brain state digest (an object), shown under `## Brain State`.
@@ -181,8 +194,12 @@ impl ContextWindow {
 
     /// Sets the task state, shown under `## Current Task` at the start of RECENT.
     #[wasm_bindgen(js_name = setTaskState)]
-    pub fn set_task_state(&mut self, state: &str) {
-        self.inner.set_task_state(state);
+    pub fn set_task_state(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string")] state: JsValue,
+    ) -> std::result::Result<(), JsValue> {
+        self.inner.set_task_state(&string(&state, "state")?);
+        Ok(())
     }
 
     /// Appends a message to working memory. Options: `importance` (default
@@ -190,13 +207,14 @@ impl ContextWindow {
     #[wasm_bindgen(js_name = appendMessage)]
     pub fn append_message(
         &mut self,
-        role: &str,
-        content: &str,
+        #[wasm_bindgen(unchecked_param_type = "string")] role: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] content: JsValue,
         options: Option<ImportanceOptionsArg>,
     ) -> std::result::Result<(), JsValue> {
+        let (role, content) = (string(&role, "role")?, string(&content, "content")?);
         let importance = importance(&options)?;
         self.inner
-            .append_message(role, content, importance)
+            .append_message(&role, &content, importance)
             .map_err(to_js_error)
     }
 
@@ -205,13 +223,15 @@ impl ContextWindow {
     #[wasm_bindgen(js_name = appendToolResult)]
     pub fn append_tool_result(
         &mut self,
-        tool_name: &str,
-        result: &str,
+        #[wasm_bindgen(unchecked_param_type = "string")] tool_name: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] result: JsValue,
         options: Option<ToolResultOptionsArg>,
     ) -> std::result::Result<(), JsValue> {
+        let tool_name = string(&tool_name, "toolName")?;
+        let result = string(&result, "result")?;
         let success = bool_option(&options, "success", true)?;
         self.inner
-            .append_tool_result(tool_name, result, success)
+            .append_tool_result(&tool_name, &result, success)
             .map_err(to_js_error)
     }
 
@@ -220,20 +240,25 @@ impl ContextWindow {
     #[wasm_bindgen(js_name = addRecentMessage)]
     pub fn add_recent_message(
         &mut self,
-        role: &str,
-        content: &str,
+        #[wasm_bindgen(unchecked_param_type = "string")] role: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] content: JsValue,
         options: Option<ImportanceOptionsArg>,
     ) -> std::result::Result<(), JsValue> {
+        let (role, content) = (string(&role, "role")?, string(&content, "content")?);
         let importance = importance(&options)?;
         self.inner
-            .add_recent_message(role, content, importance)
+            .add_recent_message(&role, &content, importance)
             .map_err(to_js_error)
     }
 
     /// Writes a scratchpad note into working memory.
     #[wasm_bindgen(js_name = writeScratchpad)]
-    pub fn write_scratchpad(&mut self, note: &str) {
-        self.inner.write_scratchpad(note);
+    pub fn write_scratchpad(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string")] note: JsValue,
+    ) -> std::result::Result<(), JsValue> {
+        self.inner.write_scratchpad(&string(&note, "note")?);
+        Ok(())
     }
 
     /// Assembles the window: `{ messages, totalTokens, zoneUsage,
@@ -256,16 +281,24 @@ impl ContextWindow {
 
     /// Replaces working memory and the scratchpad with one summary.
     #[wasm_bindgen(js_name = compactWorkingMemory)]
-    pub fn compact_working_memory(&mut self, summary: &str) -> std::result::Result<(), JsValue> {
+    pub fn compact_working_memory(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string")] summary: JsValue,
+    ) -> std::result::Result<(), JsValue> {
         self.inner
-            .compact_working_memory(summary)
+            .compact_working_memory(&string(&summary, "summary")?)
             .map_err(to_js_error)
     }
 
     /// Keeps only the goal, the summary and the last two recent items.
     #[wasm_bindgen(js_name = emergencyCompact)]
-    pub fn emergency_compact(&mut self, summary: &str) -> std::result::Result<(), JsValue> {
-        self.inner.emergency_compact(summary).map_err(to_js_error)
+    pub fn emergency_compact(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string")] summary: JsValue,
+    ) -> std::result::Result<(), JsValue> {
+        self.inner
+            .emergency_compact(&string(&summary, "summary")?)
+            .map_err(to_js_error)
     }
 
     /// Token usage and item counts per zone (the seed's keys in camelCase).

@@ -60,20 +60,24 @@ impl SchemaRegistry {
     /// throws `INVALID_SCHEMA`.
     pub fn register(
         &self,
-        tool: &str,
+        #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
         #[wasm_bindgen(unchecked_param_type = "Json")] schema: JsValue,
     ) -> std::result::Result<(), JsValue> {
+        let tool = string(&tool, "tool")?;
         let schema = js_to_json(&schema, "schema")?;
         self.inner
             .borrow_mut()
-            .register(tool, schema)
+            .register(&tool, schema)
             .map_err(to_js_error)
     }
 
     /// The schema registered for `tool`, or `undefined`.
     #[wasm_bindgen(unchecked_return_type = "Json | undefined")]
-    pub fn get(&self, tool: &str) -> std::result::Result<JsValue, JsValue> {
-        match self.inner.borrow().get(tool) {
+    pub fn get(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
+    ) -> std::result::Result<JsValue, JsValue> {
+        match self.inner.borrow().get(&string(&tool, "tool")?) {
             Some(schema) => js(schema),
             None => Ok(JsValue::UNDEFINED),
         }
@@ -84,11 +88,12 @@ impl SchemaRegistry {
     #[wasm_bindgen(unchecked_return_type = "ValidationResult")]
     pub fn validate(
         &self,
-        tool: &str,
+        #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
         #[wasm_bindgen(unchecked_param_type = "Json")] data: JsValue,
     ) -> std::result::Result<JsValue, JsValue> {
+        let tool = string(&tool, "tool")?;
         let data = js_to_json(&data, "data")?;
-        js(&self.inner.borrow().validate(tool, &data))
+        js(&self.inner.borrow().validate(&tool, &data))
     }
 
     /// Registers every `outputSchema` of an MCP `tools/list` result; returns
@@ -109,13 +114,14 @@ impl SchemaRegistry {
     #[wasm_bindgen(js_name = addResource)]
     pub fn add_resource(
         &self,
-        uri: &str,
+        #[wasm_bindgen(unchecked_param_type = "string")] uri: JsValue,
         #[wasm_bindgen(unchecked_param_type = "Json")] document: JsValue,
     ) -> std::result::Result<(), JsValue> {
+        let uri = string(&uri, "uri")?;
         let document = js_to_json(&document, "document")?;
         self.inner
             .borrow_mut()
-            .add_resource(uri, document)
+            .add_resource(&uri, document)
             .map_err(to_js_error)
     }
 }

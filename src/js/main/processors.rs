@@ -21,7 +21,7 @@ use crate::js::error::to_js_error;
 use crate::js::llm::JsLlm;
 use crate::js::main::artifact_store_arg::artifact_store_arg;
 use crate::js::main::budget::positive_budget;
-use crate::js::main::session::JsSession;
+use crate::js::main::session::{session_arg, JsSession};
 use crate::js::main::working_context::WorkingContext as JsWorkingContext;
 use crate::js::memory_arg::memory_arg;
 use crate::js::promise::{call_and_await, callable, spawn};
@@ -76,12 +76,12 @@ macro_rules! native_processor {
             #[wasm_bindgen(unchecked_return_type = "Promise<WorkingContext>")]
             pub fn process(
                 &self,
-                session: &JsSession,
+                #[wasm_bindgen(unchecked_param_type = "Session")] session: JsValue,
                 #[wasm_bindgen(unchecked_param_type = "WorkingContextInit | WorkingContext")]
                 ctx: JsValue,
                 #[wasm_bindgen(unchecked_param_type = "number | TokenBudget")] budget: JsValue,
             ) -> js_sys::Promise {
-                run_alone(self.inner.clone(), session, &ctx, &budget)
+                run_alone(self.inner.clone(), &session, &ctx, &budget)
             }
         }
     };
@@ -90,20 +90,20 @@ macro_rules! native_processor {
 /// Runs one native processor outside a compile, then records what it asked.
 fn run_alone(
     processor: Rc<dyn Processor>,
-    session: &JsSession,
+    session: &JsValue,
     ctx: &JsValue,
     budget: &JsValue,
 ) -> js_sys::Promise {
-    let prepared = (|| -> Result<(WorkingContext, u64)> {
+    let prepared = (|| -> Result<(Rc<RefCell<Session>>, WorkingContext, u64)> {
+        let session = session_arg(session, "session")?;
         let budget = budget_arg(budget)?;
         let ctx: WorkingContext = from_js(ctx, "ctx")?;
-        Ok((ctx, budget))
+        Ok((session, ctx, budget))
     })();
-    let (ctx, budget) = match prepared {
+    let (session, ctx, budget) = match prepared {
         Ok(p) => p,
         Err(e) => return js_sys::Promise::reject(&to_js_error(e)),
     };
-    let session = session.inner.clone();
     // The shared borrow is held across the processor's awaits on purpose,
     // as a compile does: a `record` meanwhile is queued behind this view.
     #[allow(clippy::await_holding_refcell_ref)]

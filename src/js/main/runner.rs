@@ -221,7 +221,7 @@ impl Model for JsModel {
         pending.settled();
         let out = out?;
         if let Some(text) = out.as_string() {
-            return Ok(ModelReply::text(text));
+            return ModelReply::from_json(&serde_json::Value::String(text));
         }
         let reply = js_to_json(&out, "the model's reply").map_err(|e| {
             Error::new(

@@ -121,6 +121,20 @@ impl JsSession {
     }
 }
 
+/// The session behind `value`, a live `Session` of this package (argument
+/// `what`); anything else, a freed session included, is `INVALID_ARGUMENT`.
+pub(crate) fn session_arg(value: &JsValue, what: &str) -> Result<Rc<RefCell<CoreSession>>> {
+    crate::js::registry::session(value).ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "{what} must be a live Session of this package (got {})",
+                describe(value)
+            ),
+        )
+    })
+}
+
 #[wasm_bindgen(js_class = Session)]
 impl JsSession {
     /// Creates a session. Options: `sessionId` (random when absent) and
@@ -400,13 +414,16 @@ impl EventLog {
 
     /// The events at or after `timestamp` (milliseconds since the epoch).
     #[wasm_bindgen(unchecked_return_type = "SessionEvent[]")]
-    pub fn since(&self, timestamp: f64) -> std::result::Result<JsValue, JsValue> {
-        if timestamp.is_nan() {
-            return Err(to_js_error(Error::new(
+    pub fn since(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] timestamp: JsValue,
+    ) -> std::result::Result<JsValue, JsValue> {
+        let timestamp = timestamp.as_f64().filter(|t| !t.is_nan()).ok_or_else(|| {
+            to_js_error(Error::new(
                 ErrorCode::InvalidArgument,
-                "timestamp must be a number",
-            )));
-        }
+                format!("timestamp must be a number (got {})", describe(&timestamp)),
+            ))
+        })?;
         self.read(|log| events_to_js(log.since(timestamp)))
     }
 }

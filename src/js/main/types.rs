@@ -199,7 +199,7 @@ export interface WorkingContext {
   toMessages(options: { format: "anthropic" }): AnthropicRequest;
   /** Vercel AI SDK `ModelMessage[]` with `tool-call` / `tool-result` parts. */
   toMessages(options: { format: "ai-sdk" }): AiSdkMessage[];
-  toMessages(options?: ToMessagesOptions): Message[] | OpenAiMessage[] | AnthropicRequest | AiSdkMessage[];
+  toMessages(options?: ToMessagesOptions | null): Message[] | OpenAiMessage[] | AnthropicRequest | AiSdkMessage[];
 }
 
 export interface ContextWindowOptions {
@@ -232,7 +232,12 @@ export interface CompiledContext {
 export interface ContextStats {
   maxContextTokens: number; systemTokens: number; persistentTokens: number; workingTokens: number;
   workingItems: number; scratchpadNotes: number; recentTokens: number; recentItems: number;
-  totalTokensEstimate: number; utilization: number; compactionLevel: CompactionLevel; goalSet: boolean;
+  totalTokensEstimate: number;
+  /** totalTokensEstimate / maxContextTokens capped to [0, 1], as seed 004 documents it. */
+  utilization: number;
+  /** The same ratio uncapped: above 1 when the zones hold more than fits. */
+  demandRatio: number;
+  compactionLevel: CompactionLevel; goalSet: boolean;
 }
 /** A model the library asks for summaries: resolves to the text. */
 /** A language model: `signal` is aborted when the library stops waiting (a handler timeout). */
