@@ -120,6 +120,27 @@ for (const size of SIZES) {
   console.log(`\nimportJson of a 100,000-event export (${(json.length / 1e6).toFixed(1)} MB; ms)`);
   console.log(`  this library  cold (fresh instance): ${fmt(r.cold)}   warm: ${fmt(r.warm)}   cold / warm: ${(r.cold / r.warm).toFixed(2)}`);
   console.log(`  JSON.parse of the same text (no validation, no counting, no indices): ${fmt(r.parse)}   import / parse (warm): ${(r.warm / r.parse).toFixed(2)}`);
+  // Cold imports at 10^5 and 10^6 short turns, each in a fresh instance: a
+  // stored session loaded at start-up (issue 33: once quadratic, 400k events
+  // took 25 s). Linear: the second takes about ten times the first.
+  const cold = [];
+  for (const n of [100_000, 1_000_000]) {
+    const s = new Session({ sessionId: "cold" });
+    for (let i = 0; i < n; i++) s.record(i % 2 ? "assistant_output" : "user_input", `message ${i} about the nightly job`);
+    const doc = s.exportJson();
+    s.free();
+    const m = await new Promise((resolve, reject) => {
+      const worker = new Worker(new URL("./import.mjs", import.meta.url), { workerData: { json: doc, coldOnly: true } });
+      worker.once("message", (msg) => {
+        worker.terminate();
+        resolve(msg);
+      });
+      worker.once("error", reject);
+    });
+    cold.push(m.cold);
+    console.log(`  cold importJson of ${n.toLocaleString("en")} short turns (${(doc.length / 1e6).toFixed(0)} MB): ${fmt(m.cold)}   JSON.parse: ${fmt(m.parse)}`);
+  }
+  console.log(`  10^6 / 10^5 cold: ${(cold[1] / cold[0]).toFixed(1)}× (10× is linear)`);
 }
 
 // 3. Size.

@@ -196,15 +196,17 @@ fn invalid_and_too_small_budgets() {
             compiler.compile(&mut s, 0, "x").await.unwrap_err().code(),
             ErrorCode::InvalidBudget
         );
+        // Not even an empty system message and the question (or, without
+        // it, the user placeholder a request needs) fit.
         assert_eq!(
-            compiler.compile(&mut s, 2, "x").await.unwrap_err().code(),
+            compiler.compile(&mut s, 3, "x").await.unwrap_err().code(),
             ErrorCode::BudgetTooSmall
         );
         let ctx = compiler
-            .compile(&mut s, 3, "a long system prompt")
+            .compile(&mut s, 8, "a long system prompt")
             .await
             .unwrap();
-        assert!(ctx.token_count <= 3);
+        assert!(ctx.token_count <= 8);
         assert!(ctx.system_prompt.is_empty());
         assert!(!ctx.dropped.is_empty());
     });

@@ -1,6 +1,8 @@
 //! The redactor on the detect-secrets development set (with a committed
 //! baseline) and on cases of our own for every rule, positive and negative.
 
+mod common;
+
 use context_compiler::normalize::redact::{redact, redact_json};
 use serde_json::{json, Value};
 
@@ -236,4 +238,145 @@ fn large_clean_text_passes_through_unchanged() {
     let r = redact(&text);
     assert!(r.findings.is_empty());
     assert_eq!(r.text.len(), text.len());
+}
+
+/// Issue 33's forms: single-quoted headers, an empty URL user, argument
+/// arrays and secrets under secret keys in arrays and objects are caught;
+/// what follows a secret (the next query parameter, the host after URL user
+/// info, a closing quote) is kept.
+#[test]
+fn shell_quotes_url_users_argument_lists_and_containers() {
+    let cases = [
+        (
+            "curl -H 'X-API-Key: 3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c' https://api.example.com/v1/items?page=2",
+            "3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c",
+            "' https://api.example.com/v1/items?page=2",
+        ),
+        (
+            "REDIS_URL=redis://:s3cretPassw0rd@cache.internal:6379/0",
+            "s3cretPassw0rd",
+            "@cache.internal:6379/0",
+        ),
+        (
+            r#"["--password", "hunter2secret", "--verbose"]"#,
+            "hunter2secret",
+            r#"", "--verbose"]"#,
+        ),
+        (
+            "https://api.example.com/items?api_key=abcd1234efgh5678&page=2&limit=50",
+            "abcd1234efgh5678",
+            "&page=2&limit=50",
+        ),
+        (
+            "git clone https://x-access-token:ghs_16C7e42F292c6912E7710c838347Ae178B4a@github.com/org/repo.git",
+            "ghs_16C7e42F292c6912E7710c838347Ae178B4a",
+            "@github.com/org/repo.git",
+        ),
+        (
+            r#"{"password": ["hunter2"], "token": {"value": "abc123secret"}, "name": "ok"}"#,
+            "hunter2",
+            r#""name": "ok"}"#,
+        ),
+        (
+            "export API_TOKEN='abc123def456' # done",
+            "abc123def456",
+            "' # done",
+        ),
+    ];
+    for (text, secret, kept) in cases {
+        let r = redact(text);
+        assert!(!r.text.contains(secret), "{text:?} -> {:?}", r.text);
+        assert!(
+            r.text.ends_with(kept),
+            "{text:?} -> {:?} (keeps {kept:?})",
+            r.text
+        );
+    }
+    assert!(!redact(r#"{"token": {"value": "abc123secret"}}"#)
+        .text
+        .contains("abc123secret"));
+    // Structured: the same in parsed JSON, shapes kept.
+    let mut args = json!({
+        "argv": ["mysql", "--password", "hunter2", "--host", "db"],
+        "password": ["hunter2", 1234],
+        "auth": {"token": "abc123secret", "scheme": {"kind": "bearer"}},
+        "name": "ok"
+    });
+    let findings = redact_json(&mut args);
+    assert_eq!(
+        args,
+        json!({
+            "argv": ["mysql", "--password", "[REDACTED:secret-key]", "--host", "db"],
+            "password": ["[REDACTED:secret-key]", "[REDACTED:secret-key]"],
+            "auth": {"token": "[REDACTED:secret-key]", "scheme": {"kind": "bearer"}},
+            "name": "ok"
+        })
+    );
+    assert_eq!(findings.len(), 4);
+}
+
+/// A large text redacted in slices gives what one pass gives, with secrets
+/// placed across every slice boundary (a PEM key, a token, a key's value)
+/// and the host's event loop handed a turn between slices.
+#[test]
+fn redaction_in_slices_is_one_pass() {
+    use context_compiler::normalize::sliced::{redact_in_slices, SLICE_BYTES};
+    struct Turns(std::cell::Cell<u32>);
+    #[async_trait::async_trait(?Send)]
+    impl context_compiler::Clock for Turns {
+        fn now_ms(&self) -> f64 {
+            0.0
+        }
+        async fn sleep(&self, _ms: f64) {
+            self.0.set(self.0.get() + 1);
+        }
+    }
+    let pem = format!(
+        "-----BEGIN RSA PRIVATE KEY-----\n{}-----END RSA PRIVATE KEY-----\n",
+        "MIIEowIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgHcJz2V8Y\n".repeat(40)
+    );
+    let secrets = [
+        pem.as_str(),
+        "token=ghp_0123456789abcdef0123456789ABCDEFabcd\n",
+        "password: hunter2hunter2\n",
+    ];
+    for (k, secret) in secrets.iter().enumerate() {
+        let mut text = String::new();
+        let mut i = 0;
+        let mut fill = |text: &mut String, to: usize| {
+            while text.len() + 60 < to {
+                text.push_str(&format!("2026-11-25 10:00:{i:05} INFO worker-{i} done\n"));
+                i += 1;
+            }
+            if text.len() < to {
+                text.push_str(&"x".repeat(to - text.len() - 1));
+                text.push('\n');
+            }
+        };
+        // A secret astride each boundary, its middle on it.
+        for boundary in 1..4 {
+            fill(&mut text, boundary * SLICE_BYTES - secret.len() / 2);
+            text.push_str(secret);
+        }
+        fill(&mut text, 4 * SLICE_BYTES);
+        let clock = Turns(std::cell::Cell::new(0));
+        let sliced = common::block_on(redact_in_slices(&text, &clock));
+        let whole = redact(&text);
+        assert_eq!(sliced.findings, whole.findings, "secret {k}");
+        assert!(sliced.text == whole.text, "secret {k}: the texts differ");
+        assert!(
+            whole.findings.len() >= 3,
+            "secret {k}: {} found",
+            whole.findings.len()
+        );
+        let first_cut = SLICE_BYTES + text[SLICE_BYTES..].find('\n').unwrap();
+        assert!(
+            whole
+                .findings
+                .iter()
+                .any(|f| f.start <= first_cut && f.end > first_cut - 40),
+            "secret {k} lies where the first slice would end"
+        );
+        assert!(clock.0.get() >= 3, "turns between slices");
+    }
 }

@@ -486,3 +486,68 @@ fn a_tool_finishing_while_the_session_is_read_is_recorded_not_refused() {
     assert_eq!(log.event_log().events()[1].event_id, e.event_id);
     assert_eq!(log.event_log().pending_len(), 0);
 }
+
+/// Bytes from a tool: UTF-8 text is normalised as text; anything else goes
+/// to the artifact store whole, and only a line saying what and where
+/// reaches the session (never the bytes, never base64).
+#[test]
+fn byte_outputs_are_text_or_stored_artifacts() {
+    let png: Vec<u8> = [
+        b"\x89PNG\r\n\x1a\n".as_slice(),
+        &[0, 1, 2, 255, 254, 0, 7].repeat(300),
+    ]
+    .concat();
+    let store = Rc::new(MemoryArtifactStore::new(Rc::new(SystemClock)));
+    let image = png.clone();
+    let b = bridge(move |name, _, _| {
+        let image = image.clone();
+        Box::pin(async move {
+            Ok(ToolOutput::Bytes(if name == "read_text" {
+                b"password=hunter22 and some text".to_vec()
+            } else {
+                image
+            }))
+        })
+    });
+    let (h, s) = handler_with(b.clone(), Some(store.clone()));
+    let text = block_on(h.call("read_text", json!({}), None)).unwrap();
+    assert_eq!(text.kind, ToolEventKind::Success);
+    assert!(text.result.as_deref().unwrap().contains("some text"));
+    assert!(
+        !text.result.as_deref().unwrap().contains("hunter22"),
+        "redacted as text"
+    );
+    let shot = block_on(h.call("screenshot", json!({}), None)).unwrap();
+    assert_eq!(shot.kind, ToolEventKind::Success);
+    let handle = shot.artifact.clone().expect("stored");
+    assert_eq!(handle.mime_type, "image/png");
+    assert!(
+        handle.summary.starts_with("binary content"),
+        "{}",
+        handle.summary
+    );
+    assert_eq!(
+        block_on(store.retrieve(&handle.artifact_id))
+            .unwrap()
+            .unwrap(),
+        png
+    );
+    let line = shot.result.as_deref().unwrap();
+    assert!(
+        line.starts_with("[binary output: ") && line.contains(&handle.artifact_id),
+        "{line}"
+    );
+    let recorded = s
+        .borrow()
+        .event_log()
+        .events()
+        .last()
+        .unwrap()
+        .data
+        .to_string();
+    assert!(recorded.len() < 600, "no bytes in the session: {recorded}");
+    // Without a store the line says they were not kept.
+    let (bare, _) = handler_with(b, None);
+    let lost = block_on(bare.call("screenshot", json!({}), None)).unwrap();
+    assert!(lost.result.as_deref().unwrap().contains("not kept"));
+}

@@ -11,6 +11,7 @@ use async_trait::async_trait;
 use common::{block_on, session, session_with, CountingCounter};
 use context_compiler::clock::SystemClock;
 use context_compiler::tokens::DefaultTokenCounter;
+use context_compiler::ArtifactStore;
 use context_compiler::{
     ArtifactAttacher, CompactionLevel, Compactor, CompileOptions, ContextCompiler, HistorySelector,
     InMemoryBackend, Layout, Llm, LlmOptions, MemoryArtifactStore, MemoryPreloader, Processor,
@@ -256,7 +257,8 @@ fn check_pairs_anthropic(v: &Value) {
 }
 
 fn check_pairs_ai_sdk(v: &Value) {
-    let msgs = v.as_array().unwrap();
+    assert!(v["instructions"].is_array(), "{{ instructions, messages }}");
+    let msgs = v["messages"].as_array().unwrap();
     for (i, m) in msgs.iter().enumerate() {
         if m["role"] == "assistant" {
             if let Some(parts) = m["content"].as_array() {
@@ -735,5 +737,75 @@ fn a_counter_counting_the_empty_string_fits_the_system_message_layout() {
         let ctx =
             block_on(compiler.compile_with(&mut s, 1000, &CompileOptions::new(prompt))).unwrap();
         assert!(ctx.token_count <= 1000, "{}", ctx.token_count);
+    }
+}
+
+/// An oversized question, also the session's first turn (so `keepFirst`
+/// would pin it): it is kept, its head and tail with the middle cut and
+/// marked, naming where the whole text is; never the system prompt alone.
+#[test]
+fn an_oversized_first_question_keeps_its_head_and_tail() {
+    let text: String = (0..4000)
+        .map(|i| format!("2026-11-25 10:00:{i:05} ERROR worker-{i} failed job {i}\n"))
+        .collect();
+    let store = Rc::new(MemoryArtifactStore::new(Rc::new(SystemClock)));
+    let pipelines: Vec<Vec<Rc<dyn Processor>>> = vec![
+        vec![
+            Rc::new(HistorySelector::new(1, usize::MAX)),
+            Rc::new(ArtifactAttacher::new(store.clone(), 1024)),
+            Rc::new(Compactor::new()),
+        ],
+        vec![Rc::new(HistorySelector::new(1, usize::MAX))],
+        vec![Rc::new(Compactor::new())],
+        vec![Rc::new(ArtifactAttacher::new(store.clone(), 1024))],
+        vec![],
+    ];
+    for (n, pipeline) in pipelines.into_iter().enumerate() {
+        let mut s = session("big");
+        say(&mut s, "user_input", &text);
+        let compiler = zoned(pipeline);
+        block_on(compiler.compile_with(&mut s, 8000, &options())).unwrap();
+        // The second compile reuses what the first stored.
+        let ctx = block_on(compiler.compile_with(&mut s, 8000, &options())).unwrap();
+        assert!(ctx.token_count <= 8000, "pipeline {n}: {}", ctx.token_count);
+        let question = ctx
+            .history
+            .iter()
+            .find(|m| m.role == "user")
+            .unwrap_or_else(|| panic!("pipeline {n}: the question is gone"));
+        assert!(
+            question.content.starts_with("2026-11-25 10:00:00000 ERROR"),
+            "pipeline {n}: its head"
+        );
+        assert!(
+            question.content.trim_end().ends_with("failed job 3999"),
+            "pipeline {n}: its tail"
+        );
+        assert!(
+            question.content.contains("cut"),
+            "pipeline {n}: the cut is marked"
+        );
+        let stored = s
+            .event_log()
+            .all_events()
+            .iter()
+            .filter(|e| e.kind == "artifact_stored")
+            .count();
+        if n == 0 {
+            // An artifact attacher after a selector stores the whole text,
+            // named by the cut (without a selector the question joins the
+            // context after the processors, as its session event).
+            let handle = question.artifact.as_ref().unwrap().handle.clone();
+            assert!(
+                question.content.contains(&handle),
+                "pipeline {n}: names {handle}"
+            );
+            let whole = block_on(store.retrieve(&handle)).unwrap().unwrap();
+            assert_eq!(whole, text.as_bytes());
+            assert_eq!(stored, 1, "pipeline {n}");
+        } else {
+            assert!(question.content.contains("session event"), "pipeline {n}");
+            assert_eq!(stored, 0, "pipeline {n}");
+        }
     }
 }

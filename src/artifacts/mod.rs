@@ -77,7 +77,11 @@ impl ArtifactHandle {
     ) -> Self {
         ArtifactHandle {
             artifact_id,
-            summary: summary_of_head(head, head.len() == size_bytes),
+            summary: if is_binary(head, head.len() == size_bytes) {
+                format!("binary content ({size_bytes} bytes)")
+            } else {
+                summary_of_head(head, head.len() == size_bytes)
+            },
             size_bytes: size_bytes as u64,
             mime_type: options
                 .mime_type
@@ -147,6 +151,18 @@ pub const SUMMARY_HEAD_BYTES: usize = SUMMARY_MAX_CHARS * 4 + 4;
 
 /// The summary of content whose first bytes are `head` (`whole` when they
 /// are all of it).
+/// Whether `head` (the whole content when `whole`) is not text: it holds a
+/// NUL byte or is not UTF-8 (but for a character cut at its end).
+fn is_binary(head: &[u8], whole: bool) -> bool {
+    if head.contains(&0) {
+        return true;
+    }
+    match std::str::from_utf8(head) {
+        Ok(_) => false,
+        Err(e) => whole || e.error_len().is_some() || head.len() - e.valid_up_to() > 3,
+    }
+}
+
 fn summary_of_head(head: &[u8], whole: bool) -> String {
     let text = String::from_utf8_lossy(head);
     let mut chars = text.char_indices();

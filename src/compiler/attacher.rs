@@ -1,4 +1,5 @@
-//! Artifact externalisation: large tool results become handles.
+//! Artifact externalisation: large tool results become handles, and so does
+//! an oversized question (its head and tail stay).
 
 use std::rc::Rc;
 
@@ -7,6 +8,7 @@ use serde_json::json;
 
 use crate::artifacts::{ArtifactStore, StoreOptions};
 use crate::compiler::exchanges::artifact_content;
+use crate::compiler::fit_zoned::cut_question;
 use crate::compiler::processor::{Processor, SessionWrites};
 use crate::error::Result;
 use crate::session::{Session, ARTIFACT_STORED};
@@ -42,8 +44,8 @@ impl ArtifactAttacher {
 }
 
 impl ArtifactAttacher {
-    /// Stores `text` and asks for an `artifact_stored` record naming the
-    /// outcome `event_id`.
+    /// Stores the output of `tool` and asks for an `artifact_stored` record
+    /// naming the outcome `event_id`.
     async fn externalize(
         &self,
         session: &Session,
@@ -52,7 +54,21 @@ impl ArtifactAttacher {
         event_id: Option<String>,
         writes: &mut SessionWrites,
     ) -> Result<ArtifactRef> {
-        let source = format!("tool:{tool}");
+        self.externalize_as(session, text, &format!("tool:{tool}"), event_id, writes)
+            .await
+    }
+
+    /// Stores `text` from `source` and asks for an `artifact_stored` record
+    /// naming the event `event_id`.
+    async fn externalize_as(
+        &self,
+        session: &Session,
+        text: &str,
+        source: &str,
+        event_id: Option<String>,
+        writes: &mut SessionWrites,
+    ) -> Result<ArtifactRef> {
+        let source = source.to_string();
         let handle = self
             .store
             .store(
@@ -96,7 +112,7 @@ impl Processor for ArtifactAttacher {
         &self,
         session: &Session,
         mut ctx: WorkingContext,
-        _budget: u64,
+        budget: u64,
         writes: &mut SessionWrites,
     ) -> Result<WorkingContext> {
         let log = session.event_log();
@@ -136,7 +152,50 @@ impl Processor for ArtifactAttacher {
             h.artifact = Some(r);
             h.tokens = None;
         }
+        self.externalize_question(session, &mut ctx, budget, writes)
+            .await?;
         ctx.measure(log.counter());
         Ok(ctx)
+    }
+}
+
+impl ArtifactAttacher {
+    /// Zoned layout: a newest user message of `threshold_bytes` or more that
+    /// counts more than half the budget (a pasted log) is stored whole, and
+    /// cut to half the budget: its head and tail around a marker naming the
+    /// artifact.
+    async fn externalize_question(
+        &self,
+        session: &Session,
+        ctx: &mut WorkingContext,
+        budget: u64,
+        writes: &mut SessionWrites,
+    ) -> Result<()> {
+        let log = session.event_log();
+        let counter = log.counter();
+        let Some(i) = ctx.history.iter().rposition(|h| h.role == "user") else {
+            return Ok(());
+        };
+        let h = &ctx.history[i];
+        if h.artifact.is_some()
+            || h.content.len() < self.threshold_bytes
+            || counter.count(&h.content) <= budget / 2
+        {
+            return Ok(());
+        }
+        let known = h.event_id.as_deref().and_then(|id| log.externalized(id));
+        let r = match known {
+            Some(r) => r.clone(),
+            None => {
+                let (content, event_id) = (h.content.clone(), h.event_id.clone());
+                self.externalize_as(session, &content, "user_input", event_id, writes)
+                    .await?
+            }
+        };
+        let h = &mut ctx.history[i];
+        h.artifact = Some(r);
+        h.content = cut_question(h, counter, budget / 2);
+        h.tokens = None;
+        Ok(())
     }
 }

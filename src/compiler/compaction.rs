@@ -147,6 +147,13 @@ pub(crate) async fn compact(
     if level == CompactionLevel::Emergency {
         fold = fold.max(groups.len().saturating_sub(EMERGENCY_KEEP_TURNS));
     }
+    // A folded question takes its whole turn along: what is kept never
+    // starts with a tool exchange (or an answer) whose question is gone.
+    if fold > 0 {
+        while fold < groups.len() && ctx.history[pinned + groups[fold].0].role != "user" {
+            fold += 1;
+        }
+    }
     let mut through = prev_through;
     let mut summarizer_error = None;
     if fold > 0 {

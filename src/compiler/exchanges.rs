@@ -8,6 +8,8 @@ use crate::compiler::processor::SessionWrites;
 use crate::normalize::summary::summarize_text;
 use crate::session::render::{self, render, Rendered};
 use crate::session::{EventLog, TOOL_CALL, TOOL_ERROR, TOOL_TIMEOUT};
+use crate::working_context::names::{provider_call_id, provider_tool_name};
+use crate::working_context::{has_text, EMPTY_OUTPUT};
 use crate::working_context::{zoned_message_tokens, ArtifactRef, HistoryMessage, ToolCallPart};
 
 /// Characters of a masked output's summary.
@@ -137,7 +139,17 @@ impl<'a> ExchangeBuilder<'a> {
         self.out.push(m);
     }
 
-    fn call(&mut self, call: ToolCallPart, call_position: usize, outcome_position: usize) {
+    /// Adds `call` (its name as recorded: `original_name`) with the outcome
+    /// at `outcome_position`; the name and id become ones providers take.
+    fn call(
+        &mut self,
+        mut call: ToolCallPart,
+        original_name: &str,
+        call_position: usize,
+        outcome_position: usize,
+    ) {
+        call.name = provider_tool_name(original_name).into_owned();
+        call.id = provider_call_id(&call.id).into_owned();
         let mask = self.masked_through.is_some_and(|m| outcome_position <= m);
         let Some(o) = outcome(self.log, outcome_position, mask, self.writes) else {
             return;
@@ -153,7 +165,20 @@ impl<'a> ExchangeBuilder<'a> {
             m.position = Some(call_position);
             self.out.push(m);
         }
-        let mut result = HistoryMessage::new("tool", o.content);
+        // A tool name no provider takes is sent under a valid one; the
+        // result says which name the model used.
+        let output = if has_text(&o.content) {
+            o.content
+        } else {
+            EMPTY_OUTPUT.to_string()
+        };
+        let content = match call.name.as_str() {
+            name if name != original_name => {
+                format!("[called as {original_name:?}, not a valid tool name] {output}")
+            }
+            _ => output,
+        };
+        let mut result = HistoryMessage::new("tool", content);
         result.event_id = Some(self.log.events()[outcome_position].event_id.clone());
         result.tool_call_id = Some(call.id.clone());
         result.tool_name = Some(call.name.clone());
@@ -184,12 +209,13 @@ impl<'a> ExchangeBuilder<'a> {
         let Some(outcome_position) = self.log.outcome_position(&event.event_id) else {
             return;
         };
+        let name = render::call_name(&event.data);
         let call = ToolCallPart {
             id: event.event_id.clone(),
-            name: render::call_name(&event.data).to_string(),
+            name: String::new(),
             arguments: render::call_arguments(&event.data),
         };
-        self.call(call, position, outcome_position);
+        self.call(call, name, position, outcome_position);
     }
 
     /// Adds the outcome at `position`, whose call is not among the selected
@@ -202,14 +228,15 @@ impl<'a> ExchangeBuilder<'a> {
             .and_then(|id| self.log.call_position(id))
             .map(|p| &self.log.events()[p])
             .filter(|c| c.kind == TOOL_CALL);
+        let name = render::outcome_tool(&event.data);
         let call = ToolCallPart {
             id: call_id.unwrap_or_else(|| format!("call_{}", event.event_id)),
-            name: render::outcome_tool(&event.data).to_string(),
+            name: String::new(),
             arguments: recorded_call
                 .map(|c| render::call_arguments(&c.data))
                 .unwrap_or_else(|| Value::Object(Default::default())),
         };
-        self.call(call, position, position);
+        self.call(call, name, position, position);
     }
 
     /// Marks that an outcome was seen: a call after it starts a new

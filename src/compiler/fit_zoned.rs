@@ -2,7 +2,7 @@
 //! keeping every tool call with its result and the newest user message.
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::tokens::{truncate_to_tokens, TokenCounter};
+use crate::tokens::{truncate_middle_to_tokens, truncate_to_tokens, TokenCounter};
 use crate::working_context::{
     recent_start, DropAction, DroppedItem, HistoryMessage, Section, WorkingContext,
 };
@@ -82,13 +82,32 @@ fn drop_turn(ctx: &mut WorkingContext, start: usize, counter: &dyn TokenCounter)
     removed
 }
 
+/// The newest user message `m` cut to `max_tokens`: its head and tail
+/// around a marker naming where the whole text is (the artifact it was
+/// stored as, or its session event).
+pub(crate) fn cut_question(
+    m: &HistoryMessage,
+    counter: &dyn TokenCounter,
+    max_tokens: u64,
+) -> String {
+    let place = match (&m.artifact, &m.event_id) {
+        (Some(a), _) => format!("stored as artifact {}", a.handle),
+        (None, Some(id)) => format!("in session event {id}"),
+        (None, None) => "not kept".to_string(),
+    };
+    truncate_middle_to_tokens(counter, &m.content, max_tokens, &|bytes| {
+        format!("\n\n[... {bytes} bytes cut from the middle of this message; the whole text is {place} ...]\n\n")
+    })
+}
+
 /// Makes the zoned `ctx` fit `budget` under `counter` and sets its exact
 /// token count and zone usage.
 ///
 /// In order: drops the oldest WORKING turns (a call always with its
 /// results); drops per-turn tool results, artifact references and memory
-/// hits; drops pinned turns; then truncates the largest text (the newest
-/// user message last); when no text is left, drops the RECENT turns after
+/// hits; drops pinned turns; then cuts the newest user message down to half
+/// the budget (its head and tail stay), then truncates the largest text
+/// (the newest user message last); when no text is left, drops the RECENT turns after
 /// the newest user message, then, when even that is not enough, the rest.
 /// Every change is recorded in `ctx.dropped`. Fails with
 /// [`ErrorCode::BudgetTooSmall`] only when the SYSTEM zone's structure
@@ -165,13 +184,20 @@ pub(crate) fn fit_zoned(
             let t = text(ctx, s);
             (!t.is_empty()).then(|| (counter.count(t), s))
         };
-        let largest = slots
-            .iter()
-            .copied()
-            .filter(|&s| Some(s) != newest_user.map(Slot::History))
-            .filter_map(|s| size(&ctx, s))
-            .max_by_key(|(t, _)| *t)
-            .or_else(|| newest_user.and_then(|u| size(&ctx, Slot::History(u))));
+        // The question first, while it holds more than half the budget:
+        // the instructions around it are small and matter.
+        let question = newest_user
+            .and_then(|u| size(&ctx, Slot::History(u)))
+            .filter(|(t, _)| *t > budget / 2);
+        let largest = question.or_else(|| {
+            slots
+                .iter()
+                .copied()
+                .filter(|&s| Some(s) != newest_user.map(Slot::History))
+                .filter_map(|s| size(&ctx, s))
+                .max_by_key(|(t, _)| *t)
+                .or_else(|| newest_user.and_then(|u| size(&ctx, Slot::History(u))))
+        });
         let Some((tokens, slot)) = largest else {
             // Only structure is left: the turns after the newest user
             // message, then any turn (the empty newest user message last).
@@ -204,7 +230,18 @@ pub(crate) fn fit_zoned(
         } else {
             over
         };
-        let mut cut = truncate_to_tokens(counter, text(&ctx, slot), tokens.saturating_sub(cut_by));
+        let target = match question {
+            Some(_) => tokens.saturating_sub(cut_by).max(budget / 2),
+            None => tokens.saturating_sub(cut_by),
+        };
+        let mut cut = match slot {
+            // The question keeps its head and its tail, and says where the
+            // whole of it is.
+            Slot::History(i) if Some(i) == newest_user => {
+                cut_question(&ctx.history[i], counter, target)
+            }
+            _ => truncate_to_tokens(counter, text(&ctx, slot), target),
+        };
         if cut.len() >= text(&ctx, slot).len() {
             // No shorter head fits (a counter that is not monotonic): the
             // text goes, so every round makes progress.

@@ -61,6 +61,10 @@ impl Processor for HistorySelector {
         "history_selector"
     }
 
+    fn selects_history(&self) -> bool {
+        true
+    }
+
     async fn process(
         &self,
         session: &Session,

@@ -39,6 +39,36 @@ pub struct ContextCompiler {
     layout: Layout,
 }
 
+/// `ctx` with the newest user message and what follows it (the RECENT
+/// zone) at the end of its history, when no processor put them there: a
+/// zoned pipeline without a history selector still gives the model the
+/// question.
+fn with_question(
+    mut ctx: WorkingContext,
+    session: &Session,
+    budget: u64,
+    writes: &SessionWrites,
+) -> Result<WorkingContext> {
+    let log = session.event_log();
+    let Some(position) = log.last_user_input_position() else {
+        return Ok(ctx);
+    };
+    let question = &log.events()[position].event_id;
+    if ctx
+        .history
+        .iter()
+        .any(|h| h.event_id.as_ref() == Some(question))
+    {
+        return Ok(ctx);
+    }
+    let mut alone = ctx.clone();
+    alone.history.clear();
+    let recent = zoned_selection::select(0, 0, session, alone, budget, writes)?;
+    ctx.history.extend(recent.history);
+    ctx.measure(log.counter());
+    Ok(ctx)
+}
+
 impl ContextCompiler {
     /// A compiler running `processors` in order, with the seed's layout.
     pub fn new(processors: Vec<Rc<dyn Processor>>) -> Self {
@@ -121,6 +151,7 @@ impl ContextCompiler {
         let mut ctx = options.context(budget, self.layout);
         ctx.measure(counter);
         let mut writes = SessionWrites::default();
+
         for p in &self.processors {
             ctx = p
                 .process(session, ctx, budget, &mut writes)
@@ -137,6 +168,9 @@ impl ContextCompiler {
                 })?;
             ctx.budget = budget;
             ctx.measure(counter);
+        }
+        if self.layout == Layout::Zoned && !self.processors.iter().any(|p| p.selects_history()) {
+            ctx = with_question(ctx, session, budget, &writes)?;
         }
         if ctx.compaction_level == CompactionLevel::None {
             ctx.compaction_level =

@@ -78,6 +78,14 @@ pub trait Processor {
     /// The processor's name, used in errors.
     fn name(&self) -> &str;
 
+    /// Whether this processor selects the conversation history. A zoned
+    /// compile whose pipeline has none starts with the newest user message
+    /// and what follows it selected, so the question always reaches the
+    /// model.
+    fn selects_history(&self) -> bool {
+        false
+    }
+
     /// Returns the context transformed. `budget` is the compile's budget.
     async fn process(
         &self,

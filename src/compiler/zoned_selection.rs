@@ -26,11 +26,11 @@ pub(crate) fn selection_cost_cap(budget: u64) -> u64 {
 /// between steps; between `keep_last - step + 1` and `keep_last` turns are kept.
 fn keep_last_floor(conversation: &[usize], keep_last: usize, len: usize) -> usize {
     let c = conversation.len();
-    if keep_last == usize::MAX || c <= keep_last {
-        return 0;
-    }
     if keep_last == 0 {
         return len;
+    }
+    if keep_last == usize::MAX || c <= keep_last {
+        return 0;
     }
     let step = keep_last.div_ceil(4);
     let aligned = (c - keep_last).div_ceil(step) * step;
@@ -94,7 +94,10 @@ pub(crate) fn select(
     let mut available = budget.saturating_sub(ctx.measure(counter));
 
     let conv = log.conversation();
-    let pinned = &conv[..keep_first.min(conv.len())];
+    let recent_from = log.last_user_input_position().unwrap_or(events.len());
+    // The newest user message and what follows it are RECENT, never pinned:
+    // they are kept whatever they cost (the fit cuts them last).
+    let pinned = &conv[..keep_first.min(conv.partition_point(|&p| p < recent_from))];
     let mut pinned_kept = Vec::with_capacity(pinned.len());
     for (i, &p) in pinned.iter().enumerate() {
         let cost = log.rendered_tokens(p) + overhead;
@@ -106,7 +109,6 @@ pub(crate) fn select(
         pinned_kept.push(p);
     }
 
-    let recent_from = log.last_user_input_position().unwrap_or(events.len());
     let lo = boundary
         .map_or(0, |b| b + 1)
         .max(keep_last_floor(conv, keep_last, events.len()));
@@ -163,10 +165,14 @@ pub(crate) fn select(
         match render(&event.kind, &event.data) {
             Some(Rendered::Message { .. }) => add_message(&mut builder, p),
             Some(_) => {
-                let call_selected = render::call_id_of(&event.data)
+                let call_id = render::call_id_of(&event.data);
+                let call_selected = call_id
                     .and_then(|id| log.call_position(id))
                     .is_some_and(|c| selected.binary_search(&c).is_ok());
-                if !call_selected {
+                // One call per id: an earlier outcome of a retried call
+                // (same id) is left to its latest.
+                let latest = call_id.is_none_or(|id| log.outcome_position(id) == Some(p));
+                if !call_selected && latest {
                     builder.orphan_outcome(p);
                 }
                 builder.outcome_seen();

@@ -6,8 +6,10 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::normalize::redact::{redact, redact_json, Finding};
+use crate::clock::Clock;
+use crate::normalize::redact::{redact, redact_json, Finding, Redaction};
 use crate::normalize::schemas::{SchemaError, SchemaRegistry};
+use crate::normalize::sliced::{redact_in_slices, SLICE_BYTES};
 use crate::normalize::summary::{summarize_json, summarize_text};
 
 /// Maximum characters of [`NormalizedOutput::summary_concise`].
@@ -65,8 +67,54 @@ impl PerceptionAligner {
     /// treated as text.
     pub fn normalize(&self, tool: &str, raw: &str) -> NormalizedOutput {
         let parsed: Option<Value> = serde_json::from_str(raw).ok();
+        let (valid, errors) = self.validation(tool, parsed.as_ref());
+        match parsed {
+            Some(mut value) => {
+                let findings = redact_json(&mut value);
+                json_output(value, findings, valid, errors)
+            }
+            None => text_output(redact(raw), valid, errors),
+        }
+    }
+
+    /// [`PerceptionAligner::normalize`] in steps, giving the host's event
+    /// loop a turn (through `clock`) between them when `raw` is large:
+    /// parsing, validation, redaction (a text in slices, see
+    /// [`redact_in_slices`]), so timers and abort signals fire meanwhile.
+    /// The same result.
+    pub async fn normalize_in_steps(
+        &self,
+        tool: &str,
+        raw: &str,
+        clock: &dyn Clock,
+    ) -> NormalizedOutput {
+        if raw.len() <= SLICE_BYTES {
+            return self.normalize(tool, raw);
+        }
+        clock.sleep(0.0).await;
+        let parsed: Option<Value> = serde_json::from_str(raw).ok();
+        clock.sleep(0.0).await;
+        let (valid, errors) = self.validation(tool, parsed.as_ref());
+        clock.sleep(0.0).await;
+        match parsed {
+            Some(mut value) => {
+                let findings = redact_json(&mut value);
+                clock.sleep(0.0).await;
+                json_output(value, findings, valid, errors)
+            }
+            None => {
+                let r = redact_in_slices(raw, clock).await;
+                clock.sleep(0.0).await;
+                text_output(r, valid, errors)
+            }
+        }
+    }
+
+    /// Whether the output (`parsed`, or text when `None`) is valid against
+    /// `tool`'s schema, and why not.
+    fn validation(&self, tool: &str, parsed: Option<&Value>) -> (bool, Vec<SchemaError>) {
         let registry = self.registry.borrow();
-        let (valid, validation_errors) = match &parsed {
+        match parsed {
             Some(value) => {
                 // An MCP CallToolResult is validated by its structured content.
                 let target = value.get("structuredContent").unwrap_or(value);
@@ -84,34 +132,38 @@ impl PerceptionAligner {
                 }],
             ),
             None => (true, Vec::new()),
-        };
-        drop(registry);
-        match parsed {
-            Some(mut value) => {
-                let redacted_fields = redact_json(&mut value);
-                NormalizedOutput {
-                    valid,
-                    summary_concise: summarize_json(&value, CONCISE_MAX_CHARS),
-                    summary_detailed: summarize_json(&value, DETAILED_MAX_CHARS),
-                    data: value,
-                    is_json: true,
-                    redacted_fields,
-                    validation_errors,
-                }
-            }
-            None => {
-                let r = redact(raw);
-                NormalizedOutput {
-                    valid,
-                    summary_concise: summarize_text(&r.text, CONCISE_MAX_CHARS),
-                    summary_detailed: summarize_text(&r.text, DETAILED_MAX_CHARS),
-                    data: Value::String(r.text),
-                    is_json: false,
-                    redacted_fields: r.findings,
-                    validation_errors,
-                }
-            }
         }
+    }
+}
+
+/// The normalised form of a redacted JSON output.
+fn json_output(
+    value: Value,
+    redacted_fields: Vec<Finding>,
+    valid: bool,
+    validation_errors: Vec<SchemaError>,
+) -> NormalizedOutput {
+    NormalizedOutput {
+        valid,
+        summary_concise: summarize_json(&value, CONCISE_MAX_CHARS),
+        summary_detailed: summarize_json(&value, DETAILED_MAX_CHARS),
+        data: value,
+        is_json: true,
+        redacted_fields,
+        validation_errors,
+    }
+}
+
+/// The normalised form of a redacted text output.
+fn text_output(r: Redaction, valid: bool, validation_errors: Vec<SchemaError>) -> NormalizedOutput {
+    NormalizedOutput {
+        valid,
+        summary_concise: summarize_text(&r.text, CONCISE_MAX_CHARS),
+        summary_detailed: summarize_text(&r.text, DETAILED_MAX_CHARS),
+        data: Value::String(r.text),
+        is_json: false,
+        redacted_fields: r.findings,
+        validation_errors,
     }
 }
 

@@ -4,4 +4,5 @@
 pub mod aligner;
 pub use context_compiler_text::redact;
 pub mod schemas;
+pub mod sliced;
 pub mod summary;

@@ -420,9 +420,8 @@ impl EventLog {
                 self.tool_outcomes.push(index);
                 self.timeline.push(index);
                 if let Some(call_id) = render::call_id_of(&event.data) {
-                    self.outcome_by_call
-                        .entry(call_id.to_string())
-                        .or_insert(index);
+                    // A retried call is answered by its latest outcome.
+                    self.outcome_by_call.insert(call_id.to_string(), index);
                 }
             }
             None if event.kind == TOOL_CALL => {
@@ -547,7 +546,7 @@ impl EventLog {
         self.calls.get(call_id).copied()
     }
 
-    /// The position of the first outcome recorded for `call_id`.
+    /// The position of the latest outcome recorded for `call_id`.
     pub(crate) fn outcome_position(&self, call_id: &str) -> Option<usize> {
         self.outcome_by_call.get(call_id).copied()
     }

@@ -127,7 +127,7 @@ pub(crate) fn render<'a>(kind: &str, data: &'a Value) -> Option<Rendered<'a>> {
 
 /// The `call_id` a tool outcome names.
 pub(crate) fn call_id_of(data: &Value) -> Option<&str> {
-    str_field(data, &["call_id", "callId", "tool_call_id"])
+    str_field(data, &["call_id", "callId", "tool_call_id"]).filter(|id| !id.is_empty())
 }
 
 /// The tool name of a `tool_call` event.

@@ -126,6 +126,45 @@ pub fn truncate_to_tokens(counter: &dyn TokenCounter, text: &str, max_tokens: u6
     }
 }
 
+/// Cuts the middle out of `text` so that it counts at most `max_tokens`
+/// tokens, keeping its head and its tail (as many bytes of each) around
+/// `marker(bytes cut)`. Returns an empty string when not even the marker
+/// fits. Cuts on character boundaries; the result always counts at most
+/// `max_tokens`.
+pub fn truncate_middle_to_tokens(
+    counter: &dyn TokenCounter,
+    text: &str,
+    max_tokens: u64,
+    marker: &dyn Fn(usize) -> String,
+) -> String {
+    let total = counter.count(text);
+    if total <= max_tokens {
+        return text.to_string();
+    }
+    let len = text.len();
+    let build = |keep: usize| {
+        let head = floor_char_boundary(text, keep / 2);
+        let mut tail = len - (keep / 2).min(len);
+        while !text.is_char_boundary(tail) {
+            tail += 1;
+        }
+        let tail = tail.max(head);
+        format!("{}{}{}", &text[..head], marker(tail - head), &text[tail..])
+    };
+    // Proportional first guess, then shrink until it fits.
+    let mut keep = ((len as u128 * max_tokens as u128) / total.max(1) as u128) as usize;
+    loop {
+        let candidate = build(keep);
+        if counter.count(&candidate) <= max_tokens {
+            return candidate;
+        }
+        if keep == 0 {
+            return String::new();
+        }
+        keep = keep - keep / 8 - 1;
+    }
+}
+
 /// The largest char boundary of `text` at or below `index`.
 pub(crate) fn floor_char_boundary(text: &str, index: usize) -> usize {
     let mut i = index.min(text.len());

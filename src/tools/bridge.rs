@@ -13,16 +13,67 @@ pub enum ToolOutput {
     Text(String),
     /// A structured value.
     Json(Value),
+    /// Bytes (a file read, a screenshot): text when they are UTF-8 without
+    /// NUL bytes, otherwise kept whole in the artifact store, never in a
+    /// prompt (and never as base64).
+    Bytes(Vec<u8>),
+}
+
+/// A tool's output once its bytes are told apart: text (or JSON) for the
+/// normaliser, or binary content.
+pub enum ToolContent {
+    /// Text, to normalise.
+    Text(String),
+    /// Binary content and its sniffed MIME type.
+    Binary {
+        /// The bytes.
+        bytes: Vec<u8>,
+        /// The MIME type their first bytes say (`application/octet-stream`
+        /// when they say nothing known).
+        mime_type: &'static str,
+    },
 }
 
 impl ToolOutput {
-    /// The output as text: JSON values serialised.
-    pub fn into_text(self) -> String {
+    /// The output as text or binary content: JSON values serialised, bytes
+    /// that are UTF-8 (and hold no NUL) as text.
+    pub fn into_content(self) -> ToolContent {
         match self {
-            ToolOutput::Text(s) => s,
-            ToolOutput::Json(v) => v.to_string(),
+            ToolOutput::Text(s) => ToolContent::Text(s),
+            ToolOutput::Json(v) => ToolContent::Text(v.to_string()),
+            ToolOutput::Bytes(bytes) if !bytes.contains(&0) => match String::from_utf8(bytes) {
+                Ok(text) => ToolContent::Text(text),
+                Err(e) => binary(e.into_bytes()),
+            },
+            ToolOutput::Bytes(bytes) => binary(bytes),
         }
     }
+}
+
+fn binary(bytes: Vec<u8>) -> ToolContent {
+    let mime_type = sniff_mime(&bytes);
+    ToolContent::Binary { bytes, mime_type }
+}
+
+/// The MIME type the first bytes of `bytes` name, for the formats tools
+/// return most (images, PDFs, archives).
+pub fn sniff_mime(bytes: &[u8]) -> &'static str {
+    const MAGIC: &[(&[u8], &str)] = &[
+        (b"\x89PNG\r\n\x1a\n", "image/png"),
+        (b"\xff\xd8\xff", "image/jpeg"),
+        (b"GIF87a", "image/gif"),
+        (b"GIF89a", "image/gif"),
+        (b"%PDF-", "application/pdf"),
+        (b"PK\x03\x04", "application/zip"),
+        (b"\x1f\x8b", "application/gzip"),
+    ];
+    if bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
+        return "image/webp";
+    }
+    MAGIC
+        .iter()
+        .find(|(magic, _)| bytes.starts_with(magic))
+        .map_or("application/octet-stream", |(_, mime)| mime)
 }
 
 /// Why a tool call failed.

@@ -6,14 +6,14 @@ use std::rc::Rc;
 
 use serde_json::{json, Value};
 
-use crate::artifacts::{ArtifactStore, StoreOptions};
+use crate::artifacts::{ArtifactHandle, ArtifactStore, StoreOptions};
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
 use crate::normalize::aligner::PerceptionAligner;
 use crate::normalize::redact::{redact, redact_json};
 use crate::race::{race, First};
 use crate::session::{record_shared, Session, SessionEvent, ARTIFACT_STORED};
-use crate::tools::{AbortSignal, ToolBridge, ToolEvent, ToolEventKind, ToolFailure};
+use crate::tools::{AbortSignal, ToolBridge, ToolContent, ToolEvent, ToolEventKind, ToolFailure};
 
 /// The timeout of a call when none is given (the seed's 30 seconds).
 pub const DEFAULT_TIMEOUT_MS: f64 = 30_000.0;
@@ -53,6 +53,14 @@ pub struct ToolInterruptHandler {
     options: ToolInterruptOptions,
 }
 
+/// What a call's work ended with, before it is recorded.
+enum Done {
+    /// A text (or JSON) output, normalised.
+    Normalized(crate::normalize::aligner::NormalizedOutput),
+    /// A binary output and its MIME type.
+    Binary(Vec<u8>, &'static str),
+}
+
 fn busy() -> Error {
     Error::new(
         ErrorCode::SessionBusy,
@@ -85,6 +93,101 @@ impl ToolInterruptHandler {
 
     fn record(&self, kind: &str, data: Value) -> Result<SessionEvent> {
         record_shared(&self.session, kind, data, None)
+    }
+
+    /// Stores a call's output in `store` and records `artifact_stored`;
+    /// `data` (the success's record) gets the handle, or why the store
+    /// failed (`None` then: the caller keeps the output inline or says it
+    /// was not kept). `Err` only when the session cannot be written.
+    async fn store_output(
+        &self,
+        store: &dyn ArtifactStore,
+        tool_name: &str,
+        call_id: &str,
+        content: &[u8],
+        mime_type: &str,
+        data: &mut Value,
+    ) -> Result<Option<ArtifactHandle>> {
+        let source = format!("tool:{tool_name}");
+        let session_id = self
+            .session
+            .try_borrow()
+            .map_err(|_| busy())?
+            .session_id()
+            .to_string();
+        let options = StoreOptions {
+            mime_type: Some(mime_type.into()),
+            session_id: Some(session_id),
+        };
+        match store.store(content, &source, options).await {
+            Ok(handle) => {
+                self.record(
+                    ARTIFACT_STORED,
+                    json!({"handle": handle.artifact_id, "source": source, "size_bytes": handle.size_bytes,
+                           "summary": handle.summary, "mime_type": handle.mime_type, "call_id": call_id}),
+                )?;
+                data["handle"] = json!(handle.artifact_id);
+                data["size_bytes"] = json!(handle.size_bytes);
+                Ok(Some(handle))
+            }
+            Err(e) => {
+                data["externalize_error"] = json!(e.to_string());
+                Ok(None)
+            }
+        }
+    }
+
+    /// Records the success of a call whose output is binary: the bytes go
+    /// to the artifact store whole (whatever their size), and the session,
+    /// the event and every prompt get a line saying what they are and where
+    /// (never the bytes, never base64). Without a store the line says they
+    /// were not kept.
+    async fn binary_success(
+        &self,
+        tool_name: &str,
+        call_id: &str,
+        latency_ms: f64,
+        bytes: Vec<u8>,
+        mime_type: &str,
+        event: impl Fn(ToolEventKind, SessionEvent) -> ToolEvent,
+    ) -> Result<ToolEvent> {
+        let size = bytes.len();
+        let mut data = json!({
+            "tool": tool_name,
+            "call_id": call_id,
+            "latency_ms": latency_ms,
+            "valid": true,
+            "mime_type": mime_type,
+            "summary": format!("binary output: {size} bytes ({mime_type})"),
+        });
+        let mut artifact = None;
+        let mut kept = "not kept: the handler has no artifact store".to_string();
+        if let Some(store) = self.options.artifact_store.as_ref() {
+            artifact = self
+                .store_output(
+                    store.as_ref(),
+                    tool_name,
+                    call_id,
+                    &bytes,
+                    mime_type,
+                    &mut data,
+                )
+                .await?;
+            kept = match &artifact {
+                Some(handle) => format!("stored as artifact {}", handle.artifact_id),
+                None => "not kept: the artifact store failed".to_string(),
+            };
+        }
+        let text = format!("[binary output: {size} bytes ({mime_type}), {kept}]");
+        if artifact.is_none() {
+            data["result"] = json!(text);
+        }
+        let recorded = self.record("tool_success", data)?;
+        Ok(ToolEvent {
+            result: Some(text),
+            artifact,
+            ..event(ToolEventKind::Success, recorded)
+        })
     }
 
     /// Calls `tool_name` with `arguments`, giving up after `timeout_ms`
@@ -134,12 +237,25 @@ impl ToolInterruptHandler {
                 None => std::future::pending().await,
             }
         };
-        let outcome = race(
-            self.bridge
-                .execute(tool_name, &arguments, &signal, timeout_ms),
-            race(self.clock.sleep(timeout_ms), cancelled),
-        )
-        .await;
+        // Normalisation counts inside the call's time: a large output is
+        // normalised in steps, so the deadline (and a cancel) can end it.
+        let work = async {
+            let output = self
+                .bridge
+                .execute(tool_name, &arguments, &signal, timeout_ms)
+                .await?;
+            Ok(match output.into_content() {
+                ToolContent::Text(raw) => {
+                    let normalized = self
+                        .normalizer
+                        .normalize_in_steps(tool_name, &raw, self.clock.as_ref())
+                        .await;
+                    Done::Normalized(normalized)
+                }
+                ToolContent::Binary { bytes, mime_type } => Done::Binary(bytes, mime_type),
+            })
+        };
+        let outcome = race(work, race(self.clock.sleep(timeout_ms), cancelled)).await;
         let latency_ms = (self.clock.now_ms() - start).max(0.0);
         let event = |kind, recorded: SessionEvent| ToolEvent {
             event_id: recorded.event_id,
@@ -189,8 +305,11 @@ impl ToolInterruptHandler {
                     ..event(ToolEventKind::Error, recorded)
                 })
             }
-            Ok(output) => {
-                let normalized = self.normalizer.normalize(tool_name, &output.into_text());
+            Ok(Done::Binary(bytes, mime_type)) => {
+                self.binary_success(tool_name, &call_id, latency_ms, bytes, mime_type, event)
+                    .await
+            }
+            Ok(Done::Normalized(normalized)) => {
                 let text = match &normalized.data {
                     Value::String(s) => s.clone(),
                     other => other.to_string(),
@@ -209,42 +328,23 @@ impl ToolInterruptHandler {
                     .as_ref()
                     .filter(|_| text.len() >= self.options.externalize_threshold)
                 {
-                    let source = format!("tool:{tool_name}");
-                    let session_id = self
-                        .session
-                        .try_borrow()
-                        .map_err(|_| busy())?
-                        .session_id()
-                        .to_string();
                     let mime = if normalized.is_json {
                         "application/json"
                     } else {
                         "text/plain"
                     };
-                    match store
-                        .store(
+                    // Nothing is lost: when the store fails the output stays
+                    // inline, and why is recorded.
+                    artifact = self
+                        .store_output(
+                            store.as_ref(),
+                            tool_name,
+                            &call_id,
                             text.as_bytes(),
-                            &source,
-                            StoreOptions {
-                                mime_type: Some(mime.into()),
-                                session_id: Some(session_id),
-                            },
+                            mime,
+                            &mut data,
                         )
-                        .await
-                    {
-                        Ok(handle) => {
-                            self.record(
-                                ARTIFACT_STORED,
-                                json!({"handle": handle.artifact_id, "source": source, "size_bytes": handle.size_bytes,
-                                       "summary": handle.summary, "mime_type": handle.mime_type, "call_id": call_id}),
-                            )?;
-                            data["handle"] = json!(handle.artifact_id);
-                            data["size_bytes"] = json!(handle.size_bytes);
-                            artifact = Some(handle);
-                        }
-                        // Nothing is lost: the output stays inline, and why is recorded.
-                        Err(e) => data["externalize_error"] = json!(e.to_string()),
-                    }
+                        .await?;
                 }
                 if artifact.is_none() {
                     data["result"] = json!(text);

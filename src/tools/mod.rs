@@ -9,6 +9,6 @@ mod events;
 mod handler;
 
 pub use abort::AbortSignal;
-pub use bridge::{ToolBridge, ToolFailure, ToolOutput};
+pub use bridge::{sniff_mime, ToolBridge, ToolContent, ToolFailure, ToolOutput};
 pub use events::{ToolEvent, ToolEventInit, ToolEventKind};
 pub use handler::{ToolInterruptHandler, ToolInterruptOptions, DEFAULT_TIMEOUT_MS};

@@ -1,5 +1,7 @@
 //! The compiled, budget-aware view of a session, ready for a model call.
 
+pub mod checker;
+pub mod names;
 mod provider;
 mod zoned;
 
@@ -12,7 +14,7 @@ use serde_json::Value;
 use crate::tokens::TokenCounter;
 use crate::zones::{CompactionLevel, Zone, ZoneUsage};
 
-pub use provider::ProviderFormat;
+pub use provider::{ProviderFormat, EMPTY_OUTPUT};
 pub(crate) use zoned::{message_tokens as zoned_message_tokens, recent_start};
 
 /// A conversation turn in a compiled context.
@@ -58,6 +60,46 @@ pub struct HistoryMessage {
     /// records; a made-up position is checked against the log and ignored).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<usize>,
+}
+
+/// The user message put before a conversation that would otherwise start
+/// with the assistant (a greeting, or a tool exchange whose question was
+/// cut or folded): providers such as Anthropic need a user turn first. The
+/// same bytes every call, so the prompt prefix holds; counted in the budget.
+pub const CONVERSATION_START: &str = "[conversation start]";
+
+/// Whether `text` renders: it is not empty or only whitespace (providers
+/// refuse whitespace-only text blocks; such text is left out).
+pub(crate) fn has_text(text: &str) -> bool {
+    !text.trim().is_empty()
+}
+
+impl HistoryMessage {
+    /// Whether the message renders at all: a tool result, tool calls, or
+    /// text that is not only whitespace.
+    pub(crate) fn renders(&self) -> bool {
+        self.is_tool_result() || !self.tool_calls.is_empty() || has_text(&self.content)
+    }
+}
+
+/// Where a [`CONVERSATION_START`] goes in `history`: before its first
+/// message that renders, when that is not a user's; at the end when none
+/// renders (a request needs a user turn).
+pub(crate) fn placeholder_at(history: &[HistoryMessage]) -> Option<usize> {
+    match history
+        .iter()
+        .position(|m| m.role != "system" && m.renders())
+    {
+        Some(i) => (history[i].role != "user").then_some(i),
+        None => Some(history.len()),
+    }
+}
+
+/// The [`CONVERSATION_START`] message, in `zone`.
+pub(crate) fn conversation_start(zone: Option<Zone>) -> HistoryMessage {
+    let mut m = HistoryMessage::new("user", CONVERSATION_START);
+    m.zone = zone;
+    m
 }
 
 fn is_false(b: &bool) -> bool {
@@ -406,25 +448,10 @@ impl WorkingContext {
     /// calls written into their assistant message's text and tool results as
     /// `user` messages, so any chat API takes them.
     pub fn to_messages(&self) -> Vec<Message> {
-        match self.layout {
-            Layout::Seed => {
-                let mut messages = Vec::with_capacity(self.history.len() + 1);
-                messages.push(Message {
-                    role: "system".into(),
-                    content: self.system_content(),
-                });
-                messages.extend(self.history.iter().map(|h| Message {
-                    role: h.role.clone(),
-                    content: h.content.clone(),
-                }));
-                messages
-            }
-            Layout::Zoned => self
-                .context_messages()
-                .iter()
-                .map(zoned::plain_message)
-                .collect(),
-        }
+        provider::prepared(&self.context_messages())
+            .iter()
+            .map(zoned::plain_message)
+            .collect()
     }
 
     /// The messages in provider `format` (see [`ProviderFormat`]), as JSON.
@@ -443,16 +470,7 @@ impl WorkingContext {
     /// counter's count of that very rendering (every change to the content
     /// clears it), so the result is exact without re-reading the text.
     pub fn exact_token_count(&self, counter: &dyn TokenCounter) -> u64 {
-        match self.layout {
-            Layout::Seed => {
-                let overhead = counter.message_overhead();
-                let system = counter.count(&self.system_content()) + overhead;
-                self.history.iter().fold(system, |acc, h| {
-                    acc + h.tokens.unwrap_or_else(|| counter.count(&h.content)) + overhead
-                })
-            }
-            Layout::Zoned => zoned::usage(self, counter).total(),
-        }
+        self.zone_usage_of(counter).total()
     }
 
     /// Tokens per zone of the compiled messages. In the seed layout the
@@ -468,16 +486,29 @@ impl WorkingContext {
                     counter.count(&self.system_content()) + overhead,
                 );
                 let recent = zoned::recent_start(&self.history);
-                for (i, h) in self.history.iter().enumerate() {
-                    let zone = if i >= recent {
+                let seed_zone = |i: usize| {
+                    if i >= recent {
                         Zone::Recent
                     } else {
                         Zone::Working
+                    }
+                };
+                for (i, h) in self.history.iter().enumerate() {
+                    let Some(m) = provider::prepare(h) else {
+                        continue;
                     };
-                    usage.add(
-                        zone,
-                        h.tokens.unwrap_or_else(|| counter.count(&h.content)) + overhead,
-                    );
+                    let tokens = m
+                        .tokens
+                        .unwrap_or_else(|| zoned::message_tokens(&m, counter));
+                    usage.add(seed_zone(i), tokens + overhead);
+                }
+                if let Some(i) = placeholder_at(&self.history) {
+                    let zone = if i < self.history.len() {
+                        seed_zone(i)
+                    } else {
+                        Zone::Recent
+                    };
+                    usage.add(zone, counter.count(CONVERSATION_START) + overhead);
                 }
                 usage
             }
@@ -500,15 +531,23 @@ impl WorkingContext {
                 system.zone = Some(Zone::System);
                 out.push(system);
                 let recent = zoned::recent_start(&self.history);
-                out.extend(self.history.iter().enumerate().map(|(i, h)| {
-                    let mut m = h.clone();
-                    m.zone = Some(if i >= recent {
+                let placeholder = placeholder_at(&self.history);
+                for (i, h) in self.history.iter().enumerate() {
+                    let zone = Some(if i >= recent {
                         Zone::Recent
                     } else {
                         Zone::Working
                     });
-                    m
-                }));
+                    if placeholder == Some(i) {
+                        out.push(conversation_start(zone));
+                    }
+                    let mut m = h.clone();
+                    m.zone = zone;
+                    out.push(m);
+                }
+                if placeholder == Some(self.history.len()) {
+                    out.push(conversation_start(Some(Zone::Recent)));
+                }
                 out
             }
             Layout::Zoned => zoned::messages(self),

@@ -8,7 +8,10 @@
 use serde_json::{json, Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::working_context::HistoryMessage;
+use std::borrow::Cow;
+
+use crate::working_context::names::{is_provider_name, provider_call_id, provider_tool_name};
+use crate::working_context::{has_text, HistoryMessage};
 use crate::zones::Zone;
 
 /// The message shapes [`crate::WorkingContext::to_provider_messages`] renders.
@@ -22,7 +25,9 @@ pub enum ProviderFormat {
     /// `tool_result` blocks and `cache_control` at the ends of the stable
     /// zones (at most four breakpoints).
     Anthropic,
-    /// Vercel AI SDK `ModelMessage[]` with `tool-call` / `tool-result` parts.
+    /// Vercel AI SDK `{ instructions, messages }`: the leading zones as
+    /// `SystemModelMessage[]` with cache `providerOptions`, the conversation
+    /// as `ModelMessage[]` with `tool-call` / `tool-result` parts.
     AiSdk,
 }
 
@@ -52,8 +57,70 @@ impl ProviderFormat {
     }
 }
 
+/// A tool result's content when the tool returned nothing (or only
+/// whitespace): providers refuse empty text.
+pub const EMPTY_OUTPUT: &str = "(no output)";
+
+/// `m` as every format renders it, or `None` when it is left out: a
+/// message whose text is empty or only whitespace, with no tool calls, is
+/// left out (system messages stay), an assistant's whitespace-only text
+/// beside its calls is dropped, an empty tool result says so, and tool
+/// names and call ids are ones providers take (see
+/// [`crate::working_context::names`]). Borrowed when nothing changes.
+pub(crate) fn prepare(m: &HistoryMessage) -> Option<Cow<'_, HistoryMessage>> {
+    if m.role != "system" && !m.renders() {
+        return None;
+    }
+    let text_changes = if m.is_tool_result() {
+        !has_text(&m.content)
+    } else {
+        m.role != "system" && !m.content.is_empty() && !has_text(&m.content)
+    };
+    let names_change = m
+        .tool_call_id
+        .as_deref()
+        .is_some_and(|id| !is_provider_name(id))
+        || m.tool_name.as_deref().is_some_and(|n| !is_provider_name(n))
+        || m.tool_calls
+            .iter()
+            .any(|c| !is_provider_name(&c.id) || !is_provider_name(&c.name));
+    if !text_changes && !names_change {
+        return Some(Cow::Borrowed(m));
+    }
+    let mut m = m.clone();
+    if text_changes {
+        m.content = if m.is_tool_result() {
+            EMPTY_OUTPUT.to_string()
+        } else {
+            String::new()
+        };
+    }
+    if let Some(id) = &m.tool_call_id {
+        m.tool_call_id = Some(provider_call_id(id).into_owned());
+    }
+    if let Some(name) = &m.tool_name {
+        m.tool_name = Some(provider_tool_name(name).into_owned());
+    }
+    for c in &mut m.tool_calls {
+        c.id = provider_call_id(&c.id).into_owned();
+        c.name = provider_tool_name(&c.name).into_owned();
+    }
+    m.tokens = None;
+    Some(Cow::Owned(m))
+}
+
+/// `messages` as every format renders them (see [`prepare`]).
+pub(crate) fn prepared(messages: &[HistoryMessage]) -> Vec<HistoryMessage> {
+    messages
+        .iter()
+        .filter_map(prepare)
+        .map(Cow::into_owned)
+        .collect()
+}
+
 /// Renders `messages` (a context's messages with zones) in `format`.
 pub(crate) fn render(messages: &[HistoryMessage], format: ProviderFormat) -> Value {
+    let messages = &prepared(messages);
     match format {
         ProviderFormat::OpenAi => openai(messages),
         ProviderFormat::Anthropic => anthropic(messages),
@@ -105,25 +172,6 @@ fn openai(messages: &[HistoryMessage]) -> Value {
     Value::Array(out.collect())
 }
 
-/// Anthropic ids must match `^[a-zA-Z0-9_-]+$`; other characters become `_`.
-fn anthropic_id(id: &str) -> String {
-    let cleaned: String = id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if cleaned.is_empty() {
-        "call".into()
-    } else {
-        cleaned
-    }
-}
-
 /// Tool input must be an object for Anthropic; anything else is wrapped.
 fn object_input(arguments: &Value) -> Value {
     match arguments {
@@ -158,7 +206,7 @@ fn anthropic(messages: &[HistoryMessage]) -> Value {
         let (role, blocks) = if let Some(id) = &m.tool_call_id {
             let mut block = json!({
                 "type": "tool_result",
-                "tool_use_id": anthropic_id(id),
+                "tool_use_id": id,
                 "content": m.content,
             });
             if m.is_error {
@@ -173,7 +221,7 @@ fn anthropic(messages: &[HistoryMessage]) -> Value {
             for c in &m.tool_calls {
                 blocks.push(json!({
                     "type": "tool_use",
-                    "id": anthropic_id(&c.id),
+                    "id": c.id,
                     "name": c.name,
                     "input": object_input(&c.arguments),
                 }));
@@ -262,13 +310,34 @@ fn anthropic(messages: &[HistoryMessage]) -> Value {
     Value::Object(request)
 }
 
+/// The Vercel AI SDK's `{ instructions, messages }`, spread into
+/// `generateText` / `streamText`: the leading zones as `SystemModelMessage[]`
+/// (the `ai` package refuses system messages among `messages`), with
+/// Anthropic cache `providerOptions` at the ends of SYSTEM and of the last
+/// leading zone; the conversation as `ModelMessage[]`, later system text
+/// (the per-turn tail) as user text after it.
 fn ai_sdk(messages: &[HistoryMessage]) -> Value {
     let lead = leading_system(messages);
-    let mut out: Vec<Value> = messages[..lead]
+    let mut instructions: Vec<Value> = messages[..lead]
         .iter()
         .filter(|m| !m.content.is_empty())
         .map(|m| json!({"role": "system", "content": m.content}))
         .collect();
+    let cache = json!({"anthropic": {"cacheControl": {"type": "ephemeral"}}});
+    let system_end = messages[..lead]
+        .iter()
+        .filter(|m| !m.content.is_empty())
+        .enumerate()
+        .filter(|(_, m)| m.zone == Some(Zone::System))
+        .map(|(i, _)| i)
+        .last();
+    let marks = system_end
+        .into_iter()
+        .chain(instructions.len().checked_sub(1));
+    for i in marks {
+        instructions[i]["providerOptions"] = cache.clone();
+    }
+    let mut out: Vec<Value> = Vec::new();
     for m in &messages[lead..] {
         if let Some(id) = &m.tool_call_id {
             let kind = if m.is_error { "error-text" } else { "text" };
@@ -299,11 +368,11 @@ fn ai_sdk(messages: &[HistoryMessage]) -> Value {
             out.push(json!({"role": "assistant", "content": m.content}));
         } else {
             // System text after the conversation started goes in as user
-            // text: not every provider takes system messages mid-way.
+            // text: the AI SDK takes system text in `instructions` only.
             out.push(json!({"role": "user", "content": m.content}));
         }
     }
-    Value::Array(out)
+    json!({"instructions": instructions, "messages": out})
 }
 
 #[cfg(test)]
@@ -311,7 +380,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn formats_parse_and_ids_are_cleaned() {
+    fn formats_parse_and_inputs_are_objects() {
         for f in ["plain", "openai", "anthropic", "ai-sdk"] {
             assert_eq!(ProviderFormat::parse(f).map(|f| f.as_str()).ok(), Some(f));
         }
@@ -319,8 +388,6 @@ mod tests {
             ProviderFormat::parse("gemini").unwrap_err().code(),
             ErrorCode::InvalidArgument
         );
-        assert_eq!(anthropic_id("call:1/2"), "call_1_2");
-        assert_eq!(anthropic_id(""), "call");
         assert_eq!(object_input(&json!([1])), json!({"value": [1]}));
     }
 }

@@ -3,8 +3,10 @@
 use std::borrow::Cow;
 
 use crate::tokens::TokenCounter;
+use crate::working_context::provider::prepare;
 use crate::working_context::{
-    artifact_line, memory_line, tool_line, HistoryMessage, Message, WorkingContext,
+    artifact_line, conversation_start, memory_line, placeholder_at, tool_line, HistoryMessage,
+    Message, WorkingContext, CONVERSATION_START,
 };
 use crate::zones::{self, Zone, ZoneUsage};
 
@@ -142,11 +144,19 @@ pub(crate) fn messages(ctx: &WorkingContext) -> Vec<HistoryMessage> {
         out.push(section(Zone::Working, zones::summary_text(summary)));
     }
     let recent = recent_start(&ctx.history);
-    out.extend(ctx.history.iter().enumerate().map(|(i, h)| {
+    let placeholder = placeholder_at(&ctx.history);
+    for (i, h) in ctx.history.iter().enumerate() {
+        let zone = Some(history_zone(h, i, recent));
+        if placeholder == Some(i) {
+            out.push(conversation_start(zone));
+        }
         let mut m = h.clone();
-        m.zone = Some(history_zone(h, i, recent));
-        m
-    }));
+        m.zone = zone;
+        out.push(m);
+    }
+    if placeholder == Some(ctx.history.len()) {
+        out.push(conversation_start(Some(Zone::Recent)));
+    }
     let tail = tail_text(ctx);
     if !tail.is_empty() {
         out.push(section(Zone::Recent, tail));
@@ -178,8 +188,16 @@ pub(crate) fn usage(ctx: &WorkingContext, counter: &dyn TokenCounter) -> ZoneUsa
     }
     let recent = recent_start(&ctx.history);
     for (i, h) in ctx.history.iter().enumerate() {
-        let tokens = h.tokens.unwrap_or_else(|| message_tokens(h, counter));
+        let Some(m) = prepare(h) else { continue };
+        let tokens = m.tokens.unwrap_or_else(|| message_tokens(&m, counter));
         usage.add(history_zone(h, i, recent), tokens + overhead);
+    }
+    if let Some(i) = placeholder_at(&ctx.history) {
+        let zone = ctx
+            .history
+            .get(i)
+            .map_or(Zone::Recent, |h| history_zone(h, i, recent));
+        usage.add(zone, memo.count(counter, CONVERSATION_START) + overhead);
     }
     let tail = tail_text(ctx);
     if !tail.is_empty() {

@@ -174,3 +174,57 @@ test("a timeout beyond a host timer's range (2^31 ms) does not fire early", asyn
     assert.equal(evt.kind, "tool_success", `timeoutMs ${timeoutMs}`);
   }
 });
+
+test("a tool returning bytes: text bytes are text, other bytes go to the artifact store (never base64)", async () => {
+  const { readFile } = await import("node:fs/promises");
+  const { fileURLToPath } = await import("node:url");
+  const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...Array.from({ length: 3000 }, (_, i) => (i * 7) & 0xff)]);
+  const store = new MemoryArtifactStore();
+  const readme = fileURLToPath(new URL("../../package.json", import.meta.url));
+  const tools = {
+    read_file: () => readFile(readme),
+    bytes: () => png,
+    buffer: () => png.slice().buffer,
+  };
+  const { handler, session } = setup((name) => tools[name](), { artifactStore: store });
+  const file = await handler.call("read_file", {});
+  assert.equal(file.kind, "tool_success");
+  assert.ok(file.artifact === null || file.artifact === undefined || file.artifact.mimeType !== "image/png");
+  assert.ok(JSON.stringify(session.eventLog.events).includes("agent-context-compiler") || file.artifact, "normalised as text");
+  for (const name of ["bytes", "buffer"]) {
+    const e = await handler.call(name, {});
+    assert.equal(e.kind, "tool_success", name);
+    assert.equal(e.artifact.mimeType, "image/png");
+    assert.deepEqual(await store.retrieve(e.artifact.artifactId), png);
+    assert.match(e.result, /^\[binary output: 3008 bytes \(image\/png\), stored as artifact [0-9a-f]{64}\]$/);
+  }
+  const recorded = JSON.stringify(session.eventLog.events);
+  assert.ok(!recorded.includes("iVBOR"), "no base64 in the session");
+  assert.ok(recorded.length < 20_000, "no bytes in the session");
+});
+
+test("a large output is normalised in slices: timers fire meanwhile, and normalisation counts inside timeoutMs", async () => {
+  // `grep -rn "BEGIN RSA PRIVATE KEY"` output with tokens: ~8 MB.
+  const lines = [];
+  for (let i = 0, n = 0; n < 8_000_000; i++) {
+    const l = `src/keys/server${i}.pem:1:-----BEGIN RSA PRIVATE KEY-----\nlog ${i} token=ghp_${"a1B2".repeat(9)} ok\n`;
+    lines.push(l);
+    n += l.length;
+  }
+  const big = lines.join("");
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 1);
+  try {
+    const { handler } = setup(() => big);
+    const done = await handler.call("grep", {}, { timeoutMs: 120_000 });
+    assert.equal(done.kind, "tool_success");
+    assert.ok(!done.result.includes("ghp_") && done.result.includes("[REDACTED:"), "every slice redacted");
+    assert.ok(ticks > 0, "the event loop ran while the output was normalised");
+    const { handler: late, session } = setup(() => big);
+    const timedOut = await late.call("grep", {}, { timeoutMs: 2 });
+    assert.equal(timedOut.kind, "tool_timeout", "normalisation counts inside timeoutMs");
+    assert.ok(!JSON.stringify(session.eventLog.events).includes("ghp_"));
+  } finally {
+    clearInterval(timer);
+  }
+});

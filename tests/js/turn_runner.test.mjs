@@ -137,7 +137,8 @@ test("anthropic and ai-sdk formats: the model gets their shapes and may answer i
 
   const ai = scripted("fine");
   await runCompiled("hi", { budget: 4000, model: ai.model, format: "ai-sdk" });
-  assert.equal(ai.calls[0].messages.at(-1).role, "user");
+  assert.equal(ai.calls[0].messages.messages.at(-1).role, "user");
+  assert.ok(Array.isArray(ai.calls[0].messages.instructions), "{ instructions, messages }");
 });
 
 test("a guard's block is recorded and the model is never called", async () => {

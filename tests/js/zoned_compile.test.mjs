@@ -112,14 +112,16 @@ test("openai, anthropic and ai-sdk messages pair every call with its result", as
   anthropic.messages.forEach((x, i) => i && assert.notEqual(x.role, anthropic.messages[i - 1].role));
   assert.equal(anthropic.messages.at(-1).content.at(-1).type, "text");
 
-  const ai = ctx.toMessages({ format: "ai-sdk" });
+  const { instructions, messages: ai } = ctx.toMessages({ format: "ai-sdk" });
+  assert.ok(instructions.length >= 1 && instructions.every((m) => m.role === "system"));
+  assert.deepEqual(instructions.at(-1).providerOptions, { anthropic: { cacheControl: { type: "ephemeral" } } });
+  assert.ok(ai.every((x) => x.role !== "system"), "no system message among messages (the ai package refuses them)");
   const parts = ai.filter((x) => x.role === "tool").flatMap((x) => x.content);
   assert.ok(parts.every((p) => p.type === "tool-result"));
   assert.equal(parts.find((p) => p.toolName === "fail").output.type, "error-text");
   const aiCalls = ai.filter((x) => Array.isArray(x.content) && x.role === "assistant").flatMap((x) => x.content).filter((p) => p.type === "tool-call");
   assert.deepEqual(aiCalls.map((p) => p.toolCallId), parts.map((p) => p.toolCallId));
   assert.deepEqual(aiCalls[0].input, { path: "/var/log/job.log" });
-  assert.ok(ai.slice(2).every((x) => x.role !== "system"));
 
   await rejectsWithCode(() => ctx.toMessages({ format: "gemini" }), "INVALID_ARGUMENT", "format");
   await rejectsWithCode(() => ctx.toMessages("openai"), "INVALID_ARGUMENT");

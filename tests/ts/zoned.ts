@@ -1,7 +1,7 @@
 // The zoned layout, ContextWindow and provider formats, type-checked: each
 // provider form must be assignable to that provider's own published request
 // types (the `openai` and `@anthropic-ai/sdk` SDKs, the `ai` package).
-import type { ModelMessage } from "ai";
+import { generateText, type LanguageModel, type ModelMessage, type SystemModelMessage } from "ai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import {
@@ -29,7 +29,11 @@ export async function zoned(): Promise<number> {
   const plain: Message[] = ctx.toMessages();
   const openai: OpenAiMessage[] = ctx.toMessages({ format: "openai" });
   const anthropic: AnthropicRequest = ctx.toMessages({ format: "anthropic" });
-  const aiSdk: ModelMessage[] = ctx.toMessages({ format: "ai-sdk" });
+  const aiSdkRequest = ctx.toMessages({ format: "ai-sdk" });
+  const aiSdk: ModelMessage[] = aiSdkRequest.messages;
+  const instructions: SystemModelMessage[] = aiSdkRequest.instructions;
+  // The README's call: the request spread into generateText.
+  const send = (model: LanguageModel) => generateText({ model, ...ctx.toMessages({ format: "ai-sdk" }) });
   const openaiRequest: ChatCompletionMessageParam[] = ctx.toMessages({ format: "openai" });
   const anthropicRequest: Pick<MessageCreateParamsNonStreaming, "system" | "messages"> = ctx.toMessages({ format: "anthropic" });
   const usage: ZoneUsage = ctx.zoneUsage;
@@ -63,6 +67,6 @@ export async function zoned(): Promise<number> {
   // @ts-expect-error importance is a number
   w.appendMessage("user", "x", { importance: "high" });
   const thresholds: number = COMPACT_LIGHT + COMPACT_FULL + COMPACT_EMERGENCY + DEFAULT_ZONE_BUDGETS.working;
-  void plain; void openai; void anthropic; void aiSdk; void openaiRequest; void anthropicRequest; void usage; void level; void selected; void stats; void l;
+  void plain; void openai; void anthropic; void aiSdk; void instructions; void send; void openaiRequest; void anthropicRequest; void usage; void level; void selected; void stats; void l;
   return compiled.totalTokens + thresholds;
 }

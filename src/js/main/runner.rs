@@ -61,7 +61,7 @@ export interface FormatMessages {
   plain: Message[];
   openai: OpenAiMessage[];
   anthropic: AnthropicRequest;
-  "ai-sdk": AiSdkMessage[];
+  "ai-sdk": AiSdkRequest;
 }
 /** The shapes a run can hand its model. */
 export type RunFormat = keyof FormatMessages;

@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::clock::IdRng;
 use crate::error::{Error, ErrorCode, Result};
-use crate::js::convert::{count, from_js, js_to_json, option, string, to_js};
+use crate::js::convert::{bytes, count, from_js, js_to_json, option, string, to_js};
 use crate::js::env::{seed, JsClock};
 use crate::js::error::to_js_error;
 use crate::js::llm::{abort, abort_controller};
@@ -188,6 +188,12 @@ impl ToolBridge for JsToolBridge {
         }
         if out.is_undefined() {
             return Ok(ToolOutput::Text(String::new()));
+        }
+        if out.is_instance_of::<js_sys::ArrayBuffer>() || js_sys::ArrayBuffer::is_view(&out) {
+            // A Buffer from fs.readFile, a Uint8Array, an ArrayBuffer.
+            return bytes(&out, "tool result")
+                .map(ToolOutput::Bytes)
+                .map_err(|e| ToolFailure::Failed(e.message().to_string()));
         }
         js_to_json(&out, "tool result")
             .map(ToolOutput::Json)

@@ -188,6 +188,19 @@ export type AiSdkMessage =
   | { role: "user"; content: string }
   | { role: "assistant"; content: string | Array<{ type: "text"; text: string } | { type: "tool-call"; toolCallId: string; toolName: string; input: unknown }> }
   | { role: "tool"; content: Array<{ type: "tool-result"; toolCallId: string; toolName: string; output: { type: "text"; value: string } | { type: "error-text"; value: string } }> };
+/** Vercel AI SDK `SystemModelMessage` (assignable to the `ai` package's type). */
+export type AiSdkSystemMessage = {
+  role: "system";
+  content: string;
+  providerOptions?: { anthropic: { cacheControl: { type: "ephemeral" } } };
+};
+/** What `format: "ai-sdk"` gives: spread into `generateText({ model, ...request })`. */
+export interface AiSdkRequest {
+  /** The leading zones (the `ai` package takes system text here only). */
+  instructions: AiSdkSystemMessage[];
+  /** The conversation, then the per-turn tail as user text. */
+  messages: AiSdkMessage[];
+}
 export type MessageFormat = "openai" | "anthropic" | "ai-sdk";
 export interface ToMessagesOptions { format?: MessageFormat }
 export interface WorkingContext {
@@ -197,9 +210,9 @@ export interface WorkingContext {
   toMessages(options: { format: "openai" }): OpenAiMessage[];
   /** Anthropic `{ system, messages }`: `tool_use` / `tool_result` blocks, `cache_control` at the ends of the stable zones. */
   toMessages(options: { format: "anthropic" }): AnthropicRequest;
-  /** Vercel AI SDK `ModelMessage[]` with `tool-call` / `tool-result` parts. */
-  toMessages(options: { format: "ai-sdk" }): AiSdkMessage[];
-  toMessages(options?: ToMessagesOptions | null): Message[] | OpenAiMessage[] | AnthropicRequest | AiSdkMessage[];
+  /** Vercel AI SDK `{ instructions, messages }` (`tool-call` / `tool-result` parts): `generateText({ model, ...request })`. */
+  toMessages(options: { format: "ai-sdk" }): AiSdkRequest;
+  toMessages(options?: ToMessagesOptions | null): Message[] | OpenAiMessage[] | AnthropicRequest | AiSdkRequest;
 }
 
 export interface ContextWindowOptions {

@@ -75,6 +75,13 @@ impl Groups {
         Groups { spans }
     }
 
+    /// A match of one group, the whole match, from `start` to `end`.
+    pub(crate) fn whole_match(start: usize, end: usize) -> Groups {
+        Groups {
+            spans: vec![Some((start, end))],
+        }
+    }
+
     /// The span of group `i`, if it took part in the match.
     pub(crate) fn get(&self, i: usize) -> Option<(usize, usize)> {
         self.spans.get(i).copied().flatten()

@@ -40,8 +40,20 @@ fn same_hits(text: &str) {
     let c = compiled();
     for (i, starts) in k.starts.into_iter().enumerate() {
         let rule = &rules::RULES[i];
-        let anchored = super::AtStarts::new(c.rule(i), starts);
-        let ours = spans(rule_hits(rule, text, anchored));
+        let ours = if rule.id == rules::PEM_RULE {
+            assert_eq!(
+                rule.pattern,
+                super::pem::pattern(),
+                "pem.rs states the rule's pattern"
+            );
+            spans(rule_hits(rule, text, super::pem::PemMatches::new(starts)))
+        } else {
+            spans(rule_hits(
+                rule,
+                text,
+                super::AtStarts::new(c.rule(i), starts),
+            ))
+        };
         let oracle = spans(rule_hits(rule, text, FullScan::new(rule.pattern)));
         assert_eq!(ours, oracle, "rule {} on {text:?}", rule.id);
     }
@@ -85,6 +97,11 @@ fn same_hits_on_the_secret_corpus_and_the_sources() {
     // Long runs before a keyword: a scheme, a key, a key of many key words.
     same_hits(&format!("{{{}db://u:p4ss@host", "ab+1.".repeat(1000)));
     same_hits(&format!("{}_password = hunter22", "x".repeat(3000)));
+    // PEM headers without an END, with one far below, and a quote between.
+    let headers = "k.pem:1:-----BEGIN RSA PRIVATE KEY-----\n".repeat(300);
+    same_hits(&headers);
+    same_hits(&format!("{headers}-----END RSA PRIVATE KEY-----"));
+    same_hits(&format!("{headers}\"-----END RSA PRIVATE KEY-----"));
     same_hits(&format!(
         "{}=hunter22 \"a\" == {}",
         "token".repeat(2000),
@@ -140,6 +157,9 @@ const PIECES: &[&str] = &[
     "-----BEGIN RSA PRIVATE KEY-----",
     "-----END RSA PRIVATE KEY-----",
     "-----BEGIN ",
+    "-----END CERTIFICATE-----",
+    "-----BEGIN EC PRIVATE KEY BLOCK-----",
+    "MIIEowIBAAKCAQEA0Z3VS5JJcds3xfn",
     "\\n",
     "eyJ",
     ".",

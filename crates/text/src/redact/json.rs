@@ -2,6 +2,7 @@
 
 use serde_json::Value;
 
+use super::key_value::is_secret_flag;
 use super::{is_placeholder, is_secret_key, redact, Finding};
 
 /// Redacts `value` in place: values under secret-looking keys (at any depth)
@@ -12,6 +13,51 @@ pub fn redact_json(value: &mut Value) -> Vec<Finding> {
     let mut findings = Vec::new();
     walk(value, &mut String::new(), &mut findings);
     findings
+}
+
+/// Replaces every string (but placeholders) and number in `value` with
+/// `"[REDACTED:secret-key]"`, keeping arrays' and objects' shapes.
+fn redact_leaves(value: &mut Value, path: &mut String, findings: &mut Vec<Finding>) {
+    match value {
+        Value::String(s) if is_placeholder(s) => {}
+        Value::String(_) | Value::Number(_) => {
+            let original = match &*value {
+                Value::String(s) => s.len(),
+                other => other.to_string().len(),
+            };
+            findings.push(Finding {
+                rule: "secret-key".into(),
+                path: Some(path.clone()),
+                start: 0,
+                end: original,
+            });
+            *value = Value::String("[REDACTED:secret-key]".into());
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                under(path, &i.to_string(), |path| {
+                    redact_leaves(item, path, findings)
+                });
+            }
+        }
+        Value::Object(map) => {
+            for (key, item) in map.iter_mut() {
+                under(path, &pointer_segment(key), |path| {
+                    redact_leaves(item, path, findings)
+                });
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Runs `f` with `segment` appended to the JSON Pointer `path`.
+fn under(path: &mut String, segment: &str, f: impl FnOnce(&mut String)) {
+    let len = path.len();
+    path.push('/');
+    path.push_str(segment);
+    f(path);
+    path.truncate(len);
 }
 
 fn pointer_segment(key: &str) -> String {
@@ -31,40 +77,33 @@ fn walk(value: &mut Value, path: &mut String, findings: &mut Vec<Finding>) {
             }
         }
         Value::Array(items) => {
+            // In an argument list, the value after a secret flag
+            // (`["--password", "hunter2"]`).
+            let mut secret_next = false;
             for (i, item) in items.iter_mut().enumerate() {
-                let len = path.len();
-                path.push('/');
-                path.push_str(&i.to_string());
-                walk(item, path, findings);
-                path.truncate(len);
+                let flag = matches!(&*item, Value::String(s) if is_secret_flag(s));
+                let value = matches!(&*item, Value::String(s) if !s.starts_with('-'));
+                under(path, &i.to_string(), |path| {
+                    if secret_next && value {
+                        redact_leaves(item, path, findings);
+                    } else {
+                        walk(item, path, findings);
+                    }
+                });
+                secret_next = flag;
             }
         }
         Value::Object(map) => {
             for (key, item) in map.iter_mut() {
-                let len = path.len();
-                path.push('/');
-                path.push_str(&pointer_segment(key));
-                let secret_scalar = match &*item {
-                    Value::String(s) => !is_placeholder(s),
-                    Value::Number(_) => true,
-                    _ => false,
-                };
-                if secret_scalar && is_secret_key(key) {
-                    let original = match &*item {
-                        Value::String(s) => s.len(),
-                        other => other.to_string().len(),
-                    };
-                    findings.push(Finding {
-                        rule: "secret-key".into(),
-                        path: Some(path.clone()),
-                        start: 0,
-                        end: original,
-                    });
-                    *item = Value::String("[REDACTED:secret-key]".into());
-                } else {
-                    walk(item, path, findings);
-                }
-                path.truncate(len);
+                under(path, &pointer_segment(key), |path| {
+                    if is_secret_key(key) {
+                        // Its value, or every value inside it (an array or
+                        // object under a secret key: `"password": ["hunter2"]`).
+                        redact_leaves(item, path, findings);
+                    } else {
+                        walk(item, path, findings);
+                    }
+                });
             }
         }
         _ => {}

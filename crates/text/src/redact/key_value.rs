@@ -56,7 +56,19 @@ pub(super) fn quoted_key_hits(
                     .unwrap_or(rest.len());
                 hits.push(hit(start, start + len, true));
             }
-            Some(b'{' | b'[') | None => {}
+            // Every string a container under a secret key holds
+            // (`"password": ["hunter2"]`, `"token": {"value": "…"}`).
+            Some(b'{' | b'[') => {
+                let end = container_end(text, start, literals);
+                hits.extend(
+                    literals
+                        .iter()
+                        .filter(|l| l.open > start && l.close < end && !l.key)
+                        .filter(|l| !is_placeholder(&decoded(l, text)))
+                        .map(|l| hit(l.open + 1, l.close, false)),
+                );
+            }
+            None => {}
             Some(_) => {
                 let end = rest.find([',', '}', ']', '\n']).unwrap_or(rest.len());
                 let value = rest[..end].trim_end();
@@ -70,6 +82,68 @@ pub(super) fn quoted_key_hits(
         }
     }
     hits
+}
+
+/// Where the container (`{…}` or `[…]`) opening at byte `open` closes
+/// (the text's end when it does not), stepping over string literals.
+fn container_end(text: &str, open: usize, literals: &[Literal]) -> usize {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = open;
+    let mut next_literal = literals.partition_point(|l| l.open < open);
+    while i < bytes.len() {
+        if let Some(l) = literals.get(next_literal).filter(|l| l.open == i) {
+            i = l.close + 1;
+            next_literal += 1;
+            continue;
+        }
+        match bytes[i] {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    text.len()
+}
+
+/// Values of secret flags in argument lists (`["--password", "hunter2"]`):
+/// a string literal naming a secret flag, then a comma, then the value's
+/// string literal.
+pub(super) fn flag_value_hits(text: &str, literals: &[Literal]) -> Vec<Hit> {
+    literals
+        .windows(2)
+        .filter(|w| !w[0].key && !w[0].escaped && is_secret_flag(w[0].content(text)))
+        .filter(|w| text[w[0].close + 1..w[1].open].trim() == ",")
+        .filter(|w| {
+            let value = w[1].content(text);
+            !value.starts_with('-') && !is_placeholder(value)
+        })
+        .map(|w| Hit {
+            rule: RULE,
+            start: w[1].open + 1,
+            end: w[1].close,
+            quote: String::new(),
+        })
+        .collect()
+}
+
+/// Whether `arg` is a command-line flag naming a secret (`--password`,
+/// `--api-key`, `-token`).
+pub(crate) fn is_secret_flag(arg: &str) -> bool {
+    let name = arg.trim_start_matches('-');
+    arg.starts_with('-')
+        && name.len() + 2 >= arg.len()
+        && !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        && is_secret_key(name)
 }
 
 /// How far back from a comparison its quoted literal is looked for.
@@ -403,12 +477,26 @@ fn value_span(text: &str, caps: &Groups, names: &Names, limit: usize) -> Option<
     // `=` values end at whitespace (log lines, env files); `:` values end a
     // flow item (`{a: 1, b: 2}`, `f(password: str)`) or run to the end of
     // the line (YAML).
+    let before = &text[..key_start];
     let cut = if sep != ":" {
-        raw.find(char::is_whitespace).unwrap_or(raw.len())
-    } else if in_flow(&text[..key_start]) {
+        // A URL query's value ends at the next parameter.
+        let query = before.ends_with(['?', '&']);
+        raw.find(|c: char| c.is_whitespace() || (query && (c == '&' || c == '#')))
+            .unwrap_or(raw.len())
+    } else if before.ends_with("://") {
+        // URL user info (`https://x-access-token:ghs_…@github.com`).
+        raw.find(|c: char| c.is_whitespace() || c == '@' || c == '/')
+            .unwrap_or(raw.len())
+    } else if in_flow(before) {
         raw.find([',', '}', ']', ')', ';']).unwrap_or(raw.len())
     } else {
         raw.len()
+    };
+    // A key written inside quotes (`-H 'X-API-Key: …'`) ends its value at
+    // the closing quote.
+    let cut = match before.chars().next_back() {
+        Some(q @ ('\'' | '"')) => raw[..cut].find(q).unwrap_or(cut),
+        _ => cut,
     };
     let value = raw[..cut]
         .trim_end()

@@ -13,6 +13,7 @@ mod json;
 mod key_value;
 mod keys;
 mod literals;
+mod pem;
 mod rules;
 
 #[cfg(test)]
@@ -256,9 +257,14 @@ fn hits(text: &str, depth: usize) -> Vec<Hit> {
     } = keywords(text);
     let mut found = Vec::new();
     for (i, starts) in starts.into_iter().enumerate() {
-        if !starts.is_empty() {
-            let matches = AtStarts::new(c.rule(i), starts);
-            found.extend(rule_hits(&rules::RULES[i], text, matches));
+        if starts.is_empty() {
+            continue;
+        }
+        let rule = &rules::RULES[i];
+        if rule.id == rules::PEM_RULE {
+            found.extend(rule_hits(rule, text, pem::PemMatches::new(starts)));
+        } else {
+            found.extend(rule_hits(rule, text, AtStarts::new(c.rule(i), starts)));
         }
     }
     let key_value = !key_value_at.is_empty();
@@ -276,6 +282,9 @@ fn hits(text: &str, depth: usize) -> Vec<Hit> {
     found.extend(key_value::quoted_key_hits(text, &literals, |l| {
         l.escaped || (key_value && has_keyword(l))
     }));
+    if key_value {
+        found.extend(key_value::flag_value_hits(text, &literals));
+    }
     if key_value {
         found.extend(key_value::key_value_hits(
             c.key_value(),

@@ -88,11 +88,16 @@ fn authority_with_at(text: &[u8], p: usize) -> bool {
         .is_some_and(|&b| b == b'@')
 }
 
+/// The id of the PEM private-key rule, which runs through
+/// [`super::pem::PemMatches`] rather than its pattern (the same matches,
+/// in linear time).
+pub(crate) const PEM_RULE: &str = "pem-private-key";
+
 /// Every rule, most specific first (on overlapping matches the earlier,
 /// longer one wins).
 pub(crate) const RULES: &[Rule] = &[
     Rule {
-        id: "pem-private-key",
+        id: PEM_RULE,
         keywords: &["-----BEGIN"],
         start: Start::Before(0),
         near: None,
@@ -310,7 +315,8 @@ pub(crate) const RULES: &[Rule] = &[
         },
         near: Some(authority_with_at),
         group: 1,
-        pattern: r#"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"']+:([^\s/@"';]+)@"#,
+        // The user may be empty (`redis://:password@host`).
+        pattern: r#"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"']*:([^\s/@"';]+)@"#,
     },
 ];
 

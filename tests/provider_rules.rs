@@ -1,0 +1,426 @@
+//! Property: whatever the session held (a greeting first, whitespace-only
+//! turns and replies, outcomes recorded with the provider's own call ids and
+//! no call, retried calls, made-up tool names, oversized questions), every
+//! pipeline and layout renders requests every provider accepts: the
+//! providers' rules (`context_compiler::working_context::checker`) find
+//! nothing in any format, and the budget holds.
+mod common;
+
+use std::rc::Rc;
+
+use common::{block_on, session};
+use context_compiler::clock::SystemClock;
+use context_compiler::working_context::checker::check_request;
+use context_compiler::TokenCounter;
+use context_compiler::{
+    ArtifactAttacher, Compactor, ContextCompiler, ErrorCode, HistorySelector, InMemoryBackend,
+    Layout, MemoryArtifactStore, MemoryPreloader, Processor, ProviderFormat,
+};
+use proptest::prelude::*;
+use serde_json::json;
+
+#[derive(Debug, Clone)]
+enum Ev {
+    User(String),
+    Assistant(String),
+    /// A call recorded as a `tool_call` event, then its outcome.
+    Call {
+        name: String,
+        ok: bool,
+        output: String,
+    },
+    /// Outcomes recorded with a provider's call id and no call; several for
+    /// one id are a retry.
+    Orphans {
+        id: String,
+        name: String,
+        outcomes: Vec<(bool, String)>,
+    },
+}
+
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => "[a-z ]{1,60}",
+        2 => prop_oneof![Just(String::new()), Just("\n\n".to_string()), Just("  \t ".to_string())],
+        1 => "[a-zA-Z0-9{}\":,\\[\\] \n]{0,300}",
+        1 => (1usize..60).prop_map(|n| "2026-11-25 ERROR worker failed job\n".repeat(n * 40)),
+    ]
+}
+
+fn tool_name() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => Just("read_logs".to_string()),
+        1 => Just("multi_tool_use.parallel".to_string()),
+        1 => Just("bad name/with spaces".to_string()),
+        1 => Just("x".repeat(70)),
+        1 => Just(String::new()),
+    ]
+}
+
+fn call_id() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(String::new()),
+        Just("toolu_01.A".to_string()),
+        Just("toolu_01_A".to_string()),
+        Just("call_abc123".to_string()),
+        Just("id with spaces/and:colons".to_string()),
+    ]
+}
+
+fn event() -> impl Strategy<Value = Ev> {
+    prop_oneof![
+        3 => text().prop_map(Ev::User),
+        3 => text().prop_map(Ev::Assistant),
+        2 => (tool_name(), any::<bool>(), text()).prop_map(|(name, ok, output)| Ev::Call { name, ok, output }),
+        2 => (call_id(), tool_name(), prop::collection::vec((any::<bool>(), text()), 1..3))
+            .prop_map(|(id, name, outcomes)| Ev::Orphans { id, name, outcomes }),
+    ]
+}
+
+fn outcome(ok: bool, name: &str, call_id: &str, output: &str) -> (&'static str, serde_json::Value) {
+    if ok {
+        (
+            "tool_success",
+            json!({"tool": name, "call_id": call_id, "result": output}),
+        )
+    } else {
+        (
+            "tool_error",
+            json!({"tool": name, "call_id": call_id, "error": output}),
+        )
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_format_keeps_every_provider_rule(
+        greeting in prop::option::of(text()),
+        events in prop::collection::vec(event(), 0..24),
+        budget in prop_oneof![200u64..2000, 2000u64..20000],
+        keep_first in 0usize..3,
+        keep_last in prop_oneof![0usize..6, Just(usize::MAX)],
+        selector in any::<bool>(),
+        compact in any::<bool>(),
+        attach in any::<bool>(),
+        memories in any::<bool>(),
+        zoned in any::<bool>(),
+    ) {
+        let mut s = session("rules");
+        if let Some(g) = &greeting {
+            s.record("assistant_output", json!({"content": g}), None).unwrap();
+        }
+        for e in &events {
+            match e {
+                Ev::User(t) => { s.record("user_input", json!({"text": t}), None).unwrap(); }
+                Ev::Assistant(t) => { s.record("assistant_output", json!({"content": t}), None).unwrap(); }
+                Ev::Call { name, ok, output } => {
+                    let id = s.record("tool_call", json!({"tool_name": name, "arguments": {"q": 1}}), None).unwrap().event_id.clone();
+                    let (kind, data) = outcome(*ok, name, &id, output);
+                    s.record(kind, data, None).unwrap();
+                }
+                Ev::Orphans { id, name, outcomes } => {
+                    for (ok, output) in outcomes {
+                        let (kind, data) = outcome(*ok, name, id, output);
+                        s.record(kind, data, None).unwrap();
+                    }
+                }
+            }
+        }
+        let mut processors: Vec<Rc<dyn Processor>> = Vec::new();
+        if selector { processors.push(Rc::new(HistorySelector::new(keep_first, keep_last))); }
+        if memories {
+            let mem = Rc::new(InMemoryBackend::new());
+            mem.store("m", "the nightly job writes to db-primary", "core");
+            processors.push(Rc::new(MemoryPreloader::new(mem, 3)));
+        }
+        if compact { processors.push(Rc::new(Compactor::new())); }
+        if attach {
+            processors.push(Rc::new(ArtifactAttacher::new(Rc::new(MemoryArtifactStore::new(Rc::new(SystemClock))), 2048)));
+        }
+        let layout = if zoned { Layout::Zoned } else { Layout::Seed };
+        let compiler = ContextCompiler::with_layout(processors, layout);
+        match block_on(compiler.compile(&mut s, budget, "You are an SRE.")) {
+            Ok(ctx) => {
+                prop_assert!(ctx.token_count <= budget, "{} > {}", ctx.token_count, budget);
+                for format in [ProviderFormat::Plain, ProviderFormat::OpenAi, ProviderFormat::Anthropic, ProviderFormat::AiSdk] {
+                    let request = ctx.to_provider_messages(format);
+                    let broken = check_request(&request, format);
+                    prop_assert!(broken.is_empty(), "{}: {:?}\n{}", format.as_str(), broken, serde_json::to_string_pretty(&request).unwrap());
+                }
+            }
+            Err(e) => prop_assert_eq!(e.code(), ErrorCode::BudgetTooSmall, "{}", e),
+        }
+    }
+}
+
+fn zoned_compile(
+    s: &mut context_compiler::Session,
+    processors: Vec<Rc<dyn Processor>>,
+) -> context_compiler::WorkingContext {
+    let compiler = ContextCompiler::with_layout(processors, Layout::Zoned);
+    block_on(compiler.compile(s, 8000, "You are an SRE.")).unwrap()
+}
+
+/// A session opening with the assistant's greeting: in every format the
+/// first turn is the one fixed user placeholder, the same bytes each call.
+#[test]
+fn a_greeting_first_gets_the_fixed_user_placeholder() {
+    use context_compiler::working_context::CONVERSATION_START;
+    for keep_first in [0, 1, 2] {
+        let mut s = session("greeting");
+        s.record(
+            "assistant_output",
+            json!({"content": "Hi! How can I help?"}),
+            None,
+        )
+        .unwrap();
+        s.record("user_input", json!({"text": "Why did the job fail?"}), None)
+            .unwrap();
+        let first = zoned_compile(
+            &mut s,
+            vec![Rc::new(HistorySelector::new(keep_first, usize::MAX))],
+        );
+        let anthropic = first.to_provider_messages(ProviderFormat::Anthropic);
+        assert_eq!(
+            anthropic["messages"][0]["role"], "user",
+            "keepFirst {keep_first}"
+        );
+        assert_eq!(
+            anthropic["messages"][0]["content"][0]["text"],
+            CONVERSATION_START
+        );
+        let ai = first.to_provider_messages(ProviderFormat::AiSdk);
+        assert_eq!(ai["messages"][0]["content"], CONVERSATION_START);
+        s.record(
+            "assistant_output",
+            json!({"content": "Out of memory."}),
+            None,
+        )
+        .unwrap();
+        s.record("user_input", json!({"text": "Fix it."}), None)
+            .unwrap();
+        let second = zoned_compile(
+            &mut s,
+            vec![Rc::new(HistorySelector::new(keep_first, usize::MAX))],
+        );
+        let again = second.to_provider_messages(ProviderFormat::Anthropic);
+        assert_eq!(
+            again["messages"][0], anthropic["messages"][0],
+            "the prefix holds"
+        );
+        assert!(second.token_count <= 8000);
+    }
+}
+
+/// A reply that is only whitespace is recorded as given; rendering leaves
+/// it out and the roles still alternate.
+#[test]
+fn a_whitespace_only_reply_is_kept_in_the_session_and_left_out_of_requests() {
+    let mut s = session("blank");
+    s.record("user_input", json!({"text": "Hello"}), None)
+        .unwrap();
+    s.record("assistant_output", json!({"content": "\n\n"}), None)
+        .unwrap();
+    s.record("user_input", json!({"text": "Are you there?"}), None)
+        .unwrap();
+    assert_eq!(
+        s.event_log().all_events()[1].data["content"],
+        "\n\n",
+        "recorded as given"
+    );
+    let ctx = zoned_compile(&mut s, vec![Rc::new(HistorySelector::new(1, usize::MAX))]);
+    let anthropic = ctx.to_provider_messages(ProviderFormat::Anthropic);
+    let messages = anthropic["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 1, "one user turn: {anthropic}");
+    let texts: Vec<&str> = messages[0]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|b| b["text"].as_str())
+        .collect();
+    assert_eq!(texts, ["Hello", "Are you there?"]);
+    let plain = ctx.to_messages();
+    assert!(plain.iter().all(|m| !m.content.trim().is_empty()));
+    let exact: u64 = plain
+        .iter()
+        .map(|m| context_compiler::DefaultTokenCounter.count(&m.content) + 3)
+        .sum();
+    assert_eq!(exact, ctx.token_count, "the count is of what is sent");
+}
+
+/// A tool the model made up (`multi_tool_use.parallel`) is sent under a
+/// valid name that no real tool has; its error result names the original.
+#[test]
+fn a_made_up_tool_name_is_sent_under_a_valid_one() {
+    let mut s = session("parallel");
+    s.record("user_input", json!({"text": "Run both"}), None)
+        .unwrap();
+    let id = s
+        .record(
+            "tool_call",
+            json!({"tool_name": "multi_tool_use.parallel", "arguments": {}}),
+            None,
+        )
+        .unwrap()
+        .event_id
+        .clone();
+    s.record(
+        "tool_error",
+        json!({"tool": "multi_tool_use.parallel", "call_id": id, "error": "unknown tool"}),
+        None,
+    )
+    .unwrap();
+    let ctx = zoned_compile(&mut s, vec![Rc::new(HistorySelector::new(1, usize::MAX))]);
+    let openai = ctx.to_provider_messages(ProviderFormat::OpenAi);
+    let call = &openai[2]["tool_calls"][0]["function"]["name"];
+    assert!(
+        call.as_str().unwrap().starts_with("invalid_tool_"),
+        "{openai}"
+    );
+    assert!(
+        openai[3]["content"]
+            .as_str()
+            .unwrap()
+            .contains("multi_tool_use.parallel"),
+        "{openai}"
+    );
+    for format in [
+        ProviderFormat::OpenAi,
+        ProviderFormat::Anthropic,
+        ProviderFormat::AiSdk,
+    ] {
+        assert!(check_request(&ctx.to_provider_messages(format), format).is_empty());
+    }
+}
+
+/// Outcomes with the provider's own call ids and no `tool_call`: a retry is
+/// one call answered by its latest outcome; ids that clean to the same text
+/// stay two ids; an empty id gets a generated one.
+#[test]
+fn provider_call_ids_are_one_call_each_and_stay_distinct() {
+    let mut s = session("ids");
+    s.record("user_input", json!({"text": "Go"}), None).unwrap();
+    s.record(
+        "tool_error",
+        json!({"tool": "fetch", "call_id": "call_1", "error": "timeout"}),
+        None,
+    )
+    .unwrap();
+    s.record(
+        "tool_success",
+        json!({"tool": "fetch", "call_id": "call_1", "result": "200 OK"}),
+        None,
+    )
+    .unwrap();
+    s.record(
+        "tool_success",
+        json!({"tool": "a", "call_id": "toolu_01.A", "result": "dotted"}),
+        None,
+    )
+    .unwrap();
+    s.record(
+        "tool_success",
+        json!({"tool": "b", "call_id": "toolu_01_A", "result": "plain"}),
+        None,
+    )
+    .unwrap();
+    s.record(
+        "tool_success",
+        json!({"tool": "c", "call_id": "", "result": "no id"}),
+        None,
+    )
+    .unwrap();
+    let ctx = zoned_compile(&mut s, vec![Rc::new(HistorySelector::new(1, usize::MAX))]);
+    let openai = ctx.to_provider_messages(ProviderFormat::OpenAi);
+    let results: Vec<(&str, &str)> = openai
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| {
+            (
+                m["tool_call_id"].as_str().unwrap(),
+                m["content"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(results.len(), 4, "{openai}");
+    assert_eq!(
+        results[0],
+        ("call_1", "200 OK"),
+        "the retry's latest outcome"
+    );
+    assert_ne!(
+        results[1].0, results[2].0,
+        "toolu_01.A and toolu_01_A stay two ids"
+    );
+    assert_eq!(results[2].0, "toolu_01_A");
+    assert!(!results[3].0.is_empty(), "an empty id gets one");
+    for format in [
+        ProviderFormat::OpenAi,
+        ProviderFormat::Anthropic,
+        ProviderFormat::AiSdk,
+    ] {
+        assert!(
+            check_request(&ctx.to_provider_messages(format), format).is_empty(),
+            "{}",
+            format.as_str()
+        );
+    }
+}
+
+/// Compaction that folds a question folds its whole turn: what is kept
+/// never starts with a tool exchange whose question is gone.
+#[test]
+fn compaction_never_keeps_a_tool_exchange_without_its_question() {
+    let mut s = session("fold");
+    for turn in 0..12 {
+        s.record(
+            "user_input",
+            json!({"text": format!("question {turn} {}", "words ".repeat(60))}),
+            None,
+        )
+        .unwrap();
+        let id = s
+            .record(
+                "tool_call",
+                json!({"tool_name": "read_logs", "arguments": {"turn": turn}}),
+                None,
+            )
+            .unwrap()
+            .event_id
+            .clone();
+        s.record(
+            "tool_success",
+            json!({"tool": "read_logs", "call_id": id, "result": "line ".repeat(150)}),
+            None,
+        )
+        .unwrap();
+        s.record(
+            "assistant_output",
+            json!({"content": format!("answer {turn}")}),
+            None,
+        )
+        .unwrap();
+    }
+    s.record("user_input", json!({"text": "and now?"}), None)
+        .unwrap();
+    let compiler = ContextCompiler::with_layout(
+        vec![
+            Rc::new(HistorySelector::new(0, usize::MAX)),
+            Rc::new(Compactor::new()),
+        ],
+        Layout::Zoned,
+    );
+    let ctx = block_on(compiler.compile(&mut s, 3000, "You are an SRE.")).unwrap();
+    assert!(ctx.summary.is_some(), "it compacted");
+    let first = ctx.history.iter().find(|m| m.role != "system").unwrap();
+    assert_eq!(
+        first.role,
+        "user",
+        "{:?}",
+        ctx.history.iter().map(|m| &m.role).collect::<Vec<_>>()
+    );
+}
