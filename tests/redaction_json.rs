@@ -18,8 +18,6 @@ fn literal_values_under_secret_keys_end_at_their_end() {
         r#"{"password":null,"user":"bob"}"#,
         r#"{"password": true, "user": "bob"}"#,
         r#"{"password":false,"user":"bob"}"#,
-        r#"{"token":{"kind":"none"},"user":"bob"}"#,
-        r#"{"secret":[1,2],"user":"bob"}"#,
         r#"{"password": null}"#,
         r#"{"password": true}"#,
     ] {
@@ -27,6 +25,19 @@ fn literal_values_under_secret_keys_end_at_their_end() {
         assert_eq!(r.text, text, "{text}");
         assert!(r.findings.is_empty(), "{text}");
     }
+}
+
+#[test]
+fn containers_under_secret_keys_have_every_value_redacted_and_keep_their_shape() {
+    let r = redact(r#"{"token":{"kind":"abc123xyz","n":[1,true]},"secret":[1,2],"user":"bob"}"#);
+    assert_eq!(
+        parse(&r.text),
+        json!({
+            "token": {"kind": "[REDACTED:secret-key-value]", "n": ["[REDACTED:secret-key-value]", true]},
+            "secret": ["[REDACTED:secret-key-value]", "[REDACTED:secret-key-value]"],
+            "user": "bob"
+        })
+    );
 }
 
 #[test]
@@ -193,17 +204,18 @@ fn assert_redacted(orig: &Value, red: &Value, secret_key: bool) {
             }
             _ => assert_eq!(s, r),
         },
+        // Under a secret key, every value inside an array or object too.
         (Value::Array(a), Value::Array(b)) => {
             assert_eq!(a.len(), b.len());
             for (x, y) in a.iter().zip(b) {
-                assert_redacted(x, y, false);
+                assert_redacted(x, y, secret_key);
             }
         }
         (Value::Object(a), Value::Object(b)) => {
             assert_eq!(a.len(), b.len());
             for ((k, x), (k2, y)) in a.iter().zip(b) {
                 assert_eq!(k, k2);
-                assert_redacted(x, y, is_secret_key(k));
+                assert_redacted(x, y, secret_key || is_secret_key(k));
             }
         }
         (a, b) => assert_eq!(a, b),

@@ -67,6 +67,11 @@ pub(super) fn quoted_key_hits(
                         .filter(|l| !is_placeholder(&decoded(l, text)))
                         .map(|l| hit(l.open + 1, l.close, false)),
                 );
+                hits.extend(
+                    container_numbers(text, start, end, literals)
+                        .into_iter()
+                        .map(|(s, e)| hit(s, e, true)),
+                );
             }
             None => {}
             Some(_) => {
@@ -110,6 +115,47 @@ fn container_end(text: &str, open: usize, literals: &[Literal]) -> usize {
         i += 1;
     }
     text.len()
+}
+
+/// The numbers among the values of the container `text[open..end]`
+/// (outside its string literals): byte spans.
+fn container_numbers(
+    text: &str,
+    open: usize,
+    end: usize,
+    literals: &[Literal],
+) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut next_literal = literals.partition_point(|l| l.open < open);
+    let mut after_separator = false;
+    let mut i = open;
+    while i < end {
+        if let Some(l) = literals.get(next_literal).filter(|l| l.open == i) {
+            i = l.close + 1;
+            next_literal += 1;
+            after_separator = false;
+            continue;
+        }
+        let b = bytes[i];
+        if after_separator && (b == b'-' || b.is_ascii_digit()) {
+            let len = bytes[i..end]
+                .iter()
+                .take_while(|&&c| c.is_ascii_digit() || b"+-.eE".contains(&c))
+                .count();
+            out.push((i, i + len));
+            i += len;
+            after_separator = false;
+            continue;
+        }
+        match b {
+            b'[' | b',' | b':' => after_separator = true,
+            b' ' | b'\t' | b'\n' | b'\r' => {}
+            _ => after_separator = false,
+        }
+        i += 1;
+    }
+    out
 }
 
 /// Values of secret flags in argument lists (`["--password", "hunter2"]`):
