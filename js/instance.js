@@ -11,7 +11,7 @@ import { schemaEngine } from "./schema.js";
 /**
  * The host's SHA-256, set by the entry: `sha256(bytes)` returns the digest
  * or a promise of it, `sha256Sync(bytes)` the digest; either may be absent,
- * and Rust then hashes with `sha2` (src/js/hash.rs).
+ * and Rust then hashes with `sha2` (crates/js/src/hash.rs).
  */
 export const hashing = { sha256: undefined, sha256Sync: undefined };
 

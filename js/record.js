@@ -1,9 +1,9 @@
 // `Session.record` and `EventLog.append`: the event's data is walked here,
 // in JavaScript, and crosses into wasm in one call.
 //
-// The walk makes the checks `js_to_json` (src/js/convert.rs) makes, with
+// The walk makes the checks `js_to_json` (crates/js/src/convert.rs) makes, with
 // its messages, and builds two things in one pass:
-// - a tape (src/session/tape.rs): a Float64Array of tags, lengths and
+// - a tape (crates/npm-wasm/src/tape.rs): a Float64Array of tags, lengths and
 //   numbers, and one string joining the kind and every key and string
 //   value, which Rust decodes into the event's JSON;
 // - the JSON form of the data as JS values, which the returned event
@@ -238,7 +238,7 @@ function encodeMembers(enc, v, depth) {
 }
 
 /**
- * What a record hands Rust of its options (src/js/main/session.rs,
+ * What a record hands Rust of its options (crates/npm-wasm/src/session.rs,
  * `buffered_estimate`), set by `readOptions`: the token estimate when
  * `options.tokenEstimate` is a count (-1: none given), or options for Rust
  * to read and reject with its own messages (anything else). Reading them

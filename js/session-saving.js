@@ -1,5 +1,5 @@
 // What the stores module asks of the main module's sessions
-// (src/js/main/session_saving.rs): a store in the other instance reads a session
+// (crates/npm-wasm/src/session_saving.rs): a store in the other instance reads a session
 // to save through its hidden `__eventCount`, `__eventId` and `__eventsJson`,
 // and has a loaded session made by `Session.__restore`. The guard leaves the
 // glue's `__` internals alone, so these are guarded here, before the class

@@ -9,7 +9,7 @@
 // closes the stores module only (later store calls throw MODULE_POISONED)
 // and the main module goes on. The two reach each other's objects only
 // through JS methods: the main module calls a store's `store`, `retrieve`,
-// ... (src/js/main/artifact_store_arg.rs); a store reads a session to save through
+// ... (crates/npm-wasm/src/artifact_store_arg.rs); a store reads a session to save through
 // its hidden `__eventCount`, `__eventId` and `__eventsJson`, and has a
 // loaded session made by the main module's `Session.__restore` (the host's
 // `restoreSession` below; see ./session-saving.js).

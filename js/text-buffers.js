@@ -1,4 +1,4 @@
-// The two buffers in wasm memory (src/js/main/record_buffers.rs) that
+// The two buffers in wasm memory (crates/npm-wasm/src/record_buffers.rs) that
 // `record` / `append` (./record.js) and `countTokens` (./api.js) write their
 // input into, and that Rust answers a record in: a tape of numbers and UTF-8
 // text. Writing straight into wasm memory spares what passing arguments

@@ -11,22 +11,23 @@ export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
 bash scripts/setup.sh --browser
 cargo fmt --check
-cargo clippy --all-targets -- -D warnings
-cargo clippy --all-targets -p agent-context-compiler-text -- -D warnings
-cargo clippy --target wasm32-unknown-unknown --no-default-features --features js -- -D warnings
+# Every crate natively (the core with its tests, the bindings, the
+# component's wasmtime host test), then each wasm crate for its target.
+cargo clippy --workspace --all-targets --exclude agent-context-compiler-tokenizer -- -D warnings
 cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-text -- -D warnings
+cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-js -- -D warnings
 cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-npm -- -D warnings
-cargo clippy --target wasm32-unknown-unknown --no-default-features --features js-bus -- -D warnings
 cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-bus -- -D warnings
-cargo clippy --target wasm32-unknown-unknown --no-default-features --features js-stores -- -D warnings
 cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-stores -- -D warnings
 cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-schema -- -D warnings
 cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-tokenizer --features o200k_base -- -D warnings
-cargo clippy --target wasm32-wasip2 --features component -- -D warnings
+cargo clippy --target wasm32-wasip2 -p agent-context-compiler-component -- -D warnings
+# The core alone, with no wasm crate in its dependency tree.
+bash scripts/check-core.sh
 bash scripts/build-component.sh
 cargo test
-cargo test -p agent-context-compiler-text
-cargo run --quiet --example wasmtime_host
+cargo test -p agent-context-compiler-text -p agent-context-compiler-npm -p agent-context-compiler-component
+cargo run --quiet -p agent-context-compiler-component --example wasmtime_host
 bash scripts/build.sh
 npx tsc -p tests/ts/tsconfig.json
 node --test tests/js/

@@ -3,12 +3,13 @@
 //! component results) is written here: through a `serde_json::Value` by
 //! `context_compiler_text::json`, so the module has one JSON writer,
 //! compiled in the crate optimised for speed, while this crate is
-//! optimised for size (see the workspace's `Cargo.toml`).
+//! optimised for size (see the workspace's `Cargo.toml`). The bindings write
+//! their JSON here too, so a value reads the same through every binding.
 
 use serde::Serialize;
 
 /// The compact JSON text of `value`; fails as `serde_json` does (e.g. a
 /// map whose keys are not strings).
-pub(crate) fn to_json_text<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
+pub fn to_json_text<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
     context_compiler_text::json::to_text(&serde_json::to_value(value)?)
 }

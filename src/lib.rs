@@ -32,6 +32,7 @@ pub mod compiler;
 pub mod context_window;
 pub mod error;
 pub mod fs_store;
+pub mod json_text;
 pub mod kv;
 pub mod llm;
 pub mod memory;
@@ -45,14 +46,8 @@ pub mod working_context;
 pub mod zones;
 
 mod join;
-mod json_text;
 mod lock;
 mod race;
-
-#[cfg(feature = "component")]
-mod component;
-#[cfg(any(feature = "js", feature = "js-bus", feature = "js-stores"))]
-mod js;
 
 pub use artifacts::{ArtifactHandle, ArtifactStore, MemoryArtifactStore, StoreOptions};
 pub use budget::TokenBudget;

@@ -69,7 +69,7 @@ fn the_wit_enum_is_the_rust_list_in_order() {
 
 #[test]
 fn the_typescript_union_is_the_rust_list_and_the_js_only_codes() {
-    let ts = read("src/js/main/types.rs");
+    let ts = read("crates/npm-wasm/src/types.rs");
     let union = between(&ts, "export type ErrorCode =", ";");
     let ts_codes: BTreeSet<String> = union
         .split('|')

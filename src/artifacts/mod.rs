@@ -38,8 +38,9 @@ pub struct ArtifactHandle {
     pub session_id: Option<String>,
 }
 
-/// Sorts handles by id: the order every backend lists them in.
-pub(crate) fn sort_by_id(handles: &mut [ArtifactHandle]) {
+/// Sorts handles by id: the order every backend lists them in (a store
+/// written outside the crate sorts its `list_handles` with it too).
+pub fn sort_by_id(handles: &mut [ArtifactHandle]) {
     handles.sort_unstable_by(|a, b| a.artifact_id.cmp(&b.artifact_id));
 }
 

@@ -27,10 +27,16 @@ pub struct BusEvent {
 }
 
 /// The error an event's `timestamp` that is not a finite number gets.
-pub(crate) const BAD_TIMESTAMP: &str =
-    "event.timestamp must be a finite number (ms since the Unix epoch)";
+const BAD_TIMESTAMP: &str = "event.timestamp must be a finite number (ms since the Unix epoch)";
 
 impl BusEvent {
+    /// The `INVALID_ARGUMENT` error [`BusEvent::from_init`] returns for a
+    /// `timestamp` that is not a finite number, for a binding that checks
+    /// the number before its conversion to JSON (which has no infinities).
+    pub fn bad_timestamp() -> Error {
+        Error::new(ErrorCode::InvalidArgument, BAD_TIMESTAMP)
+    }
+
     /// An event stamped `timestamp` (ms).
     pub fn new(
         event_type: impl Into<String>,

@@ -11,7 +11,7 @@ use crate::compiler::exchanges::artifact_content;
 use crate::compiler::fit_zoned::cut_question;
 use crate::compiler::processor::{Processor, SessionWrites};
 use crate::error::Result;
-use crate::session::{Session, ARTIFACT_STORED};
+use crate::session::{Session, ARTIFACT_STORED, USER_INPUT};
 use crate::working_context::{ArtifactRef, WorkingContext};
 
 /// Replaces tool results of `threshold_bytes` or more with artifact handles
@@ -188,7 +188,7 @@ impl ArtifactAttacher {
             Some(r) => r.clone(),
             None => {
                 let (content, event_id) = (h.content.clone(), h.event_id.clone());
-                self.externalize_as(session, &content, "user_input", event_id, writes)
+                self.externalize_as(session, &content, USER_INPUT, event_id, writes)
                     .await?
             }
         };

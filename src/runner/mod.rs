@@ -25,7 +25,9 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::join::{join_all, LocalFuture};
 use crate::normalize::redact::redact_json;
 use crate::race::{race, First};
-use crate::session::{record_shared, Session, ASSISTANT_OUTPUT, TOOL_CALL, TOOL_ERROR, USER_INPUT};
+use crate::session::{
+    record_shared, Session, ASSISTANT_OUTPUT, GUARD_DECISION, TOOL_CALL, TOOL_ERROR, USER_INPUT,
+};
 use crate::tools::{AbortSignal, ToolEvent, ToolEventKind, ToolInterruptHandler};
 use crate::working_context::WorkingContext;
 use crate::zones::{CompactionLevel, ZoneUsage};
@@ -35,9 +37,6 @@ pub use model::{Model, ModelReply, ModelRequest, RequestedToolCall, ToolSpec};
 
 /// Model calls a run makes at most when none is given.
 pub const DEFAULT_MAX_STEPS: usize = 10;
-
-/// The kind of the event recording a guard's decision (the seed's).
-pub const GUARD_DECISION: &str = "guard_decision";
 
 /// What a run works with: the session it records into, the compiler, the
 /// model, and optionally the tool handler (recording into the same session)

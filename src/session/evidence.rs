@@ -3,6 +3,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::session::kinds::{
+    GUARD_DECISION, MEMORY_HIT, TOOL_CALL, TOOL_ERROR, TOOL_TIMEOUT, USER_INPUT,
+};
+
 /// One evidence entry: what happened, in which phase, with what data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -31,11 +35,11 @@ pub struct EvidencePack {
 /// kinds are `output`.
 pub fn evidence_kind(kind: &str) -> &'static str {
     match kind {
-        "user_input" => "input",
-        "memory_hit" => "source",
-        "tool_call" => "tool_call",
-        "tool_error" | "tool_timeout" => "error",
-        "guard_decision" => "decision",
+        USER_INPUT => "input",
+        MEMORY_HIT => "source",
+        TOOL_CALL => "tool_call",
+        TOOL_ERROR | TOOL_TIMEOUT => "error",
+        GUARD_DECISION => "decision",
         _ => "output",
     }
 }

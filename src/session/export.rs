@@ -113,7 +113,7 @@ impl Session {
 
 /// Parses and checks a list of exported events: every field's shape, unique
 /// ids, timestamps that never decrease. Errors name `path[i].field`.
-pub(crate) fn parse_events(raw_events: &[Value], path: &str) -> Result<Vec<SessionEvent>> {
+pub fn parse_events(raw_events: &[Value], path: &str) -> Result<Vec<SessionEvent>> {
     let mut events = Vec::with_capacity(raw_events.len());
     let mut ids = HashSet::with_capacity(raw_events.len());
     let mut last_ts = 0.0f64;

@@ -3,10 +3,10 @@
 
 mod evidence;
 mod export;
+mod kinds;
 mod log;
 pub(crate) mod render;
 mod store;
-pub mod tape;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -18,13 +18,13 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::tokens::TokenCounter;
 
 pub use evidence::{evidence_kind, EvidenceEntry, EvidencePack};
-pub(crate) use export::parse_events;
+pub use export::parse_events;
 pub use export::SESSION_FORMAT;
-pub use log::{
-    CompactionState, EventLog, SessionEvent, ARTIFACT_STORED, ASSISTANT_OUTPUT, CONTEXT_COMPACTED,
-    MAX_DATA_DEPTH, MEMORY_HIT, PHASE_RESULT, TOOL_CALL, TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT,
-    USER_INPUT,
+pub use kinds::{
+    ARTIFACT_STORED, ASSISTANT_OUTPUT, CONTEXT_COMPACTED, GUARD_DECISION, MEMORY_HIT, PHASE_RESULT,
+    TOOL_CALL, TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT, USER_INPUT,
 };
+pub use log::{CompactionState, EventLog, SessionEvent, MAX_DATA_DEPTH};
 pub use store::{
     plan_save, restore_session, stale_save, SavePlan, SaveReport, SavedEvents, SessionEnv,
     SessionSource, SessionStore,

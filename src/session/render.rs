@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::session::log::{
+use crate::session::kinds::{
     ASSISTANT_OUTPUT, PHASE_RESULT, TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT, USER_INPUT,
 };
 use crate::tokens::TokenCounter;

@@ -6,6 +6,7 @@ use serde_json::Value;
 use crate::artifacts::ArtifactHandle;
 use crate::clock::{Clock, IdRng};
 use crate::normalize::aligner::NormalizedOutput;
+use crate::session::{TOOL_CALL, TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT};
 
 /// The kind of a tool event (the seed's CALL/SUCCESS/ERROR/TIMEOUT).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -28,10 +29,10 @@ impl ToolEventKind {
     /// The session event kind string (`"tool_call"`, ...).
     pub fn as_str(self) -> &'static str {
         match self {
-            ToolEventKind::Call => "tool_call",
-            ToolEventKind::Success => "tool_success",
-            ToolEventKind::Error => "tool_error",
-            ToolEventKind::Timeout => "tool_timeout",
+            ToolEventKind::Call => TOOL_CALL,
+            ToolEventKind::Success => TOOL_SUCCESS,
+            ToolEventKind::Error => TOOL_ERROR,
+            ToolEventKind::Timeout => TOOL_TIMEOUT,
         }
     }
 }

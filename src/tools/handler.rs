@@ -12,7 +12,10 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::normalize::aligner::PerceptionAligner;
 use crate::normalize::redact::{redact, redact_json};
 use crate::race::{race, First};
-use crate::session::{record_shared, Session, SessionEvent, ARTIFACT_STORED};
+use crate::session::{
+    record_shared, Session, SessionEvent, ARTIFACT_STORED, TOOL_CALL, TOOL_ERROR, TOOL_SUCCESS,
+    TOOL_TIMEOUT,
+};
 use crate::tools::{AbortSignal, ToolBridge, ToolContent, ToolEvent, ToolEventKind, ToolFailure};
 
 /// The timeout of a call when none is given (the seed's 30 seconds).
@@ -182,7 +185,7 @@ impl ToolInterruptHandler {
         if artifact.is_none() {
             data["result"] = json!(text);
         }
-        let recorded = self.record("tool_success", data)?;
+        let recorded = self.record(TOOL_SUCCESS, data)?;
         Ok(ToolEvent {
             result: Some(text),
             artifact,
@@ -225,7 +228,7 @@ impl ToolInterruptHandler {
         let mut recorded_arguments = arguments.clone();
         redact_json(&mut recorded_arguments);
         let call = self.record(
-            "tool_call",
+            TOOL_CALL,
             json!({"tool_name": tool_name, "arguments": recorded_arguments}),
         )?;
         let call_id = call.event_id.clone();
@@ -286,7 +289,7 @@ impl ToolInterruptHandler {
             Err(ToolFailure::TimedOut(message)) => {
                 let message = redact(&message).text;
                 let recorded = self.record(
-                    "tool_timeout",
+                    TOOL_TIMEOUT,
                     json!({"tool": tool_name, "call_id": call_id, "latency_ms": latency_ms, "timeout_ms": timeout_ms, "error": message}),
                 )?;
                 Ok(ToolEvent {
@@ -297,7 +300,7 @@ impl ToolInterruptHandler {
             Err(ToolFailure::Failed(message)) => {
                 let message = redact(&message).text;
                 let recorded = self.record(
-                    "tool_error",
+                    TOOL_ERROR,
                     json!({"tool": tool_name, "call_id": call_id, "latency_ms": latency_ms, "error": message}),
                 )?;
                 Ok(ToolEvent {
@@ -349,7 +352,7 @@ impl ToolInterruptHandler {
                 if artifact.is_none() {
                     data["result"] = json!(text);
                 }
-                let recorded = self.record("tool_success", data)?;
+                let recorded = self.record(TOOL_SUCCESS, data)?;
                 Ok(ToolEvent {
                     result: Some(text),
                     normalized: Some(normalized),

@@ -55,9 +55,19 @@ pub fn limit(v: &Value, default: usize) -> usize {
     }
 }
 
+/// The repository's root: this crate's directory, or the nearest one above
+/// it holding `tests/fixtures` (the component crate's tests share these).
+pub fn repo_root() -> std::path::PathBuf {
+    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    here.ancestors()
+        .find(|dir| dir.join("tests/fixtures/golden").is_dir())
+        .unwrap_or(here)
+        .to_path_buf()
+}
+
 /// Every golden fixture, parsed, with its path, sorted by name.
 pub fn fixtures() -> Vec<(std::path::PathBuf, Value)> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/golden");
+    let dir = repo_root().join("tests/fixtures/golden");
     let mut paths: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -97,7 +97,7 @@ test("a budget past 2^53 says why it is refused", async () => {
 });
 
 test("long strings cross into wasm whole: multi-byte text, emoji and lone surrogates (as U+FFFD)", () => {
-  // Strings of 256 UTF-16 units or more take src/js/text.rs's encodeInto
+  // Strings of 256 UTF-16 units or more take crates/js/src/text.rs's encodeInto
   // path; their content must arrive exactly as through wasm-bindgen's own.
   const pieces = ["plain ascii ", "é", "日本語", "😀", "\uD800", "x\uDC00y", "\u0000", "end"];
   const cases = [];

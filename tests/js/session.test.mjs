@@ -205,7 +205,7 @@ test("values that throw when read are NOT_SERIALIZABLE with their path, and the 
 });
 
 test("garbage in the record buffers is INVALID_ARGUMENT, never a trap", async () => {
-  // The internals js/record.js writes through (src/js/main/record_buffers.rs).
+  // The internals js/record.js writes through (crates/npm-wasm/src/record_buffers.rs).
   const glue = await import("../../pkg/context_compiler.js");
   const s = new Session();
   s.record("warm", 1); // the buffers exist from the first record on

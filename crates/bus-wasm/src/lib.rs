@@ -1,11 +1,14 @@
-//! The npm package's event-bus module (`pkg/context_compiler_bus_bg.wasm`).
-//!
-//! Everything it exports is the core crate's JavaScript binding of the
-//! event bus and its handlers (`agent-context-compiler`, feature `js-bus`,
-//! `src/js/bus/`); this crate only links it, as
-//! `crates/npm-wasm` links the main module. The package loads it when the
-//! first `EventBus` or handler is made (`js/bus.js`), so code that never
+//! The npm package's event-bus module (`pkg/context_compiler_bus_bg.wasm`):
+//! `EventBus` (`event_bus.rs`) and its background handlers,
+//! `FactExtractor`, `SessionTimeoutMonitor`, `SleepHandler` and
+//! `EpisodeSummarizer`, over the core's public API. The package loads it
+//! when the first bus or handler is made (`js/bus.js`), so code that never
 //! uses the bus never downloads it.
 #![deny(unsafe_code)]
 
-pub use context_compiler;
+mod event_bus;
+mod facts;
+mod monitor;
+mod registry;
+mod sleep;
+mod summarizer;

@@ -1,14 +1,33 @@
-//! The npm package's main wasm module (`pkg/context_compiler_bg.wasm`).
+//! The npm package's main wasm module (`pkg/context_compiler_bg.wasm`):
+//! sessions and event logs, the compilers and their processors, the context
+//! window, tools and their normaliser, the turn runner, the in-memory
+//! artifact store and memory, token counting and hashing (`js/instance.js`
+//! loads the module).
 //!
-//! Everything it exports is the core crate's JavaScript binding
-//! (`agent-context-compiler`, feature `js`, `src/js/`); this crate only
-//! links it. It exists for the release profile: the core is built at
-//! `opt-level = "z"` and linked here, with link-time optimisation, at
-//! `"s"`, while the hot loops (`crates/text`: the token heuristic,
-//! redaction and the JSON writer; `aho-corasick`, `regex-lite`) are built
-//! at `"s"`. Measured: 416 KB gzipped against 490 KB at `"s"` throughout,
-//! with counting, recording, redaction and compiling as fast (the README's
-//! "Size" paragraph has the figures).
+//! Thin wrappers over the core's public API (`agent-context-compiler`) with
+//! what the modules share from `crates/js`. Built at `opt-level = "s"` with
+//! link-time optimisation while the core is built at `"z"` (the
+//! workspace's release profile; `docs/benchmarks.md`, "Size").
 #![deny(unsafe_code)]
 
-pub use context_compiler;
+mod artifact_store_arg;
+mod artifacts;
+mod budget;
+mod compiler;
+mod context_window;
+mod counter;
+mod in_memory;
+mod memory;
+mod normalize;
+mod processors;
+mod record_buffers;
+mod registry;
+mod runner;
+mod schema_engine;
+mod session;
+mod session_saving;
+mod store_module;
+mod tape;
+mod tools;
+mod types;
+mod working_context;

@@ -154,8 +154,9 @@ impl Default for SchemaRegistry {
     }
 }
 
-/// An `INVALID_SCHEMA` error.
-pub(crate) fn invalid(what: impl std::fmt::Display) -> Error {
+/// An `INVALID_SCHEMA` error saying `what`: what a [`SchemaEngine`] returns
+/// for a schema it cannot compile (engines outside the crate use it too).
+pub fn invalid(what: impl std::fmt::Display) -> Error {
     Error::new(ErrorCode::InvalidSchema, what.to_string())
 }
 

@@ -514,6 +514,13 @@ fn next_pos(text: &str, start: usize, end: usize) -> usize {
 fn value_span(text: &str, caps: &Groups, names: &Names, limit: usize) -> Option<(usize, usize)> {
     let span = |i: Option<usize>| i.and_then(|i| caps.get(i));
     if let Some((s, e)) = span(names.dq).or_else(|| span(names.sq)) {
+        // A compared literal (no separator: `"…" == password`) whose
+        // content starts the way the text between two JSON strings does
+        // (`":1,"==password"`) is that text, not a literal: in JSON a `=`
+        // never follows a closing quote.
+        if names.sep.is_none() && text[s..e].trim_start().starts_with([':', ',', '}', ']']) {
+            return None;
+        }
         return Some((s, e.min(limit.max(s))));
     }
     let (bare_start, bare_end) = span(names.bare)?;

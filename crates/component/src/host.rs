@@ -1,0 +1,62 @@
+//! The host's imports seen as the core's traits: its key-value store as a
+//! [`KeyValue`], its tools as a [`ToolBridge`].
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+use super::bindings::agent::context_compiler::{artifact_kv, tool_bridge};
+use context_compiler::error::{Error, ErrorCode, Result};
+use context_compiler::kv::KeyValue;
+use context_compiler::tools::{AbortSignal, ToolBridge, ToolFailure, ToolOutput};
+
+/// The host's `artifact-kv` import.
+pub(crate) struct HostKv;
+
+fn failed(op: &str, message: String) -> Error {
+    Error::new(
+        ErrorCode::StoreFailed,
+        format!("host kv {op} failed: {message}"),
+    )
+}
+
+#[async_trait(?Send)]
+impl KeyValue for HostKv {
+    type Value = Vec<u8>;
+
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        artifact_kv::get(key).map_err(|m| failed("get", m))
+    }
+
+    async fn put(&self, key: &str, value: Vec<u8>) -> Result<()> {
+        artifact_kv::put(key, &value).map_err(|m| failed("put", m))
+    }
+
+    async fn delete(&self, key: &str) -> Result<()> {
+        artifact_kv::delete(key).map_err(|m| failed("delete", m))
+    }
+
+    async fn list(&self, prefix: &str) -> Result<Option<Vec<String>>> {
+        artifact_kv::list_keys(prefix).map_err(|m| failed("list", m))
+    }
+}
+
+/// The host's `tool-bridge` import; the host enforces the deadline.
+pub(crate) struct HostBridge;
+
+#[async_trait(?Send)]
+impl ToolBridge for HostBridge {
+    async fn execute(
+        &self,
+        name: &str,
+        arguments: &Value,
+        _signal: &AbortSignal,
+        deadline_ms: f64,
+    ) -> std::result::Result<ToolOutput, ToolFailure> {
+        let timeout = deadline_ms.max(0.0).ceil() as u64;
+        match tool_bridge::call_tool(name, &arguments.to_string(), timeout) {
+            Ok(text) => Ok(ToolOutput::Text(text)),
+            Err(tool_bridge::ToolFailure::Timeout(m)) => Err(ToolFailure::TimedOut(m)),
+            Err(tool_bridge::ToolFailure::Failed(m)) => Err(ToolFailure::Failed(m)),
+        }
+    }
+}

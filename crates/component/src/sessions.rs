@@ -1,0 +1,95 @@
+//! The `sessions` interface: the session resource.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::bindings::exports::agent::context_compiler::sessions::{
+    Error, Guest, GuestSession, Session as SessionHandle,
+};
+use super::{parse_json, to_json, wit_error, Component};
+use context_compiler::clock::{os_seed, SystemClock};
+use context_compiler::error::{self, ErrorCode};
+use context_compiler::session::Session;
+use context_compiler::tokens::DefaultTokenCounter;
+
+/// A session resource: the core session, shared with tool calls.
+pub(crate) struct SessionResource {
+    pub(crate) inner: Rc<RefCell<Session>>,
+}
+
+fn busy() -> Error {
+    wit_error(error::Error::new(
+        ErrorCode::SessionBusy,
+        "the session is in use by a running call",
+    ))
+}
+
+impl Guest for Component {
+    type Session = SessionResource;
+}
+
+impl SessionResource {
+    /// The session, borrowed for reading, or `session-busy`.
+    fn read(&self) -> Result<std::cell::Ref<'_, Session>, Error> {
+        self.inner.try_borrow().map_err(|_| busy())
+    }
+}
+
+impl GuestSession for SessionResource {
+    fn new(session_id: Option<String>) -> Self {
+        let session = Session::with_env(
+            session_id.filter(|s| !s.is_empty()),
+            Rc::new(SystemClock),
+            Rc::new(DefaultTokenCounter),
+            os_seed(),
+        );
+        SessionResource {
+            inner: Rc::new(RefCell::new(session)),
+        }
+    }
+
+    fn import_json(json: String) -> Result<SessionHandle, Error> {
+        let session = Session::import_json(
+            &json,
+            Rc::new(SystemClock),
+            Rc::new(DefaultTokenCounter),
+            os_seed(),
+        )?;
+        Ok(SessionHandle::new(SessionResource {
+            inner: Rc::new(RefCell::new(session)),
+        }))
+    }
+
+    fn session_id(&self) -> Result<String, Error> {
+        Ok(self.read()?.session_id().to_string())
+    }
+
+    fn record(
+        &self,
+        kind: String,
+        data_json: String,
+        token_estimate: Option<u64>,
+    ) -> Result<String, Error> {
+        let data = parse_json(&data_json, "data-json")?;
+        let mut session = self.inner.try_borrow_mut().map_err(|_| busy())?;
+        let event = session.record(&kind, data, token_estimate)?;
+        to_json(event)
+    }
+
+    fn events_json(&self) -> Result<String, Error> {
+        to_json(&self.read()?.event_log().all_events())
+    }
+
+    fn length(&self) -> Result<u64, Error> {
+        let s = self.read()?;
+        Ok((s.event_log().len() + s.event_log().pending_len()) as u64)
+    }
+
+    fn total_tokens(&self) -> Result<u64, Error> {
+        Ok(self.read()?.event_log().total_tokens())
+    }
+
+    fn export_json(&self) -> Result<String, Error> {
+        Ok(self.read()?.export_json())
+    }
+}

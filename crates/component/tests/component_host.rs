@@ -1,0 +1,1094 @@
+//! The WebAssembly component in a real wasmtime host: the host implements the
+//! imports (an in-memory KV the test inspects, a tool bridge with a slow and a
+//! failing tool), loads the built component and checks that it gives what the
+//! native core gives: the golden fixtures' compiled messages, the same tool
+//! events and the same normalised output. Bad input yields the error result
+//! and leaves the instance usable.
+//!
+//! The component is built by `scripts/build-component.sh` (run by `npm test`
+//! before `cargo test`); `COMPONENT_WASM` overrides its path.
+
+#[path = "../../../tests/common/mod.rs"]
+mod common;
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::sync::mpsc;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use common::golden::{compile_options, export_doc, fixtures, limit};
+use context_compiler::normalize::aligner::PerceptionAligner;
+use context_compiler::normalize::schemas::SchemaRegistry;
+use context_compiler::WorkingContext;
+use serde_json::{json, Value};
+use wasmtime::component::{Component, HasSelf, Linker, ResourceAny, ResourceTable};
+use wasmtime::{Engine, Store};
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+wasmtime::component::bindgen!({
+    world: "context-compiler",
+    path: "../../wit",
+});
+
+use agent::context_compiler::tool_bridge::ToolFailure;
+use exports::agent::context_compiler::compiler::{
+    CompileOptions, HistorySelectorOptions, Layout, Memory, MessageFormat, Processor,
+};
+use exports::agent::context_compiler::context_window::CompactionLevel;
+use exports::agent::context_compiler::tools::CallOptions;
+use exports::agent::context_compiler::types::{Error as WitError, ErrorCode};
+
+/// What the host gives the component: WASI, a KV, tools.
+struct Host {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    kv: BTreeMap<String, Vec<u8>>,
+    kv_fails: bool,
+    tool_calls: Vec<(String, String, u64)>,
+    bus_calls: Vec<(String, Value)>,
+}
+
+impl WasiView for Host {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+impl agent::context_compiler::artifact_kv::Host for Host {
+    fn get(&mut self, key: String) -> Result<Option<Vec<u8>>, String> {
+        if self.kv_fails {
+            return Err("kv offline".into());
+        }
+        Ok(self.kv.get(&key).cloned())
+    }
+    fn put(&mut self, key: String, value: Vec<u8>) -> Result<(), String> {
+        if self.kv_fails {
+            return Err("kv offline".into());
+        }
+        self.kv.insert(key, value);
+        Ok(())
+    }
+    fn delete(&mut self, key: String) -> Result<(), String> {
+        self.kv.remove(&key);
+        Ok(())
+    }
+    fn list_keys(&mut self, prefix: String) -> Result<Option<Vec<String>>, String> {
+        Ok(Some(
+            self.kv
+                .keys()
+                .filter(|k| k.starts_with(&prefix))
+                .cloned()
+                .collect(),
+        ))
+    }
+}
+
+/// The tools: `echo`, `slow` (2 s, run on a thread the host stops waiting
+/// for at the deadline), `fail`, `listing` (a large JSON output).
+impl agent::context_compiler::tool_bridge::Host for Host {
+    fn call_tool(
+        &mut self,
+        name: String,
+        arguments_json: String,
+        timeout_ms: u64,
+    ) -> Result<String, ToolFailure> {
+        self.tool_calls
+            .push((name.clone(), arguments_json.clone(), timeout_ms));
+        match name.as_str() {
+            "echo" => Ok(arguments_json),
+            "slow" => {
+                let (tx, rx) = mpsc::channel();
+                std::thread::spawn(move || {
+                    std::thread::sleep(Duration::from_millis(2_000));
+                    let _ = tx.send("finally".to_string());
+                });
+                rx.recv_timeout(Duration::from_millis(timeout_ms))
+                    .map_err(|_| {
+                        ToolFailure::Timeout(format!("slow did not finish in {timeout_ms} ms"))
+                    })
+            }
+            "fail" => Err(ToolFailure::Failed("boom".into())),
+            "listing" => Ok(listing()),
+            other => Err(ToolFailure::Failed(format!("no tool {other}"))),
+        }
+    }
+}
+
+/// The bus handlers: each call is kept; `broken` fails.
+impl agent::context_compiler::bus_host::Host for Host {
+    fn handle(&mut self, handler: String, event_json: String) -> Result<(), String> {
+        let event: Value = serde_json::from_str(&event_json).map_err(|e| e.to_string())?;
+        self.bus_calls.push((handler.clone(), event));
+        match handler.as_str() {
+            "broken" => Err("disk full".into()),
+            _ => Ok(()),
+        }
+    }
+}
+
+fn listing() -> String {
+    let rows: Vec<Value> = (0..300)
+        .map(|i| json!({"path": format!("src/file_{i}.rs"), "bytes": i * 97, "token": "sk-live-0123456789abcdefghijklmnop"}))
+        .collect();
+    json!({"files": rows}).to_string()
+}
+
+fn component_path() -> String {
+    std::env::var("COMPONENT_WASM").unwrap_or_else(|_| {
+        common::golden::repo_root()
+            .join("target/wasm32-wasip2/release/context_compiler_component.wasm")
+            .to_string_lossy()
+            .into_owned()
+    })
+}
+
+/// The engine and the compiled component, shared by every test.
+fn compiled() -> &'static (Engine, Component) {
+    static COMPILED: OnceLock<(Engine, Component)> = OnceLock::new();
+    COMPILED.get_or_init(|| {
+        let path = component_path();
+        assert!(
+            std::path::Path::new(&path).exists(),
+            "{path} is missing: build it with `bash scripts/build-component.sh`"
+        );
+        let engine = Engine::default();
+        let component = Component::from_file(&engine, &path).expect("load the component");
+        (engine, component)
+    })
+}
+
+/// A fresh host and instance.
+fn instantiate() -> (Store<Host>, ContextCompiler) {
+    instantiate_with(WasiCtx::builder().build())
+}
+
+/// A fresh host with `wasi` (e.g. a preopened directory) and instance.
+fn instantiate_with(wasi: WasiCtx) -> (Store<Host>, ContextCompiler) {
+    let (engine, component) = compiled();
+    let mut linker = Linker::<Host>::new(engine);
+    wasmtime_wasi::p2::add_to_linker_sync(&mut linker).unwrap();
+    ContextCompiler::add_to_linker::<_, HasSelf<_>>(&mut linker, |h| h).unwrap();
+    let host = Host {
+        wasi,
+        table: ResourceTable::new(),
+        kv: BTreeMap::new(),
+        kv_fails: false,
+        tool_calls: Vec::new(),
+        bus_calls: Vec::new(),
+    };
+    let mut store = Store::new(engine, host);
+    let bindings = ContextCompiler::instantiate(&mut store, component, &linker).unwrap();
+    (store, bindings)
+}
+
+fn import(
+    store: &mut Store<Host>,
+    cc: &ContextCompiler,
+    json: &str,
+) -> Result<ResourceAny, WitError> {
+    cc.agent_context_compiler_sessions()
+        .session()
+        .call_import_json(store, json)
+        .unwrap()
+}
+
+fn to_messages(
+    store: &mut Store<Host>,
+    cc: &ContextCompiler,
+    context_json: &str,
+    format: MessageFormat,
+) -> Value {
+    let text = cc
+        .agent_context_compiler_compiler()
+        .call_to_messages(store, context_json, format)
+        .unwrap()
+        .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The seed's ContextWindow example through the component equals the
+/// native window, and bad input is an error result.
+#[test]
+fn the_context_window_is_the_native_one() {
+    let (mut store, cc) = instantiate();
+    let windows = cc.agent_context_compiler_context_window().window();
+    let w = windows
+        .call_create(&mut store, 128_000, None)
+        .unwrap()
+        .unwrap();
+    let mut native = context_compiler::ContextWindow::new(
+        128_000,
+        None,
+        Rc::new(context_compiler::DefaultTokenCounter),
+        Rc::new(context_compiler::clock::SystemClock),
+    )
+    .unwrap();
+    windows
+        .call_set_system_prompt(&mut store, w, "You are a helpful coding assistant.")
+        .unwrap();
+    native.set_system_prompt("You are a helpful coding assistant.");
+    windows
+        .call_set_goal(&mut store, w, "Build a REST API")
+        .unwrap();
+    native.set_goal("Build a REST API");
+    windows
+        .call_set_policies(&mut store, w, &["Never expose PII".to_string()])
+        .unwrap();
+    native.set_policies(vec!["Never expose PII".into()]);
+    windows
+        .call_set_tool_definitions(&mut store, w, r#"[{"name":"bash"}]"#)
+        .unwrap()
+        .unwrap();
+    native
+        .set_tool_definitions(vec![json!({"name": "bash"})])
+        .unwrap();
+    windows
+        .call_set_brain_digest(&mut store, w, r#"{"concept":"rest"}"#)
+        .unwrap()
+        .unwrap();
+    native.set_brain_digest(json!({"concept": "rest"})).unwrap();
+    windows
+        .call_set_task_state(&mut store, w, "Creating the model")
+        .unwrap();
+    native.set_task_state("Creating the model");
+    windows
+        .call_append_message(&mut store, w, "user", "Create the user model", None)
+        .unwrap()
+        .unwrap();
+    native
+        .append_message("user", "Create the user model", None)
+        .unwrap();
+    windows
+        .call_append_tool_result(&mut store, w, "bash", "ok", false)
+        .unwrap();
+    native.append_tool_result("bash", "ok", false).unwrap();
+    windows
+        .call_add_recent_message(&mut store, w, "user", "Now add validation", Some(2.0))
+        .unwrap()
+        .unwrap();
+    native
+        .add_recent_message("user", "Now add validation", Some(2.0))
+        .unwrap();
+    let compiled: Value =
+        serde_json::from_str(&windows.call_compile(&mut store, w).unwrap()).unwrap();
+    let mut expected = serde_json::to_value(native.compile()).unwrap();
+    assert_eq!(compiled["messages"], expected["messages"]);
+    assert_eq!(compiled["totalTokens"], expected["totalTokens"]);
+    assert_eq!(compiled["zoneUsage"], expected["zoneUsage"]);
+    let stats: Value =
+        serde_json::from_str(&windows.call_get_stats(&mut store, w).unwrap()).unwrap();
+    expected = serde_json::to_value(native.get_stats()).unwrap();
+    assert_eq!(stats, expected);
+    assert!(matches!(
+        windows.call_get_compaction_level(&mut store, w).unwrap(),
+        CompactionLevel::None
+    ));
+    windows
+        .call_emergency_compact(&mut store, w, "summary")
+        .unwrap();
+    let stats: Value =
+        serde_json::from_str(&windows.call_get_stats(&mut store, w).unwrap()).unwrap();
+    assert_eq!(stats["workingItems"], 1);
+    // Bad input is an error result; the instance stays usable.
+    let e = windows
+        .call_set_tool_definitions(&mut store, w, r#"[{"nope":1}]"#)
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidArgument);
+    let e = windows
+        .call_append_message(&mut store, w, "user", "x", Some(f64::NAN))
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidArgument);
+    let e = windows
+        .call_create(&mut store, 0, None)
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidBudget);
+    let e = cc
+        .agent_context_compiler_compiler()
+        .call_to_messages(&mut store, "{not json", MessageFormat::Openai)
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidArgument);
+    assert!(windows
+        .call_compile(&mut store, w)
+        .unwrap()
+        .contains("summary"));
+    w.resource_drop(&mut store).unwrap();
+}
+
+fn processors(fixture: &Value) -> Vec<Processor> {
+    fixture["compile"]["processors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| match p["type"].as_str().unwrap() {
+            "history_selector" => Processor::HistorySelector(HistorySelectorOptions {
+                keep_first: limit(&p["keepFirst"], 2).min(u32::MAX as usize) as u32,
+                keep_last: limit(&p["keepLast"], 5).min(u32::MAX as usize) as u32,
+            }),
+            "compactor" => Processor::Compactor,
+            "memory_preloader" if p["pin"] == true => {
+                Processor::PinnedMemoryPreloader(limit(&p["topK"], 5) as u32)
+            }
+            "memory_preloader" => Processor::MemoryPreloader(limit(&p["topK"], 5) as u32),
+            "artifact_attacher" => {
+                Processor::ArtifactAttacher(limit(&p["thresholdBytes"], 1024) as u64)
+            }
+            other => panic!("unknown processor {other}"),
+        })
+        .collect()
+}
+
+#[test]
+fn golden_fixtures_compile_the_same_through_the_component() {
+    for (path, fixture) in fixtures() {
+        let (mut store, cc) = instantiate();
+        let session = import(&mut store, &cc, &export_doc(&fixture).to_string()).unwrap();
+        let sessions = cc.agent_context_compiler_sessions().session();
+        let before = sessions.call_length(&mut store, session).unwrap().unwrap();
+        let memories: Vec<Memory> = fixture["memories"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|m| Memory {
+                key: m[0].as_str().unwrap().into(),
+                content: m[1].as_str().unwrap().into(),
+                category: m[2].as_str().unwrap().into(),
+            })
+            .collect();
+        let c = &fixture["compile"];
+        let compiler = cc.agent_context_compiler_compiler();
+        let zoned = c["layout"] == "zoned";
+        let compiled = if zoned {
+            let o = compile_options(c);
+            let json = |v: &Option<Value>| v.as_ref().map(Value::to_string);
+            let options = CompileOptions {
+                layout: Layout::Zoned,
+                system_prompt: o.system_prompt.clone(),
+                policies: o.policies.clone(),
+                tool_definitions_json: Some(Value::Array(o.tool_definitions.clone()).to_string()),
+                user_preferences_json: json(&o.user_preferences),
+                goal: o.goal.clone(),
+                state_digest_json: json(&o.state_digest),
+                task_state: o.task_state.clone(),
+            };
+            compiler.call_compile_with(
+                &mut store,
+                session,
+                c["budget"].as_u64().unwrap(),
+                &options,
+                &processors(&fixture),
+                &memories,
+            )
+        } else {
+            compiler.call_compile(
+                &mut store,
+                session,
+                c["budget"].as_u64().unwrap(),
+                c["systemPrompt"].as_str().unwrap(),
+                &processors(&fixture),
+                &memories,
+            )
+        }
+        .unwrap()
+        .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+        let ctx: WorkingContext = serde_json::from_str(&compiled.context_json).unwrap();
+        let messages: Value = serde_json::from_str(&compiled.messages_json).unwrap();
+        let events: Vec<Value> = serde_json::from_str(
+            &sessions
+                .call_events_json(&mut store, session)
+                .unwrap()
+                .unwrap(),
+        )
+        .unwrap();
+        let recorded: Vec<&str> = events[before as usize..]
+            .iter()
+            .map(|e| e["kind"].as_str().unwrap())
+            .collect();
+        let actual = json!({
+            "messages": messages,
+            "tokenCount": compiled.token_count,
+            "artifactRefs": ctx.artifact_refs,
+            "memoryKeys": ctx.memory_hits.iter().map(|m| m.key.clone()).collect::<Vec<_>>(),
+            "dropped": ctx.dropped,
+            "recordedKinds": recorded,
+            "zoneUsage": ctx.zone_usage,
+            "compactionLevel": ctx.compaction_level,
+            "summary": ctx.summary,
+            "formats": {
+                "openai": to_messages(&mut store, &cc, &compiled.context_json, MessageFormat::Openai),
+                "anthropic": to_messages(&mut store, &cc, &compiled.context_json, MessageFormat::Anthropic),
+                "ai-sdk": to_messages(&mut store, &cc, &compiled.context_json, MessageFormat::AiSdk),
+            },
+        });
+        assert_eq!(actual, fixture["expected"], "{}", path.display());
+        assert_eq!(
+            to_messages(
+                &mut store,
+                &cc,
+                &compiled.context_json,
+                MessageFormat::Plain
+            ),
+            messages
+        );
+        // Externalised artifacts landed in the host's KV, verified and whole.
+        for r in ctx.artifact_refs {
+            assert!(
+                store.data().kv.contains_key(&format!("a/{}", r.handle)),
+                "{} not in the host kv",
+                r.handle
+            );
+        }
+        session.resource_drop(&mut store).unwrap();
+    }
+}
+
+/// The native twin of the host's tools, for the native side of comparisons.
+struct NativeTools;
+
+#[async_trait::async_trait(?Send)]
+impl context_compiler::tools::ToolBridge for NativeTools {
+    async fn execute(
+        &self,
+        name: &str,
+        arguments: &Value,
+        _signal: &context_compiler::tools::AbortSignal,
+        deadline_ms: f64,
+    ) -> Result<context_compiler::tools::ToolOutput, context_compiler::tools::ToolFailure> {
+        use context_compiler::tools::{ToolFailure as F, ToolOutput};
+        match name {
+            "echo" => Ok(ToolOutput::Text(arguments.to_string())),
+            "slow" => Err(F::TimedOut(format!(
+                "slow did not finish in {} ms",
+                deadline_ms.ceil() as u64
+            ))),
+            "fail" => Err(F::Failed("boom".into())),
+            "listing" => Ok(ToolOutput::Text(listing())),
+            other => Err(F::Failed(format!("no tool {other}"))),
+        }
+    }
+}
+
+const LISTING_SCHEMA: &str = r#"{"type":"object","required":["files"],"properties":{"files":{"type":"array","items":{"type":"object","required":["path","bytes"]}}}}"#;
+
+/// A tool event without what differs between runs (ids, times, latency).
+fn comparable(mut event: Value) -> Value {
+    let obj = event.as_object_mut().unwrap();
+    for k in ["eventId", "timestamp", "latencyMs"] {
+        obj.remove(k);
+    }
+    if let Some(a) = obj.get_mut("artifact").and_then(Value::as_object_mut) {
+        a.remove("createdAt");
+    }
+    event
+}
+
+fn native_call(name: &str, args: &Value, timeout_ms: u64, externalize: bool) -> Value {
+    use context_compiler::artifacts::ArtifactStore;
+    use context_compiler::clock::SystemClock;
+    use context_compiler::tools::{ToolInterruptHandler, ToolInterruptOptions};
+    let mut registry = SchemaRegistry::new();
+    registry
+        .register("listing", serde_json::from_str(LISTING_SCHEMA).unwrap())
+        .unwrap();
+    let store: Rc<dyn ArtifactStore> = Rc::new(context_compiler::MemoryArtifactStore::new(
+        Rc::new(SystemClock),
+    ));
+    let handler = ToolInterruptHandler::new(
+        Rc::new(NativeTools),
+        PerceptionAligner::new(Rc::new(RefCell::new(registry))),
+        Rc::new(RefCell::new(common::session("tools"))),
+        Rc::new(SystemClock),
+        ToolInterruptOptions {
+            artifact_store: externalize.then_some(store),
+            externalize_threshold: if externalize { 1024 } else { usize::MAX },
+        },
+    );
+    let event =
+        common::block_on(handler.call(name, args.clone(), Some(timeout_ms as f64))).unwrap();
+    serde_json::to_value(event).unwrap()
+}
+
+#[test]
+fn tool_events_and_normalised_outputs_match_the_native_core() {
+    let (mut store, cc) = instantiate();
+    let sessions = cc.agent_context_compiler_sessions().session();
+    let session = sessions
+        .call_constructor(&mut store, Some("tools"))
+        .unwrap();
+    let normalizer = cc.agent_context_compiler_normalizer();
+    let registry = normalizer
+        .schema_registry()
+        .call_constructor(&mut store)
+        .unwrap();
+    normalizer
+        .schema_registry()
+        .call_register(&mut store, registry, "listing", LISTING_SCHEMA)
+        .unwrap()
+        .unwrap();
+    let cases = [
+        ("echo", json!({"text": "hello", "n": 3}), 1_000, false),
+        ("fail", json!({}), 1_000, false),
+        ("slow", json!({"wait": true}), 100, false),
+        ("listing", json!({"dir": "src"}), 1_000, true),
+        ("listing", json!({"dir": "src"}), 1_000, false),
+    ];
+    for (name, args, timeout, externalize) in cases {
+        let options = CallOptions {
+            timeout_ms: Some(timeout),
+            externalize_threshold: externalize.then_some(1024),
+        };
+        let out = cc
+            .agent_context_compiler_tools()
+            .call_call_tool(
+                &mut store,
+                session,
+                Some(registry),
+                name,
+                &args.to_string(),
+                options,
+            )
+            .unwrap()
+            .unwrap();
+        let ours: Value = serde_json::from_str(&out).unwrap();
+        let native = native_call(name, &args, timeout, externalize);
+        assert_eq!(comparable(ours.clone()), comparable(native), "{name}");
+        if externalize {
+            let id = ours["artifact"]["artifactId"].as_str().unwrap();
+            let stored = store
+                .data()
+                .kv
+                .get(&format!("a/{id}"))
+                .expect("externalised to the host kv");
+            assert!(
+                !String::from_utf8_lossy(stored).contains("sk-live-"),
+                "only redacted output is stored"
+            );
+        }
+    }
+    let kinds: Vec<String> = serde_json::from_str::<Vec<Value>>(
+        &sessions
+            .call_events_json(&mut store, session)
+            .unwrap()
+            .unwrap(),
+    )
+    .unwrap()
+    .iter()
+    .map(|e| e["kind"].as_str().unwrap().to_string())
+    .collect();
+    assert_eq!(
+        kinds,
+        [
+            "tool_call",
+            "tool_success",
+            "tool_call",
+            "tool_error",
+            "tool_call",
+            "tool_timeout",
+            "tool_call",
+            "artifact_stored",
+            "tool_success",
+            "tool_call",
+            "tool_success"
+        ]
+    );
+    // The host saw the deadline it had to enforce.
+    assert_eq!(store.data().tool_calls[2].2, 100);
+
+    // The normaliser and the redactor give the native core's output.
+    let mut native_registry = SchemaRegistry::new();
+    native_registry
+        .register("listing", serde_json::from_str(LISTING_SCHEMA).unwrap())
+        .unwrap();
+    let aligner = PerceptionAligner::new(Rc::new(RefCell::new(native_registry)));
+    for (tool, output) in [
+        ("listing", listing()),
+        ("listing", r#"{"files": [{"path": 3}]}"#.to_string()),
+        (
+            "other",
+            "plain text with AKIAIOSFODNN7EXAMPLE inside".to_string(),
+        ),
+        ("other", "x".repeat(100_000)),
+        ("other", "{\"truncated\": [1, 2".to_string()),
+    ] {
+        let ours = normalizer
+            .schema_registry()
+            .call_normalize(&mut store, registry, tool, &output)
+            .unwrap();
+        let native = serde_json::to_string(&aligner.normalize(tool, &output)).unwrap();
+        assert_eq!(ours, native, "{tool}");
+        let redacted = normalizer.call_redact(&mut store, &output).unwrap();
+        let native =
+            serde_json::to_string(&context_compiler::normalize::redact::redact(&output)).unwrap();
+        assert_eq!(redacted, native);
+    }
+}
+
+fn code(result: Result<impl std::fmt::Debug, WitError>) -> ErrorCode {
+    match result {
+        Ok(v) => panic!("expected an error, got {v:?}"),
+        Err(e) => {
+            assert!(!e.message.is_empty());
+            e.code
+        }
+    }
+}
+
+#[test]
+fn bad_input_is_an_error_result_and_the_instance_stays_usable() {
+    let (mut store, cc) = instantiate();
+    let sessions = cc.agent_context_compiler_sessions().session();
+    assert_eq!(
+        code(import(&mut store, &cc, "{not json")),
+        ErrorCode::InvalidSessionImport
+    );
+    assert_eq!(
+        code(import(
+            &mut store,
+            &cc,
+            r#"{"format":"agent-context-compiler/session","version":1,"sessionId":"x","events":[{"eventId":"a"}]}"#
+        )),
+        ErrorCode::InvalidSessionImport
+    );
+    let session = sessions.call_constructor(&mut store, None).unwrap();
+    let record = |store: &mut Store<Host>, kind: &str, data: &str| {
+        sessions
+            .call_record(store, session, kind, data, None)
+            .unwrap()
+    };
+    assert_eq!(
+        code(record(&mut store, "user_input", "{\"unterminated\": ")),
+        ErrorCode::InvalidArgument
+    );
+    assert_eq!(
+        code(record(&mut store, "", "\"x\"")),
+        ErrorCode::InvalidArgument
+    );
+    // An over-long string (8 MB) is recorded, counted and compiled under budget.
+    let long = serde_json::to_string(&"word ".repeat(1_600_000)).unwrap();
+    record(&mut store, "user_input", &long).unwrap();
+    assert!(
+        sessions
+            .call_total_tokens(&mut store, session)
+            .unwrap()
+            .unwrap()
+            > 1_000_000
+    );
+    let compiler = cc.agent_context_compiler_compiler();
+    let compiled = compiler
+        .call_compile(
+            &mut store,
+            session,
+            1_000,
+            "sys",
+            &[Processor::Compactor],
+            &[],
+        )
+        .unwrap()
+        .unwrap();
+    assert!(compiled.token_count <= 1_000);
+    assert_eq!(
+        code(
+            compiler
+                .call_compile(&mut store, session, 0, "sys", &[], &[])
+                .unwrap()
+        ),
+        ErrorCode::InvalidBudget
+    );
+    let normalizer = cc.agent_context_compiler_normalizer();
+    let registry = normalizer
+        .schema_registry()
+        .call_constructor(&mut store)
+        .unwrap();
+    assert_eq!(
+        code(
+            normalizer
+                .schema_registry()
+                .call_register(&mut store, registry, "t", "{\"type\": 12}")
+                .unwrap()
+        ),
+        ErrorCode::InvalidSchema
+    );
+    assert_eq!(
+        code(
+            normalizer
+                .schema_registry()
+                .call_register(&mut store, registry, "t", "not json")
+                .unwrap()
+        ),
+        ErrorCode::InvalidArgument
+    );
+    let tools = cc.agent_context_compiler_tools();
+    let opts = || CallOptions {
+        timeout_ms: Some(1_000),
+        externalize_threshold: Some(1024),
+    };
+    assert_eq!(
+        code(
+            tools
+                .call_call_tool(&mut store, session, None, "echo", "{bad", opts())
+                .unwrap()
+        ),
+        ErrorCode::InvalidArgument
+    );
+    assert_eq!(
+        code(
+            tools
+                .call_call_tool(
+                    &mut store,
+                    session,
+                    None,
+                    "echo",
+                    "{}",
+                    CallOptions {
+                        timeout_ms: Some(0),
+                        externalize_threshold: None
+                    }
+                )
+                .unwrap()
+        ),
+        ErrorCode::InvalidArgument
+    );
+
+    // A host import that fails: the KV is offline. (A short newest user
+    // message, so the listing fits beside it.)
+    record(&mut store, "user_input", "\"list the files\"").unwrap();
+    store.data_mut().kv_fails = true;
+    let event: Value = serde_json::from_str(
+        &tools
+            .call_call_tool(&mut store, session, None, "listing", "{}", opts())
+            .unwrap()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        event["kind"], "tool_success",
+        "a failing store keeps the output inline"
+    );
+    assert!(event.get("artifact").is_none_or(Value::is_null));
+    let attach = [
+        Processor::HistorySelector(HistorySelectorOptions {
+            keep_first: 2,
+            keep_last: 5,
+        }),
+        Processor::ArtifactAttacher(1024),
+    ];
+    let failed = compiler
+        .call_compile(&mut store, session, 100_000, "sys", &attach, &[])
+        .unwrap();
+    let e = failed.expect_err("the attacher cannot store");
+    assert!(
+        matches!(e.code, ErrorCode::StoreFailed | ErrorCode::ProcessorFailed),
+        "{e:?}"
+    );
+    assert!(e.message.contains("kv offline"), "{}", e.message);
+
+    // The instance is still usable once the host recovers.
+    store.data_mut().kv_fails = false;
+    let ok = compiler
+        .call_compile(&mut store, session, 100_000, "sys", &attach, &[])
+        .unwrap()
+        .unwrap();
+    let ctx: WorkingContext = serde_json::from_str(&ok.context_json).unwrap();
+    assert_eq!(
+        ctx.artifact_refs.len(),
+        1,
+        "the listing is externalised once the KV is back"
+    );
+    let fresh = sessions
+        .call_constructor(&mut store, Some("after"))
+        .unwrap();
+    sessions
+        .call_record(&mut store, fresh, "user_input", "\"still here\"", None)
+        .unwrap()
+        .unwrap();
+    assert_eq!(sessions.call_length(&mut store, fresh).unwrap().unwrap(), 1);
+    assert_eq!(
+        sessions
+            .call_session_id(&mut store, fresh)
+            .unwrap()
+            .unwrap(),
+        "after"
+    );
+}
+
+/// Pieces of hostile input for the WIT entry points.
+const FRAGMENTS: &[&str] = &[
+    "\"", "\\", "\\\"", "\\u00", "\\ud800", ":", ",", "{", "}", "[", "]", "\n", "null", "password",
+    "Bearer ", "ghp_", "-----BEGIN RSA PRIVATE KEY-----", "é😀", "\u{0}", "1e999", "-0",
+    "{\"format\":\"agent-context-compiler/session\",\"version\":1,\"sessionId\":\"f\",\"events\":[",
+    "{\"eventId\":\"e\",\"timestamp\":1,\"kind\":\"user_input\",\"data\":\"x\",\"tokenEstimate\":1}",
+    "{\"systemPrompt\":\"s\",\"history\":[{\"role\":\"user\",\"content\":\"c\"}]}",
+];
+
+/// Fuzzing the WIT entry points: generated hostile strings through import,
+/// record, compile, to-messages, normalize and redact. Every call returns
+/// (a value or an error result); none traps, and the instance stays usable.
+#[test]
+fn hostile_strings_through_every_entry_point_never_trap() {
+    let (mut store, cc) = instantiate();
+    let sessions = cc.agent_context_compiler_sessions().session();
+    let compiler = cc.agent_context_compiler_compiler();
+    let normalizer = cc.agent_context_compiler_normalizer();
+    let registry = normalizer
+        .schema_registry()
+        .call_constructor(&mut store)
+        .unwrap();
+    let session = sessions.call_constructor(&mut store, None).unwrap();
+    // A deterministic generator: the same inputs on every run.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for case in 0..400 {
+        let parts = (next() % 12) as usize;
+        let input: String = (0..parts)
+            .map(|_| FRAGMENTS[(next() % FRAGMENTS.len() as u64) as usize])
+            .collect();
+        let what = format!("case {case}: {input:?}");
+        let _ = import(&mut store, &cc, &input);
+        let _ = sessions
+            .call_record(&mut store, session, "note", &input, None)
+            .expect(&what);
+        let data = serde_json::to_string(&input).unwrap();
+        sessions
+            .call_record(&mut store, session, "user_input", &data, None)
+            .expect(&what)
+            .expect(&what);
+        let _ = compiler
+            .call_to_messages(&mut store, &input, MessageFormat::Openai)
+            .expect(&what);
+        normalizer
+            .schema_registry()
+            .call_normalize(&mut store, registry, "t", &input)
+            .expect(&what);
+        normalizer.call_redact(&mut store, &input).expect(&what);
+        let _ = compiler
+            .call_compile(
+                &mut store,
+                session,
+                1 + next() % 400,
+                &input,
+                &[Processor::HistorySelector(HistorySelectorOptions {
+                    keep_first: 1,
+                    keep_last: 4,
+                })],
+                &[],
+            )
+            .expect(&what);
+    }
+    assert!(sessions.call_length(&mut store, session).unwrap().unwrap() >= 400);
+}
+
+/// The seed's bus through the component: FIFO dispatch to host handlers with
+/// the persister first, a full queue dropping, failures isolated and
+/// reported, stats, and a session feeding it.
+#[test]
+fn the_event_bus_dispatches_to_host_handlers() {
+    use exports::agent::context_compiler::bus::BusOptions;
+    let (mut store, cc) = instantiate();
+    let buses = cc.agent_context_compiler_bus().event_bus();
+    let zero = buses
+        .call_create(&mut store, BusOptions { max_queue: Some(0) })
+        .unwrap();
+    assert!(matches!(zero, Err(ref e) if e.code == ErrorCode::InvalidArgument));
+    let bus = buses
+        .call_create(&mut store, BusOptions { max_queue: Some(3) })
+        .unwrap()
+        .unwrap();
+    buses
+        .call_on(&mut store, bus, "turn_completed", "log")
+        .unwrap();
+    let broken = buses
+        .call_on(&mut store, bus, "turn_completed", "broken")
+        .unwrap();
+    buses
+        .call_on(&mut store, bus, "message_received", "log")
+        .unwrap();
+    buses
+        .call_set_persister(&mut store, bus, Some("db"))
+        .unwrap();
+    let mut accepted = Vec::new();
+    for n in 0..4 {
+        let event =
+            json!({"type": "turn_completed", "agentId": "a", "sessionId": "s", "data": {"n": n}});
+        accepted.push(
+            buses
+                .call_emit(&mut store, bus, &event.to_string())
+                .unwrap()
+                .unwrap(),
+        );
+    }
+    assert_eq!(accepted, [true, true, true, false]);
+    assert_eq!(buses.call_pending(&mut store, bus).unwrap(), 3);
+    let failures = buses.call_drain(&mut store, bus).unwrap().unwrap();
+    assert_eq!(failures.len(), 3);
+    assert!(failures.iter().all(|f| f.handler == "broken"
+        && f.event_type == "turn_completed"
+        && f.message.contains("disk full")));
+    let calls: Vec<(String, Value)> = store
+        .data()
+        .bus_calls
+        .iter()
+        .map(|(h, e)| (h.clone(), e["data"]["n"].clone()))
+        .collect();
+    let expected: Vec<(String, Value)> = (0..3)
+        .flat_map(|n| ["db", "log", "broken"].map(|h| (h.to_string(), json!(n))))
+        .collect();
+    assert_eq!(calls, expected, "FIFO, the persister first, every handler");
+    let first = &store.data().bus_calls[0].1;
+    assert_eq!(first["agentId"], "a");
+    assert!(first["timestamp"].as_f64().unwrap() > 1.7e12);
+    let stats: Value =
+        serde_json::from_str(&buses.call_stats_json(&mut store, bus).unwrap()).unwrap();
+    assert_eq!(
+        [&stats["emitted"], &stats["dispatched"], &stats["dropped"]],
+        [&json!(3), &json!(3), &json!(1)]
+    );
+    assert_eq!(stats["handlerErrors"], 3);
+
+    // A session attached to the bus feeds it.
+    assert!(buses.call_off(&mut store, bus, broken).unwrap());
+    let sessions = cc.agent_context_compiler_sessions().session();
+    let session = sessions.call_constructor(&mut store, Some("fed")).unwrap();
+    buses
+        .call_attach(&mut store, bus, session, "agent", Some("u1"))
+        .unwrap()
+        .unwrap();
+    sessions
+        .call_record(
+            &mut store,
+            session,
+            "user_input",
+            r#"{"text": "hello"}"#,
+            None,
+        )
+        .unwrap()
+        .unwrap();
+    store.data_mut().bus_calls.clear();
+    assert!(buses
+        .call_drain(&mut store, bus)
+        .unwrap()
+        .unwrap()
+        .is_empty());
+    let fed = &store.data().bus_calls;
+    assert_eq!(fed.len(), 2);
+    assert_eq!(fed[1].0, "log");
+    assert_eq!(fed[1].1["type"], "message_received");
+    assert_eq!(fed[1].1["data"]["text"], "hello");
+    assert_eq!(fed[1].1["data"]["user_id"], "u1");
+
+    for bad in [
+        "not json",
+        "[]",
+        r#"{"type": 1, "agentId": "a"}"#,
+        r#"{"type": "t", "agentId": "a", "data": []}"#,
+    ] {
+        let e = buses.call_emit(&mut store, bus, bad).unwrap().unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArgument, "{bad}");
+    }
+}
+
+#[test]
+fn artifacts_go_to_files_in_a_preopened_directory_when_selected() {
+    use exports::agent::context_compiler::artifact_store::Backend;
+    let dir = std::env::temp_dir().join(format!("acc-component-fs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut wasi = WasiCtx::builder();
+    wasi.preopened_dir(&dir, "/data", wasmtime_wasi::FsPerms::ReadWrite)
+        .unwrap();
+    let (mut store, cc) = instantiate_with(wasi.build());
+    let select = |store: &mut Store<Host>, backend: Backend| {
+        cc.agent_context_compiler_artifact_store()
+            .call_select(store, &backend)
+            .unwrap()
+    };
+    // Outside the preopened directory there is nothing to write to.
+    let outside = select(&mut store, Backend::Files("/elsewhere".into())).unwrap_err();
+    assert_eq!(
+        outside.code,
+        ErrorCode::StoreUnavailable,
+        "{}",
+        outside.message
+    );
+    assert_eq!(
+        select(&mut store, Backend::Files(String::new()))
+            .unwrap_err()
+            .code,
+        ErrorCode::InvalidArgument
+    );
+    select(&mut store, Backend::Files("/data/artifacts".into())).unwrap();
+    let session = cc
+        .agent_context_compiler_sessions()
+        .session()
+        .call_constructor(&mut store, Some("fs"))
+        .unwrap();
+    let call = |store: &mut Store<Host>| -> Value {
+        let options = CallOptions {
+            timeout_ms: Some(1_000),
+            externalize_threshold: Some(1024),
+        };
+        let out = cc
+            .agent_context_compiler_tools()
+            .call_call_tool(
+                store,
+                session,
+                None,
+                "listing",
+                &json!({"dir": "src"}).to_string(),
+                options,
+            )
+            .unwrap()
+            .unwrap();
+        serde_json::from_str(&out).unwrap()
+    };
+    let event = call(&mut store);
+    let id = event["artifact"]["artifactId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let file = dir
+        .join("artifacts/a")
+        .join(&id[..2])
+        .join(format!("{id}.rec"));
+    let written = std::fs::read(&file).expect("the artifact is a file in the preopened directory");
+    let text = String::from_utf8_lossy(&written);
+    assert!(
+        text.contains("src/file_299.rs") && !text.contains("sk-live-"),
+        "the redacted output"
+    );
+    assert!(store.data().kv.is_empty(), "nothing went to the host's KV");
+    // The native filesystem store reads what the component wrote.
+    let native = context_compiler::KvArtifactStore::new(
+        context_compiler::FsKv::new(context_compiler::StdFileSystem::new(dir.join("artifacts"))),
+        std::rc::Rc::new(context_compiler::clock::SystemClock),
+        context_compiler::KvStoreOptions::default(),
+    )
+    .unwrap();
+    let content = pollster::block_on(context_compiler::ArtifactStore::retrieve(&native, &id))
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        content.len() as u64,
+        event["artifact"]["sizeBytes"].as_u64().unwrap()
+    );
+    // Back to the host's KV.
+    select(&mut store, Backend::HostKv).unwrap();
+    call(&mut store);
+    assert!(
+        store.data().kv.contains_key(&format!("a/{id}")),
+        "the host's KV again"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,220 @@
+//! `ContextCompiler` for JS.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use context_compiler_js::error::{JsResult, Thrown};
+use js_sys::Array;
+use wasm_bindgen::prelude::*;
+
+use crate::types::*;
+
+use crate::context_window::string_option;
+use crate::processors::{budget_arg, ProcessorEntry};
+use crate::session::session_arg;
+use crate::working_context::WorkingContext;
+use context_compiler::compiler::{CompileOptions, ContextCompiler as CoreCompiler};
+use context_compiler::error::{Error, ErrorCode, Result};
+use context_compiler_js::convert::{js_to_json, option};
+use context_compiler_js::error::to_js_error;
+use context_compiler_js::promise::spawn;
+use context_compiler_js::registry::Registration;
+
+use crate::registry;
+use context_compiler::session::Session;
+use context_compiler::working_context::Layout;
+
+/// What a JS `ContextCompiler` holds: its processors and layout, shared
+/// with the runs that name it.
+pub(crate) struct CompilerSpec {
+    processors: Vec<ProcessorEntry>,
+    layout: Layout,
+}
+
+impl CompilerSpec {
+    /// The core compiler for compiles of `session` (JS processors bound to it).
+    pub(crate) fn bind(&self, session: &Rc<RefCell<Session>>) -> CoreCompiler {
+        CoreCompiler::with_layout(
+            self.processors.iter().map(|p| p.bind(session)).collect(),
+            self.layout,
+        )
+    }
+}
+
+/// Runs processors in order and fits the result to the budget.
+#[wasm_bindgen]
+pub struct ContextCompiler {
+    spec: Rc<RefCell<CompilerSpec>>,
+    registration: Registration,
+}
+
+fn layout_option(value: &JsValue) -> Result<Layout> {
+    match value.as_string().as_deref() {
+        None if value.is_undefined() || value.is_null() => Ok(Layout::Seed),
+        Some("seed") => Ok(Layout::Seed),
+        Some("zoned") => Ok(Layout::Zoned),
+        _ => Err(Error::new(
+            ErrorCode::InvalidArgument,
+            "options.layout must be \"seed\" or \"zoned\"",
+        )),
+    }
+}
+
+/// Reads `compile`'s options object.
+pub(crate) fn compile_options<T: AsRef<JsValue>>(options: &Option<T>) -> Result<CompileOptions> {
+    let get = |key: &str| option(options, key, "options");
+    let json = |key: &str| -> Result<Option<serde_json::Value>> {
+        let v = get(key)?;
+        if v.is_undefined() || v.is_null() {
+            Ok(None)
+        } else {
+            js_to_json(&v, &format!("options.{key}")).map(Some)
+        }
+    };
+    let policies = match json("policies")? {
+        None => Vec::new(),
+        Some(v) => serde_json::from_value(v).map_err(|_| {
+            Error::new(
+                ErrorCode::InvalidArgument,
+                "options.policies must be an array of strings",
+            )
+        })?,
+    };
+    let tool_definitions = match json("toolDefinitions")? {
+        None => Vec::new(),
+        Some(serde_json::Value::Array(a)) => a,
+        Some(_) => {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "options.toolDefinitions must be an array of objects with a name",
+            ))
+        }
+    };
+    let options = CompileOptions {
+        system_prompt: string_option(&get("systemPrompt")?, "options.systemPrompt")?
+            .unwrap_or_default(),
+        policies,
+        tool_definitions,
+        user_preferences: json("userPreferences")?,
+        goal: string_option(&get("goal")?, "options.goal")?,
+        state_digest: json("stateDigest")?,
+        task_state: string_option(&get("taskState")?, "options.taskState")?,
+    };
+    options.validate()?;
+    Ok(options)
+}
+
+#[wasm_bindgen]
+impl ContextCompiler {
+    /// Options: `processors`, built-in or custom, run in order; `layout`:
+    /// `"seed"` (default: one system message holding everything, as the
+    /// seed lays it out) or `"zoned"` (SYSTEM / PERSISTENT / WORKING /
+    /// RECENT with a stable prefix and paired tool messages; recommended).
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: Option<ContextCompilerOptionsArg>) -> JsResult<ContextCompiler> {
+        let layout = layout_option(&option(&options, "layout", "options")?)?;
+        let list = option(&options, "processors", "options")?;
+        let mut processors = Vec::new();
+        if !list.is_undefined() && !list.is_null() {
+            if !Array::is_array(&list) {
+                return Err(Thrown::from(Error::new(
+                    ErrorCode::InvalidArgument,
+                    "options.processors must be an array",
+                )));
+            }
+            for (i, p) in Array::from(&list).iter().enumerate() {
+                processors.push(ProcessorEntry::from_js(
+                    &p,
+                    &format!("options.processors[{i}]"),
+                )?);
+            }
+        }
+        let spec = Rc::new(RefCell::new(CompilerSpec { processors, layout }));
+        let registration = registry::register(Rc::downgrade(&spec));
+        Ok(ContextCompiler { spec, registration })
+    }
+
+    #[wasm_bindgen(getter = __nativeId, skip_typescript)]
+    /// Registry id (internal).
+    pub fn native_id(&self) -> u32 {
+        self.registration.id()
+    }
+
+    /// The layout: `"seed"` or `"zoned"`.
+    #[wasm_bindgen(getter, unchecked_return_type = "\"seed\" | \"zoned\"")]
+    pub fn layout(&self) -> String {
+        match self.spec.borrow().layout {
+            Layout::Seed => "seed".into(),
+            Layout::Zoned => "zoned".into(),
+        }
+    }
+
+    /// Appends a processor to the pipeline.
+    #[wasm_bindgen(js_name = addProcessor)]
+    pub fn add_processor(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Processor")] processor: JsValue,
+    ) -> JsResult<()> {
+        let entry = ProcessorEntry::from_js(&processor, "processor")?;
+        self.spec.borrow_mut().processors.push(entry);
+        Ok(())
+    }
+
+    /// The processors' names, in order.
+    #[wasm_bindgen(getter, js_name = processorNames)]
+    pub fn processor_names(&self) -> Vec<String> {
+        self.spec
+            .borrow()
+            .processors
+            .iter()
+            .map(ProcessorEntry::name)
+            .collect()
+    }
+
+    /// Compiles `session` under `budget` (a positive integer or a
+    /// `TokenBudget`) and resolves to a `WorkingContext` that never exceeds
+    /// it. Options: `systemPrompt`; for the zoned layout also `policies`,
+    /// `toolDefinitions`, `userPreferences`, `goal`, `stateDigest` and
+    /// `taskState`. On failure the session is unchanged. While a compile
+    /// runs, `session.record` and tool calls still record: their events
+    /// are queued behind the compile's view and indexed when it ends.
+    #[wasm_bindgen(unchecked_return_type = "Promise<WorkingContext>")]
+    pub fn compile(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Session")] session: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "number | TokenBudget")] budget: JsValue,
+        options: Option<CompileOptionsArg>,
+    ) -> js_sys::Promise {
+        let prepared = (|| -> Result<(Rc<RefCell<Session>>, u64, CompileOptions)> {
+            Ok((
+                session_arg(&session, "session")?,
+                budget_arg(&budget)?,
+                compile_options(&options)?,
+            ))
+        })();
+        let (session, budget, options) = match prepared {
+            Ok(p) => p,
+            Err(e) => return js_sys::Promise::reject(&to_js_error(e)),
+        };
+        let compiler = self.spec.borrow().bind(&session);
+        // The shared borrow is held across the pipeline's awaits on purpose:
+        // the pipeline reads one consistent view, while `record` (and other
+        // compiles' writes) queue behind it through `record_shared`.
+        #[allow(clippy::await_holding_refcell_ref)]
+        spawn(async move {
+            let (ctx, writes) = {
+                let view = session.try_borrow().map_err(|_| {
+                    Error::new(ErrorCode::SessionBusy, "the session is being written to")
+                })?;
+                compiler.compile_view(&view, budget, &options).await?
+            };
+            writes.apply_shared(&session)?;
+            Ok(WorkingContext { inner: ctx }.into())
+        })
+    }
+}
+
+/// The live `ContextCompiler` behind `value` (one registered by this module).
+pub(crate) fn registered(value: &JsValue) -> Option<Rc<RefCell<CompilerSpec>>> {
+    context_compiler_js::registry::live::<RefCell<CompilerSpec>>(value)
+}

@@ -1,0 +1,539 @@
+//! `runCompiled` (the turn runner) and the seed's MCP tool
+//! `orchestrate_compiled` for JS: the model, the guard and the abort signal
+//! as JS values, the rest as the library's own objects.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use context_compiler_js::error::JsResult;
+use js_sys::{Function, Object, Reflect};
+use wasm_bindgen::prelude::*;
+
+use crate::compiler::compile_options;
+use crate::processors::budget_arg;
+use crate::registry;
+use crate::session::JsSession;
+use crate::tools::handler_from_options;
+use context_compiler::compiler::{
+    Compactor, ContextCompiler as CoreCompiler, HistorySelector, Processor,
+};
+use context_compiler::error::{Error, ErrorCode, Result};
+use context_compiler::runner::{
+    mcp, run_compiled as run_core, Agent, Guard, GuardDecision, Model, ModelReply, ModelRequest,
+    RunOptions, ToolSpec, DEFAULT_MAX_STEPS,
+};
+use context_compiler::session::Session;
+use context_compiler::tokens::DefaultTokenCounter;
+use context_compiler::tools::AbortSignal;
+use context_compiler::working_context::{Layout, ProviderFormat};
+use context_compiler_js::convert::{describe, js_to_json, option, to_js};
+use context_compiler_js::env::{seed, JsClock};
+use context_compiler_js::error::thrown_message;
+use context_compiler_js::llm::{abort, AbortOnDrop};
+use context_compiler_js::options::{optional_string, usize_option};
+use context_compiler_js::promise::{call_and_await, require_callable, spawn};
+
+#[wasm_bindgen(typescript_custom_section)]
+const RUNNER_TYPES: &'static str = r#"
+/** A tool the model may call; `timeoutMs` is the deadline of its calls. */
+export interface ToolSpec {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments; `{ type: "object" }` by default. */
+  parameters?: Json;
+  timeoutMs?: number;
+}
+/** A tool call as a model asks for it: `{ name, arguments }` (or `args` / `input`),
+ * or OpenAI's `{ id, type: "function", function: { name, arguments: "<json>" } }`. */
+export type RequestedToolCall =
+  | { name: string; arguments?: Json; args?: Json; input?: Json; id?: string }
+  | { id?: string; type?: "function"; function: { name: string; arguments?: string | Json } };
+/** What the model answers: text, or text and tool calls (ours, OpenAI's
+ * `tool_calls`, or Anthropic / AI SDK content blocks). */
+export type ModelReply =
+  | string
+  | {
+      content?: string | null | Array<{ type: string; text?: string; name?: string; input?: Json; args?: Json; id?: string }>;
+      text?: string;
+      toolCalls?: RequestedToolCall[];
+      tool_calls?: RequestedToolCall[] | null;
+    };
+/** The messages a model gets in each `format`, as `WorkingContext.toMessages` gives them. */
+export interface FormatMessages {
+  plain: Message[];
+  openai: OpenAiMessage[];
+  anthropic: AnthropicRequest;
+  "ai-sdk": AiSdkRequest;
+}
+/** The shapes a run can hand its model. */
+export type RunFormat = keyof FormatMessages;
+/** The model a run calls: the compiled messages in `format`'s shape, the tools
+ * in that format's shape, a signal aborted when the run stops waiting, and
+ * the step (0 for the first call). */
+export type RunModel<F extends RunFormat = RunFormat> = (
+  messages: FormatMessages[F],
+  options: { tools: Json[]; signal?: AbortSignal; step: number },
+) => ModelReply | Promise<ModelReply>;
+/** The guard's decision on an input. */
+export type GuardReply = boolean | { allowed: boolean; threatLevel?: string; reason?: string };
+/** Decides whether an input may reach the model. */
+export type RunGuard = (input: string, options: { signal?: AbortSignal }) => GuardReply | Promise<GuardReply>;
+/** Options of `orchestrateCompiled`: those of `runCompiled` but the budget
+ * and system prompt, which come from the tool's arguments. */
+export interface OrchestrateOptions<F extends RunFormat = "openai"> extends ZonedOptions {
+  /** The model; required. It gets the messages in `format`'s shape. */
+  model: RunModel<F> | { respond: RunModel<F> };
+  /** The session to record into; a new one (returned as `session`) by default. */
+  session?: Session;
+  /** The compiler; by default the zoned `HistorySelector` → `Compactor`. */
+  compiler?: ContextCompiler;
+  /** The tools the model is offered. */
+  tools?: ToolSpec[];
+  /** A handler recording into the run's session, or build one with `bridge`
+   * (and `normalizer`, `artifactStore`, `externalizeThreshold`). */
+  toolHandler?: ToolInterruptHandler;
+  bridge?: ToolBridgeLike | ToolExecute;
+  normalizer?: PerceptionAligner;
+  artifactStore?: ArtifactStoreLike;
+  externalizeThreshold?: number;
+  guard?: RunGuard | { evaluate: RunGuard };
+  /** Model calls at most; default 10. */
+  maxSteps?: number;
+  /** The deadline of a tool call whose spec has none; default 30,000 ms. */
+  toolTimeoutMs?: number;
+  /** Cancels the run (it rejects with `ABORTED`; what it recorded stays). */
+  signal?: AbortSignal;
+  /** The shape of the messages and tools the model gets; default `"openai"`. */
+  format?: F;
+}
+/** Options of `runCompiled`. */
+export interface RunCompiledOptions<F extends RunFormat = "openai"> extends OrchestrateOptions<F> {
+  /** The token budget of every compile: a positive integer or a `TokenBudget`. */
+  budget: number | TokenBudget;
+  systemPrompt?: string;
+}
+/** One model call of a run, and the outcomes of the tool calls it asked for. */
+export interface RunStep {
+  budgetUsed: number;
+  withinBudget: boolean;
+  compactionLevel: CompactionLevel;
+  /** Tokens per zone of the context sent (they add up to `budgetUsed`). */
+  zoneUsage: ZoneUsage;
+  messages: number;
+  text: string;
+  toolEvents: ToolEventData[];
+}
+/** What a run did: the seed's `result`, `sessionId`, `budgetUsed` and
+ * `withinBudget`, and its steps. */
+export interface RunResult {
+  result: string;
+  sessionId: string;
+  budgetUsed: number;
+  withinBudget: boolean;
+  blocked: boolean;
+  stopReason: "answered" | "max_steps" | "blocked";
+  guard?: { allowed: boolean; threatLevel: string; reason?: string };
+  steps: RunStep[];
+  /** The session the run recorded into (the one given, or a new one). */
+  session: Session;
+}
+/** An MCP tool definition. */
+export interface McpToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: { type: "object"; properties: Record<string, Json>; required: string[] };
+  outputSchema: { type: "object"; properties: Record<string, Json>; required: string[] };
+}
+/** An MCP `CallToolResult`. */
+export interface McpCallToolResult {
+  content: Array<{ type: "text"; text: string }>;
+  structuredContent?: {
+    session_id: string;
+    budget_used: number;
+    within_budget: boolean;
+    blocked: boolean;
+    stop_reason: "answered" | "max_steps" | "blocked";
+    steps: number;
+    artifacts: string[];
+  };
+  isError: boolean;
+}
+/**
+ * Runs one user turn (seed 000 task 9): records `input`, asks `guard`,
+ * then compiles, calls `model` and runs the tool calls it asks for until it
+ * answers or `maxSteps` calls were made. The model gets the messages in
+ * `format`'s shape (OpenAI's by default). Rejects with `INVALID_ARGUMENT` /
+ * `INVALID_BUDGET` before recording anything, or `MODEL_FAILED`,
+ * `GUARD_FAILED`, `ABORTED` keeping what was recorded.
+ */
+export function runCompiled<F extends RunFormat = "openai">(input: string, options: RunCompiledOptions<F>): Promise<RunResult>;
+/**
+ * Handles a `tools/call` of `orchestrate_compiled`: runs `args.task` under
+ * `args.budget` with `args.system_prompt` and `options` as `runCompiled`
+ * takes them. Always resolves to a `CallToolResult`: bad arguments and
+ * failed runs are `isError: true` results with the code in the text.
+ */
+export function orchestrateCompiled<F extends RunFormat = "openai">(args: unknown, options: OrchestrateOptions<F>): Promise<McpCallToolResult>;
+"#;
+
+#[wasm_bindgen]
+extern "C" {
+    /// The `RunCompiledOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "RunCompiledOptions")]
+    pub type RunCompiledOptionsArg;
+    /// The `OrchestrateOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "OrchestrateOptions")]
+    pub type OrchestrateOptionsArg;
+}
+
+/// A JS function (or object with `respond`) as the runner's [`Model`].
+struct JsModel {
+    this: JsValue,
+    respond: Function,
+    format: ProviderFormat,
+}
+
+#[async_trait(?Send)]
+impl Model for JsModel {
+    async fn respond(&self, request: ModelRequest<'_>) -> Result<ModelReply> {
+        let messages = to_js(&request.context.to_provider_messages(self.format))?;
+        let tools: Vec<_> = request
+            .tools
+            .iter()
+            .map(|t| t.definition(self.format))
+            .collect();
+        let mut pending = AbortOnDrop::new();
+        if let Some(controller) = pending.controller() {
+            request
+                .signal
+                .on_abort(move |reason| abort(&controller, reason));
+        }
+        let opts = Object::new();
+        let _ = Reflect::set(&opts, &"tools".into(), &to_js(&tools)?);
+        let _ = Reflect::set(&opts, &"signal".into(), &pending.signal());
+        let _ = Reflect::set(&opts, &"step".into(), &(request.step as f64).into());
+        let out = call_and_await(
+            &self.respond,
+            &self.this,
+            &[messages, opts.into()],
+            ErrorCode::ModelFailed,
+            "the model",
+        )
+        .await;
+        pending.settled();
+        let out = out?;
+        if let Some(text) = out.as_string() {
+            return ModelReply::from_json(&serde_json::Value::String(text));
+        }
+        let reply = js_to_json(&out, "the model's reply").map_err(|e| {
+            Error::new(
+                ErrorCode::ModelFailed,
+                format!("the model's reply is not usable: {}", e.message()),
+            )
+        })?;
+        ModelReply::from_json(&reply)
+    }
+}
+
+/// A JS function (or object with `evaluate`) as the runner's [`Guard`].
+struct JsGuard {
+    this: JsValue,
+    evaluate: Function,
+}
+
+#[async_trait(?Send)]
+impl Guard for JsGuard {
+    async fn evaluate(&self, input: &str) -> Result<GuardDecision> {
+        let mut pending = AbortOnDrop::new();
+        let opts = Object::new();
+        let _ = Reflect::set(&opts, &"signal".into(), &pending.signal());
+        let out = call_and_await(
+            &self.evaluate,
+            &self.this,
+            &[input.into(), opts.into()],
+            ErrorCode::GuardFailed,
+            "the guard",
+        )
+        .await;
+        pending.settled();
+        let out = out?;
+        let value = js_to_json(&out, "the guard's decision")
+            .map_err(|e| Error::new(ErrorCode::GuardFailed, e.message().to_string()))?;
+        GuardDecision::from_json(&value)
+    }
+}
+
+/// A JS `AbortSignal` forwarded to a core one for the length of a run: the
+/// listener is removed when the link is dropped.
+struct SignalLink {
+    target: JsValue,
+    listener: Closure<dyn FnMut()>,
+}
+
+impl Drop for SignalLink {
+    fn drop(&mut self) {
+        if let Ok(remove) = Reflect::get(&self.target, &"removeEventListener".into())
+            .and_then(|f| f.dyn_into::<Function>())
+        {
+            let _ = remove.call2(
+                &self.target,
+                &"abort".into(),
+                self.listener.as_ref().unchecked_ref(),
+            );
+        }
+    }
+}
+
+fn reason_of(signal: &JsValue) -> String {
+    match Reflect::get(signal, &"reason".into()) {
+        Ok(r) if !r.is_undefined() => thrown_message(&r),
+        _ => "aborted".into(),
+    }
+}
+
+/// Forwards `signal` (an `AbortSignal`, or nothing) to `core`.
+fn link_signal(signal: &JsValue, core: &AbortSignal) -> Result<Option<SignalLink>> {
+    if signal.is_undefined() || signal.is_null() {
+        return Ok(None);
+    }
+    let not_a_signal = || {
+        Error::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "options.signal must be an AbortSignal (got {})",
+                describe(signal)
+            ),
+        )
+    };
+    let aborted = Reflect::get(signal, &"aborted".into())
+        .ok()
+        .and_then(|a| a.as_bool())
+        .ok_or_else(not_a_signal)?;
+    if aborted {
+        core.abort(&reason_of(signal));
+        return Ok(None);
+    }
+    let add = Reflect::get(signal, &"addEventListener".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<Function>().ok())
+        .ok_or_else(not_a_signal)?;
+    let (source, target) = (signal.clone(), core.clone());
+    let listener = Closure::<dyn FnMut()>::new(move || target.abort(&reason_of(&source)));
+    add.call2(signal, &"abort".into(), listener.as_ref().unchecked_ref())
+        .map_err(|e| Error::new(ErrorCode::InvalidArgument, thrown_message(&e)))?;
+    Ok(Some(SignalLink {
+        target: signal.clone(),
+        listener,
+    }))
+}
+
+/// A prepared run: what it works with, how it goes, the session as JS.
+struct Prepared {
+    agent: Agent,
+    options: RunOptions,
+    session: JsValue,
+    link: Option<SignalLink>,
+}
+
+fn invalid(message: &str) -> Error {
+    Error::new(ErrorCode::InvalidArgument, message.to_string())
+}
+
+/// Reads a run's options; `budget` and `system_prompt` override theirs.
+fn prepare<T: AsRef<JsValue>>(
+    options: &Option<T>,
+    budget: Option<u64>,
+    system_prompt: Option<String>,
+) -> Result<Prepared> {
+    let get = |key: &str| option(options, key, "options");
+    let format = match optional_string(options, "format")? {
+        None => ProviderFormat::OpenAi,
+        Some(name) => ProviderFormat::parse(&name)?,
+    };
+    let (this, respond) = require_callable(
+        &get("model")?,
+        "respond",
+        "options.model must be a function (messages, { tools, signal, step }) => reply, or an object with respond()",
+    )?;
+    let model = Rc::new(JsModel {
+        this,
+        respond,
+        format,
+    });
+    let guard = get("guard")?;
+    let guard: Option<Rc<dyn Guard>> = if guard.is_undefined() || guard.is_null() {
+        None
+    } else {
+        let (this, evaluate) = require_callable(
+            &guard,
+            "evaluate",
+            "options.guard must be a function (input, { signal }) => decision, or an object with evaluate()",
+        )?;
+        Some(Rc::new(JsGuard { this, evaluate }))
+    };
+    let budget = match budget {
+        Some(b) => b,
+        None => budget_arg(&get("budget")?)?,
+    };
+    let mut compile = compile_options(options)?;
+    if let Some(prompt) = system_prompt {
+        compile.system_prompt = prompt;
+    }
+    let tools = get("tools")?;
+    let tools = if tools.is_undefined() || tools.is_null() {
+        Vec::new()
+    } else {
+        ToolSpec::parse_list(&js_to_json(&tools, "options.tools")?)?
+    };
+    let tool_timeout_ms = get("toolTimeoutMs")?;
+    let tool_timeout_ms = if tool_timeout_ms.is_undefined() || tool_timeout_ms.is_null() {
+        None
+    } else {
+        Some(
+            tool_timeout_ms
+                .as_f64()
+                .ok_or_else(|| invalid("options.toolTimeoutMs must be a positive number"))?,
+        )
+    };
+    let mut session = get("session")?;
+    if session.is_undefined() || session.is_null() {
+        session = JsSession::wrap(Rc::new(RefCell::new(Session::with_env(
+            None,
+            Rc::new(JsClock),
+            Rc::new(DefaultTokenCounter),
+            seed(),
+        ))))
+        .into();
+    }
+    let shared =
+        registry::session(&session).ok_or_else(|| invalid("options.session must be a Session"))?;
+    let compiler = get("compiler")?;
+    let compiler = if compiler.is_undefined() || compiler.is_null() {
+        CoreCompiler::with_layout(
+            vec![
+                Rc::new(HistorySelector::default()) as Rc<dyn Processor>,
+                Rc::new(Compactor::default()),
+            ],
+            Layout::Zoned,
+        )
+    } else {
+        crate::compiler::registered(&compiler)
+            .ok_or_else(|| invalid("options.compiler must be a ContextCompiler"))?
+            .borrow()
+            .bind(&shared)
+    };
+    let handler = get("toolHandler")?;
+    let bridge = get("bridge")?;
+    let absent = |v: &JsValue| v.is_undefined() || v.is_null();
+    let tool_handler = match (absent(&handler), absent(&bridge)) {
+        (true, true) => None,
+        (false, true) => Some(
+            registry::tool_handler(&handler)
+                .ok_or_else(|| invalid("options.toolHandler must be a ToolInterruptHandler"))?,
+        ),
+        (true, false) => Some(Rc::new(handler_from_options(&get, shared.clone())?)),
+        (false, false) => {
+            return Err(invalid(
+                "give options.toolHandler or options.bridge, not both",
+            ))
+        }
+    };
+    let run = RunOptions {
+        budget,
+        compile,
+        tools,
+        max_steps: usize_option(options, "maxSteps", DEFAULT_MAX_STEPS)?,
+        tool_timeout_ms,
+        signal: AbortSignal::new(),
+    };
+    let link = link_signal(&get("signal")?, &run.signal)?;
+    Ok(Prepared {
+        agent: Agent {
+            session: shared,
+            compiler,
+            model,
+            tools: tool_handler,
+            guard,
+        },
+        options: run,
+        session,
+        link,
+    })
+}
+
+/// Runs a prepared run; its result as JS, with the session.
+async fn run(
+    input: String,
+    prepared: Prepared,
+) -> Result<(context_compiler::runner::RunResult, JsValue)> {
+    let Prepared {
+        agent,
+        options,
+        session,
+        link,
+    } = prepared;
+    let result = run_core(&input, &agent, &options).await;
+    drop(link);
+    Ok((result?, session))
+}
+
+/// Runs one user turn (seed 000 task 9): records `input`, asks `guard`,
+/// then compiles, calls `model` and runs the tool calls it asks for until it
+/// answers or `maxSteps` calls were made. Resolves to `{ result, sessionId,
+/// budgetUsed, withinBudget, blocked, stopReason, steps, session }`; rejects
+/// with `INVALID_ARGUMENT` / `INVALID_BUDGET` before recording anything, or
+/// `MODEL_FAILED`, `GUARD_FAILED`, `ABORTED` keeping what was recorded.
+/// (Typed with its format parameter in `RUNNER_TYPES`.)
+#[wasm_bindgen(js_name = runCompiled, skip_typescript)]
+pub fn run_compiled(input: JsValue, options: RunCompiledOptionsArg) -> js_sys::Promise {
+    let prepared = (|| -> Result<(String, Prepared)> {
+        let input = input
+            .as_string()
+            .ok_or_else(|| invalid("input must be a string"))?;
+        Ok((input, prepare(&Some(options), None, None)?))
+    })();
+    let (input, prepared) = match prepared {
+        Ok(p) => p,
+        Err(e) => return js_sys::Promise::reject(&context_compiler_js::error::to_js_error(e)),
+    };
+    spawn(async move {
+        let (result, session) = run(input, prepared).await?;
+        let out = to_js(&result)?;
+        let _ = Reflect::set(&out, &"session".into(), &session);
+        Ok(out)
+    })
+}
+
+/// The seed's MCP tool `orchestrate_compiled`: `{ name, description,
+/// inputSchema, outputSchema }`, for an MCP server's `tools/list`.
+#[wasm_bindgen(js_name = orchestrateCompiledTool, unchecked_return_type = "McpToolDefinition")]
+pub fn orchestrate_compiled_tool() -> JsResult<JsValue> {
+    Ok(to_js(&mcp::tool_definition())?)
+}
+
+/// Handles a `tools/call` of `orchestrate_compiled`: runs `arguments.task`
+/// under `arguments.budget` with `arguments.system_prompt` (the seed's
+/// default otherwise) and `options` as `runCompiled` takes them. Always
+/// resolves to a `CallToolResult`: bad arguments and failed runs are
+/// `isError: true` results with the code in the text, as MCP asks.
+/// (Typed with its format parameter in `RUNNER_TYPES`.)
+#[wasm_bindgen(js_name = orchestrateCompiled, skip_typescript)]
+pub fn orchestrate_compiled(arguments: JsValue, options: OrchestrateOptionsArg) -> js_sys::Promise {
+    let prepared = (|| -> Result<(String, Prepared)> {
+        let args = mcp::parse_arguments(&js_to_json(&arguments, "arguments")?)?;
+        let prepared = prepare(&Some(options), Some(args.budget), Some(args.system_prompt))?;
+        Ok((args.task, prepared))
+    })();
+    spawn(async move {
+        let outcome = match prepared {
+            Ok((task, prepared)) => run(task, prepared).await.map(|(r, _)| r),
+            Err(e) => Err(e),
+        };
+        let result = match outcome {
+            Ok(r) => mcp::tool_result(&r),
+            Err(e) => mcp::tool_error(&e),
+        };
+        to_js(&result)
+    })
+}

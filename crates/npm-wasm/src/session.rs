@@ -1,0 +1,432 @@
+//! `Session` and `EventLog` for JS.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use context_compiler_js::error::{JsResult, Thrown};
+use js_sys::Array;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::types::*;
+
+use crate::counter::JsTokenCounter;
+use crate::record_buffers;
+use context_compiler::error::{Error, ErrorCode, Result};
+use context_compiler_js::convert::{count, describe, option, string, to_js, whole};
+use context_compiler_js::env::{seed, JsClock};
+use context_compiler_js::error::to_js_error;
+use context_compiler_js::options::optional_string;
+use context_compiler_js::promise::require_callable;
+use context_compiler_js::registry::Registration;
+
+use crate::registry;
+use context_compiler::session::{
+    record_shared_then, EventLog as CoreLog, Session as CoreSession, SessionEvent, SessionObserver,
+};
+use context_compiler::tokens::{DefaultTokenCounter, TokenCounter, WordsTokenCounter};
+
+/// The counter `options.tokenCounter` gives: `"default"`, `"words"`, a
+/// function `(text) => number` or an object with `count(text)` (and
+/// `messageOverhead`), such as an exact tokenizer.
+pub(crate) fn counter_option<T: AsRef<JsValue>>(
+    options: &Option<T>,
+    what: &str,
+) -> Result<Rc<dyn TokenCounter>> {
+    let v = option(options, "tokenCounter", what)?;
+    match v.as_string().as_deref() {
+        None if v.is_undefined() || v.is_null() => return Ok(Rc::new(DefaultTokenCounter)),
+        Some("default") => return Ok(Rc::new(DefaultTokenCounter)),
+        Some("words") => return Ok(Rc::new(WordsTokenCounter)),
+        _ => {}
+    }
+    match JsTokenCounter::from_value(&v, &format!("{what}.tokenCounter"))? {
+        Some(counter) => Ok(Rc::new(counter)),
+        None => Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "{what}.tokenCounter must be \"default\", \"words\", a function (text) => number \
+                 or an object with count(text) (got {})",
+                describe(&v)
+            ),
+        )),
+    }
+}
+
+fn busy() -> JsValue {
+    to_js_error(Error::new(
+        ErrorCode::SessionBusy,
+        "the session is in use by a running compile; record after it resolves",
+    ))
+}
+
+/// The token estimate of a buffered `record` or `append`. js/record.js
+/// reads `options.tokenEstimate` itself and hands it in as `estimate` when
+/// it is a count (negative: none given), sparing a read across the
+/// boundary per call (it cost more than counting a short event); anything
+/// else it hands on as `options`, read and rejected here as every option is.
+fn buffered_estimate(estimate: f64, options: &Option<RecordOptionsArg>) -> Result<Option<u64>> {
+    if options.is_some() {
+        return count(
+            &option(options, "tokenEstimate", "options")?,
+            "tokenEstimate",
+            ErrorCode::InvalidTokenCount,
+        );
+    }
+    if estimate < 0.0 {
+        return Ok(None);
+    }
+    whole(estimate).map(Some).ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidTokenCount,
+            format!("tokenEstimate must be a non-negative integer (got {estimate})"),
+        )
+    })
+}
+
+/// The kind js/record.js could not write: not a string.
+fn kind_not_a_string(kind: &JsValue) -> JsValue {
+    to_js_error(Error::new(
+        ErrorCode::InvalidArgument,
+        format!("kind must be a string (got {})", describe(kind)),
+    ))
+}
+
+fn events_to_js(events: &[SessionEvent]) -> Result<JsValue> {
+    to_js(events)
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_BUS_IMPORT: &'static str = r#"
+import type { EventBus } from "./context_compiler_bus.js";
+"#;
+
+/// The seed's Session: an id and an append-only event log.
+#[wasm_bindgen(js_name = Session)]
+pub struct JsSession {
+    pub(crate) inner: Rc<RefCell<CoreSession>>,
+    registration: Registration,
+}
+
+impl JsSession {
+    /// Wraps a shared session (registering it so options objects can name it).
+    pub(crate) fn wrap(inner: Rc<RefCell<CoreSession>>) -> JsSession {
+        let registration = registry::register(Rc::downgrade(&inner));
+        JsSession {
+            inner,
+            registration,
+        }
+    }
+
+    /// Wraps a session the core built (e.g. loaded from a store).
+    pub(crate) fn from_core(session: CoreSession) -> JsSession {
+        JsSession::wrap(Rc::new(RefCell::new(session)))
+    }
+}
+
+/// The session behind `value`, a live `Session` of this package (argument
+/// `what`); anything else, a freed session included, is `INVALID_ARGUMENT`.
+pub(crate) fn session_arg(value: &JsValue, what: &str) -> Result<Rc<RefCell<CoreSession>>> {
+    crate::registry::session(value).ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "{what} must be a live Session of this package (got {})",
+                describe(value)
+            ),
+        )
+    })
+}
+
+#[wasm_bindgen(js_class = Session)]
+impl JsSession {
+    /// Creates a session. Options: `sessionId` (random when absent) and
+    /// `tokenCounter` (`"default"` or the seed's `"words"`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: Option<SessionOptionsArg>) -> JsResult<JsSession> {
+        let id = option(&options, "sessionId", "options")?;
+        let id = if id.is_undefined() || id.is_null() {
+            None
+        } else {
+            Some(string(&id, "options.sessionId")?).filter(|s| !s.is_empty())
+        };
+        let counter = counter_option(&options, "options")?;
+        Ok(JsSession::wrap(Rc::new(RefCell::new(
+            CoreSession::with_env(id, Rc::new(JsClock), counter, seed()),
+        ))))
+    }
+
+    #[wasm_bindgen(getter = __nativeId, skip_typescript)]
+    /// Registry id (internal).
+    pub fn native_id(&self) -> u32 {
+        self.registration.id()
+    }
+
+    /// The session id.
+    #[wasm_bindgen(getter, js_name = sessionId)]
+    pub fn session_id(&self) -> JsResult<String> {
+        Ok(self
+            .inner
+            .try_borrow()
+            .map_err(|_| busy())?
+            .session_id()
+            .to_string())
+    }
+
+    /// Records the event js/record.js wrote into the record buffers
+    /// (`kindUnits` of -1: `kind` is not a string), with the token estimate
+    /// it read from the options (see [`buffered_estimate`]); `record`,
+    /// defined there, calls it and builds the returned event from the answer.
+    #[wasm_bindgen(js_name = __recordBuffered, skip_typescript)]
+    pub fn record_buffered(
+        &self,
+        kind: JsValue,
+        kind_units: i32,
+        tape_len: u32,
+        text_len: u32,
+        estimate: f64,
+        options: Option<RecordOptionsArg>,
+    ) -> JsResult<()> {
+        self.event_log()
+            .append_buffered(kind, kind_units, tape_len, text_len, estimate, options)
+    }
+
+    /// Feeds `bus` from this session: each `user_input` emits
+    /// `message_received` and each `assistant_output` emits `turn_completed`
+    /// (the seed's phases H and I), with the text, `episode_id`, `user_id`
+    /// and `user_display_name` from `options`, stamped with the session
+    /// event's time. Replaces an earlier bus. The bus lives in the bus
+    /// module, so the session calls its `tryEmit` (any object with that
+    /// method will do); a full queue drops the event and a failing
+    /// `tryEmit` is ignored: feeding a bus never fails a record.
+    #[wasm_bindgen(js_name = attachBus)]
+    pub fn attach_bus(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Pick<EventBus, \"tryEmit\">")] bus: JsValue,
+        options: Option<AttachBusOptionsArg>,
+    ) -> JsResult<()> {
+        let (this, try_emit) = require_callable(
+            &bus,
+            "tryEmit",
+            "bus must be an EventBus (an object with tryEmit(event))",
+        )?;
+        let text = |key: &str| optional_string(&options, key);
+        let feed = context_compiler::bus::FeedOptions {
+            agent_id: text("agentId")?.unwrap_or_default(),
+            user_id: text("userId")?,
+            user_display_name: text("userDisplayName")?,
+            episode_id: text("episodeId")?,
+        };
+        let observer: SessionObserver = Rc::new(move |session_id: &str, event: &SessionEvent| {
+            if let Some(init) = context_compiler::bus::feed_event(&feed, session_id, event)
+                .and_then(|e| to_js(&e).ok())
+            {
+                let _ = try_emit.call1(&this, &init);
+            }
+        });
+        self.inner
+            .try_borrow_mut()
+            .map_err(|_| busy())?
+            .set_observer(Some(observer));
+        Ok(())
+    }
+
+    /// Stops feeding the bus.
+    #[wasm_bindgen(js_name = detachBus)]
+    pub fn detach_bus(&self) -> JsResult<()> {
+        self.inner
+            .try_borrow_mut()
+            .map_err(|_| busy())?
+            .set_observer(None);
+        Ok(())
+    }
+
+    /// The session's event log (a live view).
+    #[wasm_bindgen(getter, js_name = eventLog)]
+    pub fn event_log(&self) -> EventLog {
+        EventLog {
+            owner: Owner::Session(self.inner.clone()),
+        }
+    }
+
+    /// The seed's evidence pack: one entry per event.
+    #[wasm_bindgen(js_name = toEvidencePack, unchecked_return_type = "EvidencePack")]
+    pub fn to_evidence_pack(&self) -> JsResult<JsValue> {
+        let session = self.inner.try_borrow().map_err(|_| busy())?;
+        to_js(&session.to_evidence_pack()).map_err(Thrown::from)
+    }
+
+    /// Exports the whole session as a JSON string.
+    #[wasm_bindgen(js_name = exportJson)]
+    pub fn export_json(&self) -> JsResult<String> {
+        Ok(self.inner.try_borrow().map_err(|_| busy())?.export_json())
+    }
+
+    /// Imports a session exported by `exportJson`; a malformed document throws
+    /// `INVALID_SESSION_IMPORT` naming the offending field.
+    #[wasm_bindgen(js_name = importJson)]
+    pub fn import_json(
+        #[wasm_bindgen(unchecked_param_type = "string")] json: JsValue,
+        options: Option<ImportOptionsArg>,
+    ) -> JsResult<JsSession> {
+        // Reserved before the document is copied in, so the copy comes out of
+        // the reserved block instead of splitting the free memory.
+        if let Some(text) = json.dyn_ref::<js_sys::JsString>() {
+            reserve_memory((text.length() as usize).saturating_mul(IMPORT_MEMORY_FACTOR));
+        }
+        let json = string(&json, "json")?;
+        let counter = counter_option(&options, "options")?;
+        let session = CoreSession::import_json(&json, Rc::new(JsClock), counter, seed())?;
+        Ok(JsSession::from_core(session))
+    }
+}
+
+/// The memory an import needs, as a multiple of its document's length (the
+/// document copied in, parsed, the events and their indices: measured at
+/// 8.5× on a 24 MB export of 100,000 events, 9.9× on 4.4 MB of 20,000 short ones).
+const IMPORT_MEMORY_FACTOR: usize = 10;
+
+/// Grows wasm memory once to the size an import needs, `bytes`, instead of
+/// page by page while the import allocates (a cold import of 100,000 events
+/// took up to 2.8× a warm one that way; the benchmark prints both). Only a
+/// memory smaller than that grows: a warm instance's allocator reuses what
+/// earlier work freed. The block is freed at once.
+fn reserve_memory(bytes: usize) {
+    #[cfg(target_arch = "wasm32")]
+    if core::arch::wasm32::memory_size::<0>().saturating_mul(65_536) >= bytes {
+        return;
+    }
+    let mut block: Vec<u8> = Vec::new();
+    // A failed reservation only means growing as the import goes.
+    let _ = block.try_reserve_exact(bytes);
+}
+
+enum Owner {
+    Own(Rc<RefCell<CoreLog>>),
+    Session(Rc<RefCell<CoreSession>>),
+}
+
+/// The seed's EventLog: standalone, or a live view of a session's log.
+#[wasm_bindgen]
+pub struct EventLog {
+    owner: Owner,
+}
+
+impl EventLog {
+    fn read<T>(&self, f: impl FnOnce(&CoreLog) -> Result<T>) -> JsResult<T> {
+        let out = match &self.owner {
+            Owner::Own(log) => f(&*log.try_borrow().map_err(|_| busy())?),
+            Owner::Session(s) => {
+                // Index what was queued during a compile, when none runs.
+                if let Ok(mut session) = s.try_borrow_mut() {
+                    session.flush();
+                }
+                f(s.try_borrow().map_err(|_| busy())?.event_log())
+            }
+        };
+        out.map_err(Thrown::from)
+    }
+}
+
+#[wasm_bindgen]
+impl EventLog {
+    /// Creates an empty standalone log. Options: `tokenCounter`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: Option<EventLogOptionsArg>) -> JsResult<EventLog> {
+        let counter = counter_option(&options, "options")?;
+        Ok(EventLog {
+            owner: Owner::Own(Rc::new(RefCell::new(CoreLog::with_env(
+                Rc::new(JsClock),
+                counter,
+                seed(),
+            )))),
+        })
+    }
+
+    /// Appends the event js/record.js wrote into the record buffers
+    /// (`kindUnits` of -1: `kind` is not a string), with the token estimate
+    /// it read from the options (see [`buffered_estimate`]); `append`, defined
+    /// there, calls it and builds the returned event from the answer.
+    #[wasm_bindgen(js_name = __appendBuffered, skip_typescript)]
+    pub fn append_buffered(
+        &self,
+        kind: JsValue,
+        kind_units: i32,
+        tape_len: u32,
+        text_len: u32,
+        estimate: f64,
+        options: Option<RecordOptionsArg>,
+    ) -> JsResult<()> {
+        let kind_units = u32::try_from(kind_units).map_err(|_| kind_not_a_string(&kind))?;
+        // Read out of the buffers before anything (an options getter)
+        // could record meanwhile.
+        let (kind, data) = record_buffers::take(kind_units, tape_len, text_len)?;
+        let estimate = buffered_estimate(estimate, &options)?;
+        match &self.owner {
+            Owner::Own(log) => record_buffers::answer(
+                log.try_borrow_mut()
+                    .map_err(|_| busy())?
+                    .append(kind, data, estimate)?,
+            ),
+            Owner::Session(s) => {
+                record_shared_then(s, kind, data, estimate, record_buffers::answer)?
+            }
+        }
+        Ok(())
+    }
+
+    /// Every event, oldest first (a copy), including those recorded while a
+    /// compile runs.
+    #[wasm_bindgen(getter, unchecked_return_type = "SessionEvent[]")]
+    pub fn events(&self) -> JsResult<JsValue> {
+        self.read(|log| events_to_js(&log.all_events()))
+    }
+
+    /// The number of events, including those recorded while a compile runs.
+    #[wasm_bindgen(getter)]
+    pub fn length(&self) -> JsResult<usize> {
+        self.read(|log| Ok(log.len() + log.pending_len()))
+    }
+
+    /// The events whose kind is one of `kinds`.
+    #[wasm_bindgen(unchecked_return_type = "SessionEvent[]")]
+    pub fn filter(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string[]")] kinds: JsValue,
+    ) -> JsResult<JsValue> {
+        let kinds: Vec<String> = if Array::is_array(&kinds) {
+            Array::from(&kinds)
+                .iter()
+                .map(|k| string(&k, "kinds[]"))
+                .collect::<Result<_>>()?
+        } else {
+            return Err(Thrown::from(Error::new(
+                ErrorCode::InvalidArgument,
+                "kinds must be an array of strings",
+            )));
+        };
+        let refs: Vec<&str> = kinds.iter().map(String::as_str).collect();
+        self.read(|log| to_js(&log.filter(&refs)))
+    }
+
+    /// The sum of every event's token estimate.
+    #[wasm_bindgen(js_name = totalTokens)]
+    pub fn total_tokens(&self) -> JsResult<f64> {
+        self.read(|log| Ok(log.total_tokens() as f64))
+    }
+
+    /// The events at or after `timestamp` (milliseconds since the epoch).
+    #[wasm_bindgen(unchecked_return_type = "SessionEvent[]")]
+    pub fn since(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] timestamp: JsValue,
+    ) -> JsResult<JsValue> {
+        let timestamp = timestamp.as_f64().filter(|t| !t.is_nan()).ok_or_else(|| {
+            to_js_error(Error::new(
+                ErrorCode::InvalidArgument,
+                format!("timestamp must be a number (got {})", describe(&timestamp)),
+            ))
+        })?;
+        self.read(|log| events_to_js(log.since(timestamp)))
+    }
+}

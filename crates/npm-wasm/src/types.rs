@@ -1,0 +1,445 @@
+//! TypeScript declarations for the plain objects the classes take and return.
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = r#"
+/** Any JSON value. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** Stable error codes carried by `error.code`. */
+export type ErrorCode =
+  | "INVALID_BUDGET" | "INVALID_TOKEN_COUNT" | "INVALID_ARGUMENT" | "NOT_SERIALIZABLE"
+  | "INVALID_SESSION_IMPORT" | "INVALID_SCHEMA" | "ARTIFACT_INTEGRITY" | "ARTIFACT_INCOMPLETE"
+  | "STORE_FAILED" | "STORE_QUOTA_EXCEEDED" | "STORE_BLOCKED" | "STORE_CLOSED" | "STORE_UNAVAILABLE"
+  | "STORE_UNSUPPORTED" | "STORE_INVALID_VALUE" | "STORE_CORRUPT" | "STORE_CONFLICT" | "STORE_TIMEOUT" | "MEMORY_FAILED"
+  | "PROCESSOR_FAILED" | "BUDGET_TOO_SMALL" | "SESSION_BUSY" | "HANDLER_FAILED" | "HANDLER_TIMEOUT"
+  | "MODEL_FAILED" | "TOKEN_COUNTER_FAILED" | "GUARD_FAILED" | "ABORTED" | "NOT_INITIALIZED"
+  | "OUT_OF_MEMORY" | "INTERNAL_PANIC" | "MODULE_POISONED";
+
+/** Every error this library throws or rejects with. */
+export interface ContextCompilerError extends Error {
+  name: "ContextCompilerError";
+  code: ErrorCode;
+}
+
+/** Which built-in token counter to use: calibrated on o200k_base, or the seed's words × 1.3. */
+export type TokenCounterName = "default" | "words";
+
+/**
+ * A counter of your own, such as a provider's tokenizer or one of the exact
+ * tokenizers (`loadTokenizer`). `count` must answer synchronously with a
+ * non-negative number (fractions round up); a count that throws or answers
+ * anything else fails the call that counted with `TOKEN_COUNTER_FAILED`.
+ */
+export interface TokenCounter {
+  count(text: string): number;
+  /** Tokens the provider adds around each chat message; 0 when absent. */
+  readonly messageOverhead?: number;
+}
+
+/** A built-in counter's name, a function `(text) => tokens`, or a {@link TokenCounter}. */
+export type TokenCounterOption = TokenCounterName | ((text: string) => number) | TokenCounter;
+
+export interface SessionOptions { sessionId?: string; tokenCounter?: TokenCounterOption }
+export interface EventLogOptions { tokenCounter?: TokenCounterOption }
+export interface ImportOptions { tokenCounter?: TokenCounterOption }
+/** `tokenEstimate`: a non-negative integer; computed from the content when absent. */
+export interface RecordOptions { tokenEstimate?: number }
+
+/** Event kinds the compiler understands; any other non-empty string is allowed too. */
+export type SessionEventKind =
+  | "user_input" | "assistant_output" | "phase_result" | "memory_hit" | "tool_call"
+  | "tool_success" | "tool_error" | "tool_timeout" | "artifact_stored" | "guard_decision"
+  | (string & {});
+
+export interface SessionEvent {
+  /** Time-sortable: `{ms:012x}-{sequence:06x}{random:06x}`. */
+  eventId: string;
+  /** Milliseconds since the epoch; never decreases along a log. */
+  timestamp: number;
+  kind: SessionEventKind;
+  data: Json;
+  tokenEstimate: number;
+}
+
+export interface Session {
+  /**
+   * Records an event and returns it. `data` must be JSON-compatible; the
+   * returned event's `data` is its JSON form (`toJSON` applied, `undefined`
+   * members left out), sharing its strings with `data`.
+   */
+  record(kind: SessionEventKind, data: Json, options?: RecordOptions): SessionEvent;
+}
+
+export interface EventLog {
+  /** Appends an event and returns it, as `Session.record` does. */
+  append(kind: SessionEventKind, data: Json, options?: RecordOptions): SessionEvent;
+}
+
+export interface EvidenceEntry { timestamp: number; phase: string; kind: string; data: Json }
+export interface EvidencePack { sessionId: string; entries: EvidenceEntry[] }
+
+/** A tool call made by an assistant message (zoned layout). */
+export interface ToolCallPart { id: string; name: string; arguments: Json }
+export type ZoneName = "system" | "persistent" | "working" | "recent";
+export interface HistoryMessage {
+  role: string;
+  content: string;
+  eventId?: string;
+  /** Zoned layout: the calls an assistant message makes, each answered by the `tool` messages after it. */
+  toolCalls?: ToolCallPart[];
+  /** Zoned layout: the call a `tool` message answers. */
+  toolCallId?: string;
+  toolName?: string;
+  /** A `tool` message reporting an error or a timeout. */
+  isError?: boolean;
+  /** The artifact a `tool` message's output was externalised to (the content is its handle and summary). */
+  artifact?: ArtifactRef;
+  /** The output was masked by compaction (the content is a summary). */
+  masked?: boolean;
+  /** `"persistent"` for the first turns a history selector pins. */
+  zone?: ZoneName;
+  /** Position of the source event in the session log. */
+  position?: number;
+}
+export interface MemoryHit { key: string; content: string; category?: string }
+export interface ArtifactRef { handle: string; summary: string; sizeBytes: number; source?: string; eventId?: string }
+export interface ToolResult { tool: string; result: string; eventId?: string }
+export interface DroppedItem {
+  section: "systemPrompt" | "history" | "memoryHits" | "artifactRefs" | "toolResults" | "summary" | "goal" | "taskState";
+  action: "dropped" | "truncated";
+  eventId?: string;
+  tokensRemoved: number;
+  /** The memory's key, for a memory hit. */
+  key?: string;
+}
+export interface Message { role: string; content: string }
+
+export type Layout = "seed" | "zoned";
+export type CompactionLevel = "none" | "light" | "full" | "emergency";
+export interface ZoneUsage { system: number; persistent: number; working: number; recent: number }
+/** What the zoned layout shows besides the session (all optional; the seed layout ignores them). */
+export interface ZonedOptions {
+  /** SYSTEM zone, `## Policies`. */
+  policies?: string[];
+  /** SYSTEM zone, `## Available Tools` (names). */
+  toolDefinitions?: Array<{ name: string } & { [key: string]: Json }>;
+  /** SYSTEM zone, `## User Preferences`. */
+  userPreferences?: { [key: string]: Json };
+  /** PERSISTENT zone, and restated last. */
+  goal?: string;
+  /** PERSISTENT zone, `## Brain State`. */
+  stateDigest?: { [key: string]: Json };
+  /** RECENT zone, `## Current Task`. */
+  taskState?: string;
+}
+/** The zoned layout's parts besides the history. */
+export interface ZonedParts extends ZonedOptions {
+  layout?: Layout;
+  /** Memories pinned for the session (PERSISTENT zone, `## Pinned memories`). */
+  pinnedMemories?: MemoryHit[];
+  /** The compaction summary of earlier conversation. */
+  summary?: string;
+}
+export interface WorkingContextInit extends ZonedParts {
+  systemPrompt: string;
+  history?: HistoryMessage[];
+  memoryHits?: MemoryHit[];
+  artifactRefs?: ArtifactRef[];
+  toolResults?: ToolResult[];
+  tokenCount?: number;
+  budget?: number;
+}
+/** The plain-object form of a `WorkingContext`, as custom processors get it. */
+export interface WorkingContextData extends ZonedParts {
+  systemPrompt: string;
+  history: HistoryMessage[];
+  memoryHits: MemoryHit[];
+  artifactRefs: ArtifactRef[];
+  toolResults: ToolResult[];
+  tokenCount: number;
+  budget: number;
+  dropped: DroppedItem[];
+  layout: Layout;
+  compactionLevel: CompactionLevel;
+  zoneUsage: ZoneUsage;
+}
+
+/** OpenAI Chat Completions request messages. */
+export type OpenAiMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string | null; tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> }
+  | { role: "tool"; tool_call_id: string; content: string };
+export interface AnthropicCacheControl { type: "ephemeral" }
+export interface AnthropicTextBlock { type: "text"; text: string; cache_control?: AnthropicCacheControl }
+export interface AnthropicToolUseBlock { type: "tool_use"; id: string; name: string; input: { [key: string]: Json }; cache_control?: AnthropicCacheControl }
+export interface AnthropicToolResultBlock { type: "tool_result"; tool_use_id: string; content: string; is_error?: boolean; cache_control?: AnthropicCacheControl }
+export interface AnthropicMessage {
+  role: "user" | "assistant";
+  content: Array<AnthropicTextBlock | AnthropicToolUseBlock | AnthropicToolResultBlock>;
+}
+/** The `system` and `messages` of an Anthropic Messages request. */
+export interface AnthropicRequest { system?: AnthropicTextBlock[]; messages: AnthropicMessage[] }
+/** Vercel AI SDK `ModelMessage` (assignable to the `ai` package's type). */
+export type AiSdkMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string | Array<{ type: "text"; text: string } | { type: "tool-call"; toolCallId: string; toolName: string; input: unknown }> }
+  | { role: "tool"; content: Array<{ type: "tool-result"; toolCallId: string; toolName: string; output: { type: "text"; value: string } | { type: "error-text"; value: string } }> };
+/** Vercel AI SDK `SystemModelMessage` (assignable to the `ai` package's type). */
+export type AiSdkSystemMessage = {
+  role: "system";
+  content: string;
+  providerOptions?: { anthropic: { cacheControl: { type: "ephemeral" } } };
+};
+/** What `format: "ai-sdk"` gives: spread into `generateText({ model, ...request })`. */
+export interface AiSdkRequest {
+  /** The leading zones (the `ai` package takes system text here only). */
+  instructions: AiSdkSystemMessage[];
+  /** The conversation, then the per-turn tail as user text. */
+  messages: AiSdkMessage[];
+}
+export type MessageFormat = "openai" | "anthropic" | "ai-sdk";
+export interface ToMessagesOptions { format?: MessageFormat }
+export interface WorkingContext {
+  /** Plain `{ role, content }` messages. */
+  toMessages(): Message[];
+  /** OpenAI Chat Completions messages: assistant `tool_calls`, then one `tool` message per call. */
+  toMessages(options: { format: "openai" }): OpenAiMessage[];
+  /** Anthropic `{ system, messages }`: `tool_use` / `tool_result` blocks, `cache_control` at the ends of the stable zones. */
+  toMessages(options: { format: "anthropic" }): AnthropicRequest;
+  /** Vercel AI SDK `{ instructions, messages }` (`tool-call` / `tool-result` parts): `generateText({ model, ...request })`. */
+  toMessages(options: { format: "ai-sdk" }): AiSdkRequest;
+  toMessages(options?: ToMessagesOptions | null): Message[] | OpenAiMessage[] | AnthropicRequest | AiSdkRequest;
+}
+
+export interface ContextWindowOptions {
+  /** Default 128000. */
+  maxContextTokens?: number;
+  /** Shares of the window per zone; missing zones keep `DEFAULT_ZONE_BUDGETS`; at most 1 in all. */
+  zoneBudgets?: Partial<ZoneUsage>;
+  tokenCounter?: TokenCounterOption;
+}
+export interface ImportanceOptions { importance?: number }
+export interface ToolResultOptions { success?: boolean }
+export interface ContextItem {
+  role: string; content: string; tokenEstimate: number; importance: number;
+  /** Milliseconds since the epoch. */
+  timestamp: number;
+  zone: ZoneName;
+  metadata: { [key: string]: Json };
+}
+export interface WindowDrop { zone: ZoneName; role: string; action: "dropped" | "truncated"; tokensRemoved: number }
+export interface CompiledContext {
+  messages: Message[];
+  /** Never more than `maxContextTokens`. */
+  totalTokens: number;
+  zoneUsage: ZoneUsage;
+  compactionNeeded: boolean;
+  compactionLevel: CompactionLevel;
+  /** What was left out or cut to fit (empty when the window fits). */
+  dropped: WindowDrop[];
+}
+export interface ContextStats {
+  maxContextTokens: number; systemTokens: number; persistentTokens: number; workingTokens: number;
+  workingItems: number; scratchpadNotes: number; recentTokens: number; recentItems: number;
+  totalTokensEstimate: number;
+  /** totalTokensEstimate / maxContextTokens capped to [0, 1], as seed 004 documents it. */
+  utilization: number;
+  /** The same ratio uncapped: above 1 when the zones hold more than fits. */
+  demandRatio: number;
+  compactionLevel: CompactionLevel; goalSet: boolean;
+}
+/** A model the library asks for summaries: resolves to the text. */
+/** A language model: `signal` is aborted when the library stops waiting (a handler timeout). */
+export type Summarizer = (prompt: string, options: { maxTokens: number; signal?: AbortSignal }) => string | Promise<string>;
+export interface CompactorOptions {
+  /** Writes compaction summaries; the built-in digest is used when absent or when it fails. */
+  summarizer?: Summarizer | { complete: Summarizer };
+  /** The utilisation a compaction brings the context down to; default 0.5, above 0 and below 0.8. */
+  target?: number;
+}
+
+export interface ArtifactHandle {
+  /** SHA-256 of the content, lower-case hex. */
+  artifactId: string;
+  summary: string;
+  sizeBytes: number;
+  mimeType: string;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  source: string;
+  sessionId?: string;
+}
+export interface StoreOptions { mimeType?: string; sessionId?: string }
+/** An artifact store: any of the library's, or an object of your own with
+ * these methods (handles as `store` makes them; content as bytes). */
+export interface ArtifactStoreLike {
+  store(content: Uint8Array | ArrayBuffer | string, source: string, options?: StoreOptions): Promise<ArtifactHandle>;
+  retrieve(artifactId: string): Promise<Uint8Array | null>;
+  exists(artifactId: string): Promise<boolean>;
+  listHandles(sessionId?: string): Promise<ArtifactHandle[]>;
+  delete(artifactId: string): Promise<boolean>;
+}
+/** What one `saveSession` wrote. */
+export interface SaveReport {
+  /** Events written by this save (0 when the store was already up to date). */
+  eventsWritten: number;
+  /** Whether the whole log was rewritten rather than the new events appended. */
+  rewritten: boolean;
+}
+export interface StoredArtifact { handle: ArtifactHandle; sessions: string[]; content: Uint8Array }
+
+/** One remembered fact. Times are ms since the Unix epoch, set by the store. */
+/** Who a session's bus events are about (`session.attachBus`). */
+export interface AttachBusOptions {
+  /** The agent on the events (default `"agent"`). */
+  agentId?: string;
+  /** Carried as `user_id`. */
+  userId?: string;
+  /** Carried as `user_display_name`. */
+  userDisplayName?: string;
+  /** Carried as `episode_id` (the monitor defaults it to the session id). */
+  episodeId?: string;
+}
+export interface MemoryEntry {
+  key: string;
+  content: string;
+  category?: string;
+  /** Who or what the fact is about. */
+  subject?: string;
+  /** How sure its writer was, 0 to 1. */
+  confidence?: number;
+  /** What wrote it (`fact_extractor`, `sleep_reflection`, ...). */
+  source?: string;
+  createdAt?: number;
+  lastRecalledAt?: number;
+}
+export interface MemoryStoreLike { recall(query: string, limit: number): MemoryEntry[] | Promise<MemoryEntry[]> }
+export type MemoryRecallFunction = (query: string, limit: number) => MemoryEntry[] | Promise<MemoryEntry[]>;
+
+export interface HistorySelectorOptions { keepFirst?: number; keepLast?: number }
+export interface MemoryPreloaderOptions {
+  topK?: number;
+  /** Zoned layout: keep recalled memories in the PERSISTENT zone for the session (recorded as pinned `memory_hit` events). */
+  pin?: boolean;
+}
+export interface ArtifactAttacherOptions { thresholdBytes?: number }
+
+/** A processor written in JS: gets a plain-object context, returns one (or a WorkingContext). */
+export type ProcessorFunction = (session: Session, ctx: WorkingContextData, budget: number) =>
+  WorkingContextInit | WorkingContext | Promise<WorkingContextInit | WorkingContext>;
+export interface CustomProcessor { name?: string; process: ProcessorFunction }
+export type Processor = HistorySelector | Compactor | MemoryPreloader | ArtifactAttacher | CustomProcessor | ProcessorFunction;
+
+export interface ContextCompilerOptions {
+  processors?: Processor[];
+  /** `"seed"` (default) or `"zoned"` (recommended: stable prefix, paired tool messages). */
+  layout?: Layout;
+}
+
+export interface Finding { rule: string; path?: string; start: number; end: number }
+export interface Redaction { text: string; findings: Finding[] }
+export interface SchemaError { instancePath: string; schemaPath: string; message: string }
+export interface ValidationResult { valid: boolean; errors: SchemaError[] }
+export interface NormalizedOutput {
+  valid: boolean;
+  data: Json;
+  isJson: boolean;
+  /** At most 200 characters, from the redacted output. */
+  summaryConcise: string;
+  /** At most 2,000 characters, from the redacted output. */
+  summaryDetailed: string;
+  redactedFields: Finding[];
+  validationErrors: SchemaError[];
+}
+export type ToolEventKindName = "tool_call" | "tool_success" | "tool_error" | "tool_timeout";
+export interface ToolEventInit {
+  kind: ToolEventKindName;
+  toolName: string;
+  arguments?: Json;
+  result?: string | null;
+  error?: string | null;
+  latencyMs?: number;
+  normalized?: NormalizedOutput | null;
+}
+export interface ToolEventData {
+  eventId: string; timestamp: number; kind: ToolEventKindName; toolName: string; arguments: Json;
+  result: string | null; error: string | null; latencyMs: number; normalized: NormalizedOutput | null;
+  artifact?: ArtifactHandle;
+}
+/** What a tool gets besides its name and arguments: a signal aborted when the call times out. */
+export interface ToolCallContext { signal: AbortSignal }
+export type ToolExecute = (name: string, args: Json, context: ToolCallContext) => unknown | Promise<unknown>;
+export interface ToolBridgeLike { execute: ToolExecute }
+export interface ToolInterruptHandlerOptions {
+  bridge: ToolBridgeLike | ToolExecute;
+  session: Session;
+  normalizer?: PerceptionAligner;
+  artifactStore?: ArtifactStoreLike;
+  /** Outputs of at least this many bytes (after redaction) are externalised; default 1024. */
+  externalizeThreshold?: number;
+}
+export interface CallOptions { timeoutMs?: number }
+export interface CompileOptions extends ZonedOptions { systemPrompt?: string }
+"#;
+
+pub(crate) use context_compiler_js::args::ImportOptionsArg;
+
+#[wasm_bindgen]
+extern "C" {
+    /// The `ArtifactAttacherOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "ArtifactAttacherOptions")]
+    pub type ArtifactAttacherOptionsArg;
+    /// The `CompileOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "CompileOptions")]
+    pub type CompileOptionsArg;
+    /// The `ContextCompilerOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "ContextCompilerOptions")]
+    pub type ContextCompilerOptionsArg;
+    /// The `EventLogOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "EventLogOptions")]
+    pub type EventLogOptionsArg;
+    /// The `HistorySelectorOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "HistorySelectorOptions")]
+    pub type HistorySelectorOptionsArg;
+    /// The `MemoryPreloaderOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "MemoryPreloaderOptions")]
+    pub type MemoryPreloaderOptionsArg;
+    /// The `RecordOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "RecordOptions")]
+    pub type RecordOptionsArg;
+    /// The `SessionOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "SessionOptions")]
+    pub type SessionOptionsArg;
+    /// The `AttachBusOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "AttachBusOptions")]
+    pub type AttachBusOptionsArg;
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// The `ToolInterruptHandlerOptions` object.
+    #[wasm_bindgen(typescript_type = "ToolInterruptHandlerOptions")]
+    pub type ToolInterruptHandlerOptionsArg;
+    /// The `CallOptions` object.
+    #[wasm_bindgen(typescript_type = "CallOptions")]
+    pub type CallOptionsArg;
+    /// The `ContextWindowOptions` object.
+    #[wasm_bindgen(typescript_type = "ContextWindowOptions")]
+    pub type ContextWindowOptionsArg;
+    /// The `ImportanceOptions` object.
+    #[wasm_bindgen(typescript_type = "ImportanceOptions")]
+    pub type ImportanceOptionsArg;
+    /// The `ToolResultOptions` object.
+    #[wasm_bindgen(typescript_type = "ToolResultOptions")]
+    pub type ToolResultOptionsArg;
+    /// The `CompactorOptions` object.
+    #[wasm_bindgen(typescript_type = "CompactorOptions")]
+    pub type CompactorOptionsArg;
+    /// The `ToMessagesOptions` object.
+    #[wasm_bindgen(typescript_type = "ToMessagesOptions")]
+    pub type ToMessagesOptionsArg;
+}

@@ -1,0 +1,145 @@
+//! `WorkingContext` for JS.
+
+use context_compiler_js::error::{JsResult, Thrown};
+use wasm_bindgen::prelude::*;
+
+use crate::types::ToMessagesOptionsArg;
+use context_compiler::working_context::{ProviderFormat, WorkingContext as CoreContext};
+use context_compiler_js::convert::{from_js, option, string, to_js};
+
+/// The compiled, budget-aware context (the seed's WorkingContext).
+#[wasm_bindgen]
+pub struct WorkingContext {
+    pub(crate) inner: CoreContext,
+}
+
+fn js<T: serde::Serialize + ?Sized>(v: &T) -> JsResult<JsValue> {
+    to_js(v).map_err(Thrown::from)
+}
+
+#[wasm_bindgen]
+impl WorkingContext {
+    /// Builds a context from its fields (`systemPrompt` required; lists
+    /// default to empty, `tokenCount` and `budget` to 0).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "WorkingContextInit")] init: JsValue,
+    ) -> JsResult<WorkingContext> {
+        Ok(WorkingContext {
+            inner: from_js(&init, "WorkingContext")?,
+        })
+    }
+
+    /// The system prompt.
+    #[wasm_bindgen(getter, js_name = systemPrompt)]
+    pub fn system_prompt(&self) -> String {
+        self.inner.system_prompt.clone()
+    }
+
+    /// Conversation history.
+    #[wasm_bindgen(getter, unchecked_return_type = "HistoryMessage[]")]
+    pub fn history(&self) -> JsResult<JsValue> {
+        js(&self.inner.history)
+    }
+
+    /// Recalled memories.
+    #[wasm_bindgen(getter, js_name = memoryHits, unchecked_return_type = "MemoryHit[]")]
+    pub fn memory_hits(&self) -> JsResult<JsValue> {
+        js(&self.inner.memory_hits)
+    }
+
+    /// Artifact references.
+    #[wasm_bindgen(getter, js_name = artifactRefs, unchecked_return_type = "ArtifactRef[]")]
+    pub fn artifact_refs(&self) -> JsResult<JsValue> {
+        js(&self.inner.artifact_refs)
+    }
+
+    /// Inline tool results.
+    #[wasm_bindgen(getter, js_name = toolResults, unchecked_return_type = "ToolResult[]")]
+    pub fn tool_results(&self) -> JsResult<JsValue> {
+        js(&self.inner.tool_results)
+    }
+
+    /// What the compiler dropped or truncated to fit the budget.
+    #[wasm_bindgen(getter, unchecked_return_type = "DroppedItem[]")]
+    pub fn dropped(&self) -> JsResult<JsValue> {
+        js(&self.inner.dropped)
+    }
+
+    /// Tokens of the context (after a compile: the exact count of `toMessages()`).
+    #[wasm_bindgen(getter, js_name = tokenCount)]
+    pub fn token_count(&self) -> f64 {
+        self.inner.token_count as f64
+    }
+
+    /// The budget.
+    #[wasm_bindgen(getter)]
+    pub fn budget(&self) -> f64 {
+        self.inner.budget as f64
+    }
+
+    /// Whether `tokenCount <= budget`.
+    #[wasm_bindgen(js_name = isWithinBudget)]
+    pub fn is_within_budget(&self) -> bool {
+        self.inner.is_within_budget()
+    }
+
+    /// Tokens beyond the budget.
+    pub fn overflow(&self) -> f64 {
+        self.inner.overflow() as f64
+    }
+
+    /// The messages for a model call. Without options: plain `{ role,
+    /// content }[]`. Options: `format`: `"openai"` (Chat Completions, with
+    /// `tool_calls` and `tool` messages), `"anthropic"` (`{ system, messages
+    /// }` with `tool_use` / `tool_result` blocks and `cache_control` at the
+    /// ends of the stable zones) or `"ai-sdk"` (Vercel AI SDK
+    /// `ModelMessage[]`). Typed per format by the declarations below.
+    #[wasm_bindgen(js_name = toMessages, skip_typescript)]
+    pub fn to_messages(&self, options: Option<ToMessagesOptionsArg>) -> JsResult<JsValue> {
+        let format = option(&options, "format", "options")?;
+        let format = if format.is_undefined() || format.is_null() {
+            ProviderFormat::Plain
+        } else {
+            let name = string(&format, "options.format")?;
+            ProviderFormat::parse(&name)?
+        };
+        js(&self.inner.to_provider_messages(format))
+    }
+
+    /// The layout: `"seed"` or `"zoned"`.
+    #[wasm_bindgen(getter, unchecked_return_type = "\"seed\" | \"zoned\"")]
+    pub fn layout(&self) -> JsResult<JsValue> {
+        js(&self.inner.layout)
+    }
+
+    /// Tokens per zone of the compiled messages.
+    #[wasm_bindgen(getter, js_name = zoneUsage, unchecked_return_type = "ZoneUsage")]
+    pub fn zone_usage(&self) -> JsResult<JsValue> {
+        js(&self.inner.zone_usage)
+    }
+
+    /// The compaction level the compile's utilisation called for.
+    #[wasm_bindgen(getter, js_name = compactionLevel, unchecked_return_type = "CompactionLevel")]
+    pub fn compaction_level(&self) -> String {
+        self.inner.compaction_level.as_str().to_string()
+    }
+
+    /// The compaction summary of earlier conversation (zoned layout).
+    #[wasm_bindgen(getter)]
+    pub fn summary(&self) -> Option<String> {
+        self.inner.summary.clone()
+    }
+
+    /// The goal (zoned layout).
+    #[wasm_bindgen(getter)]
+    pub fn goal(&self) -> Option<String> {
+        self.inner.goal.clone()
+    }
+
+    /// The context as a plain object (used by `JSON.stringify`).
+    #[wasm_bindgen(js_name = toJSON, unchecked_return_type = "WorkingContextData")]
+    pub fn to_json(&self) -> JsResult<JsValue> {
+        js(&self.inner)
+    }
+}

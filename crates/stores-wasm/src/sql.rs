@@ -1,0 +1,175 @@
+//! `SqliteArtifactStore` for JS: the core's SQLite store over a connection
+//! object with async `query(sql, params)` and `batch(statements)` (the
+//! package's `sqlConnection` adapters make one from `node:sqlite`, Deno's
+//! SQLite, `sql.js`, Cloudflare D1 or a Durable Object's SQL storage).
+
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use context_compiler_js::error::JsResult;
+use js_sys::{Array, Object, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use context_compiler::error::{Error, ErrorCode, Result};
+use context_compiler_js::convert::describe;
+use context_compiler_js::env::JsClock;
+use context_compiler_js::hash::JsHasher;
+use context_compiler_js::promise::require_methods;
+use context_compiler_js::registry::Registration;
+
+use crate::js_kv::call_method;
+use crate::registry;
+use context_compiler::sql_store::{
+    SqlArtifactStore as CoreStore, SqlConnection, SqlValue, Statement,
+};
+
+const CONNECTION_SHAPE: &str =
+    "connection must be an object with async query(sql, params) and batch(statements) methods";
+
+/// A JS connection object seen as the core's [`SqlConnection`].
+struct JsSql {
+    this: JsValue,
+}
+
+fn to_js(v: &SqlValue) -> JsValue {
+    match v {
+        SqlValue::Null => JsValue::NULL,
+        SqlValue::Integer(i) => JsValue::from_f64(*i as f64),
+        SqlValue::Real(r) => JsValue::from_f64(*r),
+        SqlValue::Text(t) => JsValue::from_str(t),
+        SqlValue::Blob(b) => Uint8Array::from(b.as_slice()).into(),
+    }
+}
+
+fn params(values: &[SqlValue]) -> Array {
+    values.iter().map(to_js).collect()
+}
+
+fn invalid(what: String) -> Error {
+    Error::new(ErrorCode::StoreInvalidValue, what)
+}
+
+fn from_js(v: &JsValue) -> Result<SqlValue> {
+    if v.is_null() || v.is_undefined() {
+        return Ok(SqlValue::Null);
+    }
+    if let Some(n) = v.as_f64() {
+        return Ok(if n.fract() == 0.0 && n.abs() < 9.0e15 {
+            SqlValue::Integer(n as i64)
+        } else {
+            SqlValue::Real(n)
+        });
+    }
+    if let Some(s) = v.as_string() {
+        return Ok(SqlValue::Text(s));
+    }
+    if v.is_bigint() {
+        let n = i64::try_from(v.clone().unchecked_into::<js_sys::BigInt>())
+            .map_err(|_| invalid("an integer column is out of range".into()))?;
+        return Ok(SqlValue::Integer(n));
+    }
+    if let Some(a) = v.dyn_ref::<Uint8Array>() {
+        return Ok(SqlValue::Blob(a.to_vec()));
+    }
+    if let Some(buf) = v.dyn_ref::<js_sys::ArrayBuffer>() {
+        return Ok(SqlValue::Blob(Uint8Array::new(buf).to_vec()));
+    }
+    Err(invalid(format!(
+        "a column value must be null, a number, a bigint, a string or bytes (got {})",
+        describe(v)
+    )))
+}
+
+fn row_values(row: &JsValue) -> Result<Vec<SqlValue>> {
+    let cells = if Array::is_array(row) {
+        Array::from(row)
+    } else if row.is_object() {
+        Object::values(row.unchecked_ref())
+    } else {
+        return Err(invalid(format!(
+            "a row must be an array or an object (got {})",
+            describe(row)
+        )));
+    };
+    cells.iter().map(|c| from_js(&c)).collect()
+}
+
+#[async_trait(?Send)]
+impl SqlConnection for JsSql {
+    async fn query(&self, sql: &str, values: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>> {
+        let rows = call_method(
+            &self.this,
+            "query",
+            &[sql.into(), params(values).into()],
+            CONNECTION_SHAPE,
+            "connection.query",
+        )
+        .await?;
+        if !Array::is_array(&rows) {
+            return Err(invalid(format!(
+                "connection.query must resolve to an array of rows (got {})",
+                describe(&rows)
+            )));
+        }
+        Array::from(&rows).iter().map(|r| row_values(&r)).collect()
+    }
+
+    async fn batch(&self, statements: &[Statement]) -> Result<()> {
+        let list: Array = statements
+            .iter()
+            .map(|s| {
+                let o = Object::new();
+                let _ = Reflect::set(&o, &"sql".into(), &s.sql.as_str().into());
+                let _ = Reflect::set(&o, &"params".into(), &params(&s.params));
+                JsValue::from(o)
+            })
+            .collect();
+        call_method(
+            &self.this,
+            "batch",
+            &[list.into()],
+            CONNECTION_SHAPE,
+            "connection.batch",
+        )
+        .await
+        .map(|_| ())
+    }
+}
+
+/// Artifacts and saved sessions in SQLite (seed 000's
+/// `SqliteArtifactStore`): artifacts as rows with their content in a BLOB,
+/// verified on read; saved sessions as a head row and one row per event,
+/// every write one transaction. The schema is created, and its version
+/// checked, by the first call.
+#[wasm_bindgen]
+pub struct SqliteArtifactStore {
+    inner: Rc<CoreStore<JsSql>>,
+    registration: Registration,
+}
+
+#[wasm_bindgen]
+impl SqliteArtifactStore {
+    /// A store over `connection`: an object with async `query(sql, params)`
+    /// (resolving to rows, arrays or objects of column values in `SELECT`
+    /// order) and `batch(statements)` (running `[{ sql, params }]` as one
+    /// transaction). `sqlConnection(db)` makes one from the usual engines.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "SqlConnectionLike")] connection: JsValue,
+    ) -> JsResult<SqliteArtifactStore> {
+        require_methods(&connection, &["query", "batch"], CONNECTION_SHAPE)?;
+        let inner = Rc::new(
+            CoreStore::new(JsSql { this: connection }, Rc::new(JsClock))
+                .with_hasher(Rc::new(JsHasher)),
+        );
+        let weak: std::rc::Weak<dyn context_compiler::artifacts::ArtifactStore> =
+            Rc::downgrade(&(inner.clone() as Rc<dyn context_compiler::artifacts::ArtifactStore>));
+        Ok(SqliteArtifactStore {
+            inner,
+            registration: registry::register(weak),
+        })
+    }
+}
+
+context_compiler_js::store_methods!(SqliteArtifactStore, crate::registry::Stores);

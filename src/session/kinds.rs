@@ -1,0 +1,26 @@
+//! The event kinds the library records and reads, each spelled once: the
+//! session's, the tool interrupts' and the compilers' events.
+
+/// The event kind of user turns.
+pub const USER_INPUT: &str = "user_input";
+/// The event kind of assistant turns.
+pub const ASSISTANT_OUTPUT: &str = "assistant_output";
+/// The event kind of pipeline phase results (assistant turns in the seed).
+pub const PHASE_RESULT: &str = "phase_result";
+/// The event kind of a successful tool call.
+pub const TOOL_SUCCESS: &str = "tool_success";
+/// The event kind of a failed tool call.
+pub const TOOL_ERROR: &str = "tool_error";
+/// The event kind of a tool call that timed out.
+pub const TOOL_TIMEOUT: &str = "tool_timeout";
+/// The event kind recorded when a payload is externalised to an artifact store.
+pub const ARTIFACT_STORED: &str = "artifact_stored";
+/// The event kind of a tool call (its id is the call's `call_id`).
+pub const TOOL_CALL: &str = "tool_call";
+/// The event kind a zoned compile records when it compacts the context.
+pub const CONTEXT_COMPACTED: &str = "context_compacted";
+/// The event kind of a recalled memory; with `"pinned": true` in its data it
+/// stays in the zoned layout's PERSISTENT zone for the rest of the session.
+pub const MEMORY_HIT: &str = "memory_hit";
+/// The kind of the event recording a guard's decision (the seed's).
+pub const GUARD_DECISION: &str = "guard_decision";
