@@ -1,11 +1,11 @@
-/** The seed's ToolEventKind: the session event kinds of tool interactions. */
+/** The kinds of tool events: the session event kinds of tool interactions. */
 export declare const ToolEventKind: Readonly<{
   CALL: "tool_call";
   SUCCESS: "tool_success";
   ERROR: "tool_error";
   TIMEOUT: "tool_timeout";
 }>;
-/** The seed's share of the context window per zone (seed 004). */
+/** The share of the context window per zone. */
 export declare const DEFAULT_ZONE_BUDGETS: Readonly<{
   system: 0.12;
   persistent: 0.08;

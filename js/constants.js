@@ -1,6 +1,6 @@
 // Constants both entries export (plain JS values; the wasm exports classes and functions).
 
-/** The seed's ToolEventKind: the session event kinds of tool interactions. */
+/** The kinds of tool events: the session event kinds of tool interactions. */
 export const ToolEventKind = Object.freeze({
   CALL: "tool_call",
   SUCCESS: "tool_success",
@@ -8,7 +8,7 @@ export const ToolEventKind = Object.freeze({
   TIMEOUT: "tool_timeout",
 });
 
-/** The seed's share of the context window per zone (seed 004). */
+/** The share of the context window per zone. */
 export const DEFAULT_ZONE_BUDGETS = Object.freeze({
   system: 0.12,
   persistent: 0.08,

@@ -1,9 +1,9 @@
-//! The seed's token budget tracker.
+//! The token budget tracker.
 
 use crate::error::{Error, ErrorCode, Result};
 
-/// Tracks token consumption against a configured maximum (no default: the
-/// seed forces a conscious choice).
+/// Tracks token consumption against a configured maximum (no default: a
+/// budget is a conscious choice).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TokenBudget {
     max: u64,
@@ -60,7 +60,7 @@ impl TokenBudget {
 mod tests {
     use super::*;
 
-    // The seed's test_budget_tracking.
+    // The specification's test_budget_tracking.
     #[test]
     fn budget_tracking() {
         let mut b = TokenBudget::new(100).unwrap();
@@ -77,7 +77,7 @@ mod tests {
         assert_eq!(b.consumed(), 110);
     }
 
-    // The seed's test_budget_requires_explicit_max.
+    // The specification's test_budget_requires_explicit_max.
     #[test]
     fn budget_requires_explicit_max() {
         for bad in [0, -1] {

@@ -1,7 +1,7 @@
-//! The corteX 4-zone context window (seed 004): a stateful builder that an
+//! The corteX 4-zone context window: a stateful builder that an
 //! agent fills zone by zone and compiles into messages for a model call.
 //!
-//! Beyond the seed, [`ContextWindow::compile`] never returns more than
+//! [`ContextWindow::compile`] never returns more than
 //! `max_context_tokens`: when the window holds more, it leaves out the least
 //! important items first (from zones over their own budget first), then
 //! truncates the largest text, and lists every change in
@@ -34,7 +34,7 @@ pub const SUMMARY_IMPORTANCE: f64 = 0.9;
 /// How many recent items [`ContextWindow::emergency_compact`] keeps.
 pub const EMERGENCY_KEEP_RECENT: usize = 2;
 
-/// One item of the window, with its importance (the seed's `ContextItem`).
+/// One item of the window, with its importance .
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContextItem {
@@ -69,7 +69,7 @@ pub struct WindowDrop {
     pub tokens_removed: u64,
 }
 
-/// The assembled window (the seed's `CompiledContext`).
+/// The assembled window .
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CompiledContext {
@@ -88,7 +88,7 @@ pub struct CompiledContext {
     pub dropped: Vec<WindowDrop>,
 }
 
-/// Token usage and item counts (the seed's `get_stats` keys).
+/// Token usage and item counts (`get_stats`'s keys).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContextStats {
@@ -111,7 +111,7 @@ pub struct ContextStats {
     /// Tokens of all zones.
     pub total_tokens_estimate: u64,
     /// `total_tokens_estimate / max_context_tokens`, capped to [0.0, 1.0]
-    /// as seed 004 documents it (a window holding more than fits is at 1.0;
+    /// as documented (a window holding more than fits is at 1.0;
     /// its compile drops what does not fit).
     pub utilization: f64,
     /// `total_tokens_estimate / max_context_tokens` uncapped: how far over
@@ -123,7 +123,7 @@ pub struct ContextStats {
     pub goal_set: bool,
 }
 
-/// The 4-zone context window (seed 004's `ContextCompiler`).
+/// The 4-zone context window.
 pub struct ContextWindow {
     max_context_tokens: u64,
     zone_budgets: ZoneBudgets,
@@ -171,7 +171,7 @@ fn check_importance(importance: f64) -> Result<f64> {
 
 impl ContextWindow {
     /// A window of `max_context_tokens` with the given zone shares (the
-    /// seed's defaults when `None`), counting with `counter` and stamping
+    /// defaults when `None`), counting with `counter` and stamping
     /// items with `clock`.
     pub fn new(
         max_context_tokens: u64,

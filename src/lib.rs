@@ -3,8 +3,8 @@
 //! The core (everything but `js`) is pure Rust with no host dependency:
 //!
 //! - [`session`]: the event-sourced [`Session`] with token counts.
-//! - [`bus`]: the seed's [`EventBus`] and its background handlers.
-//! - [`tokens`] and [`budget`]: token counting and the seed's [`TokenBudget`].
+//! - [`bus`]: the [`EventBus`] and its background handlers.
+//! - [`tokens`] and [`budget`]: token counting and the [`TokenBudget`].
 //! - [`working_context`]: the compiled [`WorkingContext`] and its messages.
 //! - [`compiler`]: the [`ContextCompiler`] and its processors.
 //! - [`zones`] and [`context_window`]: the four zones, compaction levels,

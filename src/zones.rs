@@ -1,5 +1,5 @@
-//! The four zones of a context window (seed 004), shared by
-//! [`crate::ContextWindow`] and the zoned layout of [`crate::ContextCompiler`].
+//! The four zones of a context window, shared by [`crate::ContextWindow`] and
+//! the zoned layout of [`crate::ContextCompiler`].
 //!
 //! A context is laid out, front to back, as
 //!
@@ -62,7 +62,7 @@ pub struct ZoneBudgets {
     pub recent: f64,
 }
 
-/// The seed's default shares: SYSTEM 12%, PERSISTENT 8%, WORKING 40%, RECENT 40%.
+/// The default shares: SYSTEM 12%, PERSISTENT 8%, WORKING 40%, RECENT 40%.
 pub const DEFAULT_ZONE_BUDGETS: ZoneBudgets = ZoneBudgets {
     system: 0.12,
     persistent: 0.08,

@@ -68,7 +68,7 @@ fn run(fixture: &Value) -> Value {
     let c = &fixture["compile"];
     let layout = match c["layout"].as_str() {
         Some("zoned") => Layout::Zoned,
-        _ => Layout::Seed,
+        _ => Layout::SingleSystem,
     };
     let compiler = ContextCompiler::with_layout(processors(fixture, store), layout);
     let ctx = block_on(compiler.compile_with(

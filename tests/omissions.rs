@@ -43,7 +43,7 @@ fn conversation() -> context_compiler::Session {
 
 #[test]
 fn the_newest_user_message_is_kept_truncated_and_every_omission_listed() {
-    for layout in [Layout::Seed, Layout::Zoned] {
+    for layout in [Layout::SingleSystem, Layout::Zoned] {
         block_on(async {
             let mut s = conversation();
             let compiler = ContextCompiler::with_layout(

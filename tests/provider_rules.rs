@@ -139,7 +139,7 @@ proptest! {
         if attach {
             processors.push(Rc::new(ArtifactAttacher::new(Rc::new(MemoryArtifactStore::new(Rc::new(SystemClock))), 2048)));
         }
-        let layout = if zoned { Layout::Zoned } else { Layout::Seed };
+        let layout = if zoned { Layout::Zoned } else { Layout::SingleSystem };
         let compiler = ContextCompiler::with_layout(processors, layout);
         match block_on(compiler.compile(&mut s, budget, "You are an SRE.")) {
             Ok(ctx) => {

@@ -327,7 +327,7 @@ fn compile_cost_follows_the_selection_not_the_session() {
     for turns in [300, 3_000] {
         let counter = CountingCounter::new();
         let mut s = loop_session(counter.clone(), turns);
-        for layout in [Layout::Zoned, Layout::Seed] {
+        for layout in [Layout::Zoned, Layout::SingleSystem] {
             let c = ContextCompiler::with_layout(
                 vec![
                     Rc::new(HistorySelector::new(1, usize::MAX)),
@@ -731,7 +731,7 @@ fn a_counter_counting_the_empty_string_fits_the_system_message_layout() {
     }
     let compiler = ContextCompiler::with_layout(
         vec![Rc::new(HistorySelector::new(1, usize::MAX))],
-        Layout::Seed,
+        Layout::SingleSystem,
     );
     for prompt in ["", "You are an SRE."] {
         let ctx =

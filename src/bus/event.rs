@@ -1,4 +1,4 @@
-//! The seed's `Event`: what flows through the bus.
+//! The `Event`: what flows through the bus.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use crate::error::{Error, ErrorCode, Result};
 
 /// An event on the bus: `{ type, agentId, sessionId, data, timestamp }` in
-/// every binding. `data` keeps the seed's payload keys (`episode_id`,
+/// every binding. `data` keeps the payload keys (`episode_id`,
 /// `transcript`, `idle_seconds`, ...) as they are.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -1,11 +1,10 @@
-//! The seed's `FactExtractor` (seed 003, phase D): on `episode_summarized`,
-//! asks the injected model for facts worth remembering, keeps at most five
-//! confident, new ones, and writes them to a [`MemoryStore`].
+//! The `FactExtractor`: on `episode_summarized`, asks the injected model for
+//! facts worth remembering, keeps at most five confident, new ones, and writes
+//! them to a [`MemoryStore`].
 //!
-//! Beyond the seed, whose dedup compared a `similarity` field its search
-//! never set (so nothing was ever a duplicate), a candidate is compared with
-//! the entries memory recalls for it: by [`lexical_similarity`] by default,
-//! or by the cosine of an injected [`Embedder`]'s vectors.
+//! A candidate is compared with the entries memory recalls for it: by
+//! [`lexical_similarity`] by default, or by the cosine of an injected
+//! [`Embedder`]'s vectors.
 
 use std::rc::Rc;
 
@@ -20,7 +19,7 @@ use crate::error::Result;
 use crate::llm::Llm;
 use crate::memory::{cosine_similarity, lexical_similarity, Embedder, MemoryEntry, MemoryStore};
 
-/// The seed's extraction prompt; `{summary}` and `{key_points}` are replaced.
+/// The default extraction prompt; `{summary}` and `{key_points}` are replaced.
 pub const EXTRACT_PROMPT: &str = r#"Review the following conversation summary and extract facts worth remembering long-term.
 
 Focus on:
@@ -49,10 +48,10 @@ Max 5 facts."#;
 /// The `source` of the facts the extractor writes.
 pub const FACT_SOURCE: &str = "fact_extractor";
 
-/// Options of a [`FactExtractor`]: the seed's limits, configurable.
+/// Options of a [`FactExtractor`]: its limits.
 #[derive(Debug, Clone)]
 pub struct FactExtractorOptions {
-    /// Candidates considered per episode (the seed's 5).
+    /// Candidates considered per episode (default 5).
     pub max_facts: usize,
     /// Candidates less confident than this are skipped (0.6).
     pub min_confidence: f64,
@@ -109,7 +108,7 @@ pub fn fact_key(prefix: &str, subject: &str, content: &str) -> String {
     format!("{prefix}:{}", &id[..16])
 }
 
-/// The seed's fact extractor, registered on its bus for `episode_summarized`
+/// The fact extractor, registered on its bus for `episode_summarized`
 /// until dropped.
 pub struct FactExtractor(DetachOnDrop);
 
@@ -265,8 +264,8 @@ registered_until_dropped!(
 );
 
 impl FactExtractor {
-    /// Registers an extractor for as long as `bus` lives (the seed's
-    /// construction), until the returned subscription is detached.
+    /// Registers an extractor for as long as `bus` lives, until the returned
+    /// subscription is detached.
     pub fn register(
         bus: &EventBus,
         llm: Rc<dyn Llm>,

@@ -1,4 +1,4 @@
-//! Sessions feeding the bus (seed 003, phases H and I): a session observer
+//! Sessions feeding the bus: a session observer
 //! that emits `message_received` for each `user_input` and `turn_completed`
 //! for each `assistant_output`, carrying the text, the episode and the user.
 

@@ -1,4 +1,4 @@
-//! The event bus (seed 003): an in-process async bus that reacts to session
+//! The event bus: an in-process async bus that reacts to session
 //! events, with error isolation, a bounded queue and drain on stop.
 //!
 //! [`EventBus::emit`] never blocks and never fails: it queues the event, or
@@ -67,10 +67,10 @@ pub type ErrorListener = Rc<dyn Fn(&str, &BusEvent, &Error)>;
 /// Options of an [`EventBus`].
 #[derive(Clone)]
 pub struct BusOptions {
-    /// Events that may wait in the queue; more are dropped. Default 1,000 (the seed's).
+    /// Events that may wait in the queue; more are dropped. Default 1,000.
     pub max_queue: usize,
     /// How long one handler may run on one event before it counts as timed
-    /// out and the bus moves on; `None` waits for ever (the seed's behaviour).
+    /// out and the bus moves on; `None` waits for ever.
     pub handler_timeout_ms: Option<f64>,
     /// Told about every handler failure and timeout.
     pub on_error: Option<ErrorListener>,
@@ -119,7 +119,7 @@ struct State {
     stats: BusStats,
 }
 
-/// The seed's `EventBus`. Cloning gives another handle to the same bus.
+/// The `EventBus`. Cloning gives another handle to the same bus.
 #[derive(Clone)]
 pub struct EventBus {
     state: Rc<RefCell<State>>,
@@ -211,8 +211,7 @@ impl EventBus {
         s.handlers.len() + s.watchers.len() != before
     }
 
-    /// Sets (or with `None` removes) the persister, the seed's
-    /// `set_db_persister`: called for every event before its handlers.
+    /// Sets (or with `None` removes) the persister: called for every event before its handlers.
     pub fn set_persister(&self, persister: Option<Rc<dyn EventHandler>>) {
         self.state.borrow_mut().persister = persister;
     }

@@ -1,11 +1,9 @@
-//! The seed's `SessionTimeoutMonitor` (seed 003, phase J): tracks activity
+//! The `SessionTimeoutMonitor`: tracks activity
 //! per session and emits `session_ended` after the idle timeout and
 //! `sleep_started` after the global sleep timeout.
 //!
-//! Beyond the seed, whose `session_ended` carried no transcript (so the
-//! summariser skipped every idle session), the monitor keeps each session's
-//! transcript as phase H describes (`User: …`, `Assistant: …` cut to 500
-//! characters) with its `episode_id` and `user_id`, and puts them on the
+//! The monitor keeps each session's transcript (`User: …`, `Assistant: …`
+//! cut to 500 characters) with its `episode_id` and `user_id`, and puts them on the
 //! `session_ended` it emits.
 
 use std::cell::RefCell;
@@ -21,17 +19,17 @@ use super::{BusEvent, EventBus, EventHandler};
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
 
-/// The assistant text kept per turn in a transcript (the seed's 500).
+/// The assistant text kept per turn in a transcript (default 500).
 pub const ASSISTANT_TRANSCRIPT_CHARS: usize = 500;
 
 /// Options of a [`SessionTimeoutMonitor`], in milliseconds.
 #[derive(Debug, Clone, Copy)]
 pub struct MonitorOptions {
-    /// Idle time after which a session ends (the seed's 30 minutes).
+    /// Idle time after which a session ends (default 30 minutes).
     pub session_idle_timeout_ms: f64,
     /// Global idle time, with no session left, after which sleep starts (2 hours).
     pub sleep_timeout_ms: f64,
-    /// How often the background loop checks (the seed's `sleep_check_interval`, 60 s).
+    /// How often the background loop checks (default 60 s).
     pub check_interval_ms: f64,
 }
 
@@ -63,7 +61,7 @@ struct MonitorState {
     sleep_emitted: bool,
 }
 
-/// The seed's session timeout monitor, registered on its bus for
+/// The session timeout monitor, registered on its bus for
 /// `turn_completed` and `message_received`.
 pub struct SessionTimeoutMonitor {
     bus: EventBus,
@@ -175,7 +173,7 @@ impl SessionTimeoutMonitor {
         self.state.borrow().sessions.len()
     }
 
-    /// The seed's `_check_timeouts`: emits `session_ended` for every
+    /// Emits `session_ended` for every
     /// session idle longer than the idle timeout (and forgets it), then
     /// `sleep_started` once when no session is left and the global idle time
     /// passed the sleep timeout. Returns the events it emitted.

@@ -1,11 +1,11 @@
-//! The seed's `SleepHandler` (seed 003, phase K): on `sleep_started`, runs
+//! The `SleepHandler`: on `sleep_started`, runs
 //! five consolidation phases over the memory store, the free ones first,
 //! and emits `sleep_completed { phases_completed, interrupted }`.
 //!
-//! Beyond the seed, whose phases were mostly stubs and whose bus could never
-//! deliver the waking `message_received` while a sleep ran (it awaited each
-//! event's handlers before taking the next), every phase does real work and
-//! the wake-up is a bus watcher, told at emit time:
+//! Every phase does real work, and the wake-up is a bus watcher, told at
+//! emit time (a bus that awaited each event's handlers before taking the
+//! next could never deliver the waking `message_received` while a sleep
+//! ran):
 //!
 //! 1. `review`: removes facts below the confidence floor, and near-duplicate
 //!    facts about one subject (keeping the most confident, then newest).
@@ -39,7 +39,7 @@ use crate::llm::Llm;
 use crate::memory::{lexical_similarity, MemoryEntry, MemoryFilter, MemoryStore};
 use context_compiler_text::order::{descending, float_descending, sort_stable_by_key};
 
-/// The seed's reflection prompt; `{episodes}` is replaced.
+/// The default reflection prompt; `{episodes}` is replaced.
 pub const REFLECTION_PROMPT: &str = r#"You are an AI agent reviewing your recent activity. Analyze the following
 episode summaries from the past 24 hours and identify:
 
@@ -60,7 +60,7 @@ Return ONLY valid JSON:
   "summary": "<2-3 sentence reflection on the day>"
 }"#;
 
-/// The seed's generalisation prompt; `{facts}` is replaced.
+/// The default generalisation prompt; `{facts}` is replaced.
 pub const GENERALIZE_PROMPT: &str = r#"These facts are about the same topic. Create one generalized fact
 that captures the essential knowledge from all of them.
 
@@ -74,8 +74,7 @@ Return ONLY valid JSON:
   "confidence": <0.0-1.0>
 }"#;
 
-/// The compression prompt (the seed reuses its summariser's logic for old
-/// episodes); `{episodes}` is replaced.
+/// The compression prompt for old episodes; `{episodes}` is replaced.
 pub const COMPRESS_PROMPT: &str = r#"These are summaries of older conversations. Compress them into one digest
 that keeps what is worth remembering: decisions, outcomes, preferences and facts.
 
@@ -88,7 +87,7 @@ Return ONLY valid JSON:
   "key_points": ["<point 1>", "<point 2>"]
 }"#;
 
-/// The phases in the order they run (free ones first, as the seed orders them).
+/// The phases in the order they run (free ones first).
 pub const SLEEP_PHASES: [&str; 5] = ["review", "prune", "compress", "reflect", "generalize"];
 
 /// The memory category of the episode summaries the handler keeps.
@@ -98,7 +97,7 @@ pub const DIGEST_CATEGORY: &str = "episode_digest";
 
 const DAY_MS: f64 = 24.0 * 3_600_000.0;
 
-/// Options of a [`SleepHandler`]: the seed's limits, configurable.
+/// Options of a [`SleepHandler`]: its limits.
 #[derive(Debug, Clone)]
 pub struct SleepOptions {
     /// Entries neither recalled nor created within this are pruned (30 days).
@@ -111,7 +110,7 @@ pub struct SleepOptions {
     pub duplicate_similarity: f64,
     /// Episodes older than this are compressed (7 days).
     pub compress_after_ms: f64,
-    /// Episodes compressed per sleep (the seed's 5).
+    /// Episodes compressed per sleep (default 5).
     pub compress_batch: usize,
     /// Reflection reads the episodes of this window (24 hours).
     pub reflect_window_ms: f64,
@@ -123,7 +122,7 @@ pub struct SleepOptions {
     pub reflect_episode_chars: usize,
     /// Lessons stored per reflection (3).
     pub max_lessons: usize,
-    /// A subject with at least this many facts is generalized (6: the seed's "more than 5").
+    /// A subject with at least this many facts is generalized (default 6).
     pub generalize_min_facts: usize,
     /// Clusters generalized per sleep (3).
     pub generalize_max_clusters: usize,
@@ -161,7 +160,7 @@ impl Default for SleepOptions {
     }
 }
 
-/// The seed's sleep handler, registered on its bus until dropped.
+/// The sleep handler, registered on its bus until dropped.
 pub struct SleepHandler(DetachOnDrop);
 
 /// Whether a sleep runs, and the interrupt that wakes it.
@@ -601,10 +600,9 @@ registered_until_dropped!(
 );
 
 impl SleepHandler {
-    /// Registers a handler for as long as `bus` lives (the seed's
-    /// construction), until the returned subscription (the `sleep_started`
-    /// and `episode_summarized` handlers and the `message_received` watcher)
-    /// is detached.
+    /// Registers a handler for as long as `bus` lives, until the returned
+    /// subscription (the `sleep_started` and `episode_summarized` handlers and
+    /// the `message_received` watcher) is detached.
     pub fn register(
         bus: &EventBus,
         llm: Rc<dyn Llm>,

@@ -1,4 +1,4 @@
-//! The seed's `EpisodeSummarizer` (seed 003, phase C): on `session_ended`,
+//! The `EpisodeSummarizer`: on `session_ended`,
 //! asks the injected model for a structured summary of the transcript and
 //! emits `episode_summarized` with it.
 
@@ -13,7 +13,7 @@ use super::{BusEvent, EventBus, EventHandler};
 use crate::error::Result;
 use crate::llm::Llm;
 
-/// The seed's summary prompt; `{transcript}` is replaced.
+/// The default summary prompt; `{transcript}` is replaced.
 pub const SUMMARY_PROMPT: &str = r#"Given the following conversation transcript, generate a structured summary.
 
 Transcript:
@@ -28,10 +28,10 @@ Return ONLY valid JSON (no markdown, no explanation):
   "topics": ["<topic1>", "<topic2>"]
 }"#;
 
-/// The marker put where a long transcript's middle was cut (the seed's).
+/// The marker put where a long transcript's middle was cut.
 pub const MIDDLE_TRUNCATED: &str = "\n\n[... middle truncated ...]\n\n";
 
-/// Options of an [`EpisodeSummarizer`]: the seed's limits, configurable.
+/// Options of an [`EpisodeSummarizer`]: its limits.
 #[derive(Debug, Clone)]
 pub struct SummarizerOptions {
     /// Transcripts shorter than this (in characters) are skipped (50).
@@ -58,7 +58,7 @@ impl Default for SummarizerOptions {
     }
 }
 
-/// The seed's episode summariser, registered on its bus for `session_ended`
+/// The episode summariser, registered on its bus for `session_ended`
 /// until dropped.
 pub struct EpisodeSummarizer(DetachOnDrop);
 
@@ -145,8 +145,8 @@ registered_until_dropped!(
 );
 
 impl EpisodeSummarizer {
-    /// Registers a summariser for as long as `bus` lives (the seed's
-    /// construction), until the returned subscription is detached.
+    /// Registers a summariser for as long as `bus` lives, until the returned
+    /// subscription is detached.
     pub fn register(bus: &EventBus, llm: Rc<dyn Llm>, options: SummarizerOptions) -> Subscription {
         let handler = Rc::new(Summarize {
             bus: bus.clone(),

@@ -15,14 +15,15 @@ use crate::session::{Session, ARTIFACT_STORED, USER_INPUT};
 use crate::working_context::{ArtifactRef, WorkingContext};
 
 /// Replaces tool results of `threshold_bytes` or more with artifact handles
-/// and summaries, storing the payload in an [`ArtifactStore`]: the seed
-/// layout's tool results become artifact references; in the zoned layout a
-/// tool message's content becomes the handle and summary, in place.
+/// and summaries, storing the payload in an [`ArtifactStore`]: the
+/// single-system layout's tool results become artifact references; in the
+/// zoned layout a tool message's content becomes the handle and summary, in
+/// place.
 ///
 /// Each payload is hashed and stored once: the first time, an
 /// `artifact_stored` event naming the tool outcome (`event_id`) is recorded,
 /// and later compiles take the handle from the session instead of hashing
-/// again (the seed re-stored and re-recorded it at every compile).
+/// again.
 pub struct ArtifactAttacher {
     store: Rc<dyn ArtifactStore>,
     threshold_bytes: usize,

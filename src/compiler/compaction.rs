@@ -1,4 +1,4 @@
-//! Compaction of the zoned layout, with hysteresis at the seed's levels.
+//! Compaction of the zoned layout, with hysteresis at the compaction levels.
 //!
 //! At 80% of the budget (light) every tool output in WORKING is masked (its
 //! summary and where it is kept stand in for it); at 90% (full), or when

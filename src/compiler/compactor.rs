@@ -1,5 +1,5 @@
-//! Compaction. Seed layout: merge consecutive same-role turns and trim
-//! whitespace. Zoned layout: compaction with hysteresis at the seed's
+//! Compaction. Single-system layout: merge consecutive same-role turns and trim
+//! whitespace. Zoned layout: compaction with hysteresis at fixed
 //! levels (see [`crate::compiler::compaction`]).
 
 use std::rc::Rc;
@@ -13,9 +13,9 @@ use crate::llm::Llm;
 use crate::session::Session;
 use crate::working_context::{HistoryMessage, Layout, WorkingContext};
 
-/// The seed's compactor, and the zoned layout's level-based compaction.
+/// The compactor, and the zoned layout's level-based compaction.
 ///
-/// In the seed layout it merges consecutive messages of the same role
+/// In the single-system layout it merges consecutive messages of the same role
 /// (joined by a newline) and trims surrounding whitespace; merged or trimmed
 /// messages are recounted. In the zoned layout it masks old tool outputs at
 /// 80% of the budget and folds the oldest turns into a summary at 90% (and

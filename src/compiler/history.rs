@@ -12,10 +12,10 @@ use crate::working_context::{HistoryMessage, Layout, Section, ToolResult, Workin
 
 /// Selects conversation history: the first `keep_first` turns and the last
 /// `keep_last`, dropping the middle, and never more than the budget left
-/// (the seed's selector ignored the budget).
 ///
-/// Seed layout: it also brings the session's last `keep_last` tool outcomes
-/// that fit into the context (the seed's never reached it): inline as tool
+///
+/// Single-system layout: it also brings the session's last `keep_last` tool outcomes
+/// that fit into the context: inline as tool
 /// results, or as artifact references when already externalised. Zoned
 /// layout: the first turns are pinned in PERSISTENT, and the newest turns
 /// and tool exchanges after the last compaction follow, each call paired

@@ -70,11 +70,11 @@ fn with_question(
 }
 
 impl ContextCompiler {
-    /// A compiler running `processors` in order, with the seed's layout.
+    /// A compiler running `processors` in order, with the single-system layout.
     pub fn new(processors: Vec<Rc<dyn Processor>>) -> Self {
         ContextCompiler {
             processors,
-            layout: Layout::Seed,
+            layout: Layout::SingleSystem,
         }
     }
 
@@ -177,7 +177,7 @@ impl ContextCompiler {
                 CompactionLevel::for_utilization(ctx.token_count as f64 / budget as f64);
         }
         let ctx = match ctx.layout {
-            Layout::Seed => {
+            Layout::SingleSystem => {
                 let mut ctx = fit::fit_to_budget(ctx, budget, counter)?;
                 ctx.zone_usage = ctx.zone_usage_of(counter);
                 ctx

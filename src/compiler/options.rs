@@ -8,7 +8,7 @@ use crate::zones;
 
 /// The system prompt and, for the zoned layout, the SYSTEM zone's policies,
 /// tool definitions and user preferences, the PERSISTENT zone's goal and
-/// state digest, and the RECENT zone's task state. The seed layout uses the
+/// state digest, and the RECENT zone's task state. The single-system layout uses the
 /// system prompt only.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CompileOptions {

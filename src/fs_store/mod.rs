@@ -1,4 +1,4 @@
-//! Artifacts and sessions as files under a directory: seed 000's
+//! Artifacts and sessions as files under a directory:
 //! `FsArtifactStore(base_dir)`.
 //!
 //! The store is the key-value store's layout and logic
@@ -104,7 +104,7 @@ impl<F: FileSystem> FsKv<F> {
     }
 }
 
-/// The artifacts and sessions of seed 000's `FsArtifactStore`: the key-value
+/// The artifacts and sessions of `FsArtifactStore`: the key-value
 /// store over files.
 pub type FsArtifactStore<F> = KvArtifactStore<FsKv<F>>;
 

@@ -36,7 +36,7 @@ impl Indexed {
     }
 }
 
-/// Memory held in memory (the seed's `InMemoryBackend`). `recall` ranks
+/// Memory held in memory (default `InMemoryBackend`). `recall` ranks
 /// entries by BM25 relevance of their key and content to the query, returns
 /// only entries sharing at least one term with it, and marks them recalled.
 pub struct InMemoryBackend {

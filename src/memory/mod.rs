@@ -27,7 +27,7 @@ pub struct MemoryEntry {
     /// A free-form category (e.g. `core`, `episode`, `preference`, `lesson`).
     #[serde(default)]
     pub category: String,
-    /// Who or what the fact is about (the seed's fact `subject`).
+    /// Who or what the fact is about (the fact `subject`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subject: Option<String>,
     /// How sure the writer was, 0 to 1.

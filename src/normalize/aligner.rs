@@ -179,7 +179,7 @@ mod tests {
         PerceptionAligner::new(Rc::new(RefCell::new(reg)))
     }
 
-    // The seed's test_normalizer cases.
+    // The test_normalizer cases.
     #[test]
     fn normalize_plain_text() {
         let r = aligner().normalize("echo", "hello world");

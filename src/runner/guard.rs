@@ -1,4 +1,4 @@
-//! The input guard a run asks before calling the model (the seed's guard
+//! The input guard a run asks before calling the model (the guard
 //! pipeline, injected).
 
 use async_trait::async_trait;
@@ -13,7 +13,7 @@ use crate::error::{Error, ErrorCode, Result};
 pub struct GuardDecision {
     /// Whether the input may reach the model.
     pub allowed: bool,
-    /// The seed's threat level (`"none"` when the guard gives none).
+    /// The threat level (`"none"` when the guard gives none).
     pub threat_level: String,
     /// Why, when blocked (or any note).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -72,7 +72,7 @@ impl GuardDecision {
         }
     }
 
-    /// The `guard_decision` event's data: the seed's `allowed` and
+    /// The `guard_decision` event's data: `allowed` and
     /// `threat_level`, and the reason.
     pub fn event_data(&self) -> Value {
         let mut data = serde_json::json!({

@@ -1,4 +1,4 @@
-//! The seed's MCP tool `orchestrate_compiled`: its definition, its
+//! The MCP tool `orchestrate_compiled`: its definition, its
 //! arguments, and its results as MCP `CallToolResult`s (failures as data,
 //! `isError: true`, as MCP asks of tool errors).
 
@@ -10,10 +10,10 @@ use crate::runner::RunResult;
 /// The tool's name.
 pub const ORCHESTRATE_COMPILED: &str = "orchestrate_compiled";
 
-/// The system prompt when the caller gives none (the seed's).
+/// The system prompt when the caller gives none .
 pub const DEFAULT_SYSTEM_PROMPT: &str = "You are a helpful AI assistant.";
 
-/// The tool's MCP definition: the seed's `inputSchema` (`task`, `budget`,
+/// The tool's MCP definition: its `inputSchema` (`task`, `budget`,
 /// optional `system_prompt`), and an `outputSchema` for the structured result.
 pub fn tool_definition() -> Value {
     json!({
@@ -83,7 +83,7 @@ pub fn parse_arguments(arguments: &Value) -> Result<OrchestrateArguments> {
     })
 }
 
-/// A run's `CallToolResult`: the answer as text content, and the seed's
+/// A run's `CallToolResult`: the answer as text content, and its
 /// `session_id`, `budget_used`, `within_budget` with the artifacts the run
 /// externalised as structured content.
 pub fn tool_result(run: &RunResult) -> Value {

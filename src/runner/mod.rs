@@ -1,4 +1,4 @@
-//! The turn runner (seed 000 task 9, the orchestrator's `run_compiled`): one
+//! The turn runner: one
 //! user turn of an agent loop, recorded end to end in a session.
 //!
 //! [`run_compiled`] records the input, asks the [`Guard`] (a blocked input
@@ -130,7 +130,7 @@ pub struct RunStep {
     /// Tokens of the context sent.
     pub budget_used: u64,
     /// Whether that context was within the budget (always, by the
-    /// compiler's guarantee; reported as the seed does).
+    /// compiler's guarantee; reported).
     pub within_budget: bool,
     /// The compaction level of that context.
     pub compaction_level: CompactionLevel,
@@ -144,7 +144,7 @@ pub struct RunStep {
     pub tool_events: Vec<ToolEvent>,
 }
 
-/// The seed's result (`result`, `session_id`, `budget_used`,
+/// The result (`result`, `session_id`, `budget_used`,
 /// `within_budget`, `blocked`) plus the steps.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

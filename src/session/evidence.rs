@@ -1,4 +1,4 @@
-//! The seed's evidence pack view of a session.
+//! The evidence pack view of a session.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -21,7 +21,7 @@ pub struct EvidenceEntry {
     pub data: Value,
 }
 
-/// The evidence of a session, in the seed's EvidencePack shape.
+/// The evidence of a session, in the EvidencePack shape.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EvidencePack {
@@ -31,7 +31,7 @@ pub struct EvidencePack {
     pub entries: Vec<EvidenceEntry>,
 }
 
-/// Maps a session event kind to its evidence kind, as the seed does; unknown
+/// Maps a session event kind to its evidence kind; unknown
 /// kinds are `output`.
 pub fn evidence_kind(kind: &str) -> &'static str {
     match kind {

@@ -5,7 +5,7 @@
 pub const USER_INPUT: &str = "user_input";
 /// The event kind of assistant turns.
 pub const ASSISTANT_OUTPUT: &str = "assistant_output";
-/// The event kind of pipeline phase results (assistant turns in the seed).
+/// The event kind of pipeline phase results (assistant turns).
 pub const PHASE_RESULT: &str = "phase_result";
 /// The event kind of a successful tool call.
 pub const TOOL_SUCCESS: &str = "tool_success";
@@ -22,5 +22,5 @@ pub const CONTEXT_COMPACTED: &str = "context_compacted";
 /// The event kind of a recalled memory; with `"pinned": true` in its data it
 /// stays in the zoned layout's PERSISTENT zone for the rest of the session.
 pub const MEMORY_HIT: &str = "memory_hit";
-/// The kind of the event recording a guard's decision (the seed's).
+/// The kind of the event recording a guard's decision .
 pub const GUARD_DECISION: &str = "guard_decision";

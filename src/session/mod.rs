@@ -121,7 +121,7 @@ impl Session {
         self.event_log.flush();
     }
 
-    /// The session's evidence: one entry per event, with the seed's kind mapping.
+    /// The session's evidence: one entry per event, with the kind mapping.
     pub fn to_evidence_pack(&self) -> EvidencePack {
         EvidencePack {
             session_id: self.session_id.clone(),

@@ -1,4 +1,4 @@
-//! Artifacts and sessions in SQLite (seed 000's `SqliteArtifactStore`), over
+//! Artifacts and sessions in SQLite, over
 //! a connection the host hands in, so one implementation serves every
 //! runtime's SQLite: `node:sqlite`, Deno's, `sql.js` and the official wasm
 //! build in browsers, Cloudflare D1 and Durable Object storage.

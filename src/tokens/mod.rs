@@ -13,7 +13,7 @@
 //!   ±25% for logs and ±30% for Chinese, Japanese and Korean; the error of
 //!   each category's total is within ±10%. `tests/token_counter.rs` asserts these
 //!   bounds.
-//! - [`WordsTokenCounter`], the seed's `words × 1.3` estimate, kept for
+//! - [`WordsTokenCounter`], the `words × 1.3` estimate, kept for
 //!   compatibility ([`estimate_tokens`]). It counts 5,000 characters of minified
 //!   JSON as 2 tokens: do not budget with it.
 
@@ -41,7 +41,7 @@ pub trait TokenCounter {
     }
 }
 
-/// The seed's estimate: `ceil(words × 1.3)`, where words are separated by
+/// The estimate: `ceil(words × 1.3)`, where words are separated by
 /// whitespace. Kept for compatibility; it undercounts text without spaces.
 pub fn estimate_tokens(text: &str) -> u64 {
     let words = text.split_whitespace().count() as u64;
@@ -49,7 +49,7 @@ pub fn estimate_tokens(text: &str) -> u64 {
     (words * 13).div_ceil(10)
 }
 
-/// The seed's counter: [`estimate_tokens`], and no per-message overhead.
+/// The counter: [`estimate_tokens`], and no per-message overhead.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct WordsTokenCounter;
 
@@ -180,7 +180,7 @@ mod tests {
 
     #[test]
     fn seed_estimate_tokens() {
-        // The seed's test_estimate_tokens.
+        // The test_estimate_tokens.
         assert_eq!(estimate_tokens("hello world"), 3);
         assert_eq!(estimate_tokens(""), 0);
         assert!(estimate_tokens(&"a ".repeat(100)) > 100);

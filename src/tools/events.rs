@@ -8,7 +8,7 @@ use crate::clock::{Clock, IdRng};
 use crate::normalize::aligner::NormalizedOutput;
 use crate::session::{TOOL_CALL, TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT};
 
-/// The kind of a tool event (the seed's CALL/SUCCESS/ERROR/TIMEOUT).
+/// The kind of a tool event (the CALL/SUCCESS/ERROR/TIMEOUT).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ToolEventKind {
     /// The call started.
@@ -37,7 +37,7 @@ impl ToolEventKind {
     }
 }
 
-/// A typed tool interaction event (the seed's fields, plus the artifact the
+/// A typed tool interaction event (the fields, plus the artifact the
 /// output was externalised to).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -65,7 +65,7 @@ pub struct ToolEvent {
     pub artifact: Option<ArtifactHandle>,
 }
 
-/// The fields of [`ToolEvent::create`] (the seed's keyword arguments).
+/// The fields of [`ToolEvent::create`] (the keyword arguments).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolEventInit {

@@ -18,7 +18,7 @@ use crate::session::{
 };
 use crate::tools::{AbortSignal, ToolBridge, ToolContent, ToolEvent, ToolEventKind, ToolFailure};
 
-/// The timeout of a call when none is given (the seed's 30 seconds).
+/// The timeout of a call when none is given (default 30 seconds).
 pub const DEFAULT_TIMEOUT_MS: f64 = 30_000.0;
 
 /// How the handler externalises outputs.

@@ -146,12 +146,12 @@ pub struct ToolCallPart {
 
 /// How a compiled context lays its parts out in messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Layout {
-    /// The seed's layout: one system message holding the prompt, memories,
-    /// artifact handles and tool results, then the conversation.
+    /// One system message holding the prompt, memories, artifact handles and
+    /// tool results, then the conversation (the default).
     #[default]
-    Seed,
+    SingleSystem,
     /// The four zones (SYSTEM, PERSISTENT, WORKING, RECENT): a byte-stable
     /// prefix, tool calls and results as paired messages, and what changes
     /// per call at the end.
@@ -289,7 +289,7 @@ pub struct Message {
     pub content: String,
 }
 
-/// Budget-aware compiled context for a model call (the seed's fields, plus
+/// Budget-aware compiled context for a model call (the fields, plus
 /// the record of what the budget step dropped).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -423,7 +423,7 @@ impl WorkingContext {
     }
 
     /// The system message's content: the prompt, then memories, artifact
-    /// handles and tool results, formatted as the seed formats them.
+    /// handles and tool results, formatted as text.
     pub fn system_content(&self) -> String {
         let mut parts: Vec<String> = vec![self.system_prompt.clone()];
         if !self.memory_hits.is_empty() {
@@ -443,7 +443,7 @@ impl WorkingContext {
 
     /// The provider messages in the plain `{ role, content }` form.
     ///
-    /// Seed layout: one system message, then the history. Zoned layout: the
+    /// Single-system layout: one system message, then the history. Zoned layout: the
     /// zones' messages (see [`WorkingContext::context_messages`]), with tool
     /// calls written into their assistant message's text and tool results as
     /// `user` messages, so any chat API takes them.
@@ -473,12 +473,12 @@ impl WorkingContext {
         self.zone_usage_of(counter).total()
     }
 
-    /// Tokens per zone of the compiled messages. In the seed layout the
+    /// Tokens per zone of the compiled messages. In the single-system layout the
     /// system message is the SYSTEM zone and the history from the newest
     /// user message on is RECENT.
     pub fn zone_usage_of(&self, counter: &dyn TokenCounter) -> ZoneUsage {
         match self.layout {
-            Layout::Seed => {
+            Layout::SingleSystem => {
                 let overhead = counter.message_overhead();
                 let mut usage = ZoneUsage::default();
                 usage.add(
@@ -521,11 +521,11 @@ impl WorkingContext {
     /// pinned turns), WORKING (the compaction summary, older turns and tool
     /// exchanges), RECENT (from the newest user message on, then one
     /// message with per-turn memory hits, artifacts, tool results, the task
-    /// state and the goal restated last). In the seed layout: the system
+    /// state and the goal restated last). In the single-system layout: the system
     /// message, then the history.
     pub fn context_messages(&self) -> Vec<HistoryMessage> {
         match self.layout {
-            Layout::Seed => {
+            Layout::SingleSystem => {
                 let mut out = Vec::with_capacity(self.history.len() + 1);
                 let mut system = HistoryMessage::new("system", self.system_content());
                 system.zone = Some(Zone::System);
@@ -629,7 +629,7 @@ mod tests {
         }
     }
 
-    // The seed's test_budget_checking.
+    // The test_budget_checking.
     #[test]
     fn budget_checking() {
         let within = ctx(50, 100);
@@ -640,7 +640,7 @@ mod tests {
         assert_eq!(over.overflow(), 50);
     }
 
-    // The seed's test_to_messages.
+    // The test_to_messages.
     #[test]
     fn to_messages_formats_like_the_seed() {
         let ctx = WorkingContext {

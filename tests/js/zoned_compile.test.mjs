@@ -189,9 +189,13 @@ test("built-in processors run on their own: process(session, ctx, budget)", asyn
   assert.ok(selected.history.some((h) => h.toolCallId));
   const compacted = await new Compactor().process(session, selected, new TokenBudget(32_000));
   assert.equal(compacted.compactionLevel, "none");
-  const seed = await new HistorySelector().process(session, { systemPrompt: "sys" }, 32_000);
-  assert.equal(seed.layout, "seed");
-  assert.ok(seed.toolResults.length + seed.artifactRefs.length > 0);
+  const single = await new HistorySelector().process(session, { systemPrompt: "sys" }, 32_000);
+  assert.equal(single.layout, "single-system");
+  assert.ok(single.toolResults.length + single.artifactRefs.length > 0);
+  assert.equal(new ContextCompiler({ layout: "single-system" }).layout, "single-system");
+  assert.equal(new ContextCompiler().layout, "single-system");
+  // The layout's old name is gone, with no alias (CHANGELOG.md).
+  assert.throws(() => new ContextCompiler({ layout: "seed" }), { code: "INVALID_ARGUMENT", message: /"single-system" or "zoned"/ });
   // A custom processor composes built-ins.
   const compiler = new ContextCompiler({
     layout: "zoned",

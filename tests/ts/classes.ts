@@ -87,7 +87,7 @@ export async function useEveryClass(bytes: Uint8Array): Promise<number> {
     layout: "zoned",
     processors: [new HistorySelector({ keepLast: 4 }), new Compactor(), new ArtifactAttacher(store, { thresholdBytes: 512 })],
   });
-  // @ts-expect-error a layout is "seed" or "zoned"
+  // @ts-expect-error a layout is "single-system" or "zoned"
   new ContextCompiler({ layout: "stacked" });
   // @ts-expect-error keepLast is a number
   new HistorySelector({ keepLast: "4" });

@@ -21,7 +21,7 @@ use crate::registry;
 #[wasm_bindgen(typescript_custom_section)]
 const TS_BUS: &'static str = r#"
 import type { ContextCompilerError, InMemoryBackend, Json, MemoryEntry, MemoryFilter, MemoryStoreLike, PersistentMemory, Summarizer } from "./context_compiler.js";
-/** An event on the bus. `data` keeps the seed's payload keys (`episode_id`, `transcript`, `idle_seconds`, ...). */
+/** An event on the bus. `data` keeps the payload keys (`episode_id`, `transcript`, `idle_seconds`, ...). */
 export interface BusEvent {
   type: string;
   agentId: string;
@@ -109,7 +109,7 @@ fn handler(value: &JsValue, what: &str) -> Result<JsHandler> {
     })
 }
 
-/// The seed's event bus (see the README's "Event bus" section).
+/// The event bus (see the README's "Event bus" section).
 #[wasm_bindgen(js_name = EventBus)]
 pub struct JsEventBus {
     bus: EventBus,
@@ -201,7 +201,7 @@ impl JsEventBus {
         Ok(off.into_js_value())
     }
 
-    /// Sets the persister (the seed's `set_db_persister`), called for every
+    /// Sets the persister, called for every
     /// event before its handlers; `null` removes it.
     #[wasm_bindgen(js_name = setPersister)]
     pub fn set_persister(

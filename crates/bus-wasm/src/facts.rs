@@ -43,7 +43,7 @@ export interface FactExtractorOptions {
   duplicateCandidates?: number;
   /** The model's token limit (500). */
   maxTokens?: number;
-  /** The prompt, with `{summary}` and `{key_points}` (the seed's by default). */
+  /** The prompt, with `{summary}` and `{key_points}` (a default one when absent). */
   prompt?: string;
 }
 
@@ -99,7 +99,7 @@ impl Embedder for JsEmbedder {
     }
 }
 
-/// The seed's fact extractor: on `episode_summarized`, asks `llm` for facts,
+/// The fact extractor: on `episode_summarized`, asks `llm` for facts,
 /// keeps at most five confident ones not already remembered, writes them to
 /// `memory` and emits `facts_extracted`. It stays registered as long as the
 /// bus lives; `detach()` removes it.

@@ -111,7 +111,7 @@ fn read_options(options: &Option<SleepHandlerOptionsArg>) -> Result<SleepOptions
     })
 }
 
-/// The seed's sleep handler: on `sleep_started`, runs review, prune,
+/// The sleep handler: on `sleep_started`, runs review, prune,
 /// compress, reflect and generalize over `memory` (stopping after the
 /// running phase when `message_received` is emitted) and emits
 /// `sleep_completed { phases_completed, interrupted, phases_failed, changes }`.

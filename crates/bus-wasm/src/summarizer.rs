@@ -22,7 +22,7 @@ export interface EpisodeSummarizerOptions {
   headTailChars?: number;
   /** The model's token limit (500). */
   maxTokens?: number;
-  /** The prompt, with `{transcript}` where the transcript goes (the seed's by default). */
+  /** The prompt, with `{transcript}` where the transcript goes (a default one when absent). */
   prompt?: string;
 }
 "#;
@@ -34,7 +34,7 @@ extern "C" {
     pub type EpisodeSummarizerOptionsArg;
 }
 
-/// The seed's episode summariser: on `session_ended` with an `episode_id`
+/// The episode summariser: on `session_ended` with an `episode_id`
 /// and a transcript, asks `llm` for a JSON summary and emits
 /// `episode_summarized`. It stays registered as long as the bus lives, even
 /// when this object is freed; `detach()` removes it.

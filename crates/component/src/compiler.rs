@@ -62,7 +62,7 @@ fn json_option(text: Option<String>, what: &str) -> Result<Option<serde_json::Va
 
 fn core_options(o: CompileOptions) -> Result<(Layout, CoreOptions), Error> {
     let layout = match o.layout {
-        WitLayout::Seed => Layout::Seed,
+        WitLayout::SingleSystem => Layout::SingleSystem,
         WitLayout::Zoned => Layout::Zoned,
     };
     let tool_definitions = match json_option(o.tool_definitions_json, "tool-definitions-json")? {

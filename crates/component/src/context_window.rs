@@ -1,4 +1,4 @@
-//! The `context-window` interface: the corteX 4-zone window (seed 004).
+//! The `context-window` interface: the corteX 4-zone window.
 
 use std::cell::RefCell;
 use std::rc::Rc;

@@ -11,7 +11,7 @@ use context_compiler::tokens::{
 use context_compiler_js::convert::{count, describe, string, MAX_SAFE_INTEGER};
 use context_compiler_js::error::to_js_error;
 
-/// The seed's token budget tracker.
+/// The token budget tracker.
 #[wasm_bindgen]
 pub struct TokenBudget {
     inner: CoreBudget,
@@ -106,7 +106,7 @@ pub fn count_tokens_buffered(text_len: u32) -> JsResult<f64> {
     })?)
 }
 
-/// The seed's estimate: `ceil(words × 1.3)`.
+/// The estimate: `ceil(words × 1.3)`.
 #[wasm_bindgen(js_name = estimateTokens)]
 pub fn estimate_tokens(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,

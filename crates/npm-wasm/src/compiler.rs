@@ -50,12 +50,12 @@ pub struct ContextCompiler {
 
 fn layout_option(value: &JsValue) -> Result<Layout> {
     match value.as_string().as_deref() {
-        None if value.is_undefined() || value.is_null() => Ok(Layout::Seed),
-        Some("seed") => Ok(Layout::Seed),
+        None if value.is_undefined() || value.is_null() => Ok(Layout::SingleSystem),
+        Some("single-system") => Ok(Layout::SingleSystem),
         Some("zoned") => Ok(Layout::Zoned),
         _ => Err(Error::new(
             ErrorCode::InvalidArgument,
-            "options.layout must be \"seed\" or \"zoned\"",
+            "options.layout must be \"single-system\" or \"zoned\"",
         )),
     }
 }
@@ -107,8 +107,8 @@ pub(crate) fn compile_options<T: AsRef<JsValue>>(options: &Option<T>) -> Result<
 #[wasm_bindgen]
 impl ContextCompiler {
     /// Options: `processors`, built-in or custom, run in order; `layout`:
-    /// `"seed"` (default: one system message holding everything, as the
-    /// seed lays it out) or `"zoned"` (SYSTEM / PERSISTENT / WORKING /
+    /// `"single-system"` (default: one system message holding everything,
+    /// then the conversation) or `"zoned"` (SYSTEM / PERSISTENT / WORKING /
     /// RECENT with a stable prefix and paired tool messages; recommended).
     #[wasm_bindgen(constructor)]
     pub fn new(options: Option<ContextCompilerOptionsArg>) -> JsResult<ContextCompiler> {
@@ -140,11 +140,11 @@ impl ContextCompiler {
         self.registration.id()
     }
 
-    /// The layout: `"seed"` or `"zoned"`.
-    #[wasm_bindgen(getter, unchecked_return_type = "\"seed\" | \"zoned\"")]
+    /// The layout: `"single-system"` or `"zoned"`.
+    #[wasm_bindgen(getter, unchecked_return_type = "Layout")]
     pub fn layout(&self) -> String {
         match self.spec.borrow().layout {
-            Layout::Seed => "seed".into(),
+            Layout::SingleSystem => "single-system".into(),
             Layout::Zoned => "zoned".into(),
         }
     }

@@ -1,4 +1,4 @@
-//! `ContextWindow` for JS: the corteX 4-zone window (seed 004).
+//! `ContextWindow` for JS: the corteX 4-zone window.
 
 use std::rc::Rc;
 
@@ -299,7 +299,7 @@ impl ContextWindow {
             .map_err(Thrown::from)
     }
 
-    /// Token usage and item counts per zone (the seed's keys in camelCase).
+    /// Token usage and item counts per zone (in camelCase).
     #[wasm_bindgen(js_name = getStats, unchecked_return_type = "ContextStats")]
     pub fn get_stats(&self) -> JsResult<JsValue> {
         let stats = self.inner.get_stats();

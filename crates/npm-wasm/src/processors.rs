@@ -72,8 +72,8 @@ macro_rules! native_processor {
                 self.registration.id()
             }
 
-            /// Runs this processor on its own (seed 000's `process(session,
-            /// ctx, budget)`): resolves to the transformed context. Events it
+            /// Runs this processor on its own (`process(session, ctx,
+            /// budget)`): resolves to the transformed context. Events it
             /// asks for (`artifact_stored`, `context_compacted`) are recorded
             /// in the session when it resolves.
             #[wasm_bindgen(unchecked_return_type = "Promise<WorkingContext>")]

@@ -1,4 +1,4 @@
-//! `runCompiled` (the turn runner) and the seed's MCP tool
+//! `runCompiled` (the turn runner) and the MCP tool
 //! `orchestrate_compiled` for JS: the model, the guard and the abort signal
 //! as JS values, the rest as the library's own objects.
 
@@ -124,7 +124,7 @@ export interface RunStep {
   text: string;
   toolEvents: ToolEventData[];
 }
-/** What a run did: the seed's `result`, `sessionId`, `budgetUsed` and
+/** What a run did: its `result`, `sessionId`, `budgetUsed` and
  * `withinBudget`, and its steps. */
 export interface RunResult {
   result: string;
@@ -160,7 +160,7 @@ export interface McpCallToolResult {
   isError: boolean;
 }
 /**
- * Runs one user turn (seed 000 task 9): records `input`, asks `guard`,
+ * Runs one user turn: records `input`, asks `guard`,
  * then compiles, calls `model` and runs the tool calls it asks for until it
  * answers or `maxSteps` calls were made. The model gets the messages in
  * `format`'s shape (OpenAI's by default). Rejects with `INVALID_ARGUMENT` /
@@ -478,7 +478,7 @@ async fn run(
     Ok((result?, session))
 }
 
-/// Runs one user turn (seed 000 task 9): records `input`, asks `guard`,
+/// Runs one user turn: records `input`, asks `guard`,
 /// then compiles, calls `model` and runs the tool calls it asks for until it
 /// answers or `maxSteps` calls were made. Resolves to `{ result, sessionId,
 /// budgetUsed, withinBudget, blocked, stopReason, steps, session }`; rejects
@@ -505,7 +505,7 @@ pub fn run_compiled(input: JsValue, options: RunCompiledOptionsArg) -> js_sys::P
     })
 }
 
-/// The seed's MCP tool `orchestrate_compiled`: `{ name, description,
+/// The MCP tool `orchestrate_compiled`: `{ name, description,
 /// inputSchema, outputSchema }`, for an MCP server's `tools/list`.
 #[wasm_bindgen(js_name = orchestrateCompiledTool, unchecked_return_type = "McpToolDefinition")]
 pub fn orchestrate_compiled_tool() -> JsResult<JsValue> {
@@ -513,7 +513,7 @@ pub fn orchestrate_compiled_tool() -> JsResult<JsValue> {
 }
 
 /// Handles a `tools/call` of `orchestrate_compiled`: runs `arguments.task`
-/// under `arguments.budget` with `arguments.system_prompt` (the seed's
+/// under `arguments.budget` with `arguments.system_prompt` (a
 /// default otherwise) and `options` as `runCompiled` takes them. Always
 /// resolves to a `CallToolResult`: bad arguments and failed runs are
 /// `isError: true` results with the code in the text, as MCP asks.

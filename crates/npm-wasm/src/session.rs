@@ -101,7 +101,7 @@ const TS_BUS_IMPORT: &'static str = r#"
 import type { EventBus } from "./context_compiler_bus.js";
 "#;
 
-/// The seed's Session: an id and an append-only event log.
+/// A session: an id and an append-only event log.
 #[wasm_bindgen(js_name = Session)]
 pub struct JsSession {
     pub(crate) inner: Rc<RefCell<CoreSession>>,
@@ -141,7 +141,7 @@ pub(crate) fn session_arg(value: &JsValue, what: &str) -> Result<Rc<RefCell<Core
 #[wasm_bindgen(js_class = Session)]
 impl JsSession {
     /// Creates a session. Options: `sessionId` (random when absent) and
-    /// `tokenCounter` (`"default"` or the seed's `"words"`).
+    /// `tokenCounter` (`"default"` or `"words"`).
     #[wasm_bindgen(constructor)]
     pub fn new(options: Option<SessionOptionsArg>) -> JsResult<JsSession> {
         let id = option(&options, "sessionId", "options")?;
@@ -193,7 +193,7 @@ impl JsSession {
 
     /// Feeds `bus` from this session: each `user_input` emits
     /// `message_received` and each `assistant_output` emits `turn_completed`
-    /// (the seed's phases H and I), with the text, `episode_id`, `user_id`
+    /// , with the text, `episode_id`, `user_id`
     /// and `user_display_name` from `options`, stamped with the session
     /// event's time. Replaces an earlier bus. The bus lives in the bus
     /// module, so the session calls its `tryEmit` (any object with that
@@ -249,7 +249,7 @@ impl JsSession {
         }
     }
 
-    /// The seed's evidence pack: one entry per event.
+    /// The evidence pack: one entry per event.
     #[wasm_bindgen(js_name = toEvidencePack, unchecked_return_type = "EvidencePack")]
     pub fn to_evidence_pack(&self) -> JsResult<JsValue> {
         let session = self.inner.try_borrow().map_err(|_| busy())?;
@@ -306,7 +306,7 @@ enum Owner {
     Session(Rc<RefCell<CoreSession>>),
 }
 
-/// The seed's EventLog: standalone, or a live view of a session's log.
+/// An event log: standalone, or a live view of a session's log.
 #[wasm_bindgen]
 pub struct EventLog {
     owner: Owner,

@@ -41,7 +41,7 @@ fn js<T: serde::Serialize + ?Sized>(v: &T) -> JsResult<JsValue> {
 
 #[wasm_bindgen]
 impl ToolEvent {
-    /// The seed's `ToolEvent.create`: `{ kind, toolName, arguments, result,
+    /// `ToolEvent.create`: `{ kind, toolName, arguments, result,
     /// error, latencyMs, normalized }`, stamped now with a fresh id.
     pub fn create(
         #[wasm_bindgen(unchecked_param_type = "ToolEventInit")] init: JsValue,
@@ -182,7 +182,7 @@ impl ToolBridge for JsToolBridge {
         )
         .await
         .map_err(|e| {
-            // Keep the thrown value's own message (the seed's `event.error == "boom"`).
+            // Keep the thrown value's own message (`event.error == "boom"`).
             let m = e.message();
             m.split_once(": ").map_or(m, |(_, rest)| rest).to_string()
         })?;

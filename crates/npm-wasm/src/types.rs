@@ -23,7 +23,7 @@ export interface ContextCompilerError extends Error {
   code: ErrorCode;
 }
 
-/** Which built-in token counter to use: calibrated on o200k_base, or the seed's words × 1.3. */
+/** Which built-in token counter to use: calibrated on o200k_base, or words × 1.3. */
 export type TokenCounterName = "default" | "words";
 
 /**
@@ -116,10 +116,10 @@ export interface DroppedItem {
 }
 export interface Message { role: string; content: string }
 
-export type Layout = "seed" | "zoned";
+export type Layout = "single-system" | "zoned";
 export type CompactionLevel = "none" | "light" | "full" | "emergency";
 export interface ZoneUsage { system: number; persistent: number; working: number; recent: number }
-/** What the zoned layout shows besides the session (all optional; the seed layout ignores them). */
+/** What the zoned layout shows besides the session (all optional; the single-system layout ignores them). */
 export interface ZonedOptions {
   /** SYSTEM zone, `## Policies`. */
   policies?: string[];
@@ -246,7 +246,7 @@ export interface ContextStats {
   maxContextTokens: number; systemTokens: number; persistentTokens: number; workingTokens: number;
   workingItems: number; scratchpadNotes: number; recentTokens: number; recentItems: number;
   totalTokensEstimate: number;
-  /** totalTokensEstimate / maxContextTokens capped to [0, 1], as seed 004 documents it. */
+  /** totalTokensEstimate / maxContextTokens capped to [0, 1], as documented. */
   utilization: number;
   /** The same ratio uncapped: above 1 when the zones hold more than fits. */
   demandRatio: number;
@@ -336,7 +336,7 @@ export type Processor = HistorySelector | Compactor | MemoryPreloader | Artifact
 
 export interface ContextCompilerOptions {
   processors?: Processor[];
-  /** `"seed"` (default) or `"zoned"` (recommended: stable prefix, paired tool messages). */
+  /** `"single-system"` (default) or `"zoned"` (recommended: stable prefix, paired tool messages). */
   layout?: Layout;
 }
 

@@ -7,7 +7,7 @@ use crate::types::ToMessagesOptionsArg;
 use context_compiler::working_context::{ProviderFormat, WorkingContext as CoreContext};
 use context_compiler_js::convert::{from_js, option, string, to_js};
 
-/// The compiled, budget-aware context (the seed's WorkingContext).
+/// The compiled, budget-aware context .
 #[wasm_bindgen]
 pub struct WorkingContext {
     pub(crate) inner: CoreContext,
@@ -107,8 +107,8 @@ impl WorkingContext {
         js(&self.inner.to_provider_messages(format))
     }
 
-    /// The layout: `"seed"` or `"zoned"`.
-    #[wasm_bindgen(getter, unchecked_return_type = "\"seed\" | \"zoned\"")]
+    /// The layout: `"single-system"` or `"zoned"`.
+    #[wasm_bindgen(getter, unchecked_return_type = "Layout")]
     pub fn layout(&self) -> JsResult<JsValue> {
         js(&self.inner.layout)
     }

@@ -133,13 +133,12 @@ impl FileSystem for JsFiles {
     }
 }
 
-/// Artifacts and saved sessions as files under `baseDir` (seed 000's
-/// `FsArtifactStore`): content-addressed artifact files fanned out by id
-/// prefix, sessions as append-only segment files under a head written last,
-/// every file written to a temporary name and renamed into place, every read
-/// verified. Content never passes through wasm memory: `store` hashes and
-/// frames your bytes before it returns, and `retrieve` resolves to a view of
-/// the bytes read from the file.
+/// Artifacts and saved sessions as files under `baseDir`: content-addressed
+/// artifact files fanned out by id prefix, sessions as append-only segment
+/// files under a head written last, every file written to a temporary name and
+/// renamed into place, every read verified. Content never passes through wasm
+/// memory: `store` hashes and frames your bytes before it returns, and
+/// `retrieve` resolves to a view of the bytes read from the file.
 #[wasm_bindgen]
 pub struct FsArtifactStore {
     inner: Rc<JsKvStore>,

@@ -137,8 +137,7 @@ impl SqlConnection for JsSql {
     }
 }
 
-/// Artifacts and saved sessions in SQLite (seed 000's
-/// `SqliteArtifactStore`): artifacts as rows with their content in a BLOB,
+/// Artifacts and saved sessions in SQLite: artifacts as rows with their content in a BLOB,
 /// verified on read; saved sessions as a head row and one row per event,
 /// every write one transaction. The schema is created, and its version
 /// checked, by the first call.

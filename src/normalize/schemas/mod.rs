@@ -288,7 +288,7 @@ mod tests {
         json!({"type": "object", "properties": {"result": {"type": "number"}}, "required": ["result"]})
     }
 
-    // The seed's schema tests, with real JSON Schema.
+    // The schema tests, with real JSON Schema.
     #[test]
     fn register_get_validate() {
         let mut reg = SchemaRegistry::new();
