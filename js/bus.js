@@ -3,7 +3,7 @@
 // `SleepHandler`) in a wasm module of their own (`crates/bus-wasm`), so
 // that code that never uses the bus never downloads it. The Node entry
 // loads it synchronously when the first of these classes is made; the web
-// entry needs `await initBus()` (or `initBusSync(module)`) first.
+// entries' `init()` loads it with the others (./init.js).
 //
 // It is a second instance with its own memory, tasks and guard: a trap in
 // it closes the bus module only (later bus calls throw MODULE_POISONED) and
@@ -20,7 +20,7 @@ const bus = createLazyModule({
   whenPoisoned:
     "its buses and handlers can no longer be used (sessions, compilers and stores go on): load the package again to use the bus",
   notInitialized: (name) =>
-    `${name} is in the event-bus module: call \`await initBus()\` (or \`initBusSync(module)\`) before making a bus or handler`,
+    `${name} is in the event-bus module, which is not loaded: \`await init()\` loads it unless \`modules\` leaves "bus" out (then \`await init({ modules: ["bus"] })\`, or \`initSync({ main, bus })\`)`,
 });
 
 /** Sets how the Node entry loads the module on first use (bytes, synchronously). */

@@ -1,6 +1,6 @@
 // The main WebAssembly instance behind both entries (sessions, compilers,
 // tools, the in-memory store, memory), guarded by ./module-guard.js: a trap closes it
-// and every later call throws MODULE_POISONED. Before `init()` (web entry),
+// and every later call throws MODULE_POISONED. Before `init()` (web entries),
 // constructors and functions throw NOT_INITIALIZED. The wrapped API is in
 // ./api.js.
 import * as glue from "../pkg/context_compiler.js";
@@ -37,7 +37,7 @@ const guard = createGuard({
   whenNotReady(name) {
     throw codedError(
       "NOT_INITIALIZED",
-      `${name} was used before initialisation; call \`await init()\` (or \`initSync(module)\`) first`,
+      `${name} was used before initialisation; call \`await init()\` (or \`initSync({ main })\`) first`,
     );
   },
 });

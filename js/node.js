@@ -4,9 +4,10 @@ import { readFileSync } from "node:fs";
 import { initSync as initGlue } from "../pkg/context_compiler.js";
 import { nodeFiles } from "./files.js";
 import { markReady, setHashing } from "./instance.js";
-import { initBus as loadBus, initBusSync as loadBusSync, setBusLoader } from "./bus.js";
-import { initStores as loadStores, initStoresSync as loadStoresSync, setFiles, setStoresLoader } from "./stores.js";
-import { initSchemas as loadSchemas, initSchemasSync as loadSchemasSync, setSchemaLoader } from "./schema.js";
+import { setBusLoader } from "./bus.js";
+import { checkedOptions, checkedSyncModules } from "./init-options.js";
+import { setFiles, setStoresLoader } from "./stores.js";
+import { setSchemaLoader } from "./schema.js";
 
 // Artifact ids and verified reads hash with OpenSSL, synchronously.
 const digest = (bytes) => createHash("sha256").update(bytes).digest();
@@ -28,37 +29,15 @@ export * from "./api.js";
 export * from "./constants.js";
 export { sqlConnection } from "./sql.js";
 
+/**
+ * Already initialised in Node (each optional module loads by itself when
+ * first used); kept so code written for the web entry runs unchanged. Checks
+ * its options as the web entry does.
+ */
+export async function init(options) {
+  checkedOptions(options);
+}
 /** Already initialised in Node; kept so code written for the web entry runs unchanged. */
-export async function init() {}
-/** Already initialised in Node; kept so code written for the web entry runs unchanged. */
-export function initSync() {}
-
-/** Loads the JSON Schema module now (by default the package's own; it also loads by itself with the first SchemaRegistry). */
-export async function initSchemas(input) {
-  if (input === undefined) loadSchemasSync(readFileSync(schemaWasm));
-  else await loadSchemas(input);
-}
-/** Loads the JSON Schema module synchronously (by default the package's own). */
-export function initSchemasSync(input) {
-  loadSchemasSync(input ?? readFileSync(schemaWasm));
-}
-
-/** Loads the event-bus module now (by default the package's own; it also loads by itself with the first bus or handler). */
-export async function initBus(input) {
-  if (input === undefined) loadBusSync(readFileSync(busWasm));
-  else await loadBus(input);
-}
-/** Loads the event-bus module synchronously (by default the package's own). */
-export function initBusSync(input) {
-  loadBusSync(input ?? readFileSync(busWasm));
-}
-
-/** Loads the stores module now (by default the package's own; it also loads by itself with the first KV, IndexedDB, file or SQLite store). */
-export async function initStores(input) {
-  if (input === undefined) loadStoresSync(readFileSync(storesWasm));
-  else await loadStores(input);
-}
-/** Loads the stores module synchronously (by default the package's own). */
-export function initStoresSync(input) {
-  loadStoresSync(input ?? readFileSync(storesWasm));
+export function initSync(modules) {
+  if (modules !== undefined) checkedSyncModules(modules);
 }

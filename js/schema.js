@@ -2,8 +2,8 @@
 // (`crates/schema-wasm`), so that the main module stays small and code that
 // never validates never downloads it. The main module asks for it through
 // the host (`schemaEngine()` in ./instance.js) when a SchemaRegistry is made:
-// the Node entry then loads it synchronously from the package; the web entry
-// needs `await initSchemas()` (or `initSchemasSync(module)`) first.
+// the Node entry then loads it synchronously from the package; the web
+// entries' `init()` loads it with the others (./init.js).
 //
 // A trap in this module (it aborts on a panic, like the main one) closes
 // this module only: later compiles throw MODULE_POISONED, validations report
@@ -65,7 +65,7 @@ export function schemaEngine() {
   if (state.engine === null) {
     throw codedError(
       "NOT_INITIALIZED",
-      "JSON Schema validation is a separate module: call `await initSchemas()` (or `initSchemasSync(module)`) before `new SchemaRegistry()`",
+      "SchemaRegistry is in the JSON Schema module, which is not loaded: `await init()` loads it unless `modules` leaves \"schemas\" out (then `await init({ modules: [\"schemas\"] })`, or `initSync({ main, schemas })`)",
     );
   }
   return state.engine;

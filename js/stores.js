@@ -2,8 +2,8 @@
 // `IndexedDbArtifactStore`, `FsArtifactStore`, `SqliteArtifactStore`) in a
 // wasm module of their own (`crates/stores-wasm`), so that code that keeps
 // its artifacts in memory never downloads them. The Node entry loads it
-// synchronously when the first store is made; the web entry needs
-// `await initStores()` (or `initStoresSync(module)`) first.
+// synchronously when the first store is made; the web entries' `init()`
+// loads it with the others (./init.js).
 //
 // It is another instance with its own memory, tasks and guard: a trap in it
 // closes the stores module only (later store calls throw MODULE_POISONED)
@@ -44,7 +44,7 @@ const stores = createLazyModule({
   whenPoisoned:
     "its stores and the memories they opened can no longer be used (sessions, compilers and in-memory stores go on): load the package again to use them",
   notInitialized: (name) =>
-    `${name} is in the stores module: call \`await initStores()\` (or \`initStoresSync(module)\`) before making a KV, IndexedDB, file or SQLite store`,
+    `${name} is in the stores module, which is not loaded: \`await init()\` loads it unless \`modules\` leaves "stores" out (then \`await init({ modules: ["stores"] })\`, or \`initSync({ main, stores })\`)`,
 });
 
 /** Sets how the Node entry loads the module on first use (bytes, synchronously). */

@@ -1,4 +1,4 @@
-import type { ModuleInput, SyncModuleInput } from "./host-types.js";
+import type { InitOptions, SyncModules } from "./init.js";
 export * from "../pkg/types/context_compiler.js";
 export * from "../pkg/types/context_compiler_bus.js";
 export * from "../pkg/types/context_compiler_stores.js";
@@ -8,35 +8,17 @@ export { PersistentMemory } from "../pkg/types/context_compiler.js";
 export * from "./constants.js";
 export { sqlConnection } from "./sql.js";
 export type { ModuleInput, SyncModuleInput } from "./host-types.js";
+export type { InitOptions, InlineInitOptions, OptionalModule, SyncModules } from "./init.js";
 /**
- * Initialises the module. `input` is a URL (a string or `URL`), a fetch
- * `Response` or a promise of one, bytes, or a `WebAssembly.Module`; by
- * default the `.wasm` next to the glue is fetched.
+ * Loads the main module and, in parallel, the optional modules
+ * `options.modules` names (by default all: the event bus, the stores and
+ * JSON Schema validation), so that every class is usable once it resolves.
+ * Each `.wasm` is fetched next to its glue unless `options.wasm` says where
+ * it is. Modules already loaded are not loaded again.
  */
-export function init(input?: ModuleInput): Promise<void>;
-/** Initialises synchronously from bytes or a `WebAssembly.Module`. */
-export function initSync(input: SyncModuleInput): void;
+export function init(options?: InitOptions): Promise<void>;
 /**
- * Loads the JSON Schema module (needed once before `new SchemaRegistry()`).
- * `input` as for `init`; by default the `.wasm` next to the glue is fetched.
+ * Loads synchronously the modules it is given, from bytes or compiled
+ * modules (workerd's `.wasm` imports): `{ main, bus?, stores?, schemas? }`.
  */
-export function initSchemas(input?: ModuleInput): Promise<void>;
-/** Loads the JSON Schema module synchronously from bytes or a `WebAssembly.Module`. */
-export function initSchemasSync(input: SyncModuleInput): void;
-/**
- * Loads the event-bus module (needed once before the first `EventBus`,
- * `SessionTimeoutMonitor`, `EpisodeSummarizer`, `FactExtractor` or
- * `SleepHandler`). `input` as for `init`; by default the `.wasm` next to the
- * glue is fetched.
- */
-export function initBus(input?: ModuleInput): Promise<void>;
-/** Loads the event-bus module synchronously from bytes or a `WebAssembly.Module`. */
-export function initBusSync(input: SyncModuleInput): void;
-/**
- * Loads the stores module (needed once before the first `KvArtifactStore`,
- * `IndexedDbArtifactStore`, `FsArtifactStore` or `SqliteArtifactStore`).
- * `input` as for `init`; by default the `.wasm` next to the glue is fetched.
- */
-export function initStores(input?: ModuleInput): Promise<void>;
-/** Loads the stores module synchronously from bytes or a `WebAssembly.Module`. */
-export function initStoresSync(input: SyncModuleInput): void;
+export function initSync(modules: SyncModules): void;

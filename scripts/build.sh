@@ -47,3 +47,4 @@ for name in context_compiler context_compiler_bus context_compiler_stores; do
   wasm-bindgen --target bundler --out-dir target/types --out-name "$name" "target/modules/$name.wasm"
   cp "target/types/$name.d.ts" "pkg/types/$name.d.ts"
 done
+node scripts/inline-modules.mjs

@@ -4,8 +4,7 @@
 import * as lib from "../../js/web.js";
 import { mapKv } from "../../tests/conformance/kv_adapters.mjs";
 
-await lib.init();
-await lib.initStores();
+await lib.init({ modules: ["stores"] });
 
 const MB = 1 << 20;
 const hex = (buf) => Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, "0")).join("");

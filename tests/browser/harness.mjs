@@ -7,7 +7,8 @@ import { kvBackend, memoryBackend } from "../conformance/kv_adapters.mjs";
 import { deleteDatabase, indexedDbBackend, rawOpen } from "./idb_backend.mjs";
 import { twoWriters } from "../conformance/writers.mjs";
 
-await lib.init();
+// The main module only: each test below loads the optional module it uses.
+await lib.init({ modules: [] });
 
 function codeOf(promise) {
   return promise.then(
@@ -48,7 +49,7 @@ const fetchedWasm = () =>
 
 /** Opens an IndexedDB store, loading the stores module first (once). */
 async function openIdb(options) {
-  await lib.initStores();
+  await lib.init({ modules: ["stores"] });
   return lib.IndexedDbArtifactStore.open(options);
 }
 
@@ -71,8 +72,8 @@ globalThis.harness = {
     }
   },
   /**
-   * The persistent stores: a module of their own, fetched only by
-   * initStores(); a store of the stores module keeps a main-module session
+   * The persistent stores: a module of their own, fetched only when
+   * init names "stores"; a store of the stores module keeps a main-module session
    * and is an attacher's store.
    */
   async stores() {
@@ -83,7 +84,7 @@ globalThis.harness = {
     } catch (e) {
       beforeInit = { code: e.code, message: e.message };
     }
-    await lib.initStores();
+    await lib.init({ modules: ["stores"] });
     const store = await lib.IndexedDbArtifactStore.open({ databaseName: "stores-module" });
     const session = new lib.Session({ sessionId: "crossing" });
     session.record("user_input", "kept across modules");
@@ -109,7 +110,7 @@ globalThis.harness = {
   },
 
   /**
-   * The event bus: a module of its own, fetched only by initBus(); a session
+   * The event bus: a module of its own, fetched only when init names "bus"; a session
    * of the main module feeds a bus and a monitor of the bus module.
    */
   async bus() {
@@ -120,7 +121,7 @@ globalThis.harness = {
     } catch (e) {
       beforeInit = { code: e.code, message: e.message };
     }
-    await lib.initBus();
+    await lib.init({ modules: ["bus"] });
     const bus = new lib.EventBus();
     const seen = [];
     bus.on("message_received", (e) => {
@@ -134,7 +135,7 @@ globalThis.harness = {
     return { before, beforeInit, after: fetchedWasm(), seen };
   },
 
-  /** JSON Schema validation: a second module, fetched only by initSchemas(). */
+  /** JSON Schema validation: a second module, fetched only when init names "schemas". */
   async schemas() {
     const before = fetchedWasm();
     let beforeInit = null;
@@ -143,7 +144,7 @@ globalThis.harness = {
     } catch (e) {
       beforeInit = { code: e.code, message: e.message };
     }
-    await lib.initSchemas();
+    await lib.init({ modules: ["schemas"] });
     const registry = new lib.SchemaRegistry();
     registry.register("calc", { type: "object", properties: { result: { type: "number" } }, required: ["result"] });
     const aligner = new lib.PerceptionAligner(registry);
@@ -164,7 +165,7 @@ globalThis.harness = {
     };
   },
   async suite(name) {
-    await lib.initStores();
+    await lib.init({ modules: ["stores"] });
     return runStoreSuite(lib, backends[name]());
   },
 
@@ -311,7 +312,7 @@ globalThis.harness = {
   async memoryBeforeReload() {
     const store = await openIdb({ databaseName: "memory-loop" });
     const memory = await store.openMemory("memory");
-    await lib.initBus();
+    await lib.init({ modules: ["bus"] });
     const bus = new lib.EventBus();
     new lib.FactExtractor({
       bus,

@@ -5,8 +5,7 @@ import { runStoreSuite } from "../conformance/store_suite.mjs";
 import { indexedDbBackend } from "./idb_backend.mjs";
 
 try {
-  await lib.init();
-  await lib.initStores();
+  await lib.init({ modules: ["stores"] });
   const indexeddb = await runStoreSuite(lib, indexedDbBackend(lib, "worker"));
   postMessage({ indexeddb, isWorker: typeof WorkerGlobalScope !== "undefined" });
 } catch (e) {

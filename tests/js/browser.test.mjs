@@ -48,14 +48,14 @@ async function checkSuite(t, results) {
   for (const r of results) await t.test(r.name, () => assert.ok(r.ok, r.error));
 }
 
-test("the persistent stores are a module of their own, fetched only by initStores(); they keep main-module sessions and artifacts", async () => {
+test("the persistent stores are a module of their own, fetched only when init names them; they keep main-module sessions and artifacts", async () => {
   const p = await openHarness(await browser.newContext());
   const out = await p.evaluate(() => globalThis.harness.stores());
   await p.close();
-  assert.ok(!out.before.includes("context_compiler_stores_bg.wasm"), `fetched before initStores: ${out.before}`);
+  assert.ok(!out.before.includes("context_compiler_stores_bg.wasm"), `fetched before init named "stores": ${out.before}`);
   assert.equal(out.beforeInit?.code, "NOT_INITIALIZED");
-  assert.match(out.beforeInit.message, /initStores\(\)/);
-  assert.ok(out.after.includes("context_compiler_stores_bg.wasm"), `not fetched by initStores: ${out.after}`);
+  assert.match(out.beforeInit.message, /init\(\{ modules: \["stores"\] \}\)/);
+  assert.ok(out.after.includes("context_compiler_stores_bg.wasm"), `not fetched by init({ modules: ["stores"] }): ${out.after}`);
   assert.deepEqual(out.report, { eventsWritten: 1, rewritten: true });
   assert.equal(out.loadedEvents, 1, "the loaded session has the saved event");
   assert.equal(out.loadedIsSession, true, "a loaded session is a main-module Session");
@@ -122,14 +122,14 @@ test("durability \"strict\" writes round-trip; an unknown durability is refused"
   });
 });
 
-test("JSON Schema validation is a second module, fetched only by initSchemas()", async () => {
+test("JSON Schema validation is a second module, fetched only when init names it", async () => {
   const context = await browser.newContext();
   const p = await openHarness(context);
   const out = await p.evaluate(() => globalThis.harness.schemas());
   await context.close();
   assert.deepEqual(out.before, ["context_compiler_bg.wasm"]);
   assert.equal(out.beforeInit?.code, "NOT_INITIALIZED");
-  assert.match(out.beforeInit.message, /initSchemas\(\)/);
+  assert.match(out.beforeInit.message, /init\(\{ modules: \["schemas"\] \}\)/);
   assert.deepEqual(out.after, ["context_compiler_bg.wasm", "context_compiler_schema_bg.wasm"]);
   assert.deepEqual(
     { valid: out.valid, badPath: out.badPath, invalid: out.invalid },
@@ -137,14 +137,14 @@ test("JSON Schema validation is a second module, fetched only by initSchemas()",
   );
 });
 
-test("the event bus is a module of its own, fetched only by initBus(); a session feeds it", async () => {
+test("the event bus is a module of its own, fetched only when init names it; a session feeds it", async () => {
   const context = await browser.newContext();
   const p = await openHarness(context);
   const out = await p.evaluate(() => globalThis.harness.bus());
   await context.close();
   assert.deepEqual(out.before, ["context_compiler_bg.wasm"]);
   assert.equal(out.beforeInit?.code, "NOT_INITIALIZED");
-  assert.match(out.beforeInit.message, /initBus\(\)/);
+  assert.match(out.beforeInit.message, /init\(\{ modules: \["bus"\] \}\)/);
   assert.deepEqual(out.after, ["context_compiler_bg.wasm", "context_compiler_bus_bg.wasm"]);
   assert.deepEqual(out.seen, [["message_received", "fed", "hello from the page", "browser"]]);
 });

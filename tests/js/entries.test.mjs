@@ -55,17 +55,21 @@ test("the web entry throws NOT_INITIALIZED before init, then works", () => {
     assert.equal(e.name, "ContextCompilerError");
     assert.match(e.message, /init\(\)/);
   }
+  // Bytes instead of { main }, no main module, an unknown module; then init's
+  // string input, unknown module names, modules not an array, unknown wasm and
+  // option keys: each INVALID_ARGUMENT.
+  assert.deepEqual(out.refused, Array(8).fill("INVALID_ARGUMENT"));
   assert.equal(out.schemaBefore?.code, "NOT_INITIALIZED");
   assert.equal(out.schemaBefore.name, "ContextCompilerError");
-  assert.match(out.schemaBefore.message, /initSchemas\(\)/);
+  assert.match(out.schemaBefore.message, /SchemaRegistry is in the JSON Schema module.*init\(\{ modules: \["schemas"\] \}\)/);
   assert.deepEqual(out.schemaValid, [true, false]);
   assert.equal(out.busBefore?.code, "NOT_INITIALIZED");
   assert.equal(out.busBefore.name, "ContextCompilerError");
-  assert.match(out.busBefore.message, /EventBus is in the event-bus module.*initBus\(\)/);
+  assert.match(out.busBefore.message, /EventBus is in the event-bus module.*init\(\{ modules: \["bus"\] \}\)/);
   assert.deepEqual(out.busEmits, [true, 1]);
   assert.equal(out.storesBefore?.code, "NOT_INITIALIZED");
   assert.equal(out.storesBefore.name, "ContextCompilerError");
-  assert.match(out.storesBefore.message, /KvArtifactStore is in the stores module.*initStores\(\)/);
+  assert.match(out.storesBefore.message, /KvArtifactStore is in the stores module.*init\(\{ modules: \["stores"\] \}\)/);
   assert.deepEqual(out.saved, { eventsWritten: 0, rewritten: true });
   assert.deepEqual(
     { instance: out.instance, sessionId: out.sessionId, tokens: out.tokens, compiled: out.compiled },

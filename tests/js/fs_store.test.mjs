@@ -173,8 +173,10 @@ test("the web entry has no file system: STORE_UNAVAILABLE unless files are given
     import { readFileSync } from "node:fs";
     import * as web from "agent-context-compiler/web";
     import { nodeFiles } from ${JSON.stringify(new URL("../../js/files.js", import.meta.url).href)};
-    web.initSync(readFileSync(new URL(import.meta.resolve("agent-context-compiler/context_compiler.wasm"))));
-    web.initStoresSync(readFileSync(new URL(import.meta.resolve("agent-context-compiler/stores.wasm"))));
+    web.initSync({
+      main: readFileSync(new URL(import.meta.resolve("agent-context-compiler/context_compiler.wasm"))),
+      stores: readFileSync(new URL(import.meta.resolve("agent-context-compiler/stores.wasm"))),
+    });
     let code;
     try { new web.FsArtifactStore({ baseDir: "d" }); } catch (e) { code = e.code + " " + /options[.]files/.test(e.message); }
     const given = new web.FsArtifactStore({ baseDir: "d", files: nodeFiles(${JSON.stringify(freshDir())}) });

@@ -28,16 +28,29 @@ test("the packed package installs and runs in a fresh consumer", () => {
      const s = new Session({ sessionId: "c" });
      s.record("user_input", "hello from a consumer");
      const ctx = await new ContextCompiler({ processors: [new HistorySelector()] }).compile(s, 100);
-     web.initSync(readFileSync(new URL(import.meta.resolve("agent-context-compiler/wasm"))));
+     web.initSync({ main: readFileSync(new URL(import.meta.resolve("agent-context-compiler/wasm"))) });
      const exact = new Session({ tokenCounter: await loadTokenizer("o200k_base") }).record("user_input", "hello world");
      const cl100k = new WebAssembly.Module(readFileSync(new URL(import.meta.resolve("agent-context-compiler/tokenizers/cl100k_base.wasm"))));
      console.log(JSON.stringify({ messages: ctx.toMessages().length, web: web.countTokens("hello world"), exact: exact.tokenEstimate, cl100k: cl100k instanceof WebAssembly.Module }));`,
   );
   const out = execFileSync(process.execPath, ["main.mjs"], { cwd: consumer, encoding: "utf8" });
   assert.deepEqual(JSON.parse(out), { messages: 2, web: 2, exact: 2, cl100k: true });
+  // The inline entry: one init() from the bytes inside it, every module usable.
+  writeFileSync(
+    join(consumer, "inline.mjs"),
+    `import * as lib from "agent-context-compiler/inline";
+     await lib.init();
+     const bus = new lib.EventBus();
+     const registry = new lib.SchemaRegistry();
+     registry.register("n", { type: "integer" });
+     const store = new lib.KvArtifactStore({ get: async () => null, put: async () => {}, delete: async () => {} });
+     console.log(JSON.stringify({ bus: bus.tryEmit({ type: "t", agentId: "a" }), valid: registry.validate("n", 1).valid, store: typeof store.store, tokens: lib.countTokens("hello world") }));`,
+  );
+  const inline = execFileSync(process.execPath, ["inline.mjs"], { cwd: consumer, encoding: "utf8" });
+  assert.deepEqual(JSON.parse(inline), { bus: true, valid: true, store: "function", tokens: 2 });
   const files = JSON.parse(npm(["pack", "--dry-run", "--json"], root))[0].files.map((f) => f.path).sort();
   for (const f of [
-    "js/node.js", "js/web.js", "js/node.d.ts", "js/web.d.ts", "pkg/context_compiler_bg.wasm", "pkg/context_compiler.js", "pkg/types/context_compiler.d.ts", "js/host-types.d.ts",
+    "js/node.js", "js/web.js", "js/init.js", "js/inline.js", "js/node.d.ts", "js/web.d.ts", "js/inline.d.ts", "pkg/inline/context_compiler.js", "pkg/context_compiler_bg.wasm", "pkg/context_compiler.js", "pkg/types/context_compiler.d.ts", "js/host-types.d.ts",
     "js/tokenizers-node.js", "js/tokenizers-web.js", "js/tokenizers.d.ts", "pkg/context_compiler_o200k_base_bg.wasm", "pkg/context_compiler_cl100k_base_bg.wasm",
   ]) {
     assert.ok(files.includes(f), `${f} is packed`);

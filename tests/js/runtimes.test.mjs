@@ -140,9 +140,11 @@ async function runPage(dir) {
     page.on("response", (r) => r.status() >= 400 && errors.push(`${r.url()}: ${r.status()}`));
     await page.goto(`${server.origin}/index.html`);
     await page.waitForFunction(() => document.title !== "running", null, { timeout: 60_000 });
-    const out = await page.evaluate(() => ({ result: globalThis.workloadResult, error: globalThis.workloadError }));
+    const out = await page.evaluate(() => ({ result: globalThis.workloadResult, modules: globalThis.modulesResult, error: globalThis.workloadError }));
     assert.equal(out.error, undefined, "the workload ran without an error");
     assert.deepEqual(errors, [], "no page errors, console errors or failed requests");
+    // After the one init(): a bus fed by a session, a schema registry and a store.
+    assert.deepEqual(out.modules, { busQueued: 1, schema: [true, false], stored: 5 });
     return out.result;
   } finally {
     await browser.close();
@@ -150,15 +152,17 @@ async function runPage(dir) {
   }
 }
 
-test("browser, built by Vite: init() finds the .wasm Vite emitted; IndexedDB", async () => {
+test("browser, built by Vite: one init() finds every .wasm Vite emitted; IndexedDB", async () => {
   const out = join(consumer, "dist-vite");
   run(bin("vite"), ["build", "--outDir", out, "--logLevel", "warn"], consumer);
   const assets = readdirSync(join(out, "assets"));
-  assert.ok(assets.some((n) => /^context_compiler_bg-.*\.wasm$/.test(n)), `Vite emitted the main .wasm: ${assets}`);
+  for (const m of ["context_compiler", "context_compiler_bus", "context_compiler_stores", "context_compiler_schema"]) {
+    assert.ok(assets.some((n) => new RegExp(`^${m}_bg-.*\\.wasm$`).test(n)), `Vite emitted ${m}_bg.wasm: ${assets}`);
+  }
   assert.deepEqual(await runPage(out), expected);
 });
 
-test("browser, bundled by esbuild: the .wasm imported by name with --loader:.wasm=file; IndexedDB", async () => {
+test("browser, bundled by esbuild: each .wasm imported by name with --loader:.wasm=file and given to init; IndexedDB", async () => {
   const out = join(consumer, "dist-esbuild");
   run(bin("esbuild"), ["esbuild-main.mjs", "--bundle", "--format=esm", "--loader:.wasm=file", `--outdir=${out}`, "--log-level=warning"], consumer);
   const html = readFileSync(join(consumer, "index.html"), "utf8").replace("./vite-main.mjs", "./esbuild-main.js");
@@ -166,3 +170,15 @@ test("browser, bundled by esbuild: the .wasm imported by name with --loader:.was
   assert.ok(readdirSync(out).some((n) => n.endsWith(".wasm")), "esbuild copied the .wasm beside the bundle");
   assert.deepEqual(await runPage(out), expected);
 });
+
+test("browser, bundled by esbuild with no loader flags from the inline entry: one init(), no .wasm fetched; IndexedDB", async () => {
+  const out = join(consumer, "dist-inline");
+  run(bin("esbuild"), ["inline-main.mjs", "--bundle", "--format=esm", `--outdir=${out}`, "--log-level=warning"], consumer);
+  const html = readFileSync(join(consumer, "index.html"), "utf8").replace("./vite-main.mjs", "./inline-main.js");
+  writeFileSync(join(out, "index.html"), html);
+  assert.deepEqual(readdirSync(out).filter((n) => n.endsWith(".wasm")), [], "nothing beside the bundle");
+  const bundle = readFileSync(join(out, "inline-main.js"));
+  console.log(`inline entry: the page's bundle is ${(bundle.length / 1024).toFixed(0)} KB, ${(gzipSync(bundle).length / 1024).toFixed(0)} KB gzipped`);
+  assert.deepEqual(await runPage(out), expected);
+});
+

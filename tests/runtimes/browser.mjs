@@ -24,9 +24,31 @@ async function openKv(name) {
   };
 }
 
+/**
+ * Uses a class of each optional module after the one `init()`: an event bus
+ * fed by a session, a schema registry, a KV store.
+ */
+async function everyModule(lib) {
+  const bus = new lib.EventBus();
+  const session = new lib.Session({ sessionId: "modules" });
+  session.attachBus(bus, { agentId: "page" });
+  session.record("user_input", "hello");
+  const registry = new lib.SchemaRegistry();
+  registry.register("n", { type: "integer" });
+  const map = new Map();
+  const store = new lib.KvArtifactStore({ get: async (k) => map.get(k) ?? null, put: async (k, v) => void map.set(k, v), delete: async (k) => void map.delete(k) });
+  const handle = await store.store("bytes", "page");
+  return {
+    busQueued: bus.pending,
+    schema: [registry.validate("n", 1).valid, registry.validate("n", "1").valid],
+    stored: (await store.retrieve(handle.artifactId))?.length,
+  };
+}
+
 /** Runs the workload with `lib` (the package as the bundle imports it, initialised). */
 export async function runInBrowser(lib) {
   try {
+    globalThis.modulesResult = await everyModule(lib);
     globalThis.workloadResult = await workload(lib, await openKv(`workload-${Date.now()}`), 65536);
     document.title = "done";
   } catch (e) {

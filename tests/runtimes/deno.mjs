@@ -7,8 +7,7 @@ import { workload } from "./workload.mjs";
 import { twoWriters } from "./writers.mjs";
 
 const lib = Deno.args[0] === "web" ? await import("npm:agent-context-compiler/web") : await import("npm:agent-context-compiler");
-await lib.init(); // nothing to do for the main entry
-await lib.initStores(); // the KV store's module (the main entry loads it by itself)
+await lib.init(); // every module (nothing to do for the main entry)
 
 const dir = await Deno.makeTempDir();
 const kv = await Deno.openKv(`${dir}/kv.sqlite`);

@@ -1,9 +1,8 @@
-// Vite: the package's main entry resolves to the web entry, and `init()`
-// with no argument fetches the .wasm that Vite emitted for the glue's
-// `new URL("context_compiler_bg.wasm", import.meta.url)`.
+// Vite: the package's main entry resolves to the web entry, and one `init()`
+// with no argument fetches every .wasm that Vite emitted for the glues'
+// `new URL("…_bg.wasm", import.meta.url)`.
 import * as lib from "agent-context-compiler";
 import { runInBrowser } from "./browser.mjs";
 
 await lib.init();
-await lib.initStores();
 await runInBrowser(lib);

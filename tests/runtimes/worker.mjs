@@ -7,8 +7,7 @@ import wasm from "agent-context-compiler/context_compiler.wasm";
 import storesWasm from "agent-context-compiler/stores.wasm";
 import { workload } from "./workload.mjs";
 
-lib.initSync(wasm);
-lib.initStoresSync(storesWasm);
+lib.initSync({ main: wasm, stores: storesWasm });
 
 /** The Durable Object whose storage holds the artifacts and the session. */
 export class WorkloadStore {

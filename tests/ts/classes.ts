@@ -46,7 +46,7 @@ import wasm from "agent-context-compiler/context_compiler.wasm";
 
 export async function useEveryClass(bytes: Uint8Array): Promise<number> {
   await init();
-  initSync(bytes);
+  initSync({ main: bytes });
   const session = new Session({ sessionId: "ts" });
   const event: SessionEvent = session.record("user_input", "hello");
   // @ts-expect-error a session id is a string

@@ -7,9 +7,10 @@ import {
   type NormalizedOutput, type ValidationResult,
   type ArtifactHandle, type ContextCompilerError, type Message, type SessionEvent,
   type WorkingContextData, KvArtifactStore, IndexedDbArtifactStore, contentId,
-  type KeyValueLike, type SaveReport, initSchemas, initSchemasSync,
+  type KeyValueLike, type SaveReport, init, type InitOptions,
 } from "agent-context-compiler";
 import * as web from "agent-context-compiler/web";
+import * as inline from "agent-context-compiler/inline";
 
 export async function run(): Promise<number> {
   const session = new Session({ sessionId: "ts" });
@@ -86,15 +87,25 @@ export async function run(): Promise<number> {
   // @ts-expect-error a KV needs get/put/delete
   new KvArtifactStore({ get: async () => null });
   await web.init();
+  await web.init({ modules: ["stores"] });
+  await web.init({ wasm: { main: new URL("https://example.com/context_compiler_bg.wasm"), schemas: "/schema.wasm" } });
+  web.initSync({ main: new Uint8Array() });
+  web.initSync({ main: new Uint8Array(), bus: new Uint8Array(), stores: new Uint8Array(), schemas: new Uint8Array() });
+  // @ts-expect-error the optional modules are "bus", "stores" and "schemas"
+  await web.init({ modules: ["tokenizer"] });
+  // @ts-expect-error init takes an options object, not a module's URL
+  await web.init("https://example.com/context_compiler_bg.wasm");
+  // @ts-expect-error initSync takes the modules by name, not one module's bytes
   web.initSync(new Uint8Array());
-  await web.initSchemas();
-  await web.initSchemas(new URL("https://example.com/context_compiler_schema_bg.wasm"));
-  web.initSchemasSync(new Uint8Array());
-  // @ts-expect-error the web entry's sync loader needs the module
-  web.initSchemasSync();
-  await initSchemas();
-  // The main entry is the Node one under node16/nodenext (where the argument
-  // is optional) and the web one under bundler resolution.
-  initSchemasSync(new Uint8Array());
+  await inline.init();
+  await inline.init({ modules: ["bus", "schemas"] });
+  // @ts-expect-error the inline entry's modules are inside it
+  await inline.init({ wasm: { main: "/x.wasm" } });
+  const bus = new inline.EventBus();
+  void bus;
+  // The main entry is the Node one under node16/nodenext and the web one
+  // under bundler resolution: both take the same options.
+  const options: InitOptions = { modules: [] };
+  await init(options);
   return messages.length + countTokens(id) + (bytes?.length ?? 0) + ctx.tokenCount;
 }

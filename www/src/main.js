@@ -13,7 +13,6 @@ import {
   contentId,
   countTokens,
   init,
-  initStores,
   runCompiled,
 } from "agent-context-compiler";
 import { openAiModel, scriptedModel } from "./model.js";
@@ -180,7 +179,8 @@ function wire() {
 }
 
 async function start() {
-  await Promise.all([init(), initStores()]);
+  // The page uses sessions and an IndexedDB store: the main module and the stores.
+  await init({ modules: ["stores"] });
   store = await IndexedDbArtifactStore.open({ databaseName: "agent-context-compiler-www" });
   wire();
   const last = localStorage.getItem(CURRENT_KEY);

@@ -23,8 +23,10 @@ if (mode === "node") {
 
 const lib = mode === "node" ? await import("agent-context-compiler") : await import("agent-context-compiler/web");
 if (mode !== "node") {
-  lib.initSync(readFileSync(new URL("../../../pkg/context_compiler_bg.wasm", import.meta.url)));
-  lib.initStoresSync(readFileSync(new URL("../../../pkg/context_compiler_stores_bg.wasm", import.meta.url)));
+  lib.initSync({
+    main: readFileSync(new URL("../../../pkg/context_compiler_bg.wasm", import.meta.url)),
+    stores: readFileSync(new URL("../../../pkg/context_compiler_stores_bg.wasm", import.meta.url)),
+  });
 }
 const { KvArtifactStore, MemoryArtifactStore, Session, contentId } = lib;
 
