@@ -4,7 +4,7 @@ use std::fmt;
 
 /// Defines [`ErrorCode`], its strings and [`ErrorCode::ALL`] from one list,
 /// the single source the bindings' lists are checked against
-/// (`tests/error_codes.rs`: the WIT enum, the TypeScript union, the README).
+/// (`tests/error_codes.rs`: the WIT enum, the TypeScript union, docs/errors.md).
 macro_rules! error_codes {
     ($($(#[doc = $doc:literal])* $variant:ident => $code:literal,)*) => {
         /// A stable, machine-readable error code. The JS binding exposes it as

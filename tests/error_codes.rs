@@ -1,6 +1,6 @@
 //! The error codes have one source, `ErrorCode` (`src/error.rs`); every other
 //! list of them must say the same, both ways: the WIT `error-code` enum, the
-//! TypeScript `ErrorCode` union and the README's error table. The npm package
+//! TypeScript `ErrorCode` union and the table in docs/errors.md. The npm package
 //! adds the codes only JS can raise, which the WIT enum does not have.
 
 use std::collections::BTreeSet;
@@ -80,15 +80,15 @@ fn the_typescript_union_is_the_rust_list_and_the_js_only_codes() {
 }
 
 #[test]
-fn the_readme_explains_every_code_and_no_other() {
-    let readme = read("README.md");
-    let table = between(&readme, "| code | meaning |", "\n\n");
-    let readme_codes: BTreeSet<String> = table
+fn the_error_codes_doc_explains_every_code_and_no_other() {
+    let doc = read("docs/errors.md");
+    let table = between(&doc, "| code | meaning |", "\n\n");
+    let doc_codes: BTreeSet<String> = table
         .lines()
         .filter_map(|l| l.strip_prefix("| `"))
         .map(|l| l[..l.find('`').unwrap()].to_string())
         .collect();
-    assert_eq!(readme_codes, with_js_only(rust_codes()));
+    assert_eq!(doc_codes, with_js_only(rust_codes()));
 }
 
 #[test]

@@ -299,7 +299,7 @@ fn say(session: &mut Session, text: &str) {
 }
 
 /// Loads, appends one event and saves, `count` times; on `STORE_CONFLICT`
-/// loads again and appends again, as the README says. The texts whose save
+/// loads again and appends again, as docs/storage.md says. The texts whose save
 /// resolved, and how many conflicts there were.
 async fn writer(
     store: Rc<dyn SessionStore>,

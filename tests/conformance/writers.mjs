@@ -5,7 +5,7 @@
 /**
  * Loads session `id` from `store` (or starts it), appends one user input and
  * saves, `count` times; on STORE_CONFLICT it loads again and appends again,
- * as the README says. `onAck(text)` is told of each save that resolved.
+ * as docs/storage.md says. `onAck(text)` is told of each save that resolved.
  * Resolves to { acked, conflicts }.
  */
 export async function writer(lib, store, id, name, count, onAck = () => {}) {

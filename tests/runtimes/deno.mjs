@@ -16,7 +16,7 @@ const adapter = {
   get: async (k) => (await kv.get(["acc", k])).value,
   put: (k, v) => kv.set(["acc", k], v),
   delete: (k) => kv.delete(["acc", k]),
-  // The README's recipe: Deno KV's atomic check of the versionstamp read.
+  // The recipe in docs/storage.md: Deno KV's atomic check of the versionstamp read.
   async putIf(k, v, expected) {
     const current = await kv.get(["acc", k]);
     if (!sameBytes(current.value, expected)) return false;

@@ -109,7 +109,7 @@ fn handler(value: &JsValue, what: &str) -> Result<JsHandler> {
     })
 }
 
-/// The event bus (see the README's "Event bus" section).
+/// The event bus (docs/event-bus.md).
 #[wasm_bindgen(js_name = EventBus)]
 pub struct JsEventBus {
     bus: EventBus,

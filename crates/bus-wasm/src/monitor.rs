@@ -71,7 +71,7 @@ fn clock(value: &JsValue) -> Result<Rc<dyn Clock>> {
     Ok(Rc::new(JsNowClock { this, now }))
 }
 
-/// The session timeout monitor (see the README's "Event bus" section).
+/// The session timeout monitor (docs/event-bus.md).
 #[wasm_bindgen(js_name = SessionTimeoutMonitor)]
 pub struct JsSessionTimeoutMonitor {
     monitor: Rc<SessionTimeoutMonitor>,

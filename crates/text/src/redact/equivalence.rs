@@ -92,6 +92,8 @@ fn same_hits_on_the_secret_corpus_and_the_sources() {
     }
     same_hits(cases);
     same_hits(include_str!("../../../../README.md"));
+    same_hits(include_str!("../../../../docs/tools.md"));
+    same_hits(include_str!("../../../../docs/storage.md"));
     same_hits(include_str!("rules.rs"));
     same_hits(include_str!("keys.rs"));
     // Long runs before a keyword: a scheme, a key, a key of many key words.
