@@ -98,9 +98,12 @@ for (const size of SIZES) {
     ratio = `>${(CAP_MS / pct(samples, 50)).toFixed(0)}x faster`;
   }
   const compared = p.kept.length;
-  const same = compared === 0 ? "-" : p.kept.every((k, i) => k === kept[i]) ? `yes (${compared} turns, ~${kept[0]} msgs)` : "NO";
+  const equal = p.kept.filter((k, i) => k === kept[i]).length;
+  const same = compared === 0 ? "-" : `${equal} of ${compared} turns (~${kept[0]} msgs)`;
   console.log(`  ${String(size).padStart(6)}   ${ours.padEnd(24)} ${theirs.padEnd(39)} ${ratio.padEnd(15)} ${same}`);
 }
+console.log("  (a window that starts with a tool or assistant turn opens here with a counted \"[conversation start]\" user message,");
+console.log("   as the providers ask: on such a turn one message fewer may fit)\n");
 
 // 2b. importJson of a 100,000-event export: cold (a fresh instance) and warm.
 {

@@ -250,7 +250,8 @@ const given = { estimate: -1, options: undefined };
 function readOptions(options) {
   let estimate = -1;
   let rest;
-  if (typeof options === "object" && options !== null) {
+  // An array is not an options object: Rust rejects it, naming it.
+  if (typeof options === "object" && options !== null && !Array.isArray(options)) {
     let value;
     let threw = false;
     try {

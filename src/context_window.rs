@@ -37,6 +37,7 @@ pub const EMERGENCY_KEEP_RECENT: usize = 2;
 /// One item of the window, with its importance .
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ContextItem {
     /// `system`, `user`, `assistant` or `tool`.
     pub role: String,
@@ -51,6 +52,7 @@ pub struct ContextItem {
     /// The zone the item belongs to.
     pub zone: Zone,
     /// Extra data, e.g. `tool_name` and `success` of a tool result.
+    #[cfg_attr(test, ts(as = "crate::typescript::JsonObject"))]
     pub metadata: Map<String, Value>,
 }
 
@@ -58,6 +60,7 @@ pub struct ContextItem {
 /// `max_context_tokens`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct WindowDrop {
     /// The zone of the item.
     pub zone: Zone,
@@ -72,6 +75,7 @@ pub struct WindowDrop {
 /// The assembled window .
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct CompiledContext {
     /// Ordered messages for the model.
     pub messages: Vec<Message>,
@@ -91,6 +95,7 @@ pub struct CompiledContext {
 /// Token usage and item counts (`get_stats`'s keys).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ContextStats {
     /// The configured window size.
     pub max_context_tokens: u64,

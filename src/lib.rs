@@ -1,6 +1,6 @@
 //! A context compiler for LLM agents.
 //!
-//! The core (everything but `js`) is pure Rust with no host dependency:
+//! The core is pure Rust with no host dependency:
 //!
 //! - [`session`]: the event-sourced [`Session`] with token counts.
 //! - [`bus`]: the [`EventBus`] and its background handlers.
@@ -19,8 +19,10 @@
 //!
 //! Everything the core needs from the outside world is a trait ([`Clock`],
 //! [`TokenCounter`], [`ArtifactStore`], [`SessionStore`], [`KeyValue`],
-//! [`MemoryStore`], [`Processor`]); the
-//! JavaScript binding (feature `js`) implements them on top of the host.
+//! [`MemoryStore`], [`Processor`]); the bindings (the npm package's crates
+//! and the WebAssembly component, see `ARCHITECTURE.md`) implement them on
+//! top of the host. The TypeScript declarations of the data types are
+//! generated from these types (`js/types/`, by a unit test).
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -44,6 +46,9 @@ pub mod tokens;
 pub mod tools;
 pub mod working_context;
 pub mod zones;
+
+#[cfg(test)]
+mod typescript;
 
 mod join;
 mod lock;

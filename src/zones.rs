@@ -23,6 +23,8 @@ use crate::error::{Error, ErrorCode, Result};
 /// One of the four zones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "ZoneName"))]
 pub enum Zone {
     /// Stable content: system prompt, policies, tools, preferences.
     System,
@@ -128,6 +130,7 @@ pub const COMPACT_EMERGENCY: f64 = 0.95;
 /// How much compaction a context's utilisation calls for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum CompactionLevel {
     /// Below [`COMPACT_LIGHT`].
     #[default]
@@ -178,6 +181,7 @@ impl CompactionLevel {
 
 /// Tokens used by each zone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ZoneUsage {
     /// Tokens of the SYSTEM zone.
     pub system: u64,

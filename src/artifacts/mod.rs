@@ -20,6 +20,7 @@ pub use memory::{MemoryArtifactStore, StoredArtifact};
 /// A lightweight reference to an externalised payload.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ArtifactHandle {
     /// SHA-256 of the content, lower-case hex.
     pub artifact_id: String,
@@ -35,6 +36,7 @@ pub struct ArtifactHandle {
     pub source: String,
     /// The session that stored it, when one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub session_id: Option<String>,
 }
 

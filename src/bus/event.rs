@@ -10,6 +10,7 @@ use crate::error::{Error, ErrorCode, Result};
 /// `transcript`, `idle_seconds`, ...) as they are.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct BusEvent {
     /// The event type (`session_ended`, `turn_completed`, ...).
     #[serde(rename = "type")]
@@ -21,6 +22,7 @@ pub struct BusEvent {
     pub session_id: Option<String>,
     /// The payload: a JSON object.
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "crate::typescript::JsonObject"))]
     pub data: Map<String, Value>,
     /// When it was emitted, in milliseconds since the Unix epoch.
     pub timestamp: f64,

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 /// One handler's counters.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct HandlerStats {
     /// Events it was called with.
     pub calls: u64,
@@ -18,6 +19,7 @@ pub struct HandlerStats {
 /// The bus's counters (`bus.stats` in JS).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct BusStats {
     /// Events accepted by `emit`.
     pub emitted: u64,

@@ -10,6 +10,7 @@ use crate::session::kinds::{
 /// One evidence entry: what happened, in which phase, with what data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct EvidenceEntry {
     /// The event's timestamp in milliseconds.
     pub timestamp: f64,
@@ -18,12 +19,14 @@ pub struct EvidenceEntry {
     /// The evidence kind (`input`, `source`, `tool_call`, `output`, `error`, `decision`).
     pub kind: String,
     /// The event's data.
+    #[cfg_attr(test, ts(as = "crate::typescript::Json"))]
     pub data: Value,
 }
 
 /// The evidence of a session, in the EvidencePack shape.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct EvidencePack {
     /// The session this evidence belongs to.
     pub session_id: String,

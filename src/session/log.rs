@@ -73,6 +73,7 @@ fn event_id(ms: u64, seq: u32, random: u64) -> String {
 /// A typed event in the session timeline.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SessionEvent {
     /// Time-sortable id: `{milliseconds:012x}-{sequence:06x}{random:06x}`.
     pub event_id: String,
@@ -81,6 +82,7 @@ pub struct SessionEvent {
     /// The event kind, e.g. `"user_input"` or `"tool_success"`.
     pub kind: String,
     /// The event payload, any JSON value.
+    #[cfg_attr(test, ts(as = "crate::typescript::Json"))]
     pub data: Value,
     /// The token estimate given at record time, or the counter's count of the
     /// event's rendered content when none was given.

@@ -41,6 +41,7 @@ impl SessionEnv {
 /// What one [`SessionStore::save_session`] wrote.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SaveReport {
     /// Events written by this save (0 when the store was already up to date).
     pub events_written: u64,

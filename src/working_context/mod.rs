@@ -237,6 +237,7 @@ pub enum Section {
 /// What the budget step did to an item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum DropAction {
     /// The item was removed.
     Dropped,
@@ -282,6 +283,7 @@ impl DroppedItem {
 
 /// A chat message for a provider.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Message {
     /// `system`, `user`, `assistant`, ...
     pub role: String,

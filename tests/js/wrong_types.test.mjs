@@ -7,14 +7,10 @@
 // number once read memory out of bounds and closed the module.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
 import ts from "typescript";
-import initSqlJs from "sql.js";
 import * as lib from "agent-context-compiler";
 import { mapKv } from "../conformance/kv_adapters.mjs";
-
-const declarations = fileURLToPath(new URL("../../js/node.d.ts", import.meta.url));
-const SQL = await initSqlJs();
+import { program, callables, factories, plausible } from "./declared_api.mjs";
 
 /** Values of every kind, and a TypeScript type standing for each. */
 const CANDIDATES = `
@@ -35,109 +31,6 @@ const VALUES = {
   aNull: null,
   anUndefined: undefined,
 };
-
-/** The program over the declarations, and the candidates' types. */
-function program() {
-  const candidates = "/candidates.ts";
-  const host = ts.createCompilerHost({ strict: true });
-  const read = host.readFile.bind(host);
-  const getSource = host.getSourceFile.bind(host);
-  host.readFile = (f) => (f === candidates ? CANDIDATES : read(f));
-  host.fileExists = ((exists) => (f) => f === candidates || exists(f))(host.fileExists.bind(host));
-  host.getSourceFile = (f, v, ...rest) =>
-    f === candidates ? ts.createSourceFile(f, CANDIDATES, v) : getSource(f, v, ...rest);
-  const p = ts.createProgram([declarations, candidates], { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext }, host);
-  const checker = p.getTypeChecker();
-  const types = {};
-  ts.forEachChild(p.getSourceFile(candidates), (node) => {
-    if (ts.isVariableStatement(node)) {
-      for (const d of node.declarationList.declarations) types[d.name.text] = checker.getTypeAtLocation(d);
-    }
-  });
-  return { p, checker, types };
-}
-
-/**
- * Every callable the package exports: [{ owner, name, kind: "function" |
- * "constructor" | "method" | "static", params: [{ name, type, optional }] }].
- */
-function callables({ p, checker }) {
-  const module = checker.getSymbolAtLocation(p.getSourceFile(declarations));
-  const out = [];
-  const paramsOf = (signature) =>
-    signature.getParameters().map((s) => {
-      const decl = s.valueDeclaration;
-      return {
-        name: s.name,
-        type: checker.getTypeOfSymbolAtLocation(s, decl),
-        optional: Boolean(decl.questionToken || decl.initializer || decl.dotDotDotToken),
-      };
-    });
-  for (let symbol of checker.getExportsOfModule(module)) {
-    if (symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
-    const name = symbol.name;
-    if (symbol.flags & ts.SymbolFlags.Class) {
-      const classType = checker.getTypeOfSymbol(symbol);
-      for (const sig of classType.getConstructSignatures()) out.push({ owner: name, name: "constructor", kind: "constructor", params: paramsOf(sig) });
-      for (const member of checker.getPropertiesOfType(classType)) {
-        if (member.name === "prototype") continue;
-        for (const sig of checker.getTypeOfSymbol(member).getCallSignatures()) out.push({ owner: name, name: member.name, kind: "static", params: paramsOf(sig) });
-      }
-      const instance = checker.getDeclaredTypeOfSymbol(symbol);
-      for (const member of checker.getPropertiesOfType(instance)) {
-        if (!(member.flags & ts.SymbolFlags.Method) || member.name === "free" || member.name.startsWith("__")) continue;
-        for (const sig of checker.getTypeOfSymbol(member).getCallSignatures()) out.push({ owner: name, name: member.name, kind: "method", params: paramsOf(sig) });
-      }
-    } else if (symbol.flags & ts.SymbolFlags.Function) {
-      for (const sig of checker.getTypeOfSymbol(symbol).getCallSignatures()) out.push({ owner: null, name, kind: "function", params: paramsOf(sig) });
-    }
-  }
-  return out;
-}
-
-/** A live instance of each exported class, made as a user would. */
-const factories = {
-  ArtifactAttacher: () => new lib.ArtifactAttacher(new lib.MemoryArtifactStore()),
-  Compactor: () => new lib.Compactor(),
-  ContextCompiler: () => new lib.ContextCompiler({ processors: [new lib.HistorySelector()] }),
-  ContextWindow: () => new lib.ContextWindow({ maxContextTokens: 1000 }),
-  EventLog: () => new lib.EventLog(),
-  HistorySelector: () => new lib.HistorySelector(),
-  InMemoryBackend: () => new lib.InMemoryBackend(),
-  MemoryArtifactStore: () => new lib.MemoryArtifactStore(),
-  MemoryPreloader: () => new lib.MemoryPreloader(new lib.InMemoryBackend()),
-  PerceptionAligner: () => new lib.PerceptionAligner(new lib.SchemaRegistry()),
-  PersistentMemory: () => new lib.MemoryArtifactStore().openMemory("m"),
-  SchemaRegistry: () => new lib.SchemaRegistry(),
-  Session: () => new lib.Session(),
-  TokenBudget: () => new lib.TokenBudget(1000),
-  ToolEvent: () => lib.ToolEvent.create({ kind: "tool_success", toolName: "t", result: "ok" }),
-  ToolInterruptHandler: () => new lib.ToolInterruptHandler({ bridge: async () => "ok" }),
-  WorkingContext: () => new lib.WorkingContext({ systemPrompt: "s" }),
-  EpisodeSummarizer: () => new lib.EpisodeSummarizer({ bus: new lib.EventBus(), llm: async () => "s" }),
-  EventBus: () => new lib.EventBus(),
-  FactExtractor: () => new lib.FactExtractor({ bus: new lib.EventBus(), llm: async () => "[]", memory: new lib.InMemoryBackend() }),
-  SessionTimeoutMonitor: () => new lib.SessionTimeoutMonitor({ bus: new lib.EventBus() }),
-  SleepHandler: () => new lib.SleepHandler({ bus: new lib.EventBus(), llm: async () => "s", memory: new lib.InMemoryBackend() }),
-  FsArtifactStore: () => new lib.FsArtifactStore({ baseDir: "unused", files: { read: async () => null, write: async () => {}, remove: async () => {}, list: async () => [] } }),
-  IndexedDbArtifactStore: null, // browsers only: its methods are exercised in tests/js/browser.test.mjs
-  KvArtifactStore: () => new lib.KvArtifactStore(mapKv()),
-  SqliteArtifactStore: () => new lib.SqliteArtifactStore(lib.sqlConnection(new SQL.Database())),
-};
-
-/** A plausible value of `type` for the parameters not under test. */
-function plausible(checker, param) {
-  const text = checker.typeToString(param.type);
-  if (param.optional) return undefined;
-  if (/^(number|TokenBudget|number \| TokenBudget)$/.test(text)) return 100;
-  if (text === "string") return "x";
-  if (text === "boolean") return true;
-  if (text === "Session") return new lib.Session();
-  if (/Uint8Array|ArrayBuffer/.test(text)) return "bytes";
-  if (/Array|\[\]/.test(text)) return [];
-  if (/=>/.test(text)) return () => {};
-  return {};
-}
 
 /** Whether `type` (without null and undefined) is an object type whose keys are all optional. */
 function isWeak(checker, type) {
@@ -171,7 +64,7 @@ async function alive() {
 }
 
 test("every exported function, constructor and method gives a coded error for a wrong type, and the modules live", async (t) => {
-  const world = program();
+  const world = program(CANDIDATES);
   const all = callables(world);
   const owners = new Set(all.map((c) => c.owner).filter(Boolean));
   for (const owner of owners) assert.ok(owner in factories, `a factory for ${owner}`);

@@ -20,16 +20,11 @@ use crate::registry;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_BUS: &'static str = r#"
+import type { BusEvent } from "../../js/types/BusEvent.js";
+import type { BusStats } from "../../js/types/BusStats.js";
+import type { HandlerStats } from "../../js/types/HandlerStats.js";
+export type { BusEvent, BusStats, HandlerStats };
 import type { ContextCompilerError, InMemoryBackend, Json, MemoryEntry, MemoryFilter, MemoryStoreLike, PersistentMemory, Summarizer } from "./context_compiler.js";
-/** An event on the bus. `data` keeps the payload keys (`episode_id`, `transcript`, `idle_seconds`, ...). */
-export interface BusEvent {
-  type: string;
-  agentId: string;
-  sessionId: string | null;
-  data: { [key: string]: Json };
-  /** When it was emitted, in ms since the Unix epoch. */
-  timestamp: number;
-}
 /** What `emit` takes: `timestamp` (ms since the Unix epoch) defaults to the bus's clock. */
 export interface BusEventInit { type: string; agentId: string; sessionId?: string | null; data?: { [key: string]: Json }; timestamp?: number }
 /** A handler or persister: its throw or rejection is isolated, counted and given to `onError`. */
@@ -41,12 +36,6 @@ export interface EventBusOptions {
   handlerTimeoutMs?: number;
   /** Told about every handler or persister failure; its own throw is ignored. */
   onError?: (error: ContextCompilerError, handler: string, event: BusEvent) => void;
-}
-export interface HandlerStats { calls: number; errors: number; timeouts: number }
-export interface BusStats {
-  emitted: number; dispatched: number; dropped: number;
-  handlerErrors: number; handlerTimeouts: number; persistErrors: number;
-  handlers: { [name: string]: HandlerStats };
 }
 "#;
 

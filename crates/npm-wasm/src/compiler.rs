@@ -60,8 +60,12 @@ fn layout_option(value: &JsValue) -> Result<Layout> {
     }
 }
 
-/// Reads `compile`'s options object.
-pub(crate) fn compile_options<T: AsRef<JsValue>>(options: &Option<T>) -> Result<CompileOptions> {
+/// Reads `compile`'s options object; a given `system_prompt` is used
+/// instead of `options.systemPrompt`, which is then not read.
+pub(crate) fn compile_options<T: AsRef<JsValue>>(
+    options: &Option<T>,
+    system_prompt: Option<String>,
+) -> Result<CompileOptions> {
     let get = |key: &str| option(options, key, "options");
     let json = |key: &str| -> Result<Option<serde_json::Value>> {
         let v = get(key)?;
@@ -91,8 +95,12 @@ pub(crate) fn compile_options<T: AsRef<JsValue>>(options: &Option<T>) -> Result<
         }
     };
     let options = CompileOptions {
-        system_prompt: string_option(&get("systemPrompt")?, "options.systemPrompt")?
-            .unwrap_or_default(),
+        system_prompt: match system_prompt {
+            Some(prompt) => prompt,
+            None => {
+                string_option(&get("systemPrompt")?, "options.systemPrompt")?.unwrap_or_default()
+            }
+        },
         policies,
         tool_definitions,
         user_preferences: json("userPreferences")?,
@@ -189,7 +197,7 @@ impl ContextCompiler {
             Ok((
                 session_arg(&session, "session")?,
                 budget_arg(&budget)?,
-                compile_options(&options)?,
+                compile_options(&options, None)?,
             ))
         })();
         let (session, budget, options) = match prepared {

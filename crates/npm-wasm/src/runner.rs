@@ -376,10 +376,7 @@ fn prepare<T: AsRef<JsValue>>(
         Some(b) => b,
         None => budget_arg(&get("budget")?)?,
     };
-    let mut compile = compile_options(options)?;
-    if let Some(prompt) = system_prompt {
-        compile.system_prompt = prompt;
-    }
+    let compile = compile_options(options, system_prompt)?;
     let tools = get("tools")?;
     let tools = if tools.is_undefined() || tools.is_null() {
         Vec::new()

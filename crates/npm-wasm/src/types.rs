@@ -4,8 +4,25 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = r#"
-/** Any JSON value. */
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+// The data types generated from the Rust types (js/types/, src/typescript.rs).
+import type { Json } from "../../js/types/Json.js";
+import type { SessionEvent } from "../../js/types/SessionEvent.js";
+import type { EvidenceEntry } from "../../js/types/EvidenceEntry.js";
+import type { EvidencePack } from "../../js/types/EvidencePack.js";
+import type { ArtifactHandle } from "../../js/types/ArtifactHandle.js";
+import type { SaveReport } from "../../js/types/SaveReport.js";
+import type { SchemaError } from "../../js/types/SchemaError.js";
+import type { ValidationResult } from "../../js/types/ValidationResult.js";
+import type { ZoneName } from "../../js/types/ZoneName.js";
+import type { CompactionLevel } from "../../js/types/CompactionLevel.js";
+import type { ZoneUsage } from "../../js/types/ZoneUsage.js";
+import type { DropAction } from "../../js/types/DropAction.js";
+import type { Message } from "../../js/types/Message.js";
+import type { ContextItem } from "../../js/types/ContextItem.js";
+import type { WindowDrop } from "../../js/types/WindowDrop.js";
+import type { CompiledContext } from "../../js/types/CompiledContext.js";
+import type { ContextStats } from "../../js/types/ContextStats.js";
+export type { Json, SessionEvent, EvidenceEntry, EvidencePack, ArtifactHandle, SaveReport, SchemaError, ValidationResult, ZoneName, CompactionLevel, ZoneUsage, DropAction, Message, ContextItem, WindowDrop, CompiledContext, ContextStats };
 
 /** Stable error codes carried by `error.code`. */
 export type ErrorCode =
@@ -53,15 +70,6 @@ export type SessionEventKind =
   | "tool_success" | "tool_error" | "tool_timeout" | "artifact_stored" | "guard_decision"
   | (string & {});
 
-export interface SessionEvent {
-  /** Time-sortable: `{ms:012x}-{sequence:06x}{random:06x}`. */
-  eventId: string;
-  /** Milliseconds since the epoch; never decreases along a log. */
-  timestamp: number;
-  kind: SessionEventKind;
-  data: Json;
-  tokenEstimate: number;
-}
 
 export interface Session {
   /**
@@ -77,12 +85,9 @@ export interface EventLog {
   append(kind: SessionEventKind, data: Json, options?: RecordOptions): SessionEvent;
 }
 
-export interface EvidenceEntry { timestamp: number; phase: string; kind: string; data: Json }
-export interface EvidencePack { sessionId: string; entries: EvidenceEntry[] }
 
 /** A tool call made by an assistant message (zoned layout). */
 export interface ToolCallPart { id: string; name: string; arguments: Json }
-export type ZoneName = "system" | "persistent" | "working" | "recent";
 export interface HistoryMessage {
   role: string;
   content: string;
@@ -114,11 +119,8 @@ export interface DroppedItem {
   /** The memory's key, for a memory hit. */
   key?: string;
 }
-export interface Message { role: string; content: string }
 
 export type Layout = "single-system" | "zoned";
-export type CompactionLevel = "none" | "light" | "full" | "emergency";
-export interface ZoneUsage { system: number; persistent: number; working: number; recent: number }
 /** What the zoned layout shows besides the session (all optional; the single-system layout ignores them). */
 export interface ZonedOptions {
   /** SYSTEM zone, `## Policies`. */
@@ -224,34 +226,6 @@ export interface ContextWindowOptions {
 }
 export interface ImportanceOptions { importance?: number }
 export interface ToolResultOptions { success?: boolean }
-export interface ContextItem {
-  role: string; content: string; tokenEstimate: number; importance: number;
-  /** Milliseconds since the epoch. */
-  timestamp: number;
-  zone: ZoneName;
-  metadata: { [key: string]: Json };
-}
-export interface WindowDrop { zone: ZoneName; role: string; action: "dropped" | "truncated"; tokensRemoved: number }
-export interface CompiledContext {
-  messages: Message[];
-  /** Never more than `maxContextTokens`. */
-  totalTokens: number;
-  zoneUsage: ZoneUsage;
-  compactionNeeded: boolean;
-  compactionLevel: CompactionLevel;
-  /** What was left out or cut to fit (empty when the window fits). */
-  dropped: WindowDrop[];
-}
-export interface ContextStats {
-  maxContextTokens: number; systemTokens: number; persistentTokens: number; workingTokens: number;
-  workingItems: number; scratchpadNotes: number; recentTokens: number; recentItems: number;
-  totalTokensEstimate: number;
-  /** totalTokensEstimate / maxContextTokens capped to [0, 1], as documented. */
-  utilization: number;
-  /** The same ratio uncapped: above 1 when the zones hold more than fits. */
-  demandRatio: number;
-  compactionLevel: CompactionLevel; goalSet: boolean;
-}
 /** A model the library asks for summaries: resolves to the text. */
 /** A language model: `signal` is aborted when the library stops waiting (a handler timeout). */
 export type Summarizer = (prompt: string, options: { maxTokens: number; signal?: AbortSignal }) => string | Promise<string>;
@@ -262,17 +236,6 @@ export interface CompactorOptions {
   target?: number;
 }
 
-export interface ArtifactHandle {
-  /** SHA-256 of the content, lower-case hex. */
-  artifactId: string;
-  summary: string;
-  sizeBytes: number;
-  mimeType: string;
-  /** Milliseconds since the epoch. */
-  createdAt: number;
-  source: string;
-  sessionId?: string;
-}
 export interface StoreOptions { mimeType?: string; sessionId?: string }
 /** An artifact store: any of the library's, or an object of your own with
  * these methods (handles as `store` makes them; content as bytes). */
@@ -284,12 +247,6 @@ export interface ArtifactStoreLike {
   delete(artifactId: string): Promise<boolean>;
 }
 /** What one `saveSession` wrote. */
-export interface SaveReport {
-  /** Events written by this save (0 when the store was already up to date). */
-  eventsWritten: number;
-  /** Whether the whole log was rewritten rather than the new events appended. */
-  rewritten: boolean;
-}
 export interface StoredArtifact { handle: ArtifactHandle; sessions: string[]; content: Uint8Array }
 
 /** One remembered fact. Times are ms since the Unix epoch, set by the store. */
@@ -342,8 +299,6 @@ export interface ContextCompilerOptions {
 
 export interface Finding { rule: string; path?: string; start: number; end: number }
 export interface Redaction { text: string; findings: Finding[] }
-export interface SchemaError { instancePath: string; schemaPath: string; message: string }
-export interface ValidationResult { valid: boolean; errors: SchemaError[] }
 export interface NormalizedOutput {
   valid: boolean;
   data: Json;

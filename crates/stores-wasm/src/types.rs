@@ -49,6 +49,8 @@ export interface FsStoreOptions {
   files?: FileSystemLike;
   /** The largest file written; larger artifacts are split into chunk files. Default 64 MiB, at least 1024. */
   chunkBytes?: number;
+  /** Put before every file name under `baseDir` (several stores in one directory); default "". */
+  prefix?: string;
   /** How long one file operation may take before `STORE_TIMEOUT`; default 30000, `Infinity` waits forever. */
   timeoutMs?: number;
 }

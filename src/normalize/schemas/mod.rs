@@ -81,6 +81,7 @@ impl Dialect {
 /// One reason an instance failed validation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SchemaError {
     /// JSON Pointer to the failing part of the instance (`""` for the root).
     pub instance_path: String,
@@ -93,6 +94,7 @@ pub struct SchemaError {
 /// The result of validating an instance: data, not an exception.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ValidationResult {
     /// Whether the instance is valid (or no schema is registered for the tool).
     pub valid: bool,

@@ -1,0 +1,118 @@
+// The package's declared API, read from its own declarations (js/node.d.ts)
+// with the TypeScript compiler: every exported callable with its parameters'
+// types, a live instance of each class, and a plausible value for a
+// parameter. Shared by the tests that call the whole API from its types.
+import ts from "typescript";
+import { fileURLToPath } from "node:url";
+import initSqlJs from "sql.js";
+import * as lib from "agent-context-compiler";
+import { mapKv } from "../conformance/kv_adapters.mjs";
+
+export const declarations = fileURLToPath(new URL("../../js/node.d.ts", import.meta.url));
+const SQL = await initSqlJs();
+
+/** The program over the declarations, and the types of the variables `CANDIDATES` declares. */
+export function program(CANDIDATES = "") {
+  const candidates = "/candidates.ts";
+  const host = ts.createCompilerHost({ strict: true });
+  const read = host.readFile.bind(host);
+  const getSource = host.getSourceFile.bind(host);
+  host.readFile = (f) => (f === candidates ? CANDIDATES : read(f));
+  host.fileExists = ((exists) => (f) => f === candidates || exists(f))(host.fileExists.bind(host));
+  host.getSourceFile = (f, v, ...rest) =>
+    f === candidates ? ts.createSourceFile(f, CANDIDATES, v) : getSource(f, v, ...rest);
+  const p = ts.createProgram([declarations, candidates], { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext }, host);
+  const checker = p.getTypeChecker();
+  const types = {};
+  ts.forEachChild(p.getSourceFile(candidates), (node) => {
+    if (ts.isVariableStatement(node)) {
+      for (const d of node.declarationList.declarations) types[d.name.text] = checker.getTypeAtLocation(d);
+    }
+  });
+  return { p, checker, types };
+}
+
+/**
+ * Every callable the package exports: [{ owner, name, kind: "function" |
+ * "constructor" | "method" | "static", params: [{ name, type, optional }] }].
+ */
+export function callables({ p, checker }) {
+  const module = checker.getSymbolAtLocation(p.getSourceFile(declarations));
+  const out = [];
+  const paramsOf = (signature) =>
+    signature.getParameters().map((s) => {
+      const decl = s.valueDeclaration;
+      return {
+        name: s.name,
+        type: checker.getTypeOfSymbolAtLocation(s, decl),
+        optional: Boolean(decl.questionToken || decl.initializer || decl.dotDotDotToken),
+      };
+    });
+  for (let symbol of checker.getExportsOfModule(module)) {
+    if (symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+    const name = symbol.name;
+    if (symbol.flags & ts.SymbolFlags.Class) {
+      const classType = checker.getTypeOfSymbol(symbol);
+      for (const sig of classType.getConstructSignatures()) out.push({ owner: name, name: "constructor", kind: "constructor", params: paramsOf(sig) });
+      for (const member of checker.getPropertiesOfType(classType)) {
+        if (member.name === "prototype") continue;
+        for (const sig of checker.getTypeOfSymbol(member).getCallSignatures()) out.push({ owner: name, name: member.name, kind: "static", params: paramsOf(sig) });
+      }
+      const instance = checker.getDeclaredTypeOfSymbol(symbol);
+      for (const member of checker.getPropertiesOfType(instance)) {
+        if (!(member.flags & ts.SymbolFlags.Method) || member.name === "free" || member.name.startsWith("__")) continue;
+        for (const sig of checker.getTypeOfSymbol(member).getCallSignatures()) out.push({ owner: name, name: member.name, kind: "method", params: paramsOf(sig) });
+      }
+    } else if (symbol.flags & ts.SymbolFlags.Function) {
+      for (const sig of checker.getTypeOfSymbol(symbol).getCallSignatures()) out.push({ owner: null, name, kind: "function", params: paramsOf(sig) });
+    }
+  }
+  return out;
+}
+
+/** A live instance of each exported class, made as a user would. */
+export const factories = {
+  ArtifactAttacher: () => new lib.ArtifactAttacher(new lib.MemoryArtifactStore()),
+  Compactor: () => new lib.Compactor(),
+  ContextCompiler: () => new lib.ContextCompiler({ processors: [new lib.HistorySelector()] }),
+  ContextWindow: () => new lib.ContextWindow({ maxContextTokens: 1000 }),
+  EventLog: () => new lib.EventLog(),
+  HistorySelector: () => new lib.HistorySelector(),
+  InMemoryBackend: () => new lib.InMemoryBackend(),
+  MemoryArtifactStore: () => new lib.MemoryArtifactStore(),
+  MemoryPreloader: () => new lib.MemoryPreloader(new lib.InMemoryBackend()),
+  PerceptionAligner: () => new lib.PerceptionAligner(new lib.SchemaRegistry()),
+  PersistentMemory: () => new lib.MemoryArtifactStore().openMemory("m"),
+  SchemaRegistry: () => new lib.SchemaRegistry(),
+  Session: () => new lib.Session(),
+  TokenBudget: () => new lib.TokenBudget(1000),
+  ToolEvent: () => lib.ToolEvent.create({ kind: "tool_success", toolName: "t", result: "ok" }),
+  ToolInterruptHandler: () => new lib.ToolInterruptHandler({ bridge: async () => "ok", session: new lib.Session() }),
+  WorkingContext: () => new lib.WorkingContext({ systemPrompt: "s" }),
+  EpisodeSummarizer: () => new lib.EpisodeSummarizer({ bus: new lib.EventBus(), llm: async () => "s" }),
+  EventBus: () => new lib.EventBus(),
+  FactExtractor: () => new lib.FactExtractor({ bus: new lib.EventBus(), llm: async () => "[]", memory: new lib.InMemoryBackend() }),
+  SessionTimeoutMonitor: () => new lib.SessionTimeoutMonitor({ bus: new lib.EventBus() }),
+  SleepHandler: () => new lib.SleepHandler({ bus: new lib.EventBus(), llm: async () => "s", memory: new lib.InMemoryBackend() }),
+  FsArtifactStore: () => new lib.FsArtifactStore({ baseDir: "unused", files: { read: async () => null, write: async () => {}, remove: async () => {}, list: async () => [] } }),
+  IndexedDbArtifactStore: null, // browsers only: its methods are exercised in tests/js/browser.test.mjs
+  KvArtifactStore: () => new lib.KvArtifactStore(mapKv()),
+  SqliteArtifactStore: () => new lib.SqliteArtifactStore(lib.sqlConnection(new SQL.Database())),
+};
+
+/** A plausible value of `type` for the parameters not under test. */
+export function plausible(checker, param) {
+  const text = checker.typeToString(param.type);
+  if (param.optional) return undefined;
+  if (/^(number|TokenBudget|number \| TokenBudget)$/.test(text)) return 100;
+  if (text === "string") return "x";
+  if (text === "boolean") return true;
+  const literals = (param.type.isUnion() ? param.type.types : [param.type]).filter((t) => t.isStringLiteral());
+  if (literals.length > 0) return literals[0].value;
+  if (text === "Session") return new lib.Session();
+  if (/Uint8Array|ArrayBuffer/.test(text)) return "bytes";
+  if (/Array|\[\]/.test(text)) return [];
+  if (/=>/.test(text)) return () => {};
+  return {};
+}
+
