@@ -39,6 +39,7 @@ pub mod kv;
 pub mod llm;
 pub mod memory;
 pub mod normalize;
+pub mod recall;
 pub mod runner;
 pub mod session;
 pub mod sql_store;

@@ -75,6 +75,7 @@ fn declarations() -> BTreeMap<PathBuf, String> {
     export::<crate::context_window::CompiledContext>(&mut files);
     export::<crate::context_window::ContextItem>(&mut files);
     export::<crate::context_window::ContextStats>(&mut files);
+    export::<crate::recall::SearchHit>(&mut files);
     files
 }
 

@@ -107,6 +107,7 @@ impl Session {
             session_id,
             event_log: log,
             observer: None,
+            recall: Default::default(),
         })
     }
 }

@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::clock::{Clock, IdRng};
 use crate::error::{Error, ErrorCode, Result};
+use crate::recall::{SearchHit, SessionRecall};
 use crate::tokens::TokenCounter;
 
 pub use evidence::{evidence_kind, EvidenceEntry, EvidencePack};
@@ -41,6 +42,8 @@ pub struct Session {
     session_id: String,
     event_log: EventLog,
     observer: Option<SessionObserver>,
+    /// The recall index, brought up to date when searched.
+    recall: RefCell<SessionRecall>,
 }
 
 impl std::fmt::Debug for Session {
@@ -81,12 +84,26 @@ impl Session {
             session_id,
             event_log: EventLog::with_env(clock, counter, rng.next_u64()),
             observer: None,
+            recall: RefCell::default(),
         }
     }
 
     /// The session id.
     pub fn session_id(&self) -> &str {
         &self.session_id
+    }
+
+    /// The events matching `query` best, at most `limit` (at most
+    /// [`crate::recall::MAX_SEARCH_LIMIT`]), most relevant first: BM25 over
+    /// every text the session holds (see [`crate::recall`]). The index takes
+    /// in the events recorded since the last search first, so a search
+    /// costs the new events' indexing and the query's postings, and
+    /// recording costs nothing more.
+    pub fn search(&self, query: &str, limit: usize) -> Vec<SearchHit> {
+        let events = self.event_log.all_events();
+        let mut recall = self.recall.borrow_mut();
+        recall.catch_up(&events);
+        recall.search(&events, query, limit)
     }
 
     /// The session's event log.

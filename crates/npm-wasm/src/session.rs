@@ -16,11 +16,12 @@ use context_compiler::error::{Error, ErrorCode, Result};
 use context_compiler_js::convert::{count, describe, option, string, to_js, whole};
 use context_compiler_js::env::{seed, JsClock};
 use context_compiler_js::error::to_js_error;
-use context_compiler_js::options::optional_string;
+use context_compiler_js::options::{optional_string, usize_option};
 use context_compiler_js::promise::require_callable;
 use context_compiler_js::registry::Registration;
 
 use crate::registry;
+use context_compiler::recall::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT};
 use context_compiler::session::{
     record_shared_then, EventLog as CoreLog, Session as CoreSession, SessionEvent, SessionObserver,
 };
@@ -254,6 +255,29 @@ impl JsSession {
     pub fn to_evidence_pack(&self) -> JsResult<JsValue> {
         let session = self.inner.try_borrow().map_err(|_| busy())?;
         to_js(&session.to_evidence_pack()).map_err(Thrown::from)
+    }
+
+    /// The events matching `query` best, most relevant first: BM25 over
+    /// every text the session holds (turns, tool arguments and outputs as
+    /// recorded, compaction summaries), English-stemmed, identifiers, paths,
+    /// numbers and dates kept whole, CJK as character bigrams.
+    /// `options.limit`: results at most, 1 to 100 (default 10).
+    #[wasm_bindgen(unchecked_return_type = "SearchHit[]")]
+    pub fn search(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] query: JsValue,
+        options: Option<SearchOptionsArg>,
+    ) -> JsResult<JsValue> {
+        let query = string(&query, "query")?;
+        let limit = usize_option(&options, "limit", DEFAULT_SEARCH_LIMIT)?;
+        if limit == 0 || limit > MAX_SEARCH_LIMIT {
+            return Err(Thrown::from(Error::new(
+                ErrorCode::InvalidArgument,
+                format!("options.limit must be from 1 to {MAX_SEARCH_LIMIT} (got {limit})"),
+            )));
+        }
+        let session = self.inner.try_borrow().map_err(|_| busy())?;
+        to_js(&session.search(&query, limit)).map_err(Thrown::from)
     }
 
     /// Exports the whole session as a JSON string.

@@ -22,7 +22,8 @@ import type { ContextItem } from "../../js/types/ContextItem.js";
 import type { WindowDrop } from "../../js/types/WindowDrop.js";
 import type { CompiledContext } from "../../js/types/CompiledContext.js";
 import type { ContextStats } from "../../js/types/ContextStats.js";
-export type { Json, SessionEvent, EvidenceEntry, EvidencePack, ArtifactHandle, SaveReport, SchemaError, ValidationResult, ZoneName, CompactionLevel, ZoneUsage, DropAction, Message, ContextItem, WindowDrop, CompiledContext, ContextStats };
+import type { SearchHit } from "../../js/types/SearchHit.js";
+export type { Json, SessionEvent, EvidenceEntry, EvidencePack, ArtifactHandle, SaveReport, SchemaError, ValidationResult, ZoneName, CompactionLevel, ZoneUsage, DropAction, Message, ContextItem, WindowDrop, CompiledContext, ContextStats, SearchHit };
 
 /** Stable error codes carried by `error.code`. */
 export type ErrorCode =
@@ -61,6 +62,11 @@ export type TokenCounterOption = TokenCounterName | ((text: string) => number) |
 export interface SessionOptions { sessionId?: string; tokenCounter?: TokenCounterOption }
 export interface EventLogOptions { tokenCounter?: TokenCounterOption }
 export interface ImportOptions { tokenCounter?: TokenCounterOption }
+/** Options of `session.search`. */
+export interface SearchOptions {
+  /** Results at most: 1 to 100; default 10. */
+  limit?: number;
+}
 /** `tokenEstimate`: a non-negative integer; computed from the content when absent. */
 export interface RecordOptions { tokenEstimate?: number }
 
@@ -345,6 +351,9 @@ pub(crate) use context_compiler_js::args::ImportOptionsArg;
 
 #[wasm_bindgen]
 extern "C" {
+    /// The `SearchOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "SearchOptions")]
+    pub type SearchOptionsArg;
     /// The `ArtifactAttacherOptions` object (checked at run time, typed in TypeScript).
     #[wasm_bindgen(typescript_type = "ArtifactAttacherOptions")]
     pub type ArtifactAttacherOptionsArg;

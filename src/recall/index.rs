@@ -1,0 +1,196 @@
+//! An inverted index ranked with Okapi BM25, built incrementally: a text
+//! added is indexed once, in time proportional to its length, and a search
+//! touches only the postings of its terms.
+
+use std::collections::HashMap;
+
+use super::terms::Terms;
+
+/// BM25's term-frequency saturation.
+const K1: f64 = 1.2;
+/// BM25's length normalisation.
+const B: f64 = 0.75;
+
+/// One indexed text: where it came from and how many terms it has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Doc {
+    /// The caller's key of the text (a session event's position).
+    key: usize,
+    /// Terms in the text.
+    length: u32,
+}
+
+/// One search result: the key of the text and its BM25 score.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hit {
+    /// The key the text was added under.
+    pub key: usize,
+    /// Its BM25 score (higher is more relevant; always above 0).
+    pub score: f64,
+}
+
+/// The index: postings per term, lengths per text.
+#[derive(Debug, Default)]
+pub struct RecallIndex {
+    terms: Terms,
+    /// Per term, the texts holding it and how often, in the order added.
+    postings: HashMap<String, Vec<(u32, u32)>>,
+    docs: Vec<Doc>,
+    total_length: u64,
+}
+
+impl RecallIndex {
+    /// An empty index.
+    pub fn new() -> Self {
+        RecallIndex::default()
+    }
+
+    /// Texts indexed.
+    pub fn len(&self) -> usize {
+        self.docs.len()
+    }
+
+    /// Whether nothing was indexed.
+    pub fn is_empty(&self) -> bool {
+        self.docs.is_empty()
+    }
+
+    /// Indexes `text` under `key` (several texts may share a key: the
+    /// chunks of one long output).
+    pub fn add(&mut self, key: usize, text: &str) {
+        let Ok(doc) = u32::try_from(self.docs.len()) else {
+            return; // 4 billion texts: the index is full, not broken.
+        };
+        let terms = self.terms.of(text);
+        let length = u32::try_from(terms.len()).unwrap_or(u32::MAX);
+        let mut counts: HashMap<String, u32> = HashMap::new();
+        for term in terms {
+            *counts.entry(term).or_default() += 1;
+        }
+        for (term, count) in counts {
+            self.postings.entry(term).or_default().push((doc, count));
+        }
+        self.docs.push(Doc { key, length });
+        self.total_length += u64::from(length);
+    }
+
+    /// The texts matching `query` best, at most `limit`, one per key (its
+    /// best-scoring text), by score then key, both descending: among equal
+    /// scores the newer text first. Deterministic for the same index and query.
+    pub fn search(&self, query: &str, limit: usize) -> Vec<Hit> {
+        if self.docs.is_empty() || limit == 0 {
+            return Vec::new();
+        }
+        let mut query_terms = self.terms.of(query);
+        query_terms.sort_unstable();
+        query_terms.dedup();
+        let n = self.docs.len() as f64;
+        let average = (self.total_length as f64 / n).max(1.0);
+        let mut scores: HashMap<u32, f64> = HashMap::new();
+        for term in &query_terms {
+            let Some(list) = self.postings.get(term) else {
+                continue;
+            };
+            let df = list.len() as f64;
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            for &(doc, tf) in list {
+                let length = f64::from(self.docs[doc as usize].length);
+                let tf = f64::from(tf);
+                let weight = tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length / average));
+                *scores.entry(doc).or_default() += idf * weight;
+            }
+        }
+        // The best text of each key.
+        let mut best: HashMap<usize, f64> = HashMap::new();
+        for (doc, score) in scores {
+            let key = self.docs[doc as usize].key;
+            let slot = best.entry(key).or_insert(score);
+            if score > *slot {
+                *slot = score;
+            }
+        }
+        let mut hits: Vec<Hit> = best
+            .into_iter()
+            .filter(|&(_, score)| score > 0.0)
+            .map(|(key, score)| Hit { key, score })
+            .collect();
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.key.cmp(&a.key)));
+        hits.truncate(limit);
+        hits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn index(texts: &[&str]) -> RecallIndex {
+        let mut index = RecallIndex::new();
+        for (key, text) in texts.iter().enumerate() {
+            index.add(key, text);
+        }
+        index
+    }
+
+    #[test]
+    fn the_text_sharing_the_rarer_terms_ranks_first() {
+        let index = index(&[
+            "the cat sat on the mat",
+            "the dog chased the cat",
+            "my flight to Lisbon leaves on Friday",
+            "the weather is nice",
+        ]);
+        let hits = index.search("When does the flight to Lisbon leave?", 10);
+        assert_eq!(hits[0].key, 2);
+        assert!(hits.iter().all(|h| h.score > 0.0));
+        // "the" is in three texts: it ranks them below the match.
+        assert!(hits.len() >= 2 && hits[1].score < hits[0].score);
+    }
+
+    #[test]
+    fn stems_match_across_forms() {
+        let index = index(&["we are migrating the databases", "lunch was good"]);
+        assert_eq!(index.search("database migration", 10)[0].key, 0);
+    }
+
+    #[test]
+    fn a_key_appears_once_with_its_best_chunk() {
+        let mut index = RecallIndex::new();
+        index.add(7, "alpha beta");
+        index.add(7, "alpha alpha gamma");
+        index.add(8, "delta");
+        let hits = index.search("alpha", 10);
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].key, 7);
+    }
+
+    #[test]
+    fn limit_and_empty_cases() {
+        let index = index(&["a b c", "a b", "a"]);
+        assert_eq!(index.search("a", 2).len(), 2);
+        assert!(index.search("a", 0).is_empty());
+        assert!(index.search("zzz", 5).is_empty());
+        assert!(index.search("", 5).is_empty());
+        assert!(RecallIndex::new().search("a", 5).is_empty());
+    }
+
+    #[test]
+    fn equal_scores_put_the_newer_text_first_and_repeat_exactly() {
+        let index = index(&["same words here", "same words here", "same words here"]);
+        let hits = index.search("words", 10);
+        assert_eq!(hits.iter().map(|h| h.key).collect::<Vec<_>>(), [2, 1, 0]);
+        assert_eq!(index.search("words", 10), hits);
+    }
+
+    #[test]
+    fn incremental_adds_equal_a_rebuild() {
+        let texts = ["one two", "two three", "three four five", "five six"];
+        let mut grown = RecallIndex::new();
+        for (i, t) in texts.iter().enumerate() {
+            grown.add(i, t);
+            let _ = grown.search("two five", 3);
+        }
+        let rebuilt = index(&texts);
+        assert_eq!(grown.search("two five", 3), rebuilt.search("two five", 3));
+    }
+}

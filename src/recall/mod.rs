@@ -1,0 +1,127 @@
+//! Recall over a session: a lexical index of every text the session holds
+//! (turns, tool arguments and outputs as recorded, compaction summaries),
+//! brought up to date from the log when it is searched. It is derived from
+//! the events alone, so a session imported or loaded from a store searches
+//! exactly as the one that recorded them.
+
+mod index;
+mod terms;
+
+use std::borrow::Cow;
+
+use serde::Serialize;
+use serde_json::Value;
+
+pub use index::{Hit, RecallIndex};
+pub use terms::Terms;
+
+use crate::session::render::{call_arguments, call_name, render};
+use crate::session::SessionEvent;
+use crate::session::{CONTEXT_COMPACTED, TOOL_CALL};
+
+/// Results of a search by default.
+pub const DEFAULT_SEARCH_LIMIT: usize = 10;
+/// Results of a search at most.
+pub const MAX_SEARCH_LIMIT: usize = 100;
+/// Texts longer than this many bytes are indexed in chunks of this size (on
+/// character boundaries), so a long tool output is found by the part that
+/// matches and does not drown short turns in length normalisation.
+pub const CHUNK_BYTES: usize = 4096;
+
+/// One event a search found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct SearchHit {
+    /// The event's id.
+    pub event_id: String,
+    /// Its position in the session log.
+    pub position: usize,
+    /// Its kind.
+    pub kind: String,
+    /// Its BM25 score: higher is more relevant.
+    pub score: f64,
+}
+
+/// The text of `event` that is indexed, if it has one.
+pub(crate) fn event_text(event: &SessionEvent) -> Option<Cow<'_, str>> {
+    if event.kind == TOOL_CALL {
+        let arguments = call_arguments(&event.data);
+        return Some(Cow::Owned(format!(
+            "{} {}",
+            call_name(&event.data),
+            arguments
+        )));
+    }
+    if event.kind == CONTEXT_COMPACTED {
+        return event
+            .data
+            .get("summary")
+            .and_then(Value::as_str)
+            .map(Cow::Borrowed);
+    }
+    let rendered = render(&event.kind, &event.data)?;
+    Some(Cow::Owned(rendered.text().to_owned()))
+}
+
+/// `text` in pieces of at most [`CHUNK_BYTES`], cut on character boundaries.
+fn chunks(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut end = rest.len().min(CHUNK_BYTES);
+        while !rest.is_char_boundary(end) {
+            end -= 1;
+        }
+        let (piece, tail) = rest.split_at(end);
+        rest = tail;
+        Some(piece)
+    })
+}
+
+/// A session's index and how many of its events it holds.
+#[derive(Debug, Default)]
+pub struct SessionRecall {
+    index: RecallIndex,
+    indexed: usize,
+}
+
+impl SessionRecall {
+    /// Indexes the events after the ones already indexed.
+    pub fn catch_up(&mut self, events: &[SessionEvent]) {
+        for (position, event) in events.iter().enumerate().skip(self.indexed) {
+            if let Some(text) = event_text(event) {
+                for piece in chunks(&text) {
+                    self.index.add(position, piece);
+                }
+            }
+        }
+        self.indexed = self.indexed.max(events.len());
+    }
+
+    /// Events indexed so far.
+    pub fn indexed(&self) -> usize {
+        self.indexed
+    }
+
+    /// The events of `events` (the log this index was caught up with)
+    /// matching `query` best, at most `limit` (capped at
+    /// [`MAX_SEARCH_LIMIT`]).
+    pub fn search(&self, events: &[SessionEvent], query: &str, limit: usize) -> Vec<SearchHit> {
+        self.index
+            .search(query, limit.min(MAX_SEARCH_LIMIT))
+            .into_iter()
+            .filter_map(|hit| {
+                let event = events.get(hit.key)?;
+                Some(SearchHit {
+                    event_id: event.event_id.clone(),
+                    position: hit.key,
+                    kind: event.kind.clone(),
+                    score: hit.score,
+                })
+            })
+            .collect()
+    }
+}
