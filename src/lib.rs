@@ -60,8 +60,8 @@ pub use budget::TokenBudget;
 pub use bus::{BusEvent, BusOptions, BusStats, EventBus, EventHandler};
 pub use clock::Clock;
 pub use compiler::{
-    ArtifactAttacher, Compactor, CompileOptions, ContextCompiler, HistorySelector, MemoryPreloader,
-    Processor, SessionWrites,
+    ArtifactAttacher, Compactor, CompileOptions, ContextCompiler, HistoryRecall, HistorySelector,
+    MemoryPreloader, Processor, SessionWrites,
 };
 pub use context_window::{CompiledContext, ContextItem, ContextStats, ContextWindow};
 pub use error::{Error, ErrorCode, Result};

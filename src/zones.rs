@@ -20,6 +20,35 @@ use serde_json::Value;
 
 use crate::error::{Error, ErrorCode, Result};
 
+/// The heading of the turns recalled from earlier (RECENT zone).
+pub const RECALLED_HEADING: &str = "## Recalled from earlier in this conversation";
+
+/// `ms` (milliseconds since the Unix epoch) as `YYYY-MM-DD HH:MM UTC`, the
+/// time a recalled turn is shown with (`"unknown time"` when not finite).
+pub fn utc_minute(ms: f64) -> String {
+    if !ms.is_finite() {
+        return "unknown time".to_string();
+    }
+    let minutes = (ms / 60_000.0).floor() as i64;
+    let (days, minute_of_day) = (minutes.div_euclid(1440), minutes.rem_euclid(1440));
+    // Days since 1970-01-01 to a civil date (the proleptic Gregorian
+    // calendar), after Howard Hinnant's `civil_from_days`.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
+        minute_of_day / 60,
+        minute_of_day % 60
+    )
+}
+
 /// One of the four zones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -332,6 +361,20 @@ fn is_empty_value(v: &Value) -> bool {
         Value::Array(a) => a.is_empty(),
         Value::String(s) => s.is_empty(),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod utc_tests {
+    use super::utc_minute;
+
+    #[test]
+    fn times_are_civil_dates_in_utc() {
+        assert_eq!(utc_minute(0.0), "1970-01-01 00:00 UTC");
+        assert_eq!(utc_minute(1_714_558_920_000.0), "2024-05-01 10:22 UTC");
+        assert_eq!(utc_minute(951_782_400_000.0), "2000-02-29 00:00 UTC");
+        assert_eq!(utc_minute(-60_000.0), "1969-12-31 23:59 UTC");
+        assert_eq!(utc_minute(f64::NAN), "unknown time");
     }
 }
 

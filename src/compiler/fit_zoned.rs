@@ -4,7 +4,7 @@
 use crate::error::{Error, ErrorCode, Result};
 use crate::tokens::{truncate_middle_to_tokens, truncate_to_tokens, TokenCounter};
 use crate::working_context::{
-    recent_start, DropAction, DroppedItem, HistoryMessage, Section, WorkingContext,
+    recent_start, DropAction, DroppedItem, HistoryMessage, RecalledTurn, Section, WorkingContext,
 };
 use crate::zones::Zone;
 
@@ -59,6 +59,17 @@ fn turn_end(history: &[HistoryMessage], start: usize) -> usize {
         end += 1;
     }
     end
+}
+
+/// The index of the recalled turn to drop first: the lowest score (a
+/// neighbour before a match), the oldest among equals.
+fn least_relevant(recalled: &[RecalledTurn]) -> Option<usize> {
+    (0..recalled.len()).min_by(|&a, &b| {
+        recalled[a]
+            .score
+            .total_cmp(&recalled[b].score)
+            .then(recalled[a].position.cmp(&recalled[b].position))
+    })
 }
 
 /// Removes the turn at `start`, recording each message.
@@ -141,12 +152,14 @@ pub(crate) fn fit_zoned(
             continue;
         }
         // 2. Per-turn extras: tool results and artifact references a
-        // processor added, oldest first, then memory hits, least relevant
-        // first, then pinned memories, newest first.
+        // processor added, oldest first, then recalled turns and memory
+        // hits, least relevant first, then pinned memories, newest first.
         let extra = if !ctx.tool_results.is_empty() {
             Some((Section::ToolResults, ctx.tool_results.remove(0).event_id))
         } else if !ctx.artifact_refs.is_empty() {
             Some((Section::ArtifactRefs, ctx.artifact_refs.remove(0).event_id))
+        } else if let Some(i) = least_relevant(&ctx.recalled) {
+            Some((Section::Recalled, Some(ctx.recalled.remove(i).event_id)))
         } else if let Some(_hit) = ctx.memory_hits.pop() {
             Some((Section::MemoryHits, None))
         } else {

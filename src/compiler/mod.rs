@@ -12,6 +12,7 @@ mod omissions;
 mod options;
 mod preloader;
 mod processor;
+mod recall;
 mod summary;
 mod zoned_selection;
 
@@ -29,6 +30,10 @@ pub use compactor::Compactor;
 pub use history::HistorySelector;
 pub use preloader::MemoryPreloader;
 pub use processor::{Processor, SessionWrites};
+pub use recall::{
+    HistoryRecall, DEFAULT_RECALLED_TURN_TOKENS, DEFAULT_RECALL_MATCHES, DEFAULT_RECALL_NEIGHBOURS,
+    DEFAULT_RECALL_SHARE,
+};
 
 /// Runs processors in order to produce a [`WorkingContext`] from a
 /// [`Session`], then fits the result to the budget (dropping middle history,

@@ -212,6 +212,28 @@ pub struct ToolResult {
     pub tokens: Option<u64>,
 }
 
+/// A turn recalled from earlier in the session because it bears on the
+/// newest user message (zoned layout: RECENT zone, after that message, in
+/// `## Recalled from earlier in this conversation`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct RecalledTurn {
+    /// The session event it comes from.
+    pub event_id: String,
+    /// The event's position in the session log.
+    pub position: usize,
+    /// `user`, `assistant` or `tool`.
+    pub role: String,
+    /// Its text as shown (a long one is cut after its start).
+    pub content: String,
+    /// When it was recorded, in milliseconds since the Unix epoch.
+    pub timestamp: f64,
+    /// The search score that brought it; 0 for a turn brought as the
+    /// neighbour of one that matched.
+    pub score: f64,
+}
+
 /// The part of a context an item lives in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -226,6 +248,8 @@ pub enum Section {
     ArtifactRefs,
     /// Inline tool results.
     ToolResults,
+    /// Turns recalled from earlier in the session (zoned layout).
+    Recalled,
     /// The compaction summary (zoned layout).
     Summary,
     /// The goal (zoned layout).
@@ -310,6 +334,9 @@ pub struct WorkingContext {
     /// Tool results shown inline.
     #[serde(default)]
     pub tool_results: Vec<ToolResult>,
+    /// Turns recalled from earlier in the session (zoned layout).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recalled: Vec<RecalledTurn>,
     /// Tokens of the context. After a compile, exactly the counter's count of
     /// [`WorkingContext::to_messages`].
     #[serde(default)]
@@ -614,6 +641,15 @@ pub(crate) fn artifact_line(r: &ArtifactRef) -> String {
 
 pub(crate) fn tool_line(t: &ToolResult) -> String {
     format!("- {}: {}", t.tool, t.result)
+}
+
+pub(crate) fn recalled_line(r: &RecalledTurn) -> String {
+    format!(
+        "- [{}] {}: {}",
+        crate::zones::utc_minute(r.timestamp),
+        r.role,
+        r.content
+    )
 }
 
 #[cfg(test)]

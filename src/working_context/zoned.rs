@@ -5,8 +5,8 @@ use std::borrow::Cow;
 use crate::tokens::TokenCounter;
 use crate::working_context::provider::prepare;
 use crate::working_context::{
-    artifact_line, conversation_start, memory_line, placeholder_at, tool_line, HistoryMessage,
-    Message, WorkingContext, CONVERSATION_START,
+    artifact_line, conversation_start, memory_line, placeholder_at, recalled_line, tool_line,
+    HistoryMessage, Message, WorkingContext, CONVERSATION_START,
 };
 use crate::zones::{self, Zone, ZoneUsage};
 
@@ -91,6 +91,10 @@ fn persistent_zone_text(ctx: &WorkingContext) -> String {
 /// goal restated last. Empty when there is none of these.
 pub(crate) fn tail_text(ctx: &WorkingContext) -> String {
     let mut sections: Vec<String> = Vec::new();
+    if !ctx.recalled.is_empty() {
+        let lines: Vec<String> = ctx.recalled.iter().map(recalled_line).collect();
+        sections.push(format!("{}\n{}", zones::RECALLED_HEADING, lines.join("\n")));
+    }
     if !ctx.memory_hits.is_empty() {
         let lines: Vec<String> = ctx.memory_hits.iter().map(memory_line).collect();
         sections.push(format!("## Relevant memories\n{}", lines.join("\n")));

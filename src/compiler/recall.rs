@@ -1,0 +1,191 @@
+//! History recall: on each compile, the turns that left the window (evicted,
+//! folded into a summary, masked) and bear on the newest user message come
+//! back, in the RECENT zone's tail, so the cached prefix is untouched.
+
+use std::collections::{BTreeMap, HashSet};
+
+use async_trait::async_trait;
+
+use crate::compiler::processor::{Processor, SessionWrites};
+use crate::error::Result;
+use crate::session::render::{render, Rendered};
+use crate::session::Session;
+use crate::tokens::truncate_to_tokens;
+use crate::working_context::{Layout, RecalledTurn, WorkingContext};
+
+/// The share of the budget recalled turns may take by default.
+pub const DEFAULT_RECALL_SHARE: f64 = 0.5;
+/// Matching turns recalled at most by default.
+pub const DEFAULT_RECALL_MATCHES: usize = 8;
+/// Turns on each side of a match brought with it by default.
+pub const DEFAULT_RECALL_NEIGHBOURS: usize = 1;
+/// Tokens a recalled turn keeps by default (its start; the rest is cut).
+pub const DEFAULT_RECALLED_TURN_TOKENS: u64 = 400;
+
+/// Searches the session (see [`Session::search`]) with the newest user
+/// message, the goal and the task state, and adds the best matching turns
+/// that are not in the window, each with its neighbours, oldest first, as
+/// [`WorkingContext::recalled`]: at most `share` of the budget, each turn
+/// cut after `turn_tokens`. Deterministic; the zoned layout only (the
+/// single-system layout has no per-turn tail: there it adds nothing).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryRecall {
+    share: f64,
+    matches: usize,
+    neighbours: usize,
+    turn_tokens: u64,
+}
+
+impl Default for HistoryRecall {
+    fn default() -> Self {
+        HistoryRecall {
+            share: DEFAULT_RECALL_SHARE,
+            matches: DEFAULT_RECALL_MATCHES,
+            neighbours: DEFAULT_RECALL_NEIGHBOURS,
+            turn_tokens: DEFAULT_RECALLED_TURN_TOKENS,
+        }
+    }
+}
+
+impl HistoryRecall {
+    /// Recall with the defaults.
+    pub fn new() -> Self {
+        HistoryRecall::default()
+    }
+
+    /// The share of the budget recalled turns may take (clamped to 0–1).
+    pub fn with_share(mut self, share: f64) -> Self {
+        self.share = if share.is_nan() {
+            0.0
+        } else {
+            share.clamp(0.0, 1.0)
+        };
+        self
+    }
+
+    /// Matching turns recalled at most (at most 100).
+    pub fn with_matches(mut self, matches: usize) -> Self {
+        self.matches = matches.min(crate::recall::MAX_SEARCH_LIMIT);
+        self
+    }
+
+    /// Turns on each side of a match brought with it.
+    pub fn with_neighbours(mut self, neighbours: usize) -> Self {
+        self.neighbours = neighbours.min(8);
+        self
+    }
+
+    /// Tokens a recalled turn keeps (its start).
+    pub fn with_turn_tokens(mut self, tokens: u64) -> Self {
+        self.turn_tokens = tokens.max(16);
+        self
+    }
+}
+
+/// The role and text a conversation event shows when recalled.
+fn recallable(kind: &str, data: &serde_json::Value) -> Option<(String, String)> {
+    match render(kind, data)? {
+        Rendered::Message { role, content } => Some((role.into_owned(), content.into_owned())),
+        Rendered::ToolOutcome { tool, result } => {
+            Some(("tool".to_string(), format!("{tool}: {result}")))
+        }
+        Rendered::Artifact(a) => {
+            Some(("tool".to_string(), format!("[{}] {}", a.handle, a.summary)))
+        }
+    }
+}
+
+#[async_trait(?Send)]
+impl Processor for HistoryRecall {
+    fn name(&self) -> &str {
+        "history_recall"
+    }
+
+    async fn process(
+        &self,
+        session: &Session,
+        mut ctx: WorkingContext,
+        budget: u64,
+        _writes: &mut SessionWrites,
+    ) -> Result<WorkingContext> {
+        if ctx.layout != Layout::Zoned || self.matches == 0 {
+            return Ok(ctx);
+        }
+        let Some(question) = ctx.history.iter().rev().find(|h| h.role == "user") else {
+            return Ok(ctx);
+        };
+        let mut query = question.content.clone();
+        for extra in [ctx.goal.as_deref(), ctx.task_state.as_deref()]
+            .into_iter()
+            .flatten()
+        {
+            query.push('\n');
+            query.push_str(extra);
+        }
+        // What the window shows whole: those events are not recalled.
+        let shown: HashSet<&str> = ctx
+            .history
+            .iter()
+            .filter(|h| !h.masked)
+            .filter_map(|h| h.event_id.as_deref())
+            .collect();
+        let log = session.event_log();
+        let events = log.all_events();
+        let hits = session.search(&query, crate::recall::MAX_SEARCH_LIMIT);
+        let eligible = |position: usize| {
+            events.get(position).is_some_and(|e| {
+                !shown.contains(e.event_id.as_str()) && recallable(&e.kind, &e.data).is_some()
+            })
+        };
+        // Position → score: matches first by score, neighbours at 0.
+        let mut chosen: BTreeMap<usize, f64> = BTreeMap::new();
+        let mut order: Vec<usize> = Vec::new();
+        for hit in hits
+            .iter()
+            .filter(|h| eligible(h.position))
+            .take(self.matches)
+        {
+            order.push(hit.position);
+            chosen.insert(hit.position, hit.score);
+        }
+        for &position in order.clone().iter() {
+            let from = position.saturating_sub(self.neighbours);
+            for p in from..=position + self.neighbours {
+                if p != position && eligible(p) && !chosen.contains_key(&p) {
+                    chosen.insert(p, 0.0);
+                    order.push(p);
+                }
+            }
+        }
+        // Within the share of the budget, in priority order; shown oldest first.
+        let counter = log.counter();
+        let allowed = (budget as f64 * self.share) as u64;
+        let mut used = 0u64;
+        let mut kept: BTreeMap<usize, RecalledTurn> = BTreeMap::new();
+        for position in order {
+            let Some(event) = events.get(position) else {
+                continue;
+            };
+            let Some((role, text)) = recallable(&event.kind, &event.data) else {
+                continue;
+            };
+            let content = truncate_to_tokens(counter, &text, self.turn_tokens);
+            let turn = RecalledTurn {
+                event_id: event.event_id.clone(),
+                position,
+                role,
+                content,
+                timestamp: event.timestamp,
+                score: chosen.get(&position).copied().unwrap_or(0.0),
+            };
+            let cost = counter.count(&crate::working_context::recalled_line(&turn)) + 1;
+            if used + cost > allowed {
+                continue;
+            }
+            used += cost;
+            kept.insert(position, turn);
+        }
+        ctx.recalled = kept.into_values().collect();
+        Ok(ctx)
+    }
+}

@@ -1,0 +1,146 @@
+//! `HistoryRecall`: turns that left the window come back when the newest
+//! user message needs them, within the budget, in the RECENT tail.
+mod common;
+
+use std::rc::Rc;
+
+use common::{block_on, session};
+use context_compiler::{
+    CompileOptions, ContextCompiler, HistoryRecall, HistorySelector, Layout, Processor, Session,
+};
+use proptest::prelude::*;
+use serde_json::json;
+
+fn pipeline(recall: bool) -> ContextCompiler {
+    let mut processors: Vec<Rc<dyn Processor>> = vec![Rc::new(HistorySelector::new(0, usize::MAX))];
+    if recall {
+        processors.push(Rc::new(HistoryRecall::new()));
+    }
+    ContextCompiler::with_layout(processors, Layout::Zoned)
+}
+
+/// A conversation whose early turns state facts, then much chatter.
+fn conversation(chatter: usize) -> Session {
+    let mut s = session("recall");
+    s.record(
+        "user_input",
+        json!({"content": "My dentist appointment is on 12 March at the Alfama clinic."}),
+        None,
+    )
+    .unwrap();
+    s.record(
+        "assistant_output",
+        json!({"content": "Got it, I will remember the appointment."}),
+        None,
+    )
+    .unwrap();
+    for i in 0..chatter {
+        s.record("user_input", json!({"content": format!("Tell me something about topic number {i} and the weather in general.")}), None)
+            .unwrap();
+        s.record("assistant_output", json!({"content": format!("Topic {i}: here are a few sentences of ordinary chatter that fill the window with nothing in particular.")}), None)
+            .unwrap();
+    }
+    s.record(
+        "user_input",
+        json!({"content": "Which clinic is my dentist appointment at?"}),
+        None,
+    )
+    .unwrap();
+    s
+}
+
+#[test]
+fn an_evicted_fact_comes_back_within_the_budget() {
+    let mut s = conversation(200);
+    let options = CompileOptions::new("You are a helpful assistant.");
+    let without = block_on(pipeline(false).compile_with(&mut s, 2_000, &options)).unwrap();
+    assert!(
+        !without
+            .to_messages()
+            .iter()
+            .any(|m| m.content.contains("Alfama")),
+        "the fact left the window"
+    );
+    let ctx = block_on(pipeline(true).compile_with(&mut s, 2_000, &options)).unwrap();
+    assert!(ctx.token_count <= 2_000);
+    let first = &s.event_log().events()[0];
+    assert!(
+        ctx.recalled.iter().any(|r| r.event_id == first.event_id),
+        "{:?}",
+        ctx.recalled
+    );
+    assert!(ctx.recalled.iter().any(|r| r.score > 0.0));
+    let messages = ctx.to_messages();
+    let last = messages.last().unwrap();
+    assert!(
+        last.content
+            .contains("## Recalled from earlier in this conversation"),
+        "{last:?}"
+    );
+    assert!(last.content.contains("Alfama"));
+    // The question stays the newest user message, before the tail.
+    let question = messages
+        .iter()
+        .rposition(|m| m.content.contains("Which clinic"))
+        .unwrap();
+    assert!(question < messages.len() - 1);
+    // Oldest first, and deterministic.
+    let positions: Vec<usize> = ctx.recalled.iter().map(|r| r.position).collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]));
+    let again = block_on(pipeline(true).compile_with(&mut s, 2_000, &options)).unwrap();
+    assert_eq!(again.to_messages(), messages);
+}
+
+#[test]
+fn nothing_is_recalled_that_the_window_shows_or_in_the_single_system_layout() {
+    let mut s = conversation(2);
+    let options = CompileOptions::new("You are a helpful assistant.");
+    let ctx = block_on(pipeline(true).compile_with(&mut s, 100_000, &options)).unwrap();
+    assert!(ctx.recalled.is_empty(), "{:?}", ctx.recalled);
+    let single = ContextCompiler::new(vec![
+        Rc::new(HistorySelector::new(0, 3)),
+        Rc::new(HistoryRecall::new()),
+    ]);
+    let mut s = conversation(50);
+    let ctx = block_on(single.compile_with(&mut s, 100_000, &options)).unwrap();
+    assert!(ctx.recalled.is_empty());
+}
+
+#[test]
+fn the_share_bounds_what_is_recalled() {
+    let mut s = conversation(200);
+    let options = CompileOptions::new("You are a helpful assistant.");
+    let none = ContextCompiler::with_layout(
+        vec![
+            Rc::new(HistorySelector::new(0, usize::MAX)),
+            Rc::new(HistoryRecall::new().with_share(0.0)),
+        ],
+        Layout::Zoned,
+    );
+    assert!(block_on(none.compile_with(&mut s, 2_000, &options))
+        .unwrap()
+        .recalled
+        .is_empty());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Whatever the budget and conversation, recall never breaks the budget.
+    #[test]
+    fn recall_never_breaks_the_budget(chatter in 0usize..80, budget in 120u64..3_000, share in 0.0f64..1.0) {
+        let mut s = conversation(chatter);
+        let compiler = ContextCompiler::with_layout(
+            vec![
+                Rc::new(HistorySelector::new(1, usize::MAX)),
+                Rc::new(HistoryRecall::new().with_share(share)),
+            ],
+            Layout::Zoned,
+        );
+        let options = CompileOptions::new("You are a helpful assistant.");
+        if let Ok(ctx) = block_on(compiler.compile_with(&mut s, budget, &options)) {
+            prop_assert!(ctx.token_count <= budget, "{} > {}", ctx.token_count, budget);
+            prop_assert!(ctx.to_messages().iter().any(|m| m.content.contains("Which clinic")));
+        }
+    }
+}
