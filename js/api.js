@@ -18,6 +18,7 @@ export const ContextCompiler = guardClass(glue.ContextCompiler);
 export const ContextWindow = guardClass(glue.ContextWindow);
 export const EventLog = guardClass(glue.EventLog);
 export const HistorySelector = guardClass(glue.HistorySelector);
+export const HistoryRecall = guardClass(glue.HistoryRecall);
 export const InMemoryBackend = guardClass(glue.InMemoryBackend);
 export const MemoryArtifactStore = guardClass(glue.MemoryArtifactStore);
 export const MemoryPreloader = guardClass(glue.MemoryPreloader);

@@ -15,8 +15,9 @@ use crate::working_context::{Layout, RecalledTurn, WorkingContext};
 
 /// The share of the budget recalled turns may take by default.
 pub const DEFAULT_RECALL_SHARE: f64 = 0.5;
-/// Matching turns recalled at most by default.
-pub const DEFAULT_RECALL_MATCHES: usize = 8;
+/// Matching turns recalled at most by default (the share of the budget
+/// is usually the tighter bound).
+pub const DEFAULT_RECALL_MATCHES: usize = 100;
 /// Turns on each side of a match brought with it by default.
 pub const DEFAULT_RECALL_NEIGHBOURS: usize = 1;
 /// Tokens a recalled turn keeps by default (its start; the rest is cut).
@@ -137,7 +138,8 @@ impl Processor for HistoryRecall {
                 !shown.contains(e.event_id.as_str()) && recallable(&e.kind, &e.data).is_some()
             })
         };
-        // Position → score: matches first by score, neighbours at 0.
+        // Position → score, in priority order: each match (best first)
+        // followed by its neighbours (score 0).
         let mut chosen: BTreeMap<usize, f64> = BTreeMap::new();
         let mut order: Vec<usize> = Vec::new();
         for hit in hits
@@ -145,13 +147,15 @@ impl Processor for HistoryRecall {
             .filter(|h| eligible(h.position))
             .take(self.matches)
         {
-            order.push(hit.position);
-            chosen.insert(hit.position, hit.score);
-        }
-        for &position in order.clone().iter() {
-            let from = position.saturating_sub(self.neighbours);
-            for p in from..=position + self.neighbours {
-                if p != position && eligible(p) && !chosen.contains_key(&p) {
+            if chosen.insert(hit.position, hit.score).is_none() {
+                order.push(hit.position);
+            } else {
+                // Brought earlier as a neighbour: it is a match too.
+                chosen.insert(hit.position, hit.score);
+            }
+            let from = hit.position.saturating_sub(self.neighbours);
+            for p in from..=hit.position + self.neighbours {
+                if p != hit.position && eligible(p) && !chosen.contains_key(&p) {
                     chosen.insert(p, 0.0);
                     order.push(p);
                 }

@@ -78,6 +78,7 @@ export const factories = {
   ContextWindow: () => new lib.ContextWindow({ maxContextTokens: 1000 }),
   EventLog: () => new lib.EventLog(),
   HistorySelector: () => new lib.HistorySelector(),
+  HistoryRecall: () => new lib.HistoryRecall(),
   InMemoryBackend: () => new lib.InMemoryBackend(),
   MemoryArtifactStore: () => new lib.MemoryArtifactStore(),
   MemoryPreloader: () => new lib.MemoryPreloader(new lib.InMemoryBackend()),

@@ -11,6 +11,7 @@ export const EXPORTED_NAMES = [
   "FactExtractor",
   "FsArtifactStore",
   "HistorySelector",
+  "HistoryRecall",
   "InMemoryBackend",
   "IndexedDbArtifactStore",
   "KvArtifactStore",

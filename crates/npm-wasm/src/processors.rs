@@ -17,14 +17,19 @@ use crate::working_context::WorkingContext as JsWorkingContext;
 use context_compiler::artifacts::ArtifactStore;
 use context_compiler::compiler::compaction::DEFAULT_COMPACTION_TARGET;
 use context_compiler::compiler::{
-    ArtifactAttacher as CoreAttacher, Compactor as CoreCompactor, HistorySelector as CoreSelector,
-    MemoryPreloader as CorePreloader, Processor, SessionWrites,
+    ArtifactAttacher as CoreAttacher, Compactor as CoreCompactor, HistoryRecall as CoreRecall,
+    HistorySelector as CoreSelector, MemoryPreloader as CorePreloader, Processor, SessionWrites,
+};
+use context_compiler::compiler::{
+    DEFAULT_RECALLED_TURN_TOKENS, DEFAULT_RECALL_MATCHES, DEFAULT_RECALL_NEIGHBOURS,
+    DEFAULT_RECALL_SHARE,
 };
 use context_compiler::error::{Error, ErrorCode, Result};
 use context_compiler_js::convert::{bool_option, describe, from_js, limit, option, to_js};
 use context_compiler_js::error::to_js_error;
 use context_compiler_js::llm::JsLlm;
 use context_compiler_js::memory_arg::memory_arg;
+use context_compiler_js::options::{number_option, usize_option, FRACTION};
 use context_compiler_js::promise::{call_and_await, callable, spawn};
 use context_compiler_js::registry::Registration;
 
@@ -165,6 +170,37 @@ native_processor!(
     CoreAttacher,
     "Replaces large tool results with artifact handles."
 );
+native_processor!(
+    HistoryRecall,
+    CoreRecall,
+    "Brings back turns that left the window when the newest user message needs them (zoned layout)."
+);
+
+#[wasm_bindgen]
+impl HistoryRecall {
+    /// Options: `share` of the budget recalled turns may take (0 to 1,
+    /// default 0.5), `matches` recalled at most (default and at most 100; the share is usually the tighter bound),
+    /// `neighbours` on each side of a match (default 1, at most 8),
+    /// `turnTokens` a recalled turn keeps (default 400).
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: Option<HistoryRecallOptionsArg>) -> JsResult<HistoryRecall> {
+        let share = number_option(&options, "share", DEFAULT_RECALL_SHARE, FRACTION)?;
+        let matches = usize_option(&options, "matches", DEFAULT_RECALL_MATCHES)?;
+        let neighbours = usize_option(&options, "neighbours", DEFAULT_RECALL_NEIGHBOURS)?;
+        let turn_tokens = usize_option(
+            &options,
+            "turnTokens",
+            DEFAULT_RECALLED_TURN_TOKENS as usize,
+        )?;
+        Ok(HistoryRecall::wrap(
+            CoreRecall::new()
+                .with_share(share)
+                .with_matches(matches)
+                .with_neighbours(neighbours)
+                .with_turn_tokens(turn_tokens as u64),
+        ))
+    }
+}
 
 #[wasm_bindgen]
 impl HistorySelector {

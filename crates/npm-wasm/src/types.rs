@@ -284,6 +284,17 @@ export interface MemoryStoreLike { recall(query: string, limit: number): MemoryE
 export type MemoryRecallFunction = (query: string, limit: number) => MemoryEntry[] | Promise<MemoryEntry[]>;
 
 export interface HistorySelectorOptions { keepFirst?: number; keepLast?: number }
+/** Options of `new HistoryRecall(options)`. */
+export interface HistoryRecallOptions {
+  /** The share of the budget recalled turns may take: 0 to 1, default 0.5. */
+  share?: number;
+  /** Matching turns recalled at most: default and at most 100 (the share is usually the tighter bound). */
+  matches?: number;
+  /** Turns on each side of a match brought with it: default 1, at most 8. */
+  neighbours?: number;
+  /** Tokens a recalled turn keeps (its start): default 400. */
+  turnTokens?: number;
+}
 export interface MemoryPreloaderOptions {
   topK?: number;
   /** Zoned layout: keep recalled memories in the PERSISTENT zone for the session (recorded as pinned `memory_hit` events). */
@@ -295,7 +306,7 @@ export interface ArtifactAttacherOptions { thresholdBytes?: number }
 export type ProcessorFunction = (session: Session, ctx: WorkingContextData, budget: number) =>
   WorkingContextInit | WorkingContext | Promise<WorkingContextInit | WorkingContext>;
 export interface CustomProcessor { name?: string; process: ProcessorFunction }
-export type Processor = HistorySelector | Compactor | MemoryPreloader | ArtifactAttacher | CustomProcessor | ProcessorFunction;
+export type Processor = HistorySelector | HistoryRecall | Compactor | MemoryPreloader | ArtifactAttacher | CustomProcessor | ProcessorFunction;
 
 export interface ContextCompilerOptions {
   processors?: Processor[];
@@ -366,6 +377,9 @@ extern "C" {
     /// The `EventLogOptions` object (checked at run time, typed in TypeScript).
     #[wasm_bindgen(typescript_type = "EventLogOptions")]
     pub type EventLogOptionsArg;
+    /// The `HistoryRecallOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "HistoryRecallOptions")]
+    pub type HistoryRecallOptionsArg;
     /// The `HistorySelectorOptions` object (checked at run time, typed in TypeScript).
     #[wasm_bindgen(typescript_type = "HistorySelectorOptions")]
     pub type HistorySelectorOptionsArg;

@@ -1,0 +1,149 @@
+// Recall on long conversations: the share of evidence turns whose text is in
+// the messages the model gets, for each question of seeded conversations
+// (bench/conversations.mjs), at budgets of 4k, 8k and 16k tokens, with the
+// same turns and the same counter for every strategy:
+//
+// - this library: the README's recommended zoned pipeline
+//   (HistorySelector({ keepFirst: 1, keepLast: Infinity }) -> ArtifactAttacher
+//   -> Compactor), the conversation recorded turn by turn with a compile
+//   every 10 turns as a live loop would, then each question recorded as the
+//   newest user message (on a copy) and compiled;
+// - LangChain's trimMessages (strategy "last") over the same messages;
+// - plain BM25 (minisearch 7.2.0) ranking every turn by the question, the
+//   best turns taken until the budget is full (given the whole budget, no
+//   recent turns).
+//
+// Run alone: node bench/recall.mjs [conversations]
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage, trimMessages } from "@langchain/core/messages";
+import MiniSearch from "minisearch";
+import {
+  ArtifactAttacher, Compactor, ContextCompiler, HistoryRecall, HistorySelector, MemoryArtifactStore, Session, countTokens,
+} from "agent-context-compiler";
+import { conversation } from "./conversations.mjs";
+
+const BUDGETS = [4_000, 8_000, 16_000];
+const OVERHEAD = 3;
+const SYSTEM = "You are a helpful personal assistant. Answer from what the user told you.";
+
+const cache = new Map();
+const count = (s) => {
+  let n = cache.get(s);
+  if (n === undefined) cache.set(s, (n = countTokens(s)));
+  return n;
+};
+
+function record(session, turn, i) {
+  if (turn.role === "tool") {
+    const callId = `call_${i}`;
+    session.record("tool_call", { call_id: callId, tool_name: turn.toolName, arguments: {} });
+    session.record("tool_success", { call_id: callId, tool_name: turn.toolName, result: turn.content });
+  } else {
+    session.record(turn.role === "user" ? "user_input" : "assistant_output", { content: turn.content });
+  }
+}
+
+function pipeline(store, recall) {
+  const selector = new HistorySelector({ keepFirst: 1, keepLast: Infinity });
+  return new ContextCompiler({
+    layout: "zoned",
+    processors: recall
+      ? [selector, new HistoryRecall(), new ArtifactAttacher(store), new Compactor()]
+      : [selector, new ArtifactAttacher(store), new Compactor()],
+  });
+}
+
+/** The share of `evidence` turns whose text is in `contents`. */
+function recalled(turns, evidence, contents) {
+  const all = contents.join("\n\u0000\n");
+  return evidence.filter((i) => all.includes(turns[i].content)).length / evidence.length;
+}
+
+async function ours(conv, budget, recall) {
+  const store = new MemoryArtifactStore();
+  const compiler = pipeline(store, recall);
+  const base = new Session({ sessionId: "conv" });
+  for (const [i, turn] of conv.turns.entries()) {
+    record(base, turn, i);
+    if (i % 10 === 9) (await compiler.compile(base, budget, { systemPrompt: SYSTEM })).free();
+  }
+  const exported = base.exportJson();
+  base.free();
+  const scores = [];
+  for (const q of conv.questions) {
+    const s = Session.importJson(exported);
+    s.record("user_input", { content: q.text });
+    const ctx = await compiler.compile(s, budget, { systemPrompt: SYSTEM });
+    const contents = ctx.toMessages({ format: "openai" }).map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
+    if (ctx.tokenCount > budget) throw new Error(`over budget: ${ctx.tokenCount} > ${budget}`);
+    scores.push({ kind: q.kind, recall: recalled(conv.turns, q.evidence, contents) });
+    ctx.free();
+    s.free();
+  }
+  return scores;
+}
+
+function toMessage(turn, i) {
+  if (turn.role === "user") return new HumanMessage(turn.content);
+  if (turn.role === "assistant") return new AIMessage(turn.content);
+  return new ToolMessage({ content: turn.content, tool_call_id: `call_${i}` });
+}
+
+async function trimmed(conv, budget) {
+  const messages = [new SystemMessage(SYSTEM), ...conv.turns.map(toMessage)];
+  const tokenCounter = (msgs) => msgs.reduce((n, m) => n + count(String(m.content)) + OVERHEAD, 0);
+  const scores = [];
+  for (const q of conv.questions) {
+    const kept = await trimMessages([...messages, new HumanMessage(q.text)], { maxTokens: budget, strategy: "last", includeSystem: true, tokenCounter });
+    scores.push({ kind: q.kind, recall: recalled(conv.turns, q.evidence, kept.map((m) => String(m.content))) });
+  }
+  return scores;
+}
+
+function bm25(conv, budget) {
+  const index = new MiniSearch({ fields: ["content"], storeFields: [] });
+  index.addAll(conv.turns.map((t, id) => ({ id, content: t.content })));
+  const scores = [];
+  for (const q of conv.questions) {
+    let used = count(SYSTEM) + OVERHEAD + count(q.text) + OVERHEAD;
+    const contents = [];
+    for (const hit of index.search(q.text)) {
+      const t = conv.turns[hit.id];
+      const cost = count(t.content) + OVERHEAD;
+      if (used + cost > budget) continue;
+      used += cost;
+      contents.push(t.content);
+    }
+    scores.push({ kind: q.kind, recall: recalled(conv.turns, q.evidence, contents) });
+  }
+  return scores;
+}
+
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+
+export async function recallBench(conversations = 10) {
+  const convs = Array.from({ length: conversations }, (_, i) => conversation(1000 + i));
+  const turns = convs.map((c) => c.turns.length);
+  const tokens = convs.map((c) => c.turns.reduce((n, t) => n + count(t.content) + OVERHEAD, 0));
+  const questions = convs.reduce((n, c) => n + c.questions.length, 0);
+  console.log(`recall on long conversations: ${conversations} seeded conversations of ${Math.min(...turns)}-${Math.max(...turns)} turns (${Math.min(...tokens).toLocaleString("en")}-${Math.max(...tokens).toLocaleString("en")} tokens), ${questions} questions (direct, paraphrased, temporal, multi-hop)`);
+  console.log("  share of evidence turns in the messages sent (same turns, same counter)");
+  console.log("  budget   this library (pipeline today)   with HistoryRecall   trimMessages (last)   plain BM25, whole budget (minisearch)");
+  for (const budget of BUDGETS) {
+    const all = { ours: [], recall: [], trim: [], bm25: [] };
+    for (const conv of convs) {
+      all.ours.push(...(await ours(conv, budget, false)));
+      all.recall.push(...(await ours(conv, budget, true)));
+      all.trim.push(...(await trimmed(conv, budget)));
+      all.bm25.push(...bm25(conv, budget));
+    }
+    const m = (xs) => mean(xs.map((x) => x.recall)).toFixed(2);
+    console.log(`  ${String(budget).padStart(6)}   ${m(all.ours).padEnd(31)} ${m(all.recall).padEnd(20)} ${m(all.trim).padEnd(21)} ${m(all.bm25)}`);
+    const kinds = [...new Set(all.recall.map((x) => x.kind))];
+    console.log(`           with HistoryRecall by kind: ${kinds.map((k) => `${k} ${m(all.recall.filter((x) => x.kind === k))}`).join(", ")}`);
+  }
+  console.log("");
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await recallBench(Number(process.argv[2] ?? 10));
+}

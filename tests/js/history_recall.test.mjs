@@ -1,0 +1,42 @@
+// HistoryRecall from JS: an evicted turn comes back in the RECENT tail,
+// within the budget; bad options are INVALID_ARGUMENT.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { ContextCompiler, HistoryRecall, HistorySelector, Session } from "agent-context-compiler";
+
+function conversation() {
+  const s = new Session({ sessionId: "recall" });
+  s.record("user_input", { content: "My passport number ends in 4471 and it expires in June 2031." });
+  s.record("assistant_output", { content: "Noted, the passport expires in June 2031." });
+  for (let i = 0; i < 150; i++) {
+    s.record("user_input", { content: `Small talk number ${i} about the weather and the weekend.` });
+    s.record("assistant_output", { content: `Reply ${i}: a few ordinary sentences about nothing much, to fill the window.` });
+  }
+  s.record("user_input", { content: "When does my passport expire?" });
+  return s;
+}
+
+test("an evicted turn is recalled into the tail, within the budget", async () => {
+  const s = conversation();
+  const compiler = new ContextCompiler({
+    layout: "zoned",
+    processors: [new HistorySelector({ keepFirst: 0, keepLast: Infinity }), new HistoryRecall()],
+  });
+  const ctx = await compiler.compile(s, 1500, { systemPrompt: "You are helpful." });
+  assert.ok(ctx.tokenCount <= 1500);
+  const messages = ctx.toMessages({ format: "openai" });
+  const tail = messages.at(-1).content;
+  assert.match(tail, /## Recalled from earlier in this conversation/);
+  assert.match(tail, /4471/);
+  assert.match(tail, /\[\d{4}-\d\d-\d\d \d\d:\d\d UTC\] user:/);
+  assert.equal(new HistoryRecall().name, "history_recall");
+  ctx.free();
+  s.free();
+});
+
+test("HistoryRecall's options are checked", () => {
+  for (const options of [{ share: 2 }, { share: -0.1 }, { share: "half" }, { matches: -1 }, { neighbours: 1.5 }, { turnTokens: "x" }, [1], 7]) {
+    assert.throws(() => new HistoryRecall(options), { code: "INVALID_ARGUMENT" }, JSON.stringify(options));
+  }
+  new HistoryRecall({ share: 0.25, matches: 3, neighbours: 0, turnTokens: 100 }).free();
+});
