@@ -19,7 +19,7 @@
 // the other; run with --expose-gc).
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, trimMessages } from "@langchain/core/messages";
 import {
-  ArtifactAttacher, Compactor, ContextCompiler, HistorySelector, MemoryArtifactStore, PerceptionAligner,
+  ArtifactAttacher, Compactor, ContextCompiler, HistoryRecall, HistorySelector, MemoryArtifactStore, PerceptionAligner,
   SchemaRegistry, Session, ToolInterruptHandler, countTokens,
 } from "agent-context-compiler";
 import { prose, rng, toolOutput } from "./trace.mjs";
@@ -116,7 +116,7 @@ function unpairedOpenAi(msgs) {
   return n;
 }
 
-async function runOurs(turns, seed) {
+async function runOurs(turns, seed, recall = false) {
   const plan = script(turns, seed);
   const session = new Session();
   const store = new MemoryArtifactStore();
@@ -132,6 +132,7 @@ async function runOurs(turns, seed) {
     layout: "zoned",
     processors: [
       new HistorySelector({ keepFirst: 1, keepLast: Infinity }),
+      ...(recall ? [new HistoryRecall()] : []),
       new ArtifactAttacher(store, { thresholdBytes: 4096 }),
       new Compactor(),
     ],
@@ -216,7 +217,8 @@ export async function agentLoopBench(lengths = [300, 1000], seed = 42) {
   console.log(`\ntool-heavy agent loop: ${BUDGET.toLocaleString("en")}-token budget, ${count(SYSTEM)}-token system prompt, 0-3 tool calls a turn (200 B - 80 KB), a compile before every model call (seed ${seed})`);
   console.log("  turns  configuration              calls  prefix reuse  cost vs uncached  over budget  missing newest  unpaired  p50/p95 first 50 (ms)  p50/p95 last 50 (ms)  last/first p50");
   for (const turns of lengths) {
-    for (const [name, run] of [["this library (zoned)", runOurs], ["trimMessages (last)", runPeer]]) {
+    const withRecall = (t, s) => runOurs(t, s, true);
+    for (const [name, run] of [["this library (zoned)", runOurs], ["+ HistoryRecall", withRecall], ["trimMessages (last)", runPeer]]) {
       globalThis.gc?.();
       const m = await run(turns, seed);
       const first = m.latency(0, 50);
