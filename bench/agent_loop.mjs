@@ -132,9 +132,9 @@ async function runOurs(turns, seed, recall = false) {
     layout: "zoned",
     processors: [
       new HistorySelector({ keepFirst: 1, keepLast: Infinity }),
-      ...(recall ? [new HistoryRecall()] : []),
       new ArtifactAttacher(store, { thresholdBytes: 4096 }),
       new Compactor(),
+      ...(recall ? [new HistoryRecall(process.env.RECALL_REL ? { minRelevance: Number(process.env.RECALL_REL) } : {})] : []),
     ],
   });
   const meter = new Meter();

@@ -6,13 +6,19 @@ use std::rc::Rc;
 
 use common::{block_on, session};
 use context_compiler::{
-    CompileOptions, ContextCompiler, HistoryRecall, HistorySelector, Layout, Processor, Session,
+    Compactor, CompileOptions, ContextCompiler, HistoryRecall, HistorySelector, Layout, Processor,
+    Session,
 };
 use proptest::prelude::*;
 use serde_json::json;
 
 fn pipeline(recall: bool) -> ContextCompiler {
-    let mut processors: Vec<Rc<dyn Processor>> = vec![Rc::new(HistorySelector::new(0, usize::MAX))];
+    // As recommended: the Compactor keeps the window below the budget,
+    // and recall takes (part of) the room it leaves.
+    let mut processors: Vec<Rc<dyn Processor>> = vec![
+        Rc::new(HistorySelector::new(0, usize::MAX)),
+        Rc::new(Compactor::default()),
+    ];
     if recall {
         processors.push(Rc::new(HistoryRecall::new()));
     }
@@ -49,9 +55,25 @@ fn conversation(chatter: usize) -> Session {
     s
 }
 
+/// Compiles as a live loop does, every 10 events, so the Compactor's
+/// hysteresis has run when the question comes.
+fn lived(chatter: usize, budget: u64) -> Session {
+    let events: Vec<_> = conversation(chatter).event_log().events().to_vec();
+    let mut live = session("recall");
+    let options = CompileOptions::new("You are a helpful assistant.");
+    let compiler = pipeline(false);
+    for (i, e) in events.into_iter().enumerate() {
+        live.record(&e.kind, e.data, None).unwrap();
+        if i % 10 == 9 {
+            block_on(compiler.compile_with(&mut live, budget, &options)).unwrap();
+        }
+    }
+    live
+}
+
 #[test]
 fn an_evicted_fact_comes_back_within_the_budget() {
-    let mut s = conversation(200);
+    let mut s = lived(200, 2_000);
     let options = CompileOptions::new("You are a helpful assistant.");
     let without = block_on(pipeline(false).compile_with(&mut s, 2_000, &options)).unwrap();
     assert!(

@@ -19,4 +19,9 @@ kind: string,
 /**
  * Its BM25 score: higher is more relevant.
  */
-score: number, };
+score: number, 
+/**
+ * The score over the most any event could score for the query's
+ * terms: 0 to 1, comparable across queries.
+ */
+relevance: number, };

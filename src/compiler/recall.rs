@@ -20,6 +20,10 @@ pub const DEFAULT_RECALL_SHARE: f64 = 0.5;
 pub const DEFAULT_RECALL_MATCHES: usize = 100;
 /// Turns on each side of a match brought with it by default.
 pub const DEFAULT_RECALL_NEIGHBOURS: usize = 1;
+/// The relevance (see [`crate::recall::SearchHit::relevance`]) a match
+/// needs by default: below it, a turn shares only common words with the
+/// question.
+pub const DEFAULT_RECALL_RELEVANCE: f64 = 0.3;
 /// Tokens a recalled turn keeps by default (its start; the rest is cut).
 pub const DEFAULT_RECALLED_TURN_TOKENS: u64 = 400;
 
@@ -32,6 +36,7 @@ pub const DEFAULT_RECALLED_TURN_TOKENS: u64 = 400;
 #[derive(Debug, Clone, PartialEq)]
 pub struct HistoryRecall {
     share: f64,
+    relevance: f64,
     matches: usize,
     neighbours: usize,
     turn_tokens: u64,
@@ -41,6 +46,7 @@ impl Default for HistoryRecall {
     fn default() -> Self {
         HistoryRecall {
             share: DEFAULT_RECALL_SHARE,
+            relevance: DEFAULT_RECALL_RELEVANCE,
             matches: DEFAULT_RECALL_MATCHES,
             neighbours: DEFAULT_RECALL_NEIGHBOURS,
             turn_tokens: DEFAULT_RECALLED_TURN_TOKENS,
@@ -60,6 +66,17 @@ impl HistoryRecall {
             0.0
         } else {
             share.clamp(0.0, 1.0)
+        };
+        self
+    }
+
+    /// The relevance a match needs (0 to 1; see
+    /// [`crate::recall::SearchHit::relevance`]).
+    pub fn with_relevance(mut self, relevance: f64) -> Self {
+        self.relevance = if relevance.is_nan() {
+            DEFAULT_RECALL_RELEVANCE
+        } else {
+            relevance.clamp(0.0, 1.0)
         };
         self
     }
@@ -163,7 +180,10 @@ impl Processor for HistoryRecall {
         }
         // Within the share of the budget, in priority order; shown oldest first.
         let counter = log.counter();
-        let allowed = (budget as f64 * self.share) as u64;
+        // The share of the budget, and never more than the room left: what
+        // the window holds is not pushed out.
+        let allowed =
+            ((budget as f64 * self.share) as u64).min(budget.saturating_sub(ctx.measure(counter)));
         let mut used = 0u64;
         let mut kept: BTreeMap<usize, RecalledTurn> = BTreeMap::new();
         for position in order {

@@ -27,6 +27,10 @@ pub struct Hit {
     pub key: usize,
     /// Its BM25 score (higher is more relevant; always above 0).
     pub score: f64,
+    /// The score over the most any text could score for the query's terms
+    /// that the index holds (each term's weight at saturation): 0 to 1,
+    /// comparable across queries.
+    pub relevance: f64,
 }
 
 /// The index: postings per term, lengths per text.
@@ -87,12 +91,14 @@ impl RecallIndex {
         let n = self.docs.len() as f64;
         let average = (self.total_length as f64 / n).max(1.0);
         let mut scores: HashMap<u32, f64> = HashMap::new();
+        let mut ceiling = 0.0;
         for term in &query_terms {
             let Some(list) = self.postings.get(term) else {
                 continue;
             };
             let df = list.len() as f64;
             let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            ceiling += idf * (K1 + 1.0);
             for &(doc, tf) in list {
                 let length = f64::from(self.docs[doc as usize].length);
                 let tf = f64::from(tf);
@@ -112,7 +118,15 @@ impl RecallIndex {
         let mut hits: Vec<Hit> = best
             .into_iter()
             .filter(|&(_, score)| score > 0.0)
-            .map(|(key, score)| Hit { key, score })
+            .map(|(key, score)| Hit {
+                key,
+                score,
+                relevance: if ceiling > 0.0 {
+                    (score / ceiling).min(1.0)
+                } else {
+                    0.0
+                },
+            })
             .collect();
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.key.cmp(&a.key)));
         hits.truncate(limit);

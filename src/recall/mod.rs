@@ -41,6 +41,9 @@ pub struct SearchHit {
     pub kind: String,
     /// Its BM25 score: higher is more relevant.
     pub score: f64,
+    /// The score over the most any event could score for the query's
+    /// terms: 0 to 1, comparable across queries.
+    pub relevance: f64,
 }
 
 /// The text of `event` that is indexed, if it has one.
@@ -120,6 +123,7 @@ impl SessionRecall {
                     position: hit.key,
                     kind: event.kind.clone(),
                     score: hit.score,
+                    relevance: hit.relevance,
                 })
             })
             .collect()

@@ -2,27 +2,34 @@
 // within the budget; bad options are INVALID_ARGUMENT.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ContextCompiler, HistoryRecall, HistorySelector, Session } from "agent-context-compiler";
+import { Compactor, ContextCompiler, HistoryRecall, HistorySelector, Session } from "agent-context-compiler";
 
-function conversation() {
+// As recommended: the Compactor keeps the window below the budget, and
+// recall takes (part of) the room it leaves. The conversation is compiled
+// every 10 events, as a live loop does.
+const pipeline = (recall) =>
+  new ContextCompiler({
+    layout: "zoned",
+    processors: [new HistorySelector({ keepFirst: 0, keepLast: Infinity }), new Compactor(), ...(recall ? [new HistoryRecall()] : [])],
+  });
+
+async function conversation() {
   const s = new Session({ sessionId: "recall" });
   s.record("user_input", { content: "My passport number ends in 4471 and it expires in June 2031." });
   s.record("assistant_output", { content: "Noted, the passport expires in June 2031." });
+  const live = pipeline(false);
   for (let i = 0; i < 150; i++) {
     s.record("user_input", { content: `Small talk number ${i} about the weather and the weekend.` });
     s.record("assistant_output", { content: `Reply ${i}: a few ordinary sentences about nothing much, to fill the window.` });
+    if (i % 5 === 4) (await live.compile(s, 1500, { systemPrompt: "You are helpful." })).free();
   }
   s.record("user_input", { content: "When does my passport expire?" });
   return s;
 }
 
 test("an evicted turn is recalled into the tail, within the budget", async () => {
-  const s = conversation();
-  const compiler = new ContextCompiler({
-    layout: "zoned",
-    processors: [new HistorySelector({ keepFirst: 0, keepLast: Infinity }), new HistoryRecall()],
-  });
-  const ctx = await compiler.compile(s, 1500, { systemPrompt: "You are helpful." });
+  const s = await conversation();
+  const ctx = await pipeline(true).compile(s, 1500, { systemPrompt: "You are helpful." });
   assert.ok(ctx.tokenCount <= 1500);
   const messages = ctx.toMessages({ format: "openai" });
   const tail = messages.at(-1).content;

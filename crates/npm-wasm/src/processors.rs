@@ -22,7 +22,7 @@ use context_compiler::compiler::{
 };
 use context_compiler::compiler::{
     DEFAULT_RECALLED_TURN_TOKENS, DEFAULT_RECALL_MATCHES, DEFAULT_RECALL_NEIGHBOURS,
-    DEFAULT_RECALL_SHARE,
+    DEFAULT_RECALL_RELEVANCE, DEFAULT_RECALL_SHARE,
 };
 use context_compiler::error::{Error, ErrorCode, Result};
 use context_compiler_js::convert::{bool_option, describe, from_js, limit, option, to_js};
@@ -179,12 +179,15 @@ native_processor!(
 #[wasm_bindgen]
 impl HistoryRecall {
     /// Options: `share` of the budget recalled turns may take (0 to 1,
-    /// default 0.5), `matches` recalled at most (default and at most 100; the share is usually the tighter bound),
+    /// default 0.5), `minRelevance` a match needs (0 to 1, default 0.3; see
+    /// `SearchHit.relevance`), `matches` recalled at most (default and at most 100; the share is usually the tighter bound),
     /// `neighbours` on each side of a match (default 1, at most 8),
     /// `turnTokens` a recalled turn keeps (default 400).
     #[wasm_bindgen(constructor)]
     pub fn new(options: Option<HistoryRecallOptionsArg>) -> JsResult<HistoryRecall> {
         let share = number_option(&options, "share", DEFAULT_RECALL_SHARE, FRACTION)?;
+        let relevance =
+            number_option(&options, "minRelevance", DEFAULT_RECALL_RELEVANCE, FRACTION)?;
         let matches = usize_option(&options, "matches", DEFAULT_RECALL_MATCHES)?;
         let neighbours = usize_option(&options, "neighbours", DEFAULT_RECALL_NEIGHBOURS)?;
         let turn_tokens = usize_option(
@@ -195,6 +198,7 @@ impl HistoryRecall {
         Ok(HistoryRecall::wrap(
             CoreRecall::new()
                 .with_share(share)
+                .with_relevance(relevance)
                 .with_matches(matches)
                 .with_neighbours(neighbours)
                 .with_turn_tokens(turn_tokens as u64),
