@@ -21,9 +21,9 @@ pub const DEFAULT_RECALL_MATCHES: usize = 100;
 /// Turns on each side of a match brought with it by default.
 pub const DEFAULT_RECALL_NEIGHBOURS: usize = 1;
 /// The relevance (see [`crate::recall::SearchHit::relevance`]) a match
-/// needs by default: below it, a turn shares only common words with the
-/// question.
-pub const DEFAULT_RECALL_RELEVANCE: f64 = 0.3;
+/// needs by default: none (any threshold tried so far cost more recall on
+/// conversations than it saved prompt cache on tool loops).
+pub const DEFAULT_RECALL_RELEVANCE: f64 = 0.0;
 /// Tokens a recalled turn keeps by default (its start; the rest is cut).
 pub const DEFAULT_RECALLED_TURN_TOKENS: u64 = 400;
 
@@ -161,7 +161,7 @@ impl Processor for HistoryRecall {
         let mut order: Vec<usize> = Vec::new();
         for hit in hits
             .iter()
-            .filter(|h| eligible(h.position))
+            .filter(|h| h.relevance >= self.relevance && eligible(h.position))
             .take(self.matches)
         {
             if chosen.insert(hit.position, hit.score).is_none() {

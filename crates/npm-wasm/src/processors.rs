@@ -179,7 +179,7 @@ native_processor!(
 #[wasm_bindgen]
 impl HistoryRecall {
     /// Options: `share` of the budget recalled turns may take (0 to 1,
-    /// default 0.5), `minRelevance` a match needs (0 to 1, default 0.3; see
+    /// default 0.5), `minRelevance` a match needs (0 to 1, default 0; see
     /// `SearchHit.relevance`), `matches` recalled at most (default and at most 100; the share is usually the tighter bound),
     /// `neighbours` on each side of a match (default 1, at most 8),
     /// `turnTokens` a recalled turn keeps (default 400).

@@ -288,7 +288,7 @@ export interface HistorySelectorOptions { keepFirst?: number; keepLast?: number 
 export interface HistoryRecallOptions {
   /** The share of the budget recalled turns may take: 0 to 1, default 0.5. */
   share?: number;
-  /** The relevance a match needs: 0 to 1 (`SearchHit.relevance`), default 0.3. */
+  /** The relevance a match needs: 0 to 1 (`SearchHit.relevance`), default 0. */
   minRelevance?: number;
   /** Matching turns recalled at most: default and at most 100 (the share is usually the tighter bound). */
   matches?: number;
