@@ -134,7 +134,7 @@ async function runOurs(turns, seed, recall = false) {
       new HistorySelector({ keepFirst: 1, keepLast: Infinity }),
       new ArtifactAttacher(store, { thresholdBytes: 4096 }),
       new Compactor(),
-      ...(recall ? [new HistoryRecall(process.env.RECALL_REL ? { minRelevance: Number(process.env.RECALL_REL) } : {})] : []),
+      ...(recall ? [new HistoryRecall({ ...(process.env.RECALL_REL ? { minRelevance: Number(process.env.RECALL_REL) } : {}), ...(process.env.RECALL_Z ? { minDistinction: Number(process.env.RECALL_Z) } : {}) })] : []),
     ],
   });
   const meter = new Meter();

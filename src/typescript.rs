@@ -76,6 +76,7 @@ fn declarations() -> BTreeMap<PathBuf, String> {
     export::<crate::context_window::ContextItem>(&mut files);
     export::<crate::context_window::ContextStats>(&mut files);
     export::<crate::recall::SearchHit>(&mut files);
+    export::<crate::working_context::RecalledTurn>(&mut files);
     files
 }
 

@@ -145,6 +145,38 @@ fn the_share_bounds_what_is_recalled() {
         .is_empty());
 }
 
+#[test]
+fn an_instruction_pointing_at_nothing_in_particular_recalls_nothing() {
+    // The newest message shares only words every turn has: no match stands
+    // out, so by default nothing is recalled (the prompt cache is kept);
+    // with no distinction required, the common words bring turns back.
+    let mut s = lived(200, 2_000);
+    s.record(
+        "user_input",
+        json!({"content": "Tell me something about the weather in general."}),
+        None,
+    )
+    .unwrap();
+    let options = CompileOptions::new("You are a helpful assistant.");
+    let ctx = block_on(pipeline(true).compile_with(&mut s, 2_000, &options)).unwrap();
+    assert!(ctx.recalled.is_empty(), "{:?}", ctx.recalled);
+    let eager = ContextCompiler::with_layout(
+        vec![
+            Rc::new(HistorySelector::new(0, usize::MAX)),
+            Rc::new(Compactor::default()),
+            Rc::new(HistoryRecall::new().with_distinction(0.0)),
+        ],
+        Layout::Zoned,
+    );
+    let ctx = block_on(eager.compile_with(&mut s, 2_000, &options)).unwrap();
+    assert!(!ctx.recalled.is_empty());
+    // The question about a fact said once stands out.
+    let hits = s.search("Which clinic is my dentist appointment at?", 3);
+    assert!(hits[0].distinction >= 4.0, "{hits:?}");
+    let hits = s.search("the weather in general", 3);
+    assert!(hits.iter().all(|h| h.distinction < 4.0), "{hits:?}");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 

@@ -24,4 +24,12 @@ score: number,
  * The score over the most any event could score for the query's
  * terms: 0 to 1, comparable across queries.
  */
-relevance: number, };
+relevance: number, 
+/**
+ * How far its score stands out from those of every event matching any
+ * of the query's terms, in standard deviations above their mean (0 when
+ * it does not stand out). A question about something said once finds
+ * it standing out; an instruction that shares only common words with
+ * everything finds nothing that does.
+ */
+distinction: number, };

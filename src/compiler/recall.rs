@@ -24,6 +24,10 @@ pub const DEFAULT_RECALL_NEIGHBOURS: usize = 1;
 /// needs by default: none (any threshold tried so far cost more recall on
 /// conversations than it saved prompt cache on tool loops).
 pub const DEFAULT_RECALL_RELEVANCE: f64 = 0.0;
+/// The distinction (see [`crate::recall::SearchHit::distinction`]) one
+/// match outside the window needs by default for anything to be recalled:
+/// a message pointing at nothing in particular keeps the prompt cache.
+pub const DEFAULT_RECALL_DISTINCTION: f64 = 4.0;
 /// Tokens a recalled turn keeps by default (its start; the rest is cut).
 pub const DEFAULT_RECALLED_TURN_TOKENS: u64 = 400;
 
@@ -37,6 +41,7 @@ pub const DEFAULT_RECALLED_TURN_TOKENS: u64 = 400;
 pub struct HistoryRecall {
     share: f64,
     relevance: f64,
+    distinction: f64,
     matches: usize,
     neighbours: usize,
     turn_tokens: u64,
@@ -47,6 +52,7 @@ impl Default for HistoryRecall {
         HistoryRecall {
             share: DEFAULT_RECALL_SHARE,
             relevance: DEFAULT_RECALL_RELEVANCE,
+            distinction: DEFAULT_RECALL_DISTINCTION,
             matches: DEFAULT_RECALL_MATCHES,
             neighbours: DEFAULT_RECALL_NEIGHBOURS,
             turn_tokens: DEFAULT_RECALLED_TURN_TOKENS,
@@ -77,6 +83,18 @@ impl HistoryRecall {
             DEFAULT_RECALL_RELEVANCE
         } else {
             relevance.clamp(0.0, 1.0)
+        };
+        self
+    }
+
+    /// The distinction one match outside the window needs for anything to
+    /// be recalled (robust standard deviations, 0 to 100; see
+    /// [`crate::recall::SearchHit::distinction`]).
+    pub fn with_distinction(mut self, distinction: f64) -> Self {
+        self.distinction = if distinction.is_nan() {
+            DEFAULT_RECALL_DISTINCTION
+        } else {
+            distinction.clamp(0.0, 100.0)
         };
         self
     }
@@ -155,6 +173,14 @@ impl Processor for HistoryRecall {
                 !shown.contains(e.event_id.as_str()) && recallable(&e.kind, &e.data).is_some()
             })
         };
+        // A query that points at nothing in particular outside the window
+        // (no match there stands out from the rest) recalls nothing.
+        if !hits
+            .iter()
+            .any(|h| h.distinction >= self.distinction && eligible(h.position))
+        {
+            return Ok(ctx);
+        }
         // Position → score, in priority order: each match (best first)
         // followed by its neighbours (score 0).
         let mut chosen: BTreeMap<usize, f64> = BTreeMap::new();

@@ -11,6 +11,9 @@ const K1: f64 = 1.2;
 /// BM25's length normalisation.
 const B: f64 = 0.75;
 
+/// The distinction of a match when nearly every key scores the same.
+pub const MAX_DISTINCTION: f64 = 100.0;
+
 /// One indexed text: where it came from and how many terms it has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Doc {
@@ -31,6 +34,10 @@ pub struct Hit {
     /// that the index holds (each term's weight at saturation): 0 to 1,
     /// comparable across queries.
     pub relevance: f64,
+    /// How far the score stands out from the scores of every text matching
+    /// any of the query's terms: standard deviations above their mean (0
+    /// when it does not stand out, or fewer than two texts match).
+    pub distinction: f64,
 }
 
 /// The index: postings per term, lengths per text.
@@ -41,6 +48,8 @@ pub struct RecallIndex {
     postings: HashMap<String, Vec<(u32, u32)>>,
     docs: Vec<Doc>,
     total_length: u64,
+    /// Distinct keys indexed (texts of one key are added together).
+    keys: usize,
 }
 
 impl RecallIndex {
@@ -65,6 +74,9 @@ impl RecallIndex {
         let Ok(doc) = u32::try_from(self.docs.len()) else {
             return; // 4 billion texts: the index is full, not broken.
         };
+        if self.docs.last().is_none_or(|last| last.key != key) {
+            self.keys += 1;
+        }
         let terms = self.terms.of(text);
         let length = u32::try_from(terms.len()).unwrap_or(u32::MAX);
         let mut counts: HashMap<String, u32> = HashMap::new();
@@ -115,6 +127,17 @@ impl RecallIndex {
                 *slot = score;
             }
         }
+        // How far a match stands out from every key the index holds (those
+        // matching nothing at 0), in robust standard deviations: the median
+        // absolute deviation, so one outlier (the query's own text, when it
+        // is indexed) does not widen it. When most keys match nothing, any
+        // match stands out.
+        let unmatched = self.keys.saturating_sub(best.len());
+        let mut matched: Vec<f64> = best.values().copied().collect();
+        let centre = median_with_zeros(&mut matched, unmatched);
+        let mut deviations: Vec<f64> = matched.iter().map(|s| (s - centre).abs()).collect();
+        deviations.extend(std::iter::repeat_n(centre, unmatched.min(1)));
+        let spread = 1.4826 * median_weighted(&mut deviations, unmatched);
         let mut hits: Vec<Hit> = best
             .into_iter()
             .filter(|&(_, score)| score > 0.0)
@@ -123,6 +146,13 @@ impl RecallIndex {
                 score,
                 relevance: if ceiling > 0.0 {
                     (score / ceiling).min(1.0)
+                } else {
+                    0.0
+                },
+                distinction: if spread > 0.0 {
+                    ((score - centre) / spread).clamp(0.0, MAX_DISTINCTION)
+                } else if score > centre {
+                    MAX_DISTINCTION
                 } else {
                     0.0
                 },
@@ -206,5 +236,49 @@ mod tests {
         }
         let rebuilt = index(&texts);
         assert_eq!(grown.search("two five", 3), rebuilt.search("two five", 3));
+    }
+}
+
+/// The median of `values` and `zeros` more zeros; reorders `values`.
+fn median_with_zeros(values: &mut [f64], zeros: usize) -> f64 {
+    values.sort_unstable_by(f64::total_cmp);
+    let at = |k: usize| {
+        if k < zeros {
+            0.0
+        } else {
+            values.get(k - zeros).copied().unwrap_or(0.0)
+        }
+    };
+    middle(values.len() + zeros, at)
+}
+
+/// The median of `values` where the last value (when `repeat` > 0) stands
+/// for `repeat` equal values; reorders `values`.
+fn median_weighted(values: &mut Vec<f64>, repeat: usize) -> f64 {
+    let repeated = if repeat > 0 { values.pop() } else { None };
+    values.sort_unstable_by(f64::total_cmp);
+    let Some(r) = repeated else {
+        return middle(values.len(), |k| values.get(k).copied().unwrap_or(0.0));
+    };
+    // The repeated value sits at its sorted place, `repeat` times.
+    let below = values.partition_point(|v| *v < r);
+    let at = |k: usize| {
+        if k < below {
+            values[k]
+        } else if k < below + repeat {
+            r
+        } else {
+            values.get(k - repeat).copied().unwrap_or(r)
+        }
+    };
+    middle(values.len() + repeat, at)
+}
+
+/// The median of `n` sorted values read by `at` (0 when there are none).
+fn middle(n: usize, at: impl Fn(usize) -> f64) -> f64 {
+    match n {
+        0 => 0.0,
+        n if n % 2 == 1 => at(n / 2),
+        n => (at(n / 2 - 1) + at(n / 2)) / 2.0,
     }
 }

@@ -44,6 +44,12 @@ pub struct SearchHit {
     /// The score over the most any event could score for the query's
     /// terms: 0 to 1, comparable across queries.
     pub relevance: f64,
+    /// How far its score stands out from those of every event matching any
+    /// of the query's terms, in standard deviations above their mean (0 when
+    /// it does not stand out). A question about something said once finds
+    /// it standing out; an instruction that shares only common words with
+    /// everything finds nothing that does.
+    pub distinction: f64,
 }
 
 /// The text of `event` that is indexed, if it has one.
@@ -124,6 +130,7 @@ impl SessionRecall {
                     kind: event.kind.clone(),
                     score: hit.score,
                     relevance: hit.relevance,
+                    distinction: hit.distinction,
                 })
             })
             .collect()

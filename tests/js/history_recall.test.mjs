@@ -41,9 +41,27 @@ test("an evicted turn is recalled into the tail, within the budget", async () =>
   s.free();
 });
 
+test("a message pointing at nothing in particular recalls nothing unless minDistinction is 0", async () => {
+  const s = await conversation();
+  s.record("user_input", { content: "Some small talk about the weather and the weekend, please." });
+  const quiet = await pipeline(true).compile(s, 1500, { systemPrompt: "You are helpful." });
+  assert.deepEqual(quiet.recalled, []);
+  quiet.free();
+  const eager = new ContextCompiler({
+    layout: "zoned",
+    processors: [new HistorySelector({ keepFirst: 0, keepLast: Infinity }), new Compactor(), new HistoryRecall({ minDistinction: 0 })],
+  });
+  const ctx = await eager.compile(s, 1500, { systemPrompt: "You are helpful." });
+  assert.ok(ctx.recalled.length > 0);
+  ctx.free();
+  const [hit] = s.search("When does my passport expire?", { limit: 1 });
+  assert.ok(hit.distinction >= 4, JSON.stringify(hit));
+  s.free();
+});
+
 test("HistoryRecall's options are checked", () => {
-  for (const options of [{ share: 2 }, { share: -0.1 }, { share: "half" }, { matches: -1 }, { neighbours: 1.5 }, { turnTokens: "x" }, [1], 7]) {
+  for (const options of [{ share: 2 }, { share: -0.1 }, { share: "half" }, { matches: -1 }, { neighbours: 1.5 }, { turnTokens: "x" }, { minDistinction: -1 }, { minDistinction: "high" }, [1], 7]) {
     assert.throws(() => new HistoryRecall(options), { code: "INVALID_ARGUMENT" }, JSON.stringify(options));
   }
-  new HistoryRecall({ share: 0.25, matches: 3, neighbours: 0, turnTokens: 100 }).free();
+  new HistoryRecall({ share: 0.25, matches: 3, neighbours: 0, turnTokens: 100, minDistinction: 0 }).free();
 });

@@ -21,7 +21,7 @@ test("search finds the event holding the answer, most relevant first", () => {
   assert.equal(hits[0].eventId, s.eventLog.events[0].eventId);
   assert.ok(hits[0].score > 0);
   assert.ok(hits[0].relevance > 0 && hits[0].relevance <= 1);
-  assert.deepEqual(Object.keys(hits[0]).sort(), ["eventId", "kind", "position", "relevance", "score"]);
+  assert.deepEqual(Object.keys(hits[0]).sort(), ["distinction", "eventId", "kind", "position", "relevance", "score"]);
   assert.equal(s.search("OPS-4412")[0].position, 3);
   assert.equal(s.search("src/config/loader.ts")[0].position, 2);
   assert.deepEqual(s.search("nothing like this at all"), []);

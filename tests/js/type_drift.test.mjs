@@ -55,6 +55,7 @@ async function samples() {
         new lib.ArtifactAttacher(store, { thresholdBytes: 1024 }),
         new lib.Compactor(),
         new lib.MemoryPreloader(memory, { topK: 2 }),
+        new lib.HistoryRecall({ minDistinction: 0 }),
       ],
     });
     const ctx = await compiler.compile(session, layout === "zoned" ? 2_000 : 300, {
@@ -69,6 +70,8 @@ async function samples() {
     add("HistoryMessage[]", ctx.history);
     add("MemoryHit[]", ctx.memoryHits);
     add("ZoneUsage", ctx.zoneUsage);
+    add("RecalledTurn[]", ctx.recalled);
+    add("SearchHit[]", session.search("job fails", { limit: 3 }));
     add("Message[]", ctx.toMessages());
     add("OpenAiMessage[]", ctx.toMessages({ format: "openai" }));
     add("AnthropicRequest", ctx.toMessages({ format: "anthropic" }));

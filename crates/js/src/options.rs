@@ -21,6 +21,13 @@ pub const FRACTION: NumberRange = NumberRange {
     expected: "a number from 0 to 1",
 };
 
+/// A non-negative number.
+pub const NON_NEGATIVE: NumberRange = NumberRange {
+    min: 0.0,
+    max: f64::MAX,
+    expected: "a non-negative number",
+};
+
 /// A non-negative number of milliseconds.
 pub const MILLIS: NumberRange = NumberRange {
     min: 0.0,

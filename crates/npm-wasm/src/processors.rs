@@ -21,15 +21,15 @@ use context_compiler::compiler::{
     HistorySelector as CoreSelector, MemoryPreloader as CorePreloader, Processor, SessionWrites,
 };
 use context_compiler::compiler::{
-    DEFAULT_RECALLED_TURN_TOKENS, DEFAULT_RECALL_MATCHES, DEFAULT_RECALL_NEIGHBOURS,
-    DEFAULT_RECALL_RELEVANCE, DEFAULT_RECALL_SHARE,
+    DEFAULT_RECALLED_TURN_TOKENS, DEFAULT_RECALL_DISTINCTION, DEFAULT_RECALL_MATCHES,
+    DEFAULT_RECALL_NEIGHBOURS, DEFAULT_RECALL_RELEVANCE, DEFAULT_RECALL_SHARE,
 };
 use context_compiler::error::{Error, ErrorCode, Result};
 use context_compiler_js::convert::{bool_option, describe, from_js, limit, option, to_js};
 use context_compiler_js::error::to_js_error;
 use context_compiler_js::llm::JsLlm;
 use context_compiler_js::memory_arg::memory_arg;
-use context_compiler_js::options::{number_option, usize_option, FRACTION};
+use context_compiler_js::options::{number_option, usize_option, FRACTION, NON_NEGATIVE};
 use context_compiler_js::promise::{call_and_await, callable, spawn};
 use context_compiler_js::registry::Registration;
 
@@ -180,7 +180,9 @@ native_processor!(
 impl HistoryRecall {
     /// Options: `share` of the budget recalled turns may take (0 to 1,
     /// default 0.5), `minRelevance` a match needs (0 to 1, default 0; see
-    /// `SearchHit.relevance`), `matches` recalled at most (default and at most 100; the share is usually the tighter bound),
+    /// `SearchHit.relevance`), `minDistinction` one match outside the window
+    /// needs for anything to be recalled (default 4; see
+    /// `SearchHit.distinction`), `matches` recalled at most (default and at most 100; the share is usually the tighter bound),
     /// `neighbours` on each side of a match (default 1, at most 8),
     /// `turnTokens` a recalled turn keeps (default 400).
     #[wasm_bindgen(constructor)]
@@ -188,6 +190,12 @@ impl HistoryRecall {
         let share = number_option(&options, "share", DEFAULT_RECALL_SHARE, FRACTION)?;
         let relevance =
             number_option(&options, "minRelevance", DEFAULT_RECALL_RELEVANCE, FRACTION)?;
+        let distinction = number_option(
+            &options,
+            "minDistinction",
+            DEFAULT_RECALL_DISTINCTION,
+            NON_NEGATIVE,
+        )?;
         let matches = usize_option(&options, "matches", DEFAULT_RECALL_MATCHES)?;
         let neighbours = usize_option(&options, "neighbours", DEFAULT_RECALL_NEIGHBOURS)?;
         let turn_tokens = usize_option(
@@ -199,6 +207,7 @@ impl HistoryRecall {
             CoreRecall::new()
                 .with_share(share)
                 .with_relevance(relevance)
+                .with_distinction(distinction)
                 .with_matches(matches)
                 .with_neighbours(neighbours)
                 .with_turn_tokens(turn_tokens as u64),

@@ -23,7 +23,8 @@ import type { WindowDrop } from "../../js/types/WindowDrop.js";
 import type { CompiledContext } from "../../js/types/CompiledContext.js";
 import type { ContextStats } from "../../js/types/ContextStats.js";
 import type { SearchHit } from "../../js/types/SearchHit.js";
-export type { Json, SessionEvent, EvidenceEntry, EvidencePack, ArtifactHandle, SaveReport, SchemaError, ValidationResult, ZoneName, CompactionLevel, ZoneUsage, DropAction, Message, ContextItem, WindowDrop, CompiledContext, ContextStats, SearchHit };
+import type { RecalledTurn } from "../../js/types/RecalledTurn.js";
+export type { Json, SessionEvent, EvidenceEntry, EvidencePack, ArtifactHandle, SaveReport, SchemaError, ValidationResult, ZoneName, CompactionLevel, ZoneUsage, DropAction, Message, ContextItem, WindowDrop, CompiledContext, ContextStats, SearchHit, RecalledTurn };
 
 /** Stable error codes carried by `error.code`. */
 export type ErrorCode =
@@ -169,6 +170,8 @@ export interface WorkingContextData extends ZonedParts {
   tokenCount: number;
   budget: number;
   dropped: DroppedItem[];
+  /** Turns recalled from earlier in the session (`HistoryRecall`, zoned layout); absent when none. */
+  recalled?: RecalledTurn[];
   layout: Layout;
   compactionLevel: CompactionLevel;
   zoneUsage: ZoneUsage;
@@ -290,6 +293,8 @@ export interface HistoryRecallOptions {
   share?: number;
   /** The relevance a match needs: 0 to 1 (`SearchHit.relevance`), default 0. */
   minRelevance?: number;
+  /** The distinction (`SearchHit.distinction`) one match outside the window needs for anything to be recalled: default 4; 0 recalls on every compile. */
+  minDistinction?: number;
   /** Matching turns recalled at most: default and at most 100 (the share is usually the tighter bound). */
   matches?: number;
   /** Turns on each side of a match brought with it: default 1, at most 8. */

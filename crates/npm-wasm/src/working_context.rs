@@ -66,6 +66,13 @@ impl WorkingContext {
         js(&self.inner.dropped)
     }
 
+    /// Turns recalled from earlier in the session (`HistoryRecall`, zoned
+    /// layout): event ids, positions, text as shown, times and scores.
+    #[wasm_bindgen(getter, unchecked_return_type = "RecalledTurn[]")]
+    pub fn recalled(&self) -> JsResult<JsValue> {
+        js(&self.inner.recalled)
+    }
+
     /// Tokens of the context (after a compile: the exact count of `toMessages()`).
     #[wasm_bindgen(getter, js_name = tokenCount)]
     pub fn token_count(&self) -> f64 {
