@@ -44,6 +44,7 @@ export const countTokens = guarded(
   { needsReady: true },
 );
 export const estimateTokens = guarded(glue.estimateTokens, "estimateTokens", { needsReady: true });
+export const lookBackToolDefinitions = guarded(glue.lookBackToolDefinitions, "lookBackToolDefinitions", { needsReady: true });
 export const orchestrateCompiled = guarded(glue.orchestrateCompiled, "orchestrateCompiled", { needsReady: true });
 export const orchestrateCompiledTool = guarded(glue.orchestrateCompiledTool, "orchestrateCompiledTool", { needsReady: true });
 export const redact = guarded(glue.redact, "redact", { needsReady: true });

@@ -54,6 +54,13 @@ pub struct SearchHit {
 
 /// The text of `event` that is indexed, if it has one.
 pub(crate) fn event_text(event: &SessionEvent) -> Option<Cow<'_, str>> {
+    // What the look-back tools return copies what is indexed already.
+    let tool = ["tool", "tool_name"]
+        .iter()
+        .find_map(|k| event.data.get(*k).and_then(Value::as_str));
+    if tool.is_some_and(crate::tools::look_back::is_look_back) {
+        return None;
+    }
     if event.kind == TOOL_CALL {
         let arguments = call_arguments(&event.data);
         return Some(Cow::Owned(format!(

@@ -74,6 +74,10 @@ pub struct RunOptions {
     /// Cancels the run: the model's signal and every running tool's signal
     /// are raised, and the run fails with [`ErrorCode::Aborted`].
     pub signal: AbortSignal,
+    /// Offers the look-back tools (`search_history`, `read_artifact`; see
+    /// [`crate::tools::look_back`]) beside `tools`, run by the library
+    /// through the agent's tool handler (which a run offering them needs).
+    pub look_back: bool,
 }
 
 impl RunOptions {
@@ -87,6 +91,7 @@ impl RunOptions {
             max_steps: DEFAULT_MAX_STEPS,
             tool_timeout_ms: None,
             signal: AbortSignal::new(),
+            look_back: false,
         }
     }
 
@@ -189,6 +194,36 @@ fn check_signal(signal: &AbortSignal) -> Result<()> {
 /// recorded.
 pub async fn run_compiled(input: &str, agent: &Agent, options: &RunOptions) -> Result<RunResult> {
     options.validate()?;
+    if options.look_back {
+        let (agent, options) = with_look_back(agent, options)?;
+        return run_validated(input, &agent, &options).await;
+    }
+    run_validated(input, agent, options).await
+}
+
+/// The agent's handler running the look-back tools, and the options
+/// offering them.
+fn with_look_back(agent: &Agent, options: &RunOptions) -> Result<(Agent, RunOptions)> {
+    let handler = agent.tools.as_ref().ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidArgument,
+            "the look-back tools need a tool handler to record their calls",
+        )
+    })?;
+    let mut agent = agent.clone();
+    agent.tools = Some(Rc::new(handler.with_look_back()));
+    let mut options = options.clone();
+    options
+        .tools
+        .retain(|t| !crate::tools::look_back::is_look_back(&t.name));
+    options.tools.extend(ToolSpec::parse_list(
+        &crate::tools::look_back::look_back_definitions(),
+    )?);
+    options.look_back = false;
+    Ok((agent, options))
+}
+
+async fn run_validated(input: &str, agent: &Agent, options: &RunOptions) -> Result<RunResult> {
     if let Some(handler) = &agent.tools {
         if !Rc::ptr_eq(handler.session(), &agent.session) {
             return Err(Error::new(

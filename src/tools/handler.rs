@@ -16,6 +16,7 @@ use crate::session::{
     record_shared, Session, SessionEvent, ARTIFACT_STORED, TOOL_CALL, TOOL_ERROR, TOOL_SUCCESS,
     TOOL_TIMEOUT,
 };
+use crate::tools::look_back::{is_look_back, LookBackBridge};
 use crate::tools::{AbortSignal, ToolBridge, ToolContent, ToolEvent, ToolEventKind, ToolFailure};
 
 /// The timeout of a call when none is given (default 30 seconds).
@@ -92,6 +93,23 @@ impl ToolInterruptHandler {
     /// The session the handler records into.
     pub fn session(&self) -> &Rc<RefCell<Session>> {
         &self.session
+    }
+
+    /// The same handler with the look-back tools (`search_history`,
+    /// `read_artifact` over its artifact store) run by the library in front
+    /// of its bridge; their calls are recorded like any other.
+    pub fn with_look_back(&self) -> ToolInterruptHandler {
+        ToolInterruptHandler {
+            bridge: Rc::new(LookBackBridge::new(
+                Some(self.bridge.clone()),
+                self.session.clone(),
+                self.options.artifact_store.clone(),
+            )),
+            normalizer: self.normalizer.clone(),
+            session: self.session.clone(),
+            clock: self.clock.clone(),
+            options: self.options.clone(),
+        }
     }
 
     fn record(&self, kind: &str, data: Value) -> Result<SessionEvent> {
@@ -325,12 +343,9 @@ impl ToolInterruptHandler {
                     "summary": normalized.summary_concise,
                 });
                 let mut artifact = None;
-                if let Some(store) = self
-                    .options
-                    .artifact_store
-                    .as_ref()
-                    .filter(|_| text.len() >= self.options.externalize_threshold)
-                {
+                if let Some(store) = self.options.artifact_store.as_ref().filter(|_| {
+                    text.len() >= self.options.externalize_threshold && !is_look_back(tool_name)
+                }) {
                     let mime = if normalized.is_json {
                         "application/json"
                     } else {

@@ -7,6 +7,7 @@ mod abort;
 mod bridge;
 mod events;
 mod handler;
+pub mod look_back;
 
 pub use abort::AbortSignal;
 pub use bridge::{sniff_mime, ToolBridge, ToolContent, ToolFailure, ToolOutput};

@@ -31,6 +31,7 @@ export const EXPORTED_NAMES = [
   "contentId",
   "countTokens",
   "estimateTokens",
+  "lookBackToolDefinitions",
   "orchestrateCompiled",
   "orchestrateCompiledTool",
   "redact",

@@ -25,9 +25,10 @@ use context_compiler::runner::{
 };
 use context_compiler::session::Session;
 use context_compiler::tokens::DefaultTokenCounter;
-use context_compiler::tools::AbortSignal;
+use context_compiler::tools::look_back::LookBackBridge;
+use context_compiler::tools::{AbortSignal, ToolInterruptHandler as CoreHandler};
 use context_compiler::working_context::{Layout, ProviderFormat};
-use context_compiler_js::convert::{describe, js_to_json, option, to_js};
+use context_compiler_js::convert::{bool_option, describe, js_to_json, option, to_js};
 use context_compiler_js::env::{seed, JsClock};
 use context_compiler_js::error::thrown_message;
 use context_compiler_js::llm::{abort, AbortOnDrop};
@@ -90,6 +91,10 @@ export interface OrchestrateOptions<F extends RunFormat = "openai"> extends Zone
   compiler?: ContextCompiler;
   /** The tools the model is offered. */
   tools?: ToolSpec[];
+  /** Also offer the look-back tools `search_history` and `read_artifact`
+   * (see `lookBackToolDefinitions()`), run by the library and recorded like
+   * any other tool: reading uses the handler's artifact store. Default false. */
+  lookBackTools?: boolean;
   /** A handler recording into the run's session, or build one with `bridge`
    * (and `normalizer`, `artifactStore`, `externalizeThreshold`). */
   toolHandler?: ToolInterruptHandler;
@@ -423,7 +428,15 @@ fn prepare<T: AsRef<JsValue>>(
     let handler = get("toolHandler")?;
     let bridge = get("bridge")?;
     let absent = |v: &JsValue| v.is_undefined() || v.is_null();
+    let look_back = bool_option(options, "lookBackTools", false)?;
     let tool_handler = match (absent(&handler), absent(&bridge)) {
+        (true, true) if look_back => Some(Rc::new(CoreHandler::new(
+            Rc::new(LookBackBridge::new(None, shared.clone(), None)),
+            Default::default(),
+            shared.clone(),
+            Rc::new(JsClock),
+            Default::default(),
+        ))),
         (true, true) => None,
         (false, true) => Some(
             registry::tool_handler(&handler)
@@ -443,6 +456,7 @@ fn prepare<T: AsRef<JsValue>>(
         max_steps: usize_option(options, "maxSteps", DEFAULT_MAX_STEPS)?,
         tool_timeout_ms,
         signal: AbortSignal::new(),
+        look_back,
     };
     let link = link_signal(&get("signal")?, &run.signal)?;
     Ok(Prepared {
@@ -473,6 +487,16 @@ async fn run(
     let result = run_core(&input, &agent, &options).await;
     drop(link);
     Ok((result?, session))
+}
+
+/// The look-back tools' definitions (`search_history`, `read_artifact`),
+/// as `runCompiled({ lookBackTools: true })` offers them: `{ name,
+/// description, parameters }` each, `parameters` a JSON Schema.
+#[wasm_bindgen(js_name = lookBackToolDefinitions, unchecked_return_type = "ToolSpec[]")]
+pub fn look_back_tool_definitions() -> JsResult<JsValue> {
+    Ok(to_js(
+        &context_compiler::tools::look_back::look_back_definitions(),
+    )?)
 }
 
 /// Runs one user turn: records `input`, asks `guard`,

@@ -1,0 +1,247 @@
+//! The look-back tools: `search_history` finds what the session said
+//! earlier (also what left the context window), and `read_artifact` pages
+//! through an externalised output. Both run in the library itself, through
+//! [`LookBackBridge`] in front of the host's bridge, so their calls are
+//! recorded like any other tool's.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use serde_json::{json, Value};
+
+use crate::artifacts::ArtifactStore;
+use crate::recall::event_text;
+use crate::session::Session;
+use crate::tools::{AbortSignal, ToolBridge, ToolFailure, ToolOutput};
+use crate::zones::utc_minute;
+
+/// The name of the tool that searches the session.
+pub const SEARCH_HISTORY: &str = "search_history";
+/// The name of the tool that reads an externalised output.
+pub const READ_ARTIFACT: &str = "read_artifact";
+/// Results `search_history` gives by default.
+pub const DEFAULT_SEARCH_RESULTS: usize = 5;
+/// Results `search_history` gives at most.
+pub const MAX_SEARCH_RESULTS: usize = 20;
+/// Characters of each event's text `search_history` shows.
+pub const SEARCH_TEXT_CHARS: usize = 600;
+/// Bytes `read_artifact` returns by default.
+pub const DEFAULT_PAGE_BYTES: usize = 4096;
+/// Bytes `read_artifact` returns at most.
+pub const MAX_PAGE_BYTES: usize = 16_384;
+
+/// Whether `name` is one of the look-back tools (their outputs are never
+/// externalised, nor indexed for recall: they are copies of what is).
+pub fn is_look_back(name: &str) -> bool {
+    name == SEARCH_HISTORY || name == READ_ARTIFACT
+}
+
+/// The look-back tools' definitions, to offer the model: an array of
+/// `{ name, description, parameters }` (JSON Schema), the shape runs take
+/// tools in.
+pub fn look_back_definitions() -> Value {
+    json!([
+        {
+            "name": SEARCH_HISTORY,
+            "description": "Search everything said earlier in this conversation, including turns and tool outputs no longer shown. Returns the best matching events with their time and text.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": "Words to look for: names, numbers, dates, paths, topics."},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_SEARCH_RESULTS, "description": "Results at most (default 5)."}
+                },
+                "required": ["query"],
+                "additionalProperties": false
+            }
+        },
+        {
+            "name": READ_ARTIFACT,
+            "description": "Read part of a stored tool output by its handle (shown in brackets where an output was stored instead of shown). Returns the text from offset (bytes) and the offset to read next.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "handle": {"type": "string", "description": "The stored output's handle."},
+                    "offset": {"type": "integer", "minimum": 0, "description": "Byte offset to start at (default 0)."},
+                    "length": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_BYTES, "description": "Bytes to read (default 4096)."}
+                },
+                "required": ["handle"],
+                "additionalProperties": false
+            }
+        }
+    ])
+}
+
+/// A bridge that runs the look-back tools itself and hands every other call
+/// to the host's bridge (or fails it, when there is none).
+pub struct LookBackBridge {
+    inner: Option<Rc<dyn ToolBridge>>,
+    session: Rc<RefCell<Session>>,
+    store: Option<Rc<dyn ArtifactStore>>,
+}
+
+impl LookBackBridge {
+    /// Look-back over `session` and `store` in front of `inner`.
+    pub fn new(
+        inner: Option<Rc<dyn ToolBridge>>,
+        session: Rc<RefCell<Session>>,
+        store: Option<Rc<dyn ArtifactStore>>,
+    ) -> Self {
+        LookBackBridge {
+            inner,
+            session,
+            store,
+        }
+    }
+
+    fn search(&self, arguments: &Value) -> Result<ToolOutput, ToolFailure> {
+        let query = arguments
+            .get("query")
+            .and_then(Value::as_str)
+            .filter(|q| !q.trim().is_empty())
+            .ok_or_else(|| failed("search_history needs a non-empty string 'query'"))?;
+        let limit = match arguments.get("limit") {
+            None | Some(Value::Null) => DEFAULT_SEARCH_RESULTS,
+            Some(v) => v
+                .as_u64()
+                .filter(|n| (1..=MAX_SEARCH_RESULTS as u64).contains(n))
+                .map(|n| n as usize)
+                .ok_or_else(|| {
+                    failed(&format!(
+                        "search_history's 'limit' must be an integer from 1 to {MAX_SEARCH_RESULTS}"
+                    ))
+                })?,
+        };
+        let session = self
+            .session
+            .try_borrow()
+            .map_err(|_| failed("the session is in use; search again"))?;
+        let events = session.event_log().all_events();
+        let results: Vec<Value> = session
+            .search(query, limit)
+            .into_iter()
+            .filter_map(|hit| {
+                let event = events.get(hit.position)?;
+                let text = event_text(event)?;
+                Some(json!({
+                    "eventId": hit.event_id,
+                    "kind": hit.kind,
+                    "time": utc_minute(event.timestamp),
+                    "text": cut(&text, SEARCH_TEXT_CHARS),
+                }))
+            })
+            .collect();
+        Ok(ToolOutput::Json(
+            json!({ "query": query, "results": results }),
+        ))
+    }
+
+    async fn read(&self, arguments: &Value) -> Result<ToolOutput, ToolFailure> {
+        let handle = arguments
+            .get("handle")
+            .and_then(Value::as_str)
+            .map(|h| h.trim().trim_start_matches('[').trim_end_matches(']'))
+            .filter(|h| !h.is_empty())
+            .ok_or_else(|| failed("read_artifact needs a string 'handle'"))?;
+        let offset = byte_count(arguments, "offset", 0, usize::MAX)?;
+        let length = byte_count(arguments, "length", DEFAULT_PAGE_BYTES, MAX_PAGE_BYTES)?.max(1);
+        let store = self
+            .store
+            .as_ref()
+            .ok_or_else(|| failed("no artifact store: nothing was stored to read"))?;
+        let content = store
+            .retrieve(handle)
+            .await
+            .map_err(|e| failed(&format!("the artifact could not be read: {e}")))?
+            .ok_or_else(|| failed(&format!("no stored output has the handle '{handle}'")))?;
+        let text = std::str::from_utf8(&content).map_err(|_| {
+            failed(&format!(
+                "the output '{handle}' is binary ({}), not text",
+                crate::tools::sniff_mime(&content)
+            ))
+        })?;
+        let (start, end) = page(text, offset, length);
+        Ok(ToolOutput::Json(json!({
+            "handle": handle,
+            "offset": start,
+            "bytes": end - start,
+            "totalBytes": text.len(),
+            "text": &text[start..end],
+            "nextOffset": if end < text.len() { json!(end) } else { Value::Null },
+        })))
+    }
+}
+
+#[async_trait(?Send)]
+impl ToolBridge for LookBackBridge {
+    async fn execute(
+        &self,
+        name: &str,
+        arguments: &Value,
+        signal: &AbortSignal,
+        deadline_ms: f64,
+    ) -> Result<ToolOutput, ToolFailure> {
+        match name {
+            SEARCH_HISTORY => self.search(arguments),
+            READ_ARTIFACT => self.read(arguments).await,
+            _ => match &self.inner {
+                Some(inner) => inner.execute(name, arguments, signal, deadline_ms).await,
+                None => Err(failed(&format!("no tool named '{name}' can run here"))),
+            },
+        }
+    }
+}
+
+fn failed(message: &str) -> ToolFailure {
+    ToolFailure::Failed(message.to_string())
+}
+
+/// A non-negative integer argument in bytes, at most `max`.
+fn byte_count(
+    arguments: &Value,
+    key: &str,
+    default: usize,
+    max: usize,
+) -> Result<usize, ToolFailure> {
+    match arguments.get(key) {
+        None | Some(Value::Null) => Ok(default),
+        Some(v) => v
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .map(|n| n.min(max))
+            .ok_or_else(|| {
+                failed(&format!(
+                    "read_artifact's '{key}' must be a non-negative integer"
+                ))
+            }),
+    }
+}
+
+/// The byte range of `text` from `offset` for `length` bytes, both ends
+/// moved onto character boundaries: the start forward, the end back (but
+/// past the start, so a page always moves on).
+pub fn page(text: &str, offset: usize, length: usize) -> (usize, usize) {
+    let mut start = offset.min(text.len());
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    let mut end = start.saturating_add(length).min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    if end == start && start < text.len() {
+        end = start + 1;
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+    }
+    (start, end)
+}
+
+/// `text` cut after `chars` characters, with an ellipsis when cut.
+fn cut(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
+        Some((at, _)) => format!("{}...", &text[..at]),
+        None => text.to_string(),
+    }
+}

@@ -1,0 +1,72 @@
+// The look-back tools from JS: runCompiled({ lookBackTools: true }) offers
+// search_history and read_artifact in the run's format and records their
+// calls; read_artifact pages an externalised output back whole.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { MemoryArtifactStore, Session, lookBackToolDefinitions, runCompiled } from "agent-context-compiler";
+
+test("lookBackToolDefinitions gives both tools with JSON Schemas", () => {
+  const defs = lookBackToolDefinitions();
+  assert.deepEqual(defs.map((d) => d.name), ["search_history", "read_artifact"]);
+  assert.deepEqual(defs[0].parameters.required, ["query"]);
+  assert.deepEqual(defs[1].parameters.required, ["handle"]);
+});
+
+test("a run with lookBackTools searches the history, in the OpenAI format, with no bridge", async () => {
+  const session = new Session({ sessionId: "look" });
+  session.record("user_input", { content: "My passport expires in June 2031." });
+  for (let i = 0; i < 20; i++) session.record("assistant_output", { content: `chatter ${i}` });
+  const offered = [];
+  const model = async (messages, { tools, step }) => {
+    offered.push(tools.map((t) => t.function.name));
+    if (step === 0) return { toolCalls: [{ id: "c1", name: "search_history", arguments: { query: "passport expires" } }] };
+    const tool = messages.find((m) => m.role === "tool");
+    return { content: JSON.parse(tool.content).results.some((r) => r.text.includes("June 2031")) ? "June 2031" : "unknown" };
+  };
+  const run = await runCompiled("When does my passport expire?", { session, budget: 4000, model, lookBackTools: true });
+  assert.equal(run.result, "June 2031");
+  assert.deepEqual(offered[0], ["search_history", "read_artifact"]);
+  assert.equal(run.steps[0].toolEvents[0].kind, "tool_success");
+  const kinds = session.eventLog.events.map((e) => e.kind);
+  assert.deepEqual(kinds.slice(-3), ["tool_call", "tool_success", "assistant_output"]);
+  session.free();
+});
+
+test("read_artifact pages an externalised output back whole; a bad handle is a tool error", async () => {
+  const store = new MemoryArtifactStore();
+  const big = Array.from({ length: 500 }, (_, i) => `ligne ${i}: café 東京 ✓\n`).join("");
+  let handle = null;
+  let next = 0;
+  const pages = [];
+  const model = async (messages, { step }) => {
+    const tool = messages.filter((m) => m.role === "tool").at(-1);
+    if (step === 0) return { toolCalls: [{ id: "big", name: "big", arguments: {} }] };
+    if (step === 1) handle = /\b([0-9a-f]{64})\b/.exec(tool.content)[1];
+    else {
+      const page = JSON.parse(tool.content);
+      pages.push(page.text);
+      next = page.nextOffset;
+      if (next === null) return { content: "read" };
+    }
+    return { toolCalls: [{ id: `r${step}`, name: "read_artifact", arguments: { handle, offset: next, length: 4000 } }] };
+  };
+  const run = await runCompiled("Read the big output", {
+    budget: 8000, model, lookBackTools: true, maxSteps: 20, artifactStore: store, externalizeThreshold: 4096,
+    tools: [{ name: "big", description: "a big output" }],
+    bridge: (name) => (name === "big" ? big : Promise.reject(new Error("no such tool"))),
+  });
+  assert.equal(run.result, "read");
+  assert.equal(pages.join(""), big);
+  const bad = await runCompiled("Read something", {
+    budget: 4000, lookBackTools: true, artifactStore: store, bridge: () => "x",
+    model: async (_m, { step }) => (step === 0 ? { toolCalls: [{ id: "x", name: "read_artifact", arguments: { handle: "nope" } }] } : { content: "done" }),
+  });
+  assert.equal(bad.steps[0].toolEvents[0].kind, "tool_error");
+  assert.match(bad.steps[0].toolEvents[0].error, /no stored output/);
+  bad.session.free();
+  run.session.free();
+});
+
+test("lookBackTools must be a boolean", async () => {
+  await assert.rejects(runCompiled("hi", { budget: 100, model: async () => ({ content: "x" }), lookBackTools: "yes" }), { code: "INVALID_ARGUMENT" });
+});

@@ -1,0 +1,266 @@
+//! The look-back tools: `search_history` finds what left the window,
+//! `read_artifact` pages through an externalised output on character
+//! boundaries, verified; a run offering them records their calls like any
+//! other tool's.
+mod common;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use common::{block_on, session, StepClock};
+use context_compiler::normalize::aligner::PerceptionAligner;
+use context_compiler::runner::{run_compiled, Agent, Model, ModelReply, ModelRequest, RunOptions};
+use context_compiler::tools::look_back::{page, READ_ARTIFACT, SEARCH_HISTORY};
+use context_compiler::tools::{
+    AbortSignal, ToolBridge, ToolEventKind, ToolFailure, ToolInterruptHandler,
+    ToolInterruptOptions, ToolOutput,
+};
+use context_compiler::{
+    ArtifactStore, Compactor, ContextCompiler, ErrorCode, HistorySelector, Layout,
+    MemoryArtifactStore, Processor, Result, Session,
+};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+/// One tool, `big`, returning a long text of multi-byte characters.
+struct Big(String);
+
+#[async_trait(?Send)]
+impl ToolBridge for Big {
+    async fn execute(
+        &self,
+        name: &str,
+        _arguments: &Value,
+        _signal: &AbortSignal,
+        _deadline_ms: f64,
+    ) -> std::result::Result<ToolOutput, ToolFailure> {
+        match name {
+            "big" => Ok(ToolOutput::Text(self.0.clone())),
+            "png" => Ok(ToolOutput::Bytes(b"\x89PNG\r\n\x1a\n\0\0\0".to_vec())),
+            _ => Err(ToolFailure::Failed(format!("no tool {name}"))),
+        }
+    }
+}
+
+fn big_text() -> String {
+    (0..600)
+        .map(|i| format!("ligne {i}: café, 東京, ✓ — all good\n"))
+        .collect()
+}
+
+fn handler(
+    session: &Rc<RefCell<Session>>,
+    store: &Rc<MemoryArtifactStore>,
+) -> ToolInterruptHandler {
+    ToolInterruptHandler::new(
+        Rc::new(Big(big_text())),
+        PerceptionAligner::default(),
+        session.clone(),
+        StepClock::new(1_700_000_000_000.0, 1.0),
+        ToolInterruptOptions {
+            artifact_store: Some(store.clone() as Rc<dyn ArtifactStore>),
+            externalize_threshold: 4096,
+        },
+    )
+}
+
+fn parsed(result: &Option<String>) -> Value {
+    serde_json::from_str(result.as_deref().unwrap_or("null")).unwrap_or(Value::Null)
+}
+
+#[test]
+fn read_artifact_pages_an_externalised_output_whole_on_character_boundaries() {
+    let session = Rc::new(RefCell::new(session("look")));
+    let store = Rc::new(MemoryArtifactStore::new(StepClock::new(0.0, 1.0)));
+    let handler = handler(&session, &store).with_look_back();
+    let stored = block_on(handler.call("big", json!({}), None)).unwrap();
+    let handle = stored.artifact.expect("externalised").artifact_id;
+    let mut text = String::new();
+    let mut offset = Value::from(0);
+    let mut pages = 0;
+    while let Some(at) = offset.as_u64() {
+        let event = block_on(handler.call(
+            READ_ARTIFACT,
+            json!({"handle": format!("[{handle}]"), "offset": at, "length": 1000}),
+            None,
+        ))
+        .unwrap();
+        assert_eq!(event.kind, ToolEventKind::Success, "{event:?}");
+        assert!(
+            event.artifact.is_none(),
+            "a page is never externalised again"
+        );
+        let page = parsed(&event.result);
+        assert_eq!(page["totalBytes"], big_text().len());
+        text.push_str(page["text"].as_str().unwrap());
+        offset = page["nextOffset"].clone();
+        pages += 1;
+    }
+    assert_eq!(text, big_text());
+    assert!(pages > big_text().len() / 1000);
+    // An unknown handle, a bad offset, a binary output: errors the model reads.
+    for arguments in [
+        json!({"handle": "0".repeat(64)}),
+        json!({"handle": handle, "offset": -1}),
+        json!({"offset": 0}),
+    ] {
+        let event = block_on(handler.call(READ_ARTIFACT, arguments, None)).unwrap();
+        assert_eq!(event.kind, ToolEventKind::Error, "{event:?}");
+    }
+    let png = block_on(handler.call("png", json!({}), None)).unwrap();
+    let png = png.artifact.expect("binary is stored").artifact_id;
+    let event = block_on(handler.call(READ_ARTIFACT, json!({"handle": png}), None)).unwrap();
+    assert!(event.error.unwrap().contains("image/png"));
+}
+
+#[test]
+fn a_tampered_artifact_is_not_read() {
+    let session = Rc::new(RefCell::new(session("look")));
+    let store = Rc::new(MemoryArtifactStore::new(StepClock::new(0.0, 1.0)));
+    let handler = handler(&session, &store).with_look_back();
+    let stored = block_on(handler.call("big", json!({}), None)).unwrap();
+    let handle = stored.artifact.unwrap().artifact_id;
+    let mut snapshot = store.snapshot();
+    snapshot[0].content[0] ^= 0x20;
+    store.restore(snapshot);
+    let event = block_on(handler.call(READ_ARTIFACT, json!({"handle": handle}), None)).unwrap();
+    assert_eq!(event.kind, ToolEventKind::Error, "{event:?}");
+}
+
+/// Calls `search_history` for the dentist, then answers with what it read.
+struct Asker {
+    offered: RefCell<Vec<String>>,
+}
+
+#[async_trait(?Send)]
+impl Model for Asker {
+    async fn respond(&self, request: ModelRequest<'_>) -> Result<ModelReply> {
+        *self.offered.borrow_mut() = request.tools.iter().map(|t| t.name.clone()).collect();
+        if request.step == 0 {
+            return ModelReply::from_json(&json!({"toolCalls": [
+                {"name": SEARCH_HISTORY, "arguments": {"query": "dentist clinic"}}
+            ]}));
+        }
+        let seen = request
+            .context
+            .to_messages()
+            .iter()
+            .any(|m| m.content.contains("Alfama"));
+        Ok(ModelReply::text(if seen { "Alfama" } else { "unknown" }))
+    }
+}
+
+fn zoned() -> ContextCompiler {
+    ContextCompiler::with_layout(
+        vec![
+            Rc::new(HistorySelector::new(0, 4)) as Rc<dyn Processor>,
+            Rc::new(Compactor::default()),
+        ],
+        Layout::Zoned,
+    )
+}
+
+#[test]
+fn a_run_offering_the_look_back_tools_records_their_calls() {
+    let session = Rc::new(RefCell::new(session("look")));
+    session
+        .borrow_mut()
+        .record(
+            "user_input",
+            json!({"content": "My dentist appointment is at the Alfama clinic."}),
+            None,
+        )
+        .unwrap();
+    for i in 0..30 {
+        session
+            .borrow_mut()
+            .record(
+                "assistant_output",
+                json!({"content": format!("chatter {i}")}),
+                None,
+            )
+            .unwrap();
+    }
+    let store = Rc::new(MemoryArtifactStore::new(StepClock::new(0.0, 1.0)));
+    let model = Rc::new(Asker {
+        offered: RefCell::new(Vec::new()),
+    });
+    let agent = Agent {
+        session: session.clone(),
+        compiler: zoned(),
+        model: model.clone(),
+        tools: Some(Rc::new(handler(&session, &store))),
+        guard: None,
+    };
+    let mut options = RunOptions::new(4_000, "You are helpful.");
+    options.look_back = true;
+    let result = block_on(run_compiled(
+        "Which clinic is my dentist at?",
+        &agent,
+        &options,
+    ))
+    .unwrap();
+    assert_eq!(result.result, "Alfama");
+    assert_eq!(*model.offered.borrow(), [SEARCH_HISTORY, READ_ARTIFACT]);
+    let events = &result.steps[0].tool_events;
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].kind, ToolEventKind::Success);
+    let found = parsed(&events[0].result);
+    let results = found["results"].as_array().unwrap();
+    assert!(
+        results
+            .iter()
+            .any(|r| r["text"].as_str().unwrap().contains("Alfama")),
+        "{found}"
+    );
+    assert!(found["results"][0]["time"]
+        .as_str()
+        .unwrap()
+        .ends_with("UTC"));
+    // Recorded like any other call; not indexed again (a search finds the
+    // turn, never its own earlier results).
+    let kinds: Vec<String> = session
+        .borrow()
+        .event_log()
+        .events()
+        .iter()
+        .map(|e| e.kind.clone())
+        .collect();
+    assert!(kinds.ends_with(&[
+        "tool_call".into(),
+        "tool_success".into(),
+        "assistant_output".into()
+    ]));
+    let hits = session.borrow().search("Alfama", 10);
+    assert!(
+        hits.iter()
+            .all(|h| h.kind != "tool_success" && h.kind != "tool_call"),
+        "{hits:?}"
+    );
+
+    // Without a tool handler the run cannot record them.
+    let bare = Agent {
+        tools: None,
+        ..agent
+    };
+    let error = block_on(run_compiled("again", &bare, &options)).unwrap_err();
+    assert_eq!(error.code(), ErrorCode::InvalidArgument);
+}
+
+proptest! {
+    #[test]
+    fn pages_cover_any_text_exactly(text in "\\PC{0,300}", length in 1usize..40, start in 0usize..10) {
+        let start = page(&text, start, 0).0.min(text.len());
+        let mut at = start;
+        let mut joined = String::new();
+        while at < text.len() {
+            let (from, to) = page(&text, at, length);
+            prop_assert_eq!(from, at);
+            prop_assert!(to > from);
+            joined.push_str(&text[from..to]);
+            at = to;
+        }
+        prop_assert_eq!(joined, &text[start..]);
+    }
+}
