@@ -5,6 +5,7 @@ mod common;
 use std::rc::Rc;
 
 use common::{block_on, session};
+use context_compiler::working_context::DropAction;
 use context_compiler::{
     Compactor, CompileOptions, ContextCompiler, HistoryRecall, HistorySelector, Layout, Processor,
     Session,
@@ -76,13 +77,12 @@ fn an_evicted_fact_comes_back_within_the_budget() {
     let mut s = lived(200, 2_000);
     let options = CompileOptions::new("You are a helpful assistant.");
     let without = block_on(pipeline(false).compile_with(&mut s, 2_000, &options)).unwrap();
+    // The turn left the window (its fact stays in the digest, word for word).
     assert!(
-        !without
-            .to_messages()
-            .iter()
-            .any(|m| m.content.contains("Alfama")),
-        "the fact left the window"
+        !without.history.iter().any(|h| h.content.contains("Alfama")),
+        "the turn left the window"
     );
+    assert!(without.summary.as_deref().unwrap_or("").contains("Alfama"));
     let ctx = block_on(pipeline(true).compile_with(&mut s, 2_000, &options)).unwrap();
     assert!(ctx.token_count <= 2_000);
     let first = &s.event_log().events()[0];
@@ -197,4 +197,79 @@ proptest! {
             prop_assert!(ctx.to_messages().iter().any(|m| m.content.contains("Which clinic")));
         }
     }
+}
+
+#[test]
+fn the_digest_keeps_the_facts_of_what_it_folds() {
+    // Folded and folded again over 400 turns: the sentence with the names
+    // and the date stays, word for word, in the built-in digest.
+    let s = lived(200, 2_000);
+    let summaries: Vec<&str> = s
+        .event_log()
+        .events()
+        .iter()
+        .filter(|e| e.kind == "context_compacted")
+        .filter_map(|e| e.data["summary"].as_str())
+        .collect();
+    assert!(summaries.len() > 1, "{summaries:?}");
+    let last = summaries.last().unwrap();
+    assert!(
+        last.contains("- My dentist appointment is on 12 March at the Alfama clinic."),
+        "{last}"
+    );
+}
+
+#[test]
+fn what_compaction_folds_or_masks_is_listed_per_item_with_the_span() {
+    // Compiled as a live loop does: the compiles that fold list each folded
+    // turn as summarized, and the compaction event names the span.
+    let events: Vec<_> = conversation(60).event_log().events().to_vec();
+    let mut live = session("recall");
+    let options = CompileOptions::new("You are a helpful assistant.");
+    let compiler = pipeline(false);
+    let mut summarized = Vec::new();
+    for (i, e) in events.into_iter().enumerate() {
+        live.record(&e.kind, e.data, None).unwrap();
+        if i % 10 == 9 {
+            let ctx = block_on(compiler.compile_with(&mut live, 600, &options)).unwrap();
+            summarized.extend(
+                ctx.dropped
+                    .iter()
+                    .filter(|d| d.action == DropAction::Summarized)
+                    .filter_map(|d| d.event_id.clone()),
+            );
+        }
+    }
+    assert!(!summarized.is_empty());
+    let log = live.event_log();
+    let compactions: Vec<&serde_json::Value> = log
+        .events()
+        .iter()
+        .filter(|e| e.kind == "context_compacted")
+        .map(|e| &e.data)
+        .collect();
+    let first = compactions
+        .iter()
+        .find(|d| d["summarized_from"].is_object())
+        .expect("a compaction that folded");
+    let (from, through) = (
+        first["summarized_from"]["index"].as_u64().unwrap(),
+        first["summarized_through"]["index"].as_u64().unwrap(),
+    );
+    assert!(from <= through, "{first}");
+    assert_eq!(
+        first["summarized_from"]["event_id"],
+        log.events()[from as usize].event_id.as_str()
+    );
+    assert!(summarized
+        .iter()
+        .any(|id| first["summarized_from"]["event_id"] == id.as_str()));
+    // Every folded turn is listed once, and each is a real event.
+    let mut unique = summarized.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), summarized.len());
+    assert!(summarized
+        .iter()
+        .all(|id| log.events().iter().any(|e| &e.event_id == id)));
 }

@@ -11,6 +11,7 @@ use async_trait::async_trait;
 use common::{block_on, session, session_with, CountingCounter};
 use context_compiler::clock::SystemClock;
 use context_compiler::tokens::DefaultTokenCounter;
+use context_compiler::working_context::DropAction;
 use context_compiler::ArtifactStore;
 use context_compiler::{
     ArtifactAttacher, CompactionLevel, Compactor, CompileOptions, ContextCompiler, HistorySelector,
@@ -396,6 +397,7 @@ fn compaction_has_hysteresis_and_is_recorded() {
     let mut compactions = Vec::new();
     let mut previous: Option<Vec<context_compiler::Message>> = None;
     let mut stable_calls = 0;
+    let (mut masked, mut summarized) = (0, 0);
     for t in 0..80 {
         grow(&mut s, t);
         let before = s.event_log().len();
@@ -419,6 +421,14 @@ fn compaction_has_hysteresis_and_is_recorded() {
                 "compaction brings it down: {after}"
             );
             assert!(ctx.compaction_level >= CompactionLevel::Light);
+            // Each item that left says why.
+            let why: Vec<DropAction> = ctx.dropped.iter().map(|d| d.action).collect();
+            assert!(
+                why.contains(&DropAction::Masked) || why.contains(&DropAction::Summarized),
+                "{why:?}"
+            );
+            masked += why.iter().filter(|a| **a == DropAction::Masked).count();
+            summarized += why.iter().filter(|a| **a == DropAction::Summarized).count();
         } else if let Some(prev) = &previous {
             let keep = prev.len() - 1;
             if m.len() > keep && m[..keep] == prev[..keep] {
@@ -428,6 +438,10 @@ fn compaction_has_hysteresis_and_is_recorded() {
         previous = Some(m);
     }
     assert!(compactions.len() >= 2, "compacted at {compactions:?}");
+    assert!(
+        masked > 0 && summarized > 0,
+        "{masked} masked, {summarized} summarized"
+    );
     // Between compactions the prefix is stable: no window sliding.
     assert_eq!(stable_calls, 80 - 1 - compactions.len(), "{compactions:?}");
     let gaps: Vec<usize> = compactions.windows(2).map(|w| w[1] - w[0]).collect();

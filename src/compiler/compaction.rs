@@ -17,13 +17,14 @@
 use serde_json::{json, Value};
 
 use crate::compiler::exchanges;
+use crate::compiler::omissions::MAX_LISTED;
 use crate::compiler::processor::SessionWrites;
 use crate::compiler::summary::{builtin_summary, llm_prompt};
 use crate::error::Result;
 use crate::llm::{Llm, LlmOptions};
 use crate::session::{EventLog, Session, CONTEXT_COMPACTED};
 use crate::tokens::truncate_to_tokens;
-use crate::working_context::{HistoryMessage, WorkingContext};
+use crate::working_context::{DropAction, DroppedItem, HistoryMessage, Section, WorkingContext};
 use crate::zones::{CompactionLevel, Zone};
 
 /// How many WORKING turns an emergency compaction keeps.
@@ -120,6 +121,16 @@ pub(crate) async fn compact(
         }
         let Some(position) = h.position else { continue };
         if let Some(o) = exchanges::outcome(log, position, true, writes) {
+            if o.masked {
+                let before = h.tokens.unwrap_or_else(|| counter.count(&h.content));
+                let after = counter.count(&o.content);
+                ctx.dropped.push(DroppedItem::new(
+                    Section::History,
+                    DropAction::Masked,
+                    h.event_id.clone(),
+                    before.saturating_sub(after),
+                ));
+            }
             h.content = o.content;
             h.masked = o.masked;
             h.tokens = None;
@@ -156,6 +167,7 @@ pub(crate) async fn compact(
     }
     let mut through = prev_through;
     let mut summarizer_error = None;
+    let mut summarized_from = None;
     if fold > 0 {
         let end = pinned + groups[fold - 1].1;
         let last = ctx.history[pinned..end]
@@ -163,12 +175,33 @@ pub(crate) async fn compact(
             .filter_map(|h| h.position)
             .max()
             .filter(|t| prev_through.is_none_or(|p| *t > p));
+        let first = ctx.history[pinned..end]
+            .iter()
+            .filter_map(|h| h.position)
+            .filter(|t| prev_through.is_none_or(|p| *t > p))
+            .min();
         if let Some(last) = last {
             let (summary, error) =
                 summarize(llm, log, prev_through, last, ctx.summary.as_deref(), cap).await;
-            ctx.history.drain(pinned..end);
+            let overhead = counter.message_overhead();
+            let folded: Vec<DroppedItem> = ctx
+                .history
+                .drain(pinned..end)
+                .take(MAX_LISTED)
+                .map(|h| {
+                    let tokens = h.tokens.unwrap_or_else(|| counter.count(&h.content));
+                    DroppedItem::new(
+                        Section::History,
+                        DropAction::Summarized,
+                        h.event_id,
+                        tokens + overhead,
+                    )
+                })
+                .collect();
+            ctx.dropped.extend(folded);
             ctx.summary = Some(summary);
             through = Some(last);
+            summarized_from = first;
             summarizer_error = error;
             used = ctx.measure(counter);
         }
@@ -185,6 +218,9 @@ pub(crate) async fn compact(
         "level": applied.as_str(),
         "masked_through": mark(log, masked_through),
         "summarized_through": mark(log, through),
+        // The first event this compaction folded (with `summarized_through`,
+        // the span the new summary stands for; null when it folded none).
+        "summarized_from": mark(log, summarized_from),
         "summary": ctx.summary,
         "tokens_before": before,
         "tokens_after": used,

@@ -5,6 +5,7 @@ mod attacher;
 pub mod compaction;
 mod compactor;
 mod exchanges;
+mod facts;
 mod fit;
 mod fit_zoned;
 mod history;

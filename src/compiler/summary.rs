@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::compiler::facts::{facts_of, keep, Fact};
 use crate::normalize::summary::summarize_text;
 use crate::session::render::{self, render, Rendered};
 use crate::session::{EventLog, TOOL_CALL, TOOL_ERROR, TOOL_TIMEOUT};
@@ -27,9 +28,39 @@ fn one_line(text: &str, max: usize) -> String {
     summarize_text(flat.trim(), max)
 }
 
+/// The heading of the facts in a built-in digest.
+const FACTS_HEADING: &str = "Facts, as said:";
+
+/// A previous summary as its fact lines (a built-in digest's) and the
+/// rest (all of another summariser's text).
+fn split_facts(previous: &str) -> (String, String) {
+    let mut facts = Vec::new();
+    let mut rest = Vec::new();
+    let mut in_facts = false;
+    for line in previous.lines() {
+        if line == FACTS_HEADING {
+            in_facts = true;
+            continue;
+        }
+        match line.strip_prefix("- ").filter(|_| in_facts) {
+            Some(fact) => facts.push(fact),
+            None => {
+                in_facts = false;
+                // Its own "Before them" is not nested again.
+                if !line.starts_with("Before them: ") {
+                    rest.push(line);
+                }
+            }
+        }
+    }
+    (facts.join("\n"), rest.join("\n"))
+}
+
 /// A deterministic digest of the events in `(after, through]` and the
-/// previous summary, at most `max_chars` characters: the user's requests,
-/// the tools used (with failures), the artifacts stored and the last reply.
+/// previous summary, at most `max_chars` characters: the facts said (the
+/// sentences with names, numbers, dates, paths, decisions and errors, word
+/// for word, in half the room), the user's requests, the tools used (with
+/// failures), the artifacts stored and the last reply.
 pub(crate) fn builtin_summary(
     log: &EventLog,
     after: Option<usize>,
@@ -43,6 +74,10 @@ pub(crate) fn builtin_summary(
     let mut tools: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut artifacts: Vec<String> = Vec::new();
     let mut last_reply: Option<String> = None;
+    // The facts of the previous summary first (older), then of the turns.
+    let mut order = 0usize;
+    let (previous_facts, previous) = previous.map(split_facts).unwrap_or_default();
+    let mut facts: Vec<Fact> = facts_of(&previous_facts, &mut order);
     for &p in range(log, after, through) {
         let e = &events[p];
         if e.kind == TOOL_CALL {
@@ -51,6 +86,7 @@ pub(crate) fn builtin_summary(
         match render(&e.kind, &e.data) {
             Some(Rendered::Message { role, content }) => {
                 turns += 1;
+                facts.extend(facts_of(&content, &mut order));
                 if role == "user" {
                     requests.push(one_line(&content, 160));
                 } else {
@@ -60,6 +96,11 @@ pub(crate) fn builtin_summary(
             Some(Rendered::ToolOutcome { .. }) | Some(Rendered::Artifact(_)) => {
                 let tool = render::outcome_tool(&e.data).to_string();
                 let failed = e.kind == TOOL_ERROR || e.kind == TOOL_TIMEOUT;
+                if failed {
+                    if let Some(Rendered::ToolOutcome { result, .. }) = render(&e.kind, &e.data) {
+                        facts.extend(facts_of(&format!("{tool} {result}"), &mut order));
+                    }
+                }
                 let entry = tools.entry(tool.clone()).or_default();
                 entry.0 += 1;
                 entry.1 += usize::from(failed);
@@ -79,9 +120,17 @@ pub(crate) fn builtin_summary(
     }
 
     let mut lines = vec![format!("{turns} earlier turns were compacted.")];
-    if let Some(prev) = previous.filter(|p| !p.is_empty()) {
-        lines.push(format!("Before them: {}", one_line(prev, max_chars / 3)));
+    if let Some(prev) = Some(previous.as_str()).filter(|p| !p.is_empty()) {
+        lines.push(format!("Before them: {}", one_line(prev, max_chars / 6)));
     }
+    let kept = keep(facts, max_chars / 2, 240);
+    if !kept.is_empty() {
+        lines.push(FACTS_HEADING.into());
+        lines.extend(kept.into_iter().map(|f| format!("- {f}")));
+    }
+    // The facts are never cut: what follows them takes the room left.
+    let head = lines.join("\n");
+    let mut lines: Vec<String> = Vec::new();
     if !requests.is_empty() {
         lines.push("The user asked:".into());
         let skip = requests.len().saturating_sub(6);
@@ -110,7 +159,15 @@ pub(crate) fn builtin_summary(
     if let Some(reply) = last_reply {
         lines.push(format!("Last assistant reply: {reply}"));
     }
-    summarize_text(&lines.join("\n"), max_chars)
+    let head_chars = head.chars().count();
+    if head_chars >= max_chars {
+        return summarize_text(&head, max_chars);
+    }
+    let room = max_chars - head_chars - 1;
+    if lines.is_empty() || room < 40 {
+        return head;
+    }
+    format!("{head}\n{}", summarize_text(&lines.join("\n"), room))
 }
 
 /// The events in `(after, through]` as a transcript, newest part kept when

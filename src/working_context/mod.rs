@@ -267,6 +267,12 @@ pub enum DropAction {
     Dropped,
     /// The item's text was cut.
     Truncated,
+    /// The item was folded into the compaction summary (its facts stay
+    /// there; the event stays searchable and recallable).
+    Summarized,
+    /// The item (a tool output) was replaced by a placeholder by light
+    /// compaction (the event stays searchable and recallable).
+    Masked,
 }
 
 /// A record of an item the compiler dropped or truncated to fit the budget.
@@ -275,7 +281,7 @@ pub enum DropAction {
 pub struct DroppedItem {
     /// Where the item was.
     pub section: Section,
-    /// Whether it was dropped or truncated.
+    /// Why it left: dropped for the budget, truncated, summarised or masked.
     pub action: DropAction,
     /// The session event it came from, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
