@@ -12,9 +12,9 @@ use std::rc::Rc;
 use common::block_on;
 use context_compiler::clock::SystemClock;
 use context_compiler::{
-    ArtifactAttacher, Compactor, ContextCompiler, DefaultTokenCounter, HistorySelector,
-    InMemoryBackend, Layout, MemoryArtifactStore, MemoryPreloader, Processor, ProviderFormat,
-    Session,
+    ArtifactAttacher, Compactor, ContextCompiler, DefaultTokenCounter, HistoryRecall,
+    HistorySelector, InMemoryBackend, Layout, MemoryArtifactStore, MemoryPreloader, Processor,
+    ProviderFormat, Session,
 };
 use serde_json::{json, Value};
 
@@ -52,6 +52,7 @@ fn processors(fixture: &Value, store: Rc<MemoryArtifactStore>) -> Vec<Rc<dyn Pro
                     store.clone(),
                     limit(&p["thresholdBytes"], 1024),
                 )),
+                "history_recall" => Rc::new(HistoryRecall::new()),
                 other => panic!("unknown processor {other}"),
             }
         })
@@ -70,6 +71,18 @@ fn run(fixture: &Value) -> Value {
         Some("zoned") => Layout::Zoned,
         _ => Layout::SingleSystem,
     };
+    // Searched before the compile (which records events with times of its own).
+    let mut searched = None;
+    if let Some(search) = fixture.get("search") {
+        let hits = session.search(
+            search["query"].as_str().unwrap(),
+            search["limit"].as_u64().unwrap() as usize,
+        );
+        searched = Some(json!(hits
+            .iter()
+            .map(|h| json!({"eventId": h.event_id, "position": h.position, "kind": h.kind}))
+            .collect::<Vec<_>>()));
+    }
     let compiler = ContextCompiler::with_layout(processors(fixture, store), layout);
     let ctx = block_on(compiler.compile_with(
         &mut session,
@@ -81,7 +94,7 @@ fn run(fixture: &Value) -> Value {
         .iter()
         .map(|e| e.kind.as_str())
         .collect();
-    json!({
+    let mut actual = json!({
         "messages": ctx.to_messages(),
         "tokenCount": ctx.token_count,
         "artifactRefs": ctx.artifact_refs,
@@ -96,7 +109,14 @@ fn run(fixture: &Value) -> Value {
             "anthropic": ctx.to_provider_messages(ProviderFormat::Anthropic),
             "ai-sdk": ctx.to_provider_messages(ProviderFormat::AiSdk),
         },
-    })
+    });
+    if !ctx.recalled.is_empty() {
+        actual["recalled"] = json!(ctx.recalled.iter().map(|r| &r.event_id).collect::<Vec<_>>());
+    }
+    if let Some(search) = searched {
+        actual["search"] = search;
+    }
+    actual
 }
 
 #[test]

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import {
-  ArtifactAttacher, Compactor, ContextCompiler, HistorySelector, InMemoryBackend,
+  ArtifactAttacher, Compactor, ContextCompiler, HistoryRecall, HistorySelector, InMemoryBackend,
   MemoryArtifactStore, MemoryPreloader, Session,
 } from "agent-context-compiler";
 
@@ -37,6 +37,7 @@ function processors(f, store) {
       case "compactor": return new Compactor(p.target === undefined ? undefined : { target: p.target });
       case "memory_preloader": return new MemoryPreloader(memory, { topK: p.topK, pin: p.pin });
       case "artifact_attacher": return new ArtifactAttacher(store, { thresholdBytes: p.thresholdBytes });
+      case "history_recall": return new HistoryRecall();
       default: throw new Error(`unknown processor ${p.type}`);
     }
   });
@@ -51,6 +52,10 @@ for (const name of files) {
     const f = JSON.parse(readFileSync(new URL(name, dir), "utf8"));
     const session = Session.importJson(JSON.stringify(exportDoc(f)));
     const before = session.eventLog.length;
+    // Searched before the compile (which records events with times of its own).
+    const searched = f.search
+      ? session.search(f.search.query, { limit: f.search.limit }).map(({ eventId, position, kind }) => ({ eventId, position, kind }))
+      : undefined;
     const compiler = new ContextCompiler({ processors: processors(f, new MemoryArtifactStore()), layout: f.compile.layout });
     const ctx = await compiler.compile(session, f.compile.budget, { systemPrompt: f.compile.systemPrompt, ...f.compile.options });
     const actual = {
@@ -69,6 +74,8 @@ for (const name of files) {
         "ai-sdk": ctx.toMessages({ format: "ai-sdk" }),
       },
     };
+    if (ctx.recalled.length > 0) actual.recalled = ctx.recalled.map((r) => r.eventId);
+    if (searched) actual.search = searched;
     assert.deepEqual(actual, f.expected);
   });
 }

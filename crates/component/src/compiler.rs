@@ -4,16 +4,16 @@ use std::rc::Rc;
 
 use super::artifact_store::selected_store;
 use super::bindings::exports::agent::context_compiler::compiler::{
-    CompileOptions, Compiled, Error, Guest, Layout as WitLayout, Memory, MessageFormat,
-    Processor as WitProcessor,
+    CompileOptions, Compiled, Error, Guest, HistoryRecallOptions, Layout as WitLayout, Memory,
+    MessageFormat, Processor as WitProcessor,
 };
 use super::bindings::exports::agent::context_compiler::sessions::SessionBorrow;
 use super::exec::block_on;
 use super::sessions::SessionResource;
 use super::{parse_json, to_json, wit_error, Component};
 use context_compiler::compiler::{
-    ArtifactAttacher, Compactor, CompileOptions as CoreOptions, ContextCompiler, HistorySelector,
-    MemoryPreloader, Processor,
+    ArtifactAttacher, Compactor, CompileOptions as CoreOptions, ContextCompiler, HistoryRecall,
+    HistorySelector, MemoryPreloader, Processor,
 };
 use context_compiler::error::{self as core, ErrorCode};
 use context_compiler::memory::InMemoryBackend;
@@ -50,9 +50,34 @@ fn pipeline(
                 selected_store()?,
                 usize::try_from(threshold).unwrap_or(usize::MAX),
             )),
+            WitProcessor::HistoryRecall(o) => Rc::new(recall(o)),
         });
     }
     Ok(pipeline)
+}
+
+/// History recall with the options given, the defaults for the rest.
+fn recall(o: HistoryRecallOptions) -> HistoryRecall {
+    let mut recall = HistoryRecall::new();
+    if let Some(share) = o.share {
+        recall = recall.with_share(share);
+    }
+    if let Some(distinction) = o.min_distinction {
+        recall = recall.with_distinction(distinction);
+    }
+    if let Some(relevance) = o.min_relevance {
+        recall = recall.with_relevance(relevance);
+    }
+    if let Some(matches) = o.matches {
+        recall = recall.with_matches(matches as usize);
+    }
+    if let Some(neighbours) = o.neighbours {
+        recall = recall.with_neighbours(neighbours as usize);
+    }
+    if let Some(tokens) = o.turn_tokens {
+        recall = recall.with_turn_tokens(u64::from(tokens));
+    }
+    recall
 }
 
 /// Reads an optional JSON option.

@@ -4,11 +4,12 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::bindings::exports::agent::context_compiler::sessions::{
-    Error, Guest, GuestSession, Session as SessionHandle,
+    Error, Guest, GuestSession, SearchHit, Session as SessionHandle,
 };
 use super::{parse_json, to_json, wit_error, Component};
 use context_compiler::clock::{os_seed, SystemClock};
 use context_compiler::error::{self, ErrorCode};
+use context_compiler::recall::MAX_SEARCH_LIMIT;
 use context_compiler::session::Session;
 use context_compiler::tokens::DefaultTokenCounter;
 
@@ -91,5 +92,27 @@ impl GuestSession for SessionResource {
 
     fn export_json(&self) -> Result<String, Error> {
         Ok(self.read()?.export_json())
+    }
+
+    fn search(&self, query: String, limit: u32) -> Result<Vec<SearchHit>, Error> {
+        if !(1..=MAX_SEARCH_LIMIT as u32).contains(&limit) {
+            return Err(wit_error(error::Error::new(
+                ErrorCode::InvalidArgument,
+                format!("limit must be 1 to {MAX_SEARCH_LIMIT} (got {limit})"),
+            )));
+        }
+        Ok(self
+            .read()?
+            .search(&query, limit as usize)
+            .into_iter()
+            .map(|h| SearchHit {
+                event_id: h.event_id,
+                position: h.position as u64,
+                kind: h.kind,
+                score: h.score,
+                relevance: h.relevance,
+                distinction: h.distinction,
+            })
+            .collect())
     }
 }

@@ -34,7 +34,8 @@ wasmtime::component::bindgen!({
 
 use agent::context_compiler::tool_bridge::ToolFailure;
 use exports::agent::context_compiler::compiler::{
-    CompileOptions, HistorySelectorOptions, Layout, Memory, MessageFormat, Processor,
+    CompileOptions, HistoryRecallOptions, HistorySelectorOptions, Layout, Memory, MessageFormat,
+    Processor,
 };
 use exports::agent::context_compiler::context_window::CompactionLevel;
 use exports::agent::context_compiler::tools::CallOptions;
@@ -341,6 +342,14 @@ fn processors(fixture: &Value) -> Vec<Processor> {
             "artifact_attacher" => {
                 Processor::ArtifactAttacher(limit(&p["thresholdBytes"], 1024) as u64)
             }
+            "history_recall" => Processor::HistoryRecall(HistoryRecallOptions {
+                share: None,
+                min_distinction: None,
+                min_relevance: None,
+                matches: None,
+                neighbours: None,
+                turn_tokens: None,
+            }),
             other => panic!("unknown processor {other}"),
         })
         .collect()
@@ -353,6 +362,22 @@ fn golden_fixtures_compile_the_same_through_the_component() {
         let session = import(&mut store, &cc, &export_doc(&fixture).to_string()).unwrap();
         let sessions = cc.agent_context_compiler_sessions().session();
         let before = sessions.call_length(&mut store, session).unwrap().unwrap();
+        // Searched before the compile (which records events with times of its own).
+        let searched = fixture.get("search").map(|q| {
+            let hits = sessions
+                .call_search(
+                    &mut store,
+                    session,
+                    q["query"].as_str().unwrap(),
+                    q["limit"].as_u64().unwrap() as u32,
+                )
+                .unwrap()
+                .unwrap();
+            json!(hits
+                .iter()
+                .map(|h| json!({"eventId": h.event_id, "position": h.position, "kind": h.kind}))
+                .collect::<Vec<_>>())
+        });
         let memories: Vec<Memory> = fixture["memories"]
             .as_array()
             .into_iter()
@@ -412,7 +437,7 @@ fn golden_fixtures_compile_the_same_through_the_component() {
             .iter()
             .map(|e| e["kind"].as_str().unwrap())
             .collect();
-        let actual = json!({
+        let mut actual = json!({
             "messages": messages,
             "tokenCount": compiled.token_count,
             "artifactRefs": ctx.artifact_refs,
@@ -428,6 +453,13 @@ fn golden_fixtures_compile_the_same_through_the_component() {
                 "ai-sdk": to_messages(&mut store, &cc, &compiled.context_json, MessageFormat::AiSdk),
             },
         });
+        if !ctx.recalled.is_empty() {
+            actual["recalled"] =
+                json!(ctx.recalled.iter().map(|r| &r.event_id).collect::<Vec<_>>());
+        }
+        if let Some(search) = searched {
+            actual["search"] = search;
+        }
         assert_eq!(actual, fixture["expected"], "{}", path.display());
         assert_eq!(
             to_messages(
