@@ -114,6 +114,29 @@ fn an_evicted_fact_comes_back_within_the_budget() {
 }
 
 #[test]
+fn recall_leaves_the_cached_prefix_as_it_was() {
+    // Everything before the RECENT tail is the same bytes with recall on:
+    // recall only adds to the tail, in the room the window leaves.
+    let mut s = lived(200, 2_000);
+    let options = CompileOptions::new("You are a helpful assistant.");
+    let without = block_on(pipeline(false).compile_with(&mut s, 2_000, &options))
+        .unwrap()
+        .to_messages();
+    let with = block_on(pipeline(true).compile_with(&mut s, 2_000, &options)).unwrap();
+    assert!(!with.recalled.is_empty());
+    let with = with.to_messages();
+    // The newest user message and all before it are the same; the tail
+    // (a message of its own here) holds what was recalled.
+    let question = without.len() - 1;
+    assert_eq!(with[..=question], without[..=question]);
+    assert!(with
+        .last()
+        .unwrap()
+        .content
+        .contains("## Recalled from earlier in this conversation"));
+}
+
+#[test]
 fn nothing_is_recalled_that_the_window_shows_or_in_the_single_system_layout() {
     let mut s = conversation(2);
     let options = CompileOptions::new("You are a helpful assistant.");
