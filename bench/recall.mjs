@@ -20,6 +20,7 @@ import {
   ArtifactAttacher, Compactor, ContextCompiler, HistoryRecall, HistorySelector, MemoryArtifactStore, Session, countTokens,
 } from "agent-context-compiler";
 import { conversation } from "./conversations.mjs";
+import { prose, rng } from "./trace.mjs";
 
 const BUDGETS = [4_000, 8_000, 16_000];
 const OVERHEAD = 3;
@@ -120,6 +121,36 @@ function bm25(conv, budget) {
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
+/** session.search at 10^4 and 10^5 events: what indexing adds to recording
+ * (the index is brought up to date by the first search or compile, so
+ * recording itself costs nothing more: the figure is record + catch-up over
+ * record), and the p50 of later searches (5-word queries). */
+export function searchBench(sizes = [10_000, 100_000]) {
+  console.log("\nsession.search: recording N events of 200-1,200 characters, the index caught up by the first search, then 50 searches of 5 words");
+  console.log("  events    record (ms)   first search, catching up (ms)   record + index / record   search p50 (ms)   p95 (ms)");
+  for (const n of sizes) {
+    const r = rng(n);
+    const texts = Array.from({ length: n }, () => prose(r, 200 + Math.floor(r() * 1000)));
+    const s = new Session({ sessionId: "search" });
+    let start = performance.now();
+    for (let i = 0; i < n; i++) s.record(i % 2 ? "assistant_output" : "user_input", { content: texts[i] });
+    const recording = performance.now() - start;
+    start = performance.now();
+    s.search("deploy error", { limit: 10 });
+    const catchUp = performance.now() - start;
+    const times = [];
+    for (let q = 0; q < 50; q++) {
+      const query = prose(r, 60).split(" ").slice(0, 5).join(" ");
+      start = performance.now();
+      s.search(query, { limit: 10 });
+      times.push(performance.now() - start);
+    }
+    times.sort((a, b) => a - b);
+    s.free();
+    console.log(`  ${n.toLocaleString("en").padStart(7)}   ${recording.toFixed(0).padStart(11)}   ${catchUp.toFixed(0).padStart(31)}   ${((recording + catchUp) / recording).toFixed(2).padStart(23)}   ${times[25].toFixed(2).padStart(15)}   ${times[47].toFixed(2).padStart(8)}`);
+  }
+}
+
 export async function recallBench(conversations = 10) {
   const convs = Array.from({ length: conversations }, (_, i) => conversation(1000 + i));
   const turns = convs.map((c) => c.turns.length);
@@ -146,4 +177,5 @@ export async function recallBench(conversations = 10) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   await recallBench(Number(process.argv[2] ?? 10));
+  searchBench();
 }

@@ -161,8 +161,9 @@ const { agentLoopBench } = await import("./agent_loop.mjs");
 await agentLoopBench();
 
 // 5b. Recall on long conversations: what the context holds.
-const { recallBench } = await import("./recall.mjs");
+const { recallBench, searchBench } = await import("./recall.mjs");
 await recallBench();
+searchBench();
 
 // 6. The event bus beside EventEmitter and emittery; the turn runner's overhead.
 const { busBench } = await import("./bus.mjs");

@@ -296,3 +296,96 @@ fn what_compaction_folds_or_masks_is_listed_per_item_with_the_span() {
         .iter()
         .all(|id| log.events().iter().any(|e| &e.event_id == id)));
 }
+
+/// A toy embedder: one dimension per group of words meaning the same, so
+/// "tooth doctor" and "dentist" are near and share no word.
+struct Synonyms {
+    texts: std::cell::Cell<usize>,
+    fail: bool,
+}
+
+#[async_trait::async_trait(?Send)]
+impl context_compiler::recall::embedder::Embedder for Synonyms {
+    async fn embed(&self, texts: &[String]) -> context_compiler::Result<Vec<Vec<f32>>> {
+        if self.fail {
+            return Err(context_compiler::Error::new(
+                context_compiler::ErrorCode::ProcessorFailed,
+                "the embedding service is down",
+            ));
+        }
+        self.texts.set(self.texts.get() + texts.len());
+        const GROUPS: &[&[&str]] = &[
+            &["dentist", "tooth", "teeth", "dental"],
+            &["clinic", "practice", "surgery"],
+            &["weather", "rain", "sun"],
+            &["topic", "chatter", "sentences"],
+        ];
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let lower = t.to_lowercase();
+                let mut v: Vec<f32> = GROUPS
+                    .iter()
+                    .map(|g| g.iter().filter(|w| lower.contains(*w)).count() as f32)
+                    .collect();
+                v.push(0.1);
+                v
+            })
+            .collect())
+    }
+}
+
+#[test]
+fn an_embedder_recalls_a_paraphrased_question_once_embedding_each_text() {
+    let mut s = lived(200, 2_000);
+    s.record(
+        "user_input",
+        json!({"content": "Tooth doctor location, please?"}),
+        None,
+    )
+    .unwrap();
+    let options = CompileOptions::new("You are a helpful assistant.");
+    let with = |embedder: Rc<Synonyms>| {
+        ContextCompiler::with_layout(
+            vec![
+                Rc::new(HistorySelector::new(0, usize::MAX)),
+                Rc::new(Compactor::default()),
+                Rc::new(HistoryRecall::new().with_embedder(embedder)),
+            ],
+            Layout::Zoned,
+        )
+    };
+    // Lexically nothing stands out: nothing is recalled.
+    let lexical = block_on(pipeline(true).compile_with(&mut s, 2_000, &options)).unwrap();
+    assert!(lexical.recalled.is_empty(), "{:?}", lexical.recalled);
+    let embedder = Rc::new(Synonyms {
+        texts: std::cell::Cell::new(0),
+        fail: false,
+    });
+    let compiler = with(embedder.clone());
+    let ctx = block_on(compiler.compile_with(&mut s, 2_000, &options)).unwrap();
+    let first = s.event_log().events()[0].event_id.clone();
+    assert!(
+        ctx.recalled.iter().any(|r| r.event_id == first),
+        "{:?}",
+        ctx.recalled
+    );
+    assert!(ctx.token_count <= 2_000);
+    // Each text once: a second compile asks only for what is new.
+    let embedded = embedder.texts.get();
+    assert!(embedded > 100, "{embedded}");
+    let again = block_on(compiler.compile_with(&mut s, 2_000, &options)).unwrap();
+    assert_eq!(again.to_messages(), ctx.to_messages());
+    assert!(
+        embedder.texts.get() - embedded <= 2,
+        "{}",
+        embedder.texts.get()
+    );
+    // An embedder that fails leaves recall lexical, and the compile whole.
+    let failing = with(Rc::new(Synonyms {
+        texts: std::cell::Cell::new(0),
+        fail: true,
+    }));
+    let ctx = block_on(failing.compile_with(&mut s, 2_000, &options)).unwrap();
+    assert_eq!(ctx.recalled, lexical.recalled);
+}

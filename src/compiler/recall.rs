@@ -3,13 +3,17 @@
 //! back, in the RECENT zone's tail, so the cached prefix is untouched.
 
 use std::collections::{BTreeMap, HashSet};
+use std::rc::Rc;
 
 use async_trait::async_trait;
 
 use crate::compiler::processor::{Processor, SessionWrites};
 use crate::error::Result;
+use crate::recall::embedder::{cosine, Embedder, EmbeddingCache};
+use crate::recall::event_text;
 use crate::session::render::{render, Rendered};
 use crate::session::Session;
+use crate::session::SessionEvent;
 use crate::tokens::truncate_to_tokens;
 use crate::working_context::{Layout, RecalledTurn, WorkingContext};
 
@@ -37,7 +41,7 @@ pub const DEFAULT_RECALLED_TURN_TOKENS: u64 = 400;
 /// [`WorkingContext::recalled`]: at most `share` of the budget, each turn
 /// cut after `turn_tokens`. Deterministic; the zoned layout only (the
 /// single-system layout has no per-turn tail: there it adds nothing).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone)]
 pub struct HistoryRecall {
     share: f64,
     relevance: f64,
@@ -45,6 +49,22 @@ pub struct HistoryRecall {
     matches: usize,
     neighbours: usize,
     turn_tokens: u64,
+    embedder: Option<Rc<dyn Embedder>>,
+    cache: Rc<EmbeddingCache>,
+}
+
+impl std::fmt::Debug for HistoryRecall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HistoryRecall")
+            .field("share", &self.share)
+            .field("relevance", &self.relevance)
+            .field("distinction", &self.distinction)
+            .field("matches", &self.matches)
+            .field("neighbours", &self.neighbours)
+            .field("turn_tokens", &self.turn_tokens)
+            .field("embedder", &self.embedder.is_some())
+            .finish()
+    }
 }
 
 impl Default for HistoryRecall {
@@ -56,6 +76,8 @@ impl Default for HistoryRecall {
             matches: DEFAULT_RECALL_MATCHES,
             neighbours: DEFAULT_RECALL_NEIGHBOURS,
             turn_tokens: DEFAULT_RECALLED_TURN_TOKENS,
+            embedder: None,
+            cache: Rc::new(EmbeddingCache::new()),
         }
     }
 }
@@ -111,6 +133,16 @@ impl HistoryRecall {
         self
     }
 
+    /// Ranks also by meaning: `embedder`'s vectors of the question and of
+    /// every turn outside the window (each text embedded once, cached by
+    /// content id, asked in batches by the compile that needs them), their
+    /// cosine ranking fused with the lexical one by reciprocal rank (k =
+    /// 60). A compile whose embedder fails recalls lexically.
+    pub fn with_embedder(mut self, embedder: Rc<dyn Embedder>) -> Self {
+        self.embedder = Some(embedder);
+        self
+    }
+
     /// Tokens a recalled turn keeps (its start).
     pub fn with_turn_tokens(mut self, tokens: u64) -> Self {
         self.turn_tokens = tokens.max(16);
@@ -129,6 +161,69 @@ fn recallable(kind: &str, data: &serde_json::Value) -> Option<(String, String)> 
             Some(("tool".to_string(), format!("[{}] {}", a.handle, a.summary)))
         }
     }
+}
+
+/// Reciprocal rank fusion's constant.
+const RRF_K: f64 = 60.0;
+
+/// The turns outside the window ranked by meaning, and how far the best
+/// stands out.
+struct Semantic {
+    ranked: Vec<(usize, f64)>,
+    distinction: f64,
+}
+
+/// Ranks `candidates` (positions in `events`) by the cosine of their
+/// vectors with the query's.
+async fn semantic_ranking(
+    embedder: &dyn Embedder,
+    cache: &EmbeddingCache,
+    query: &str,
+    events: &[SessionEvent],
+    candidates: &[usize],
+) -> Result<Semantic> {
+    let texts: Vec<(usize, std::borrow::Cow<'_, str>)> = candidates
+        .iter()
+        .filter_map(|&p| Some((p, event_text(events.get(p)?)?)))
+        .collect();
+    let mut all: Vec<&str> = vec![query];
+    all.extend(texts.iter().map(|(_, t)| t.as_ref()));
+    let vectors = cache.vectors(embedder, &all).await?;
+    let Some((question, rest)) = vectors.split_first() else {
+        return Ok(Semantic {
+            ranked: Vec::new(),
+            distinction: 0.0,
+        });
+    };
+    let mut ranked: Vec<(usize, f64)> = texts
+        .iter()
+        .zip(rest)
+        .map(|((p, _), v)| (*p, cosine(question, v)))
+        .collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
+    let similarities: Vec<f64> = ranked.iter().map(|(_, c)| *c).collect();
+    let distinction = ranked.first().map_or(0.0, |(_, best)| {
+        crate::recall::stats::standing_out(*best, &similarities)
+    });
+    ranked.truncate(crate::recall::MAX_SEARCH_LIMIT);
+    Ok(Semantic {
+        ranked,
+        distinction,
+    })
+}
+
+/// Reciprocal rank fusion of two rankings of positions: each position
+/// scores the sum of 1 / (k + rank) over the rankings holding it.
+fn fuse(lexical: &[(usize, f64)], semantic: &[(usize, f64)]) -> Vec<(usize, f64)> {
+    let mut fused: BTreeMap<usize, f64> = BTreeMap::new();
+    for ranking in [lexical, semantic] {
+        for (rank, (position, _)) in ranking.iter().enumerate() {
+            *fused.entry(*position).or_default() += 1.0 / (RRF_K + rank as f64 + 1.0);
+        }
+    }
+    let mut out: Vec<(usize, f64)> = fused.into_iter().collect();
+    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
+    out
 }
 
 #[async_trait(?Send)]
@@ -175,30 +270,41 @@ impl Processor for HistoryRecall {
         };
         // A query that points at nothing in particular outside the window
         // (no match there stands out from the rest) recalls nothing.
-        if !hits
+        let mut stands_out = hits
             .iter()
-            .any(|h| h.distinction >= self.distinction && eligible(h.position))
-        {
+            .any(|h| h.distinction >= self.distinction && eligible(h.position));
+        let mut ranked: Vec<(usize, f64)> = hits
+            .iter()
+            .filter(|h| h.relevance >= self.relevance && eligible(h.position))
+            .map(|h| (h.position, h.score))
+            .collect();
+        if let Some(embedder) = &self.embedder {
+            let candidates: Vec<usize> = (0..events.len()).filter(|p| eligible(*p)).collect();
+            // An embedder that fails leaves this compile's recall lexical.
+            if let Ok(semantic) =
+                semantic_ranking(embedder.as_ref(), &self.cache, &query, &events, &candidates).await
+            {
+                stands_out |= semantic.distinction >= self.distinction;
+                ranked = fuse(&ranked, &semantic.ranked);
+            }
+        }
+        if !stands_out {
             return Ok(ctx);
         }
         // Position → score, in priority order: each match (best first)
         // followed by its neighbours (score 0).
         let mut chosen: BTreeMap<usize, f64> = BTreeMap::new();
         let mut order: Vec<usize> = Vec::new();
-        for hit in hits
-            .iter()
-            .filter(|h| h.relevance >= self.relevance && eligible(h.position))
-            .take(self.matches)
-        {
-            if chosen.insert(hit.position, hit.score).is_none() {
-                order.push(hit.position);
+        for &(position, score) in ranked.iter().take(self.matches) {
+            if chosen.insert(position, score).is_none() {
+                order.push(position);
             } else {
                 // Brought earlier as a neighbour: it is a match too.
-                chosen.insert(hit.position, hit.score);
+                chosen.insert(position, score);
             }
-            let from = hit.position.saturating_sub(self.neighbours);
-            for p in from..=hit.position + self.neighbours {
-                if p != hit.position && eligible(p) && !chosen.contains_key(&p) {
+            let from = position.saturating_sub(self.neighbours);
+            for p in from..=position + self.neighbours {
+                if p != position && eligible(p) && !chosen.contains_key(&p) {
                     chosen.insert(p, 0.0);
                     order.push(p);
                 }

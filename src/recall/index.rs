@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use super::stats;
 use super::terms::Terms;
 
 /// BM25's term-frequency saturation.
@@ -134,10 +135,10 @@ impl RecallIndex {
         // match stands out.
         let unmatched = self.keys.saturating_sub(best.len());
         let mut matched: Vec<f64> = best.values().copied().collect();
-        let centre = median_with_zeros(&mut matched, unmatched);
+        let centre = stats::median_with_zeros(&mut matched, unmatched);
         let mut deviations: Vec<f64> = matched.iter().map(|s| (s - centre).abs()).collect();
         deviations.extend(std::iter::repeat_n(centre, unmatched.min(1)));
-        let spread = 1.4826 * median_weighted(&mut deviations, unmatched);
+        let spread = 1.4826 * stats::median_weighted(&mut deviations, unmatched);
         let mut hits: Vec<Hit> = best
             .into_iter()
             .filter(|&(_, score)| score > 0.0)
@@ -161,50 +162,6 @@ impl RecallIndex {
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.key.cmp(&a.key)));
         hits.truncate(limit);
         hits
-    }
-}
-
-/// The median of `values` and `zeros` more zeros; reorders `values`.
-fn median_with_zeros(values: &mut [f64], zeros: usize) -> f64 {
-    values.sort_unstable_by(f64::total_cmp);
-    let at = |k: usize| {
-        if k < zeros {
-            0.0
-        } else {
-            values.get(k - zeros).copied().unwrap_or(0.0)
-        }
-    };
-    middle(values.len() + zeros, at)
-}
-
-/// The median of `values` where the last value (when `repeat` > 0) stands
-/// for `repeat` equal values; reorders `values`.
-fn median_weighted(values: &mut Vec<f64>, repeat: usize) -> f64 {
-    let repeated = if repeat > 0 { values.pop() } else { None };
-    values.sort_unstable_by(f64::total_cmp);
-    let Some(r) = repeated else {
-        return middle(values.len(), |k| values.get(k).copied().unwrap_or(0.0));
-    };
-    // The repeated value sits at its sorted place, `repeat` times.
-    let below = values.partition_point(|v| *v < r);
-    let at = |k: usize| {
-        if k < below {
-            values[k]
-        } else if k < below + repeat {
-            r
-        } else {
-            values.get(k - repeat).copied().unwrap_or(r)
-        }
-    };
-    middle(values.len() + repeat, at)
-}
-
-/// The median of `n` sorted values read by `at` (0 when there are none).
-fn middle(n: usize, at: impl Fn(usize) -> f64) -> f64 {
-    match n {
-        0 => 0.0,
-        n if n % 2 == 1 => at(n / 2),
-        n => (at(n / 2 - 1) + at(n / 2)) / 2.0,
     }
 }
 
@@ -280,18 +237,5 @@ mod tests {
         }
         let rebuilt = index(&texts);
         assert_eq!(grown.search("two five", 3), rebuilt.search("two five", 3));
-    }
-
-    #[test]
-    fn medians_count_the_unmatched_and_the_repeated() {
-        assert_eq!(median_with_zeros(&mut [3.0, 1.0], 0), 2.0);
-        assert_eq!(median_with_zeros(&mut [5.0, 4.0], 3), 0.0);
-        assert_eq!(median_with_zeros(&mut [5.0, 4.0, 6.0], 2), 4.0);
-        assert_eq!(median_with_zeros(&mut [], 0), 0.0);
-        // [1, 2] and 2 for 3 times: 1 2 2 2 2 -> 2.
-        assert_eq!(median_weighted(&mut vec![1.0, 2.0, 2.0], 3), 2.0);
-        // [9] and 1 for 4 times: 1 1 1 1 9 -> 1.
-        assert_eq!(median_weighted(&mut vec![9.0, 1.0], 4), 1.0);
-        assert_eq!(median_weighted(&mut vec![4.0, 8.0], 0), 6.0);
     }
 }

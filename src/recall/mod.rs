@@ -4,7 +4,9 @@
 //! the events alone, so a session imported or loaded from a store searches
 //! exactly as the one that recorded them.
 
+pub mod embedder;
 mod index;
+pub(crate) mod stats;
 mod terms;
 
 use std::borrow::Cow;

@@ -65,3 +65,47 @@ test("HistoryRecall's options are checked", () => {
   }
   new HistoryRecall({ share: 0.25, matches: 3, neighbours: 0, turnTokens: 100, minDistinction: 0 }).free();
 });
+
+// One dimension per group of words meaning the same: "travel document"
+// and "passport" are near, and share no word.
+const GROUPS = [["passport", "travel document", "visa"], ["expire", "valid until", "runs out"], ["weather", "weekend"]];
+const synonyms = (calls) => async (texts) => {
+  calls.push(texts.length);
+  return texts.map((t) => [...GROUPS.map((g) => g.filter((w) => t.toLowerCase().includes(w)).length), 0.1]);
+};
+
+test("an embedder recalls a paraphrased question; one that fails or answers badly leaves recall lexical", async () => {
+  const s = await conversation();
+  s.record("user_input", { content: "Travel document: valid until which month?" });
+  const calls = [];
+  const withEmbedder = (embedder) =>
+    new ContextCompiler({
+      layout: "zoned",
+      processors: [new HistorySelector({ keepFirst: 0, keepLast: Infinity }), new Compactor(), new HistoryRecall({ embedder })],
+    });
+  const lexical = await pipeline(true).compile(s, 1500, { systemPrompt: "You are helpful." });
+  const lexicalIds = lexical.recalled.map((r) => r.eventId);
+  assert.doesNotMatch(lexical.toMessages().at(-1).content, /4471/, "no word in common");
+  lexical.free();
+  const compiler = withEmbedder(synonyms(calls));
+  const ctx = await compiler.compile(s, 1500, { systemPrompt: "You are helpful." });
+  assert.ok(ctx.tokenCount <= 1500);
+  assert.match(ctx.toMessages().at(-1).content, /4471/);
+  const embedded = calls.reduce((a, b) => a + b, 0);
+  ctx.free();
+  (await compiler.compile(s, 1500, { systemPrompt: "You are helpful." })).free();
+  assert.ok(calls.reduce((a, b) => a + b, 0) - embedded <= 2, "each text embedded once");
+  assert.ok(Math.max(...calls) <= 64, "in batches of 64");
+  for (const bad of [
+    async () => { throw new Error("the embedding service is down"); },
+    async () => "not vectors",
+    async (texts) => texts.map(() => [Number.NaN]),
+    { embed: async (texts) => texts.map(() => new Float32Array([1, 0])).slice(1) },
+  ]) {
+    const c = await withEmbedder(bad).compile(s, 1500, { systemPrompt: "You are helpful." });
+    assert.deepEqual(c.recalled.map((r) => r.eventId), lexicalIds);
+    c.free();
+  }
+  assert.throws(() => new HistoryRecall({ embedder: 42 }), { code: "INVALID_ARGUMENT" });
+  s.free();
+});

@@ -25,6 +25,7 @@
 mod alloc;
 pub mod args;
 pub mod convert;
+pub mod embedder;
 pub mod env;
 pub mod error;
 pub mod executor;

@@ -26,6 +26,7 @@ use context_compiler::compiler::{
 };
 use context_compiler::error::{Error, ErrorCode, Result};
 use context_compiler_js::convert::{bool_option, describe, from_js, limit, option, to_js};
+use context_compiler_js::embedder::JsEmbedder;
 use context_compiler_js::error::to_js_error;
 use context_compiler_js::llm::JsLlm;
 use context_compiler_js::memory_arg::memory_arg;
@@ -184,7 +185,9 @@ impl HistoryRecall {
     /// needs for anything to be recalled (default 4; see
     /// `SearchHit.distinction`), `matches` recalled at most (default and at most 100; the share is usually the tighter bound),
     /// `neighbours` on each side of a match (default 1, at most 8),
-    /// `turnTokens` a recalled turn keeps (default 400).
+    /// `turnTokens` a recalled turn keeps (default 400), `embedder`
+    /// (`async (texts) => number[][]`, or an object with `embed`): ranks by
+    /// meaning too, each text embedded once.
     #[wasm_bindgen(constructor)]
     pub fn new(options: Option<HistoryRecallOptionsArg>) -> JsResult<HistoryRecall> {
         let share = number_option(&options, "share", DEFAULT_RECALL_SHARE, FRACTION)?;
@@ -203,8 +206,16 @@ impl HistoryRecall {
             "turnTokens",
             DEFAULT_RECALLED_TURN_TOKENS as usize,
         )?;
+        let mut recall = CoreRecall::new();
+        if let Some(options) = &options {
+            let embedder = Reflect::get(options.as_ref(), &"embedder".into()).unwrap_or_default();
+            if !embedder.is_undefined() && !embedder.is_null() {
+                recall = recall
+                    .with_embedder(Rc::new(JsEmbedder::from_js(&embedder, "options.embedder")?));
+            }
+        }
         Ok(HistoryRecall::wrap(
-            CoreRecall::new()
+            recall
                 .with_share(share)
                 .with_relevance(relevance)
                 .with_distinction(distinction)

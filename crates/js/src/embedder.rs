@@ -1,0 +1,69 @@
+//! An embedder written in JS: `async (texts) => number[][]` (or typed
+//! arrays), or an object with such an `embed` method.
+
+use async_trait::async_trait;
+use js_sys::{Array, Float32Array, Function};
+use wasm_bindgen::JsValue;
+
+use crate::convert::describe;
+use crate::promise::{call_and_await, require_callable};
+use context_compiler::error::{Error, ErrorCode, Result};
+use context_compiler::recall::embedder::Embedder;
+
+/// A JS function (or object with `embed`) as the core's [`Embedder`].
+pub struct JsEmbedder {
+    this: JsValue,
+    embed: Function,
+}
+
+impl JsEmbedder {
+    /// Reads `value`; `what` names it in errors.
+    pub fn from_js(value: &JsValue, what: &str) -> Result<JsEmbedder> {
+        let (this, embed) = require_callable(
+            value,
+            "embed",
+            &format!("{what} must be a function (texts) => number[][], or an object with embed()"),
+        )?;
+        Ok(JsEmbedder { this, embed })
+    }
+}
+
+fn bad(message: String) -> Error {
+    Error::new(ErrorCode::ProcessorFailed, message)
+}
+
+#[async_trait(?Send)]
+impl Embedder for JsEmbedder {
+    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+        let input: Array = texts.iter().map(|t| JsValue::from_str(t)).collect();
+        let out = call_and_await(
+            &self.embed,
+            &self.this,
+            &[input.into()],
+            ErrorCode::ProcessorFailed,
+            "the embedder",
+        )
+        .await?;
+        if !Array::is_array(&out) {
+            return Err(bad(format!(
+                "the embedder must return an array of vectors (got {})",
+                describe(&out)
+            )));
+        }
+        Array::from(&out)
+            .iter()
+            .map(|v| {
+                // Arrays of numbers and typed arrays; anything else in them
+                // becomes NaN, which the core refuses.
+                if Array::is_array(&v) || js_sys::ArrayBuffer::is_view(&v) {
+                    Ok(Float32Array::new(&v).to_vec())
+                } else {
+                    Err(bad(format!(
+                        "each vector the embedder returns must be an array of numbers (got {})",
+                        describe(&v)
+                    )))
+                }
+            })
+            .collect()
+    }
+}
