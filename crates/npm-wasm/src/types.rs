@@ -302,10 +302,10 @@ export interface HistoryRecallOptions {
   /** Tokens a recalled turn keeps (its start): default 400. */
   turnTokens?: number;
   /** Ranks by meaning too: each text is embedded once (cached by content id), asked in batches of 64 by the compile that needs it; its cosine ranking is fused with the lexical one. A compile whose embedder fails recalls lexically. */
-  embedder?: EmbedFunction | { embed: EmbedFunction };
+  embedder?: EmbedTextsFunction | { embed: EmbedTextsFunction };
 }
 /** Turns texts into vectors, one per text, all of one dimension. */
-export type EmbedFunction = (texts: string[]) => ArrayLike<number>[] | Promise<ArrayLike<number>[]>;
+export type EmbedTextsFunction = (texts: string[]) => ArrayLike<number>[] | Promise<ArrayLike<number>[]>;
 export interface MemoryPreloaderOptions {
   topK?: number;
   /** Zoned layout: keep recalled memories in the PERSISTENT zone for the session (recorded as pinned `memory_hit` events). */
