@@ -61,9 +61,16 @@ fn bigrams(run: &mut Vec<char>, out: &mut Vec<String>) {
     run.clear();
 }
 
-/// Splits texts into terms; holds the stemmer so it is made once.
+/// Words whose terms are remembered at most (the common words of a
+/// session: most words of a text are among them, so most are not stemmed
+/// again).
+const MAX_CACHED_WORDS: usize = 50_000;
+
+/// Splits texts into terms; holds the stemmer so it is made once, and the
+/// terms of the words seen so far.
 pub struct Terms {
     stemmer: Stemmer,
+    cache: std::cell::RefCell<std::collections::HashMap<String, String>>,
 }
 
 impl Default for Terms {
@@ -83,21 +90,31 @@ impl Terms {
     pub fn new() -> Self {
         Terms {
             stemmer: Stemmer::create(Algorithm::English),
+            cache: Default::default(),
         }
     }
 
     /// The term of one word (not CJK): numbers as written, words
     /// lower-cased and stemmed.
     fn word(&self, word: &str, out: &mut Vec<String>) {
+        if let Some(term) = self.cache.borrow().get(word) {
+            out.push(term.clone());
+            return;
+        }
         if !word.chars().any(char::is_alphanumeric) {
             return;
         }
         let lower = word.to_lowercase();
-        if lower.chars().all(char::is_alphabetic) {
-            out.push(cut(self.stemmer.stem(&lower).into_owned()));
+        let term = if lower.chars().all(char::is_alphabetic) {
+            cut(self.stemmer.stem(&lower).into_owned())
         } else {
-            out.push(cut(lower));
+            cut(lower)
+        };
+        let mut cache = self.cache.borrow_mut();
+        if cache.len() < MAX_CACHED_WORDS {
+            cache.insert(word.to_string(), term.clone());
         }
+        out.push(term);
     }
 
     /// Appends the terms of `text` to `out`, in order of appearance.
