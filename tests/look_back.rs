@@ -69,13 +69,20 @@ fn parsed(result: &Option<String>) -> Value {
     serde_json::from_str(result.as_deref().unwrap_or("null")).unwrap_or(Value::Null)
 }
 
-#[test]
-fn read_artifact_pages_an_externalised_output_whole_on_character_boundaries() {
+/// A look-back handler whose `big` output was externalised: the store,
+/// the handler and the output's handle.
+fn big_stored() -> (Rc<MemoryArtifactStore>, ToolInterruptHandler, String) {
     let session = Rc::new(RefCell::new(session("look")));
     let store = Rc::new(MemoryArtifactStore::new(StepClock::new(0.0, 1.0)));
     let handler = handler(&session, &store).with_look_back();
     let stored = block_on(handler.call("big", json!({}), None)).unwrap();
     let handle = stored.artifact.expect("externalised").artifact_id;
+    (store, handler, handle)
+}
+
+#[test]
+fn read_artifact_pages_an_externalised_output_whole_on_character_boundaries() {
+    let (_, handler, handle) = big_stored();
     let mut text = String::new();
     let mut offset = Value::from(0);
     let mut pages = 0;
@@ -116,11 +123,7 @@ fn read_artifact_pages_an_externalised_output_whole_on_character_boundaries() {
 
 #[test]
 fn a_tampered_artifact_is_not_read() {
-    let session = Rc::new(RefCell::new(session("look")));
-    let store = Rc::new(MemoryArtifactStore::new(StepClock::new(0.0, 1.0)));
-    let handler = handler(&session, &store).with_look_back();
-    let stored = block_on(handler.call("big", json!({}), None)).unwrap();
-    let handle = stored.artifact.unwrap().artifact_id;
+    let (store, handler, handle) = big_stored();
     let mut snapshot = store.snapshot();
     snapshot[0].content[0] ^= 0x20;
     store.restore(snapshot);

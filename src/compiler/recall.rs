@@ -82,6 +82,15 @@ impl Default for HistoryRecall {
     }
 }
 
+/// `value` within `min`–`max`; `nan` when it is not a number.
+fn clamped(value: f64, min: f64, max: f64, nan: f64) -> f64 {
+    if value.is_nan() {
+        nan
+    } else {
+        value.clamp(min, max)
+    }
+}
+
 impl HistoryRecall {
     /// Recall with the defaults.
     pub fn new() -> Self {
@@ -90,22 +99,14 @@ impl HistoryRecall {
 
     /// The share of the budget recalled turns may take (clamped to 0–1).
     pub fn with_share(mut self, share: f64) -> Self {
-        self.share = if share.is_nan() {
-            0.0
-        } else {
-            share.clamp(0.0, 1.0)
-        };
+        self.share = clamped(share, 0.0, 1.0, 0.0);
         self
     }
 
     /// The relevance a match needs (0 to 1; see
     /// [`crate::recall::SearchHit::relevance`]).
     pub fn with_relevance(mut self, relevance: f64) -> Self {
-        self.relevance = if relevance.is_nan() {
-            DEFAULT_RECALL_RELEVANCE
-        } else {
-            relevance.clamp(0.0, 1.0)
-        };
+        self.relevance = clamped(relevance, 0.0, 1.0, DEFAULT_RECALL_RELEVANCE);
         self
     }
 
@@ -113,11 +114,7 @@ impl HistoryRecall {
     /// be recalled (robust standard deviations, 0 to 100; see
     /// [`crate::recall::SearchHit::distinction`]).
     pub fn with_distinction(mut self, distinction: f64) -> Self {
-        self.distinction = if distinction.is_nan() {
-            DEFAULT_RECALL_DISTINCTION
-        } else {
-            distinction.clamp(0.0, 100.0)
-        };
+        self.distinction = clamped(distinction, 0.0, 100.0, DEFAULT_RECALL_DISTINCTION);
         self
     }
 
