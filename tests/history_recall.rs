@@ -26,6 +26,27 @@ fn pipeline(recall: bool) -> ContextCompiler {
     ContextCompiler::with_layout(processors, Layout::Zoned)
 }
 
+/// A lived session of `chatter` turns, then `question`, and the options
+/// every compile of it uses.
+fn asking(chatter: usize, question: &str) -> (Session, CompileOptions) {
+    let mut s = lived(chatter, 2_000);
+    s.record("user_input", json!({ "content": question }), None)
+        .unwrap();
+    (s, CompileOptions::new("You are a helpful assistant."))
+}
+
+/// The recommended pipeline with `recall` as its recall.
+fn recalling(recall: HistoryRecall) -> ContextCompiler {
+    ContextCompiler::with_layout(
+        vec![
+            Rc::new(HistorySelector::new(0, usize::MAX)),
+            Rc::new(Compactor::default()),
+            Rc::new(recall),
+        ],
+        Layout::Zoned,
+    )
+}
+
 /// A conversation whose early turns state facts, then much chatter.
 fn conversation(chatter: usize) -> Session {
     let mut s = session("recall");
@@ -173,24 +194,10 @@ fn an_instruction_pointing_at_nothing_in_particular_recalls_nothing() {
     // The newest message shares only words every turn has: no match stands
     // out, so by default nothing is recalled (the prompt cache is kept);
     // with no distinction required, the common words bring turns back.
-    let mut s = lived(200, 2_000);
-    s.record(
-        "user_input",
-        json!({"content": "Tell me something about the weather in general."}),
-        None,
-    )
-    .unwrap();
-    let options = CompileOptions::new("You are a helpful assistant.");
+    let (mut s, options) = asking(200, "Tell me something about the weather in general.");
     let ctx = block_on(pipeline(true).compile_with(&mut s, 2_000, &options)).unwrap();
     assert!(ctx.recalled.is_empty(), "{:?}", ctx.recalled);
-    let eager = ContextCompiler::with_layout(
-        vec![
-            Rc::new(HistorySelector::new(0, usize::MAX)),
-            Rc::new(Compactor::default()),
-            Rc::new(HistoryRecall::new().with_distinction(0.0)),
-        ],
-        Layout::Zoned,
-    );
+    let eager = recalling(HistoryRecall::new().with_distinction(0.0));
     let ctx = block_on(eager.compile_with(&mut s, 2_000, &options)).unwrap();
     assert!(!ctx.recalled.is_empty());
     // The question about a fact said once stands out.
@@ -337,24 +344,8 @@ impl context_compiler::recall::embedder::Embedder for Synonyms {
 
 #[test]
 fn an_embedder_recalls_a_paraphrased_question_once_embedding_each_text() {
-    let mut s = lived(200, 2_000);
-    s.record(
-        "user_input",
-        json!({"content": "Tooth doctor location, please?"}),
-        None,
-    )
-    .unwrap();
-    let options = CompileOptions::new("You are a helpful assistant.");
-    let with = |embedder: Rc<Synonyms>| {
-        ContextCompiler::with_layout(
-            vec![
-                Rc::new(HistorySelector::new(0, usize::MAX)),
-                Rc::new(Compactor::default()),
-                Rc::new(HistoryRecall::new().with_embedder(embedder)),
-            ],
-            Layout::Zoned,
-        )
-    };
+    let (mut s, options) = asking(200, "Tooth doctor location, please?");
+    let with = |embedder: Rc<Synonyms>| recalling(HistoryRecall::new().with_embedder(embedder));
     // Lexically nothing stands out: nothing is recalled.
     let lexical = block_on(pipeline(true).compile_with(&mut s, 2_000, &options)).unwrap();
     assert!(lexical.recalled.is_empty(), "{:?}", lexical.recalled);
@@ -388,4 +379,30 @@ fn an_embedder_recalls_a_paraphrased_question_once_embedding_each_text() {
     }));
     let ctx = block_on(failing.compile_with(&mut s, 2_000, &options)).unwrap();
     assert_eq!(ctx.recalled, lexical.recalled);
+}
+
+/// An embedder that never answers.
+struct Silent;
+
+#[async_trait::async_trait(?Send)]
+impl context_compiler::recall::embedder::Embedder for Silent {
+    async fn embed(&self, _texts: &[String]) -> context_compiler::Result<Vec<Vec<f32>>> {
+        std::future::pending().await
+    }
+}
+
+#[test]
+fn an_embedder_that_never_answers_leaves_recall_lexical_after_its_timeout() {
+    let (mut s, options) = asking(60, "Tooth doctor location, please?");
+    let lexical = block_on(pipeline(true).compile_with(&mut s, 2_000, &options)).unwrap();
+    let compiler = recalling(
+        HistoryRecall::new()
+            .with_embedder(Rc::new(Silent))
+            .with_embedder_timeout(50.0, Rc::new(context_compiler::clock::SystemClock)),
+    );
+    let started = std::time::Instant::now();
+    let ctx = block_on(compiler.compile_with(&mut s, 2_000, &options)).unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    assert_eq!(ctx.recalled, lexical.recalled);
+    assert!(ctx.token_count <= 2_000);
 }

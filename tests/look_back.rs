@@ -131,6 +131,84 @@ fn a_tampered_artifact_is_not_read() {
     assert_eq!(event.kind, ToolEventKind::Error, "{event:?}");
 }
 
+#[test]
+fn read_artifact_reads_a_cut_question_whole_by_its_event_id() {
+    let session = Rc::new(RefCell::new(session("look")));
+    let question: String = (0..800)
+        .map(|i| format!("clause {i}: über Straße ✓; "))
+        .collect();
+    session
+        .borrow_mut()
+        .record("user_input", json!({ "content": question }), None)
+        .unwrap();
+    let options = context_compiler::CompileOptions::new("You are helpful.");
+    let ctx = block_on(zoned().compile_with(&mut session.borrow_mut(), 600, &options)).unwrap();
+    let shown = ctx.to_messages().last().unwrap().content.clone();
+    let id = shown
+        .split("in session event ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .expect("the cut question names its event")
+        .to_string();
+    let store = Rc::new(MemoryArtifactStore::new(StepClock::new(0.0, 1.0)));
+    let handler = handler(&session, &store).with_look_back();
+    let mut text = String::new();
+    let mut offset = Value::from(0);
+    while let Some(at) = offset.as_u64() {
+        let event = block_on(handler.call(
+            READ_ARTIFACT,
+            json!({"handle": id, "offset": at, "length": 4000}),
+            None,
+        ))
+        .unwrap();
+        assert_eq!(event.kind, ToolEventKind::Success, "{event:?}");
+        let page = parsed(&event.result);
+        text.push_str(page["text"].as_str().unwrap());
+        offset = page["nextOffset"].clone();
+    }
+    assert_eq!(text, question);
+}
+
+#[test]
+fn an_externalised_output_is_found_by_any_part_also_after_a_reload() {
+    let (store, handler, handle) = big_stored();
+    let session = handler.session().clone();
+    let found = |s: &Session| {
+        s.search("577", 3)
+            .first()
+            .map(|h| (h.kind.clone(), h.position))
+    };
+    // The handler indexed the whole output as it stored it.
+    let live = found(&session.borrow()).expect("found by a line far past its summary");
+    assert_eq!(live.0, "tool_success");
+    // A session loaded elsewhere has only the summary until it reads the store.
+    let loaded = Session::import_json(
+        &session.borrow().export_json(),
+        StepClock::new(1_800_000_000_000.0, 1.0),
+        Rc::new(context_compiler::DefaultTokenCounter),
+        7,
+    )
+    .unwrap();
+    assert_eq!(loaded.unindexed_outputs().len(), 1);
+    assert_eq!(found(&loaded), None);
+    assert_eq!(block_on(loaded.index_stored_outputs(store.as_ref())), 1);
+    assert!(loaded.unindexed_outputs().is_empty());
+    assert_eq!(found(&loaded), Some(live));
+    // Each once; a store without the output leaves it out, not broken.
+    assert_eq!(block_on(loaded.index_stored_outputs(store.as_ref())), 0);
+    let empty = MemoryArtifactStore::new(StepClock::new(0.0, 1.0));
+    let other = Session::import_json(
+        &session.borrow().export_json(),
+        StepClock::new(1_800_000_000_000.0, 1.0),
+        Rc::new(context_compiler::DefaultTokenCounter),
+        7,
+    )
+    .unwrap();
+    assert_eq!(block_on(other.index_stored_outputs(&empty)), 0);
+    assert!(other.unindexed_outputs().is_empty());
+    assert!(block_on(store.exists(&handle)).unwrap());
+}
+
 /// Calls `search_history` for the dentist, then answers with what it read.
 struct Asker {
     offered: RefCell<Vec<String>>,

@@ -32,9 +32,9 @@ pub use history::HistorySelector;
 pub use preloader::MemoryPreloader;
 pub use processor::{Processor, SessionWrites};
 pub use recall::{
-    HistoryRecall, DEFAULT_RECALLED_TURN_TOKENS, DEFAULT_RECALL_DISTINCTION,
-    DEFAULT_RECALL_MATCHES, DEFAULT_RECALL_NEIGHBOURS, DEFAULT_RECALL_RELEVANCE,
-    DEFAULT_RECALL_SHARE,
+    HistoryRecall, DEFAULT_EMBEDDER_TIMEOUT_MS, DEFAULT_RECALLED_TURN_TOKENS,
+    DEFAULT_RECALL_DISTINCTION, DEFAULT_RECALL_MATCHES, DEFAULT_RECALL_NEIGHBOURS,
+    DEFAULT_RECALL_RELEVANCE, DEFAULT_RECALL_SHARE,
 };
 
 /// Runs processors in order to produce a [`WorkingContext`] from a

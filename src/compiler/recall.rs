@@ -7,8 +7,11 @@ use std::rc::Rc;
 
 use async_trait::async_trait;
 
+use crate::artifacts::ArtifactStore;
+use crate::clock::Clock;
 use crate::compiler::processor::{Processor, SessionWrites};
 use crate::error::Result;
+use crate::race::{race, First};
 use crate::recall::embedder::{cosine, Embedder, EmbeddingCache};
 use crate::recall::event_text;
 use crate::session::render::{render, Rendered};
@@ -34,6 +37,9 @@ pub const DEFAULT_RECALL_RELEVANCE: f64 = 0.0;
 pub const DEFAULT_RECALL_DISTINCTION: f64 = 4.0;
 /// Tokens a recalled turn keeps by default (its start; the rest is cut).
 pub const DEFAULT_RECALLED_TURN_TOKENS: u64 = 400;
+/// How long the bindings let a compile wait for the embedder by default
+/// (milliseconds) before it recalls lexically.
+pub const DEFAULT_EMBEDDER_TIMEOUT_MS: f64 = 10_000.0;
 
 /// Searches the session (see [`Session::search`]) with the newest user
 /// message, the goal and the task state, and adds the best matching turns
@@ -50,7 +56,11 @@ pub struct HistoryRecall {
     neighbours: usize,
     turn_tokens: u64,
     embedder: Option<Rc<dyn Embedder>>,
+    /// How long a compile waits for the embedder, on which clock.
+    embedder_deadline: Option<(f64, Rc<dyn Clock>)>,
     cache: Rc<EmbeddingCache>,
+    /// Where the outputs the session stored are, to index them whole.
+    artifacts: Option<Rc<dyn ArtifactStore>>,
 }
 
 impl std::fmt::Debug for HistoryRecall {
@@ -63,6 +73,11 @@ impl std::fmt::Debug for HistoryRecall {
             .field("neighbours", &self.neighbours)
             .field("turn_tokens", &self.turn_tokens)
             .field("embedder", &self.embedder.is_some())
+            .field("artifacts", &self.artifacts.is_some())
+            .field(
+                "embedder_timeout_ms",
+                &self.embedder_deadline.as_ref().map(|(ms, _)| *ms),
+            )
             .finish()
     }
 }
@@ -77,6 +92,8 @@ impl Default for HistoryRecall {
             neighbours: DEFAULT_RECALL_NEIGHBOURS,
             turn_tokens: DEFAULT_RECALLED_TURN_TOKENS,
             embedder: None,
+            embedder_deadline: None,
+            artifacts: None,
             cache: Rc::new(EmbeddingCache::new()),
         }
     }
@@ -137,6 +154,24 @@ impl HistoryRecall {
     /// 60). A compile whose embedder fails recalls lexically.
     pub fn with_embedder(mut self, embedder: Rc<dyn Embedder>) -> Self {
         self.embedder = Some(embedder);
+        self
+    }
+
+    /// Reads from `store` the tool outputs the session stored there (whose
+    /// events hold only a summary) and indexes them whole before searching
+    /// (see [`Session::index_stored_outputs`]): each once, so a loaded
+    /// session finds them by any part as the one that stored them did.
+    pub fn with_artifacts(mut self, store: Rc<dyn ArtifactStore>) -> Self {
+        self.artifacts = Some(store);
+        self
+    }
+
+    /// How long a compile waits for the embedder, timed by `clock`: past
+    /// `timeout_ms` it recalls lexically (the batches that came back stay
+    /// cached for the next compile). Without it a compile waits as long as
+    /// the embedder takes, forever for one that never answers.
+    pub fn with_embedder_timeout(mut self, timeout_ms: f64, clock: Rc<dyn Clock>) -> Self {
+        self.embedder_deadline = Some((clamped(timeout_ms, 0.0, f64::MAX, 0.0), clock));
         self
     }
 
@@ -257,6 +292,9 @@ impl Processor for HistoryRecall {
             .filter(|h| !h.masked)
             .filter_map(|h| h.event_id.as_deref())
             .collect();
+        if let Some(store) = &self.artifacts {
+            session.index_stored_outputs(store.as_ref()).await;
+        }
         let log = session.event_log();
         let events = log.all_events();
         let hits = session.search(&query, crate::recall::MAX_SEARCH_LIMIT);
@@ -277,10 +315,18 @@ impl Processor for HistoryRecall {
             .collect();
         if let Some(embedder) = &self.embedder {
             let candidates: Vec<usize> = (0..events.len()).filter(|p| eligible(*p)).collect();
-            // An embedder that fails leaves this compile's recall lexical.
-            if let Ok(semantic) =
-                semantic_ranking(embedder.as_ref(), &self.cache, &query, &events, &candidates).await
-            {
+            // An embedder that fails, or is too slow, leaves this compile's
+            // recall lexical.
+            let ranking =
+                semantic_ranking(embedder.as_ref(), &self.cache, &query, &events, &candidates);
+            let semantic = match &self.embedder_deadline {
+                Some((ms, clock)) => match race(ranking, clock.sleep(*ms)).await {
+                    First::Left(semantic) => semantic.ok(),
+                    First::Right(()) => None,
+                },
+                None => ranking.await.ok(),
+            };
+            if let Some(semantic) = semantic {
                 stands_out |= semantic.distinction >= self.distinction;
                 ranked = fuse(&ranked, &semantic.ranked);
             }

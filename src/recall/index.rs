@@ -2,7 +2,7 @@
 //! added is indexed once, in time proportional to its length, and a search
 //! touches only the postings of its terms.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::stats;
 use super::terms::Terms;
@@ -49,8 +49,8 @@ pub struct RecallIndex {
     postings: HashMap<String, Vec<(u32, u32)>>,
     docs: Vec<Doc>,
     total_length: u64,
-    /// Distinct keys indexed (texts of one key are added together).
-    keys: usize,
+    /// Distinct keys indexed.
+    keys: HashSet<usize>,
 }
 
 impl RecallIndex {
@@ -69,15 +69,14 @@ impl RecallIndex {
         self.docs.is_empty()
     }
 
-    /// Indexes `text` under `key` (several texts may share a key: the
-    /// chunks of one long output).
+    /// Indexes `text` under `key` (several texts may share a key, added at
+    /// any time: the chunks of one long output, an event's text and the
+    /// output it stored).
     pub fn add(&mut self, key: usize, text: &str) {
         let Ok(doc) = u32::try_from(self.docs.len()) else {
             return; // 4 billion texts: the index is full, not broken.
         };
-        if self.docs.last().is_none_or(|last| last.key != key) {
-            self.keys += 1;
-        }
+        self.keys.insert(key);
         let terms = self.terms.of(text);
         let length = u32::try_from(terms.len()).unwrap_or(u32::MAX);
         let mut counts: HashMap<String, u32> = HashMap::new();
@@ -133,7 +132,7 @@ impl RecallIndex {
         // absolute deviation, so one outlier (the query's own text, when it
         // is indexed) does not widen it. When most keys match nothing, any
         // match stands out.
-        let unmatched = self.keys.saturating_sub(best.len());
+        let unmatched = self.keys.len().saturating_sub(best.len());
         let mut matched: Vec<f64> = best.values().copied().collect();
         let centre = stats::median_with_zeros(&mut matched, unmatched);
         let mut deviations: Vec<f64> = matched.iter().map(|s| (s - centre).abs()).collect();

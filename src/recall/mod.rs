@@ -10,6 +10,7 @@ pub(crate) mod stats;
 mod terms;
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -99,11 +100,13 @@ fn chunks(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// A session's index and how many of its events it holds.
+/// A session's index, how many of its events it holds, and the tool
+/// outcomes whose stored output it holds too.
 #[derive(Debug, Default)]
 pub struct SessionRecall {
     index: RecallIndex,
     indexed: usize,
+    stored: HashSet<usize>,
 }
 
 impl SessionRecall {
@@ -111,12 +114,29 @@ impl SessionRecall {
     pub fn catch_up(&mut self, events: &[SessionEvent]) {
         for (position, event) in events.iter().enumerate().skip(self.indexed) {
             if let Some(text) = event_text(event) {
-                for piece in chunks(&text) {
-                    self.index.add(position, piece);
-                }
+                self.add(position, &text);
             }
         }
         self.indexed = self.indexed.max(events.len());
+    }
+
+    fn add(&mut self, position: usize, text: &str) {
+        for piece in chunks(text) {
+            self.index.add(position, piece);
+        }
+    }
+
+    /// Indexes `output`, the whole output the tool outcome at `position`
+    /// stored as an artifact (its event holds only a summary), once.
+    pub fn add_stored(&mut self, position: usize, output: &str) {
+        if self.stored.insert(position) {
+            self.add(position, output);
+        }
+    }
+
+    /// Whether the stored output of the outcome at `position` is indexed.
+    pub fn has_stored(&self, position: usize) -> bool {
+        self.stored.contains(&position)
     }
 
     /// Events indexed so far.

@@ -13,10 +13,12 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
+use crate::artifacts::ArtifactStore;
 use crate::clock::{Clock, IdRng};
 use crate::error::{Error, ErrorCode, Result};
 use crate::recall::{SearchHit, SessionRecall};
 use crate::tokens::TokenCounter;
+use render::{render, Rendered};
 
 pub use evidence::{evidence_kind, EvidenceEntry, EvidencePack};
 pub use export::parse_events;
@@ -104,6 +106,51 @@ impl Session {
         let mut recall = self.recall.borrow_mut();
         recall.catch_up(&events);
         recall.search(&events, query, limit)
+    }
+
+    /// The tool outcomes whose output went to an artifact store (their
+    /// events hold a summary and the handle) and is not indexed yet: each
+    /// one's position in the log and its handle.
+    pub fn unindexed_outputs(&self) -> Vec<(usize, String)> {
+        let recall = self.recall.borrow();
+        self.event_log
+            .all_events()
+            .iter()
+            .enumerate()
+            .filter(|(position, _)| !recall.has_stored(*position))
+            .filter_map(|(position, e)| match render(&e.kind, &e.data)? {
+                Rendered::Artifact(a) => Some((position, a.handle)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Indexes `output`, the whole output stored for the tool outcome at
+    /// `position` (see [`Session::unindexed_outputs`]), so a search finds
+    /// it by any part and not only by its summary. Bytes that are not
+    /// UTF-8 text are not indexed (and not asked for again).
+    pub fn index_stored_output(&self, position: usize, output: &[u8]) {
+        let text = std::str::from_utf8(output).unwrap_or("");
+        self.recall.borrow_mut().add_stored(position, text);
+    }
+
+    /// Indexes every stored output not indexed yet (see
+    /// [`Session::unindexed_outputs`]), read from `store` and verified:
+    /// how many were. An output the store does not have is left out; one it
+    /// fails to read is tried again by the next call.
+    pub async fn index_stored_outputs(&self, store: &dyn ArtifactStore) -> usize {
+        let mut indexed = 0;
+        for (position, handle) in self.unindexed_outputs() {
+            match store.retrieve(&handle).await {
+                Ok(Some(bytes)) => {
+                    self.index_stored_output(position, &bytes);
+                    indexed += 1;
+                }
+                Ok(None) => self.index_stored_output(position, b""),
+                Err(_) => {}
+            }
+        }
+        indexed
     }
 
     /// The session's event log.

@@ -116,6 +116,23 @@ impl ToolInterruptHandler {
         record_shared(&self.session, kind, data, None)
     }
 
+    /// Indexes for recall the whole output stored for the outcome
+    /// `event_id` (its event holds only a summary). When the session is
+    /// busy this is left to
+    /// [`crate::session::Session::index_stored_outputs`].
+    fn index_stored(&self, event_id: &str, output: &str) {
+        if let Ok(session) = self.session.try_borrow() {
+            let position = session
+                .event_log()
+                .all_events()
+                .iter()
+                .rposition(|e| e.event_id == event_id);
+            if let Some(position) = position {
+                session.index_stored_output(position, output.as_bytes());
+            }
+        }
+    }
+
     /// Stores a call's output in `store` and records `artifact_stored`;
     /// `data` (the success's record) gets the handle, or why the store
     /// failed (`None` then: the caller keeps the output inline or says it
@@ -368,6 +385,9 @@ impl ToolInterruptHandler {
                     data["result"] = json!(text);
                 }
                 let recorded = self.record(TOOL_SUCCESS, data)?;
+                if artifact.is_some() {
+                    self.index_stored(&recorded.event_id, &text);
+                }
                 Ok(ToolEvent {
                     result: Some(text),
                     normalized: Some(normalized),

@@ -57,11 +57,11 @@ pub fn look_back_definitions() -> Value {
         },
         {
             "name": READ_ARTIFACT,
-            "description": "Read part of a stored tool output by its handle (shown in brackets where an output was stored instead of shown). Returns the text from offset (bytes) and the offset to read next.",
+            "description": "Read part of a stored tool output by its handle (shown in brackets where an output was stored instead of shown), or the whole text of a message cut short or a search_history result by its session event id. Returns the text from offset (bytes) and the offset to read next.",
             "parameters": {
                 "type": "object",
                 "properties": {
-                    "handle": {"type": "string", "description": "The stored output's handle."},
+                    "handle": {"type": "string", "description": "The stored output's handle, or a session event id."},
                     "offset": {"type": "integer", "minimum": 0, "description": "Byte offset to start at (default 0)."},
                     "length": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_BYTES, "description": "Bytes to read (default 4096)."}
                 },
@@ -145,6 +145,9 @@ impl LookBackBridge {
             .ok_or_else(|| failed("read_artifact needs a string 'handle'"))?;
         let offset = byte_count(arguments, "offset", 0, usize::MAX)?;
         let length = byte_count(arguments, "length", DEFAULT_PAGE_BYTES, MAX_PAGE_BYTES)?.max(1);
+        if let Some(text) = self.event_text(handle)? {
+            return Ok(read_page(handle, &text, offset, length));
+        }
         let store = self
             .store
             .as_ref()
@@ -160,16 +163,38 @@ impl LookBackBridge {
                 crate::tools::sniff_mime(&content)
             ))
         })?;
-        let (start, end) = page(text, offset, length);
-        Ok(ToolOutput::Json(json!({
-            "handle": handle,
-            "offset": start,
-            "bytes": end - start,
-            "totalBytes": text.len(),
-            "text": &text[start..end],
-            "nextOffset": if end < text.len() { json!(end) } else { Value::Null },
-        })))
+        Ok(read_page(handle, text, offset, length))
     }
+
+    /// The whole text of the session event `id` (a cut message names its
+    /// event; a search result gives its event's id), if the session has it.
+    fn event_text(&self, id: &str) -> Result<Option<String>, ToolFailure> {
+        let session = self
+            .session
+            .try_borrow()
+            .map_err(|_| failed("the session is in use; read again"))?;
+        let log = session.event_log();
+        let events = log.all_events();
+        Ok(events
+            .iter()
+            .rev()
+            .find(|e| e.event_id == id)
+            .and_then(event_text)
+            .map(std::borrow::Cow::into_owned))
+    }
+}
+
+/// The page of `text` from `offset`, as `read_artifact` answers it.
+fn read_page(handle: &str, text: &str, offset: usize, length: usize) -> ToolOutput {
+    let (start, end) = page(text, offset, length);
+    ToolOutput::Json(json!({
+        "handle": handle,
+        "offset": start,
+        "bytes": end - start,
+        "totalBytes": text.len(),
+        "text": &text[start..end],
+        "nextOffset": if end < text.len() { json!(end) } else { Value::Null },
+    }))
 }
 
 #[async_trait(?Send)]

@@ -2,7 +2,7 @@
 // within the budget; bad options are INVALID_ARGUMENT.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Compactor, ContextCompiler, HistoryRecall, HistorySelector, Session } from "agent-context-compiler";
+import { Compactor, ContextCompiler, HistoryRecall, HistorySelector, MemoryArtifactStore, Session } from "agent-context-compiler";
 
 // As recommended: the Compactor keeps the window below the budget, and
 // recall takes (part of) the room it leaves. The conversation is compiled
@@ -107,5 +107,55 @@ test("an embedder recalls a paraphrased question; one that fails or answers badl
     c.free();
   }
   assert.throws(() => new HistoryRecall({ embedder: 42 }), { code: "INVALID_ARGUMENT" });
+  s.free();
+});
+
+test("an embedder that never answers leaves recall lexical after embedderTimeoutMs", async () => {
+  const s = await conversation();
+  s.record("user_input", { content: "Travel document: valid until which month?" });
+  const processors = (recall) => [new HistorySelector({ keepFirst: 0, keepLast: Infinity }), new Compactor(), recall];
+  const lexical = await pipeline(true).compile(s, 1500, { systemPrompt: "You are helpful." });
+  const lexicalIds = lexical.recalled.map((r) => r.eventId);
+  lexical.free();
+  const never = () => new Promise(() => {});
+  const compiler = new ContextCompiler({ layout: "zoned", processors: processors(new HistoryRecall({ embedder: never, embedderTimeoutMs: 50 })) });
+  const started = Date.now();
+  const ctx = await compiler.compile(s, 1500, { systemPrompt: "You are helpful." });
+  assert.ok(Date.now() - started < 5000, `${Date.now() - started} ms`);
+  assert.deepEqual(ctx.recalled.map((r) => r.eventId), lexicalIds);
+  assert.ok(ctx.tokenCount <= 1500);
+  ctx.free();
+  for (const embedderTimeoutMs of [-1, "soon", Number.NaN]) {
+    assert.throws(() => new HistoryRecall({ embedder: never, embedderTimeoutMs }), { code: "INVALID_ARGUMENT" }, String(embedderTimeoutMs));
+  }
+  s.free();
+});
+
+test("with artifactStore, an output stored away is recalled by a part its summary does not show", async () => {
+  const store = new MemoryArtifactStore();
+  const log = Array.from({ length: 400 }, (_, i) => `line ${i}: request served in ${i % 7} ms`).join("\n");
+  const stored = await store.store(log, "tool:logs", { mimeType: "text/plain" });
+  const s = new Session({ sessionId: "stored" });
+  s.record("user_input", { content: "Fetch the server logs." });
+  s.record("tool_call", { tool_name: "logs", call_id: "c1", arguments: {} });
+  s.record("tool_success", { tool: "logs", call_id: "c1", summary: "server output, 400 records", handle: stored.artifactId, size_bytes: stored.sizeBytes });
+  for (let i = 0; i < 120; i++) {
+    s.record("user_input", { content: `Small talk number ${i} about the weather.` });
+    s.record("assistant_output", { content: `Reply ${i}: ordinary sentences about nothing much.` });
+  }
+  s.record("user_input", { content: "What was served at line 377?" });
+  const compile = async (recall) => {
+    const ctx = await new ContextCompiler({
+      layout: "zoned",
+      processors: [new HistorySelector({ keepFirst: 0, keepLast: Infinity }), new Compactor(), recall],
+    }).compile(s, 1500, { systemPrompt: "You are helpful." });
+    const ids = ctx.recalled.map((r) => r.eventId);
+    assert.ok(ctx.tokenCount <= 1500);
+    ctx.free();
+    return ids;
+  };
+  const outcome = s.eventLog.events[2].eventId;
+  assert.ok(!(await compile(new HistoryRecall())).includes(outcome), "the summary alone does not match");
+  assert.ok((await compile(new HistoryRecall({ artifactStore: store }))).includes(outcome));
   s.free();
 });

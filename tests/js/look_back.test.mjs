@@ -3,7 +3,7 @@
 // calls; read_artifact pages an externalised output back whole.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { MemoryArtifactStore, Session, lookBackToolDefinitions, runCompiled } from "agent-context-compiler";
+import { HistoryRecall, MemoryArtifactStore, Session, lookBackToolDefinitions, runCompiled } from "agent-context-compiler";
 
 test("lookBackToolDefinitions gives both tools with JSON Schemas", () => {
   const defs = lookBackToolDefinitions();
@@ -57,6 +57,18 @@ test("read_artifact pages an externalised output back whole; a bad handle is a t
   });
   assert.equal(run.result, "read");
   assert.equal(pages.join(""), big);
+  // The stored output is found by any part; a loaded session reads it from the store first.
+  const kindOf = (session) => session.search("437", { limit: 1 })[0]?.kind;
+  assert.equal(kindOf(run.session), "tool_success");
+  const loaded = Session.importJson(run.session.exportJson());
+  assert.notEqual(kindOf(loaded), "tool_success");
+  assert.equal(await loaded.indexStoredOutputs(store), 1);
+  assert.equal(kindOf(loaded), "tool_success");
+  assert.equal(await loaded.indexStoredOutputs(store), 0, "each once");
+  await assert.rejects(loaded.indexStoredOutputs(42), { code: "INVALID_ARGUMENT" });
+  assert.throws(() => new HistoryRecall({ artifactStore: {} }), { code: "INVALID_ARGUMENT" });
+  new HistoryRecall({ artifactStore: store }).free();
+  loaded.free();
   const bad = await runCompiled("Read something", {
     budget: 4000, lookBackTools: true, artifactStore: store, bridge: () => "x",
     model: async (_m, { step }) => (step === 0 ? { toolCalls: [{ id: "x", name: "read_artifact", arguments: { handle: "nope" } }] } : { content: "done" }),

@@ -21,16 +21,18 @@ use context_compiler::compiler::{
     HistorySelector as CoreSelector, MemoryPreloader as CorePreloader, Processor, SessionWrites,
 };
 use context_compiler::compiler::{
-    DEFAULT_RECALLED_TURN_TOKENS, DEFAULT_RECALL_DISTINCTION, DEFAULT_RECALL_MATCHES,
-    DEFAULT_RECALL_NEIGHBOURS, DEFAULT_RECALL_RELEVANCE, DEFAULT_RECALL_SHARE,
+    DEFAULT_EMBEDDER_TIMEOUT_MS, DEFAULT_RECALLED_TURN_TOKENS, DEFAULT_RECALL_DISTINCTION,
+    DEFAULT_RECALL_MATCHES, DEFAULT_RECALL_NEIGHBOURS, DEFAULT_RECALL_RELEVANCE,
+    DEFAULT_RECALL_SHARE,
 };
 use context_compiler::error::{Error, ErrorCode, Result};
 use context_compiler_js::convert::{bool_option, describe, from_js, limit, option, to_js};
 use context_compiler_js::embedder::JsEmbedder;
+use context_compiler_js::env::JsClock;
 use context_compiler_js::error::to_js_error;
 use context_compiler_js::llm::JsLlm;
 use context_compiler_js::memory_arg::memory_arg;
-use context_compiler_js::options::{number_option, usize_option, FRACTION, NON_NEGATIVE};
+use context_compiler_js::options::{number_option, usize_option, FRACTION, MILLIS, NON_NEGATIVE};
 use context_compiler_js::promise::{call_and_await, callable, spawn};
 use context_compiler_js::registry::Registration;
 
@@ -187,7 +189,10 @@ impl HistoryRecall {
     /// `neighbours` on each side of a match (default 1, at most 8),
     /// `turnTokens` a recalled turn keeps (default 400), `embedder`
     /// (`async (texts) => number[][]`, or an object with `embed`): ranks by
-    /// meaning too, each text embedded once.
+    /// meaning too, each text embedded once; `embedderTimeoutMs` a compile
+    /// waits for it before recalling lexically (default 10,000);
+    /// `artifactStore`: where the session's tool outputs were stored, read
+    /// to index them whole.
     #[wasm_bindgen(constructor)]
     pub fn new(options: Option<HistoryRecallOptionsArg>) -> JsResult<HistoryRecall> {
         let share = number_option(&options, "share", DEFAULT_RECALL_SHARE, FRACTION)?;
@@ -208,10 +213,22 @@ impl HistoryRecall {
         )?;
         let mut recall = CoreRecall::new();
         if let Some(options) = &options {
+            let store = Reflect::get(options.as_ref(), &"artifactStore".into()).unwrap_or_default();
+            if !store.is_undefined() && !store.is_null() {
+                recall =
+                    recall.with_artifacts(artifact_store_arg(&store, "options.artifactStore")?);
+            }
             let embedder = Reflect::get(options.as_ref(), &"embedder".into()).unwrap_or_default();
             if !embedder.is_undefined() && !embedder.is_null() {
+                let timeout = number_option(
+                    &Some(options),
+                    "embedderTimeoutMs",
+                    DEFAULT_EMBEDDER_TIMEOUT_MS,
+                    MILLIS,
+                )?;
                 recall = recall
-                    .with_embedder(Rc::new(JsEmbedder::from_js(&embedder, "options.embedder")?));
+                    .with_embedder(Rc::new(JsEmbedder::from_js(&embedder, "options.embedder")?))
+                    .with_embedder_timeout(timeout, Rc::new(JsClock));
             }
         }
         Ok(HistoryRecall::wrap(

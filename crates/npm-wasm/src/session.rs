@@ -10,6 +10,7 @@ use wasm_bindgen::JsCast;
 
 use crate::types::*;
 
+use crate::artifact_store_arg::artifact_store_arg;
 use crate::counter::JsTokenCounter;
 use crate::record_buffers;
 use context_compiler::error::{Error, ErrorCode, Result};
@@ -17,7 +18,7 @@ use context_compiler_js::convert::{count, describe, option, string, to_js, whole
 use context_compiler_js::env::{seed, JsClock};
 use context_compiler_js::error::to_js_error;
 use context_compiler_js::options::{optional_string, usize_option};
-use context_compiler_js::promise::require_callable;
+use context_compiler_js::promise::{require_callable, spawn};
 use context_compiler_js::registry::Registration;
 
 use crate::registry;
@@ -55,10 +56,14 @@ pub(crate) fn counter_option<T: AsRef<JsValue>>(
 }
 
 fn busy() -> JsValue {
-    to_js_error(Error::new(
+    to_js_error(busy_error())
+}
+
+fn busy_error() -> Error {
+    Error::new(
         ErrorCode::SessionBusy,
         "the session is in use by a running compile; record after it resolves",
-    ))
+    )
 }
 
 /// The token estimate of a buffered `record` or `append`. js/record.js
@@ -278,6 +283,45 @@ impl JsSession {
         }
         let session = self.inner.try_borrow().map_err(|_| busy())?;
         to_js(&session.search(&query, limit)).map_err(Thrown::from)
+    }
+
+    /// Reads from `store` the tool outputs this session stored there
+    /// (their events hold only a summary and the handle) and indexes them
+    /// whole for `search`, each once; resolves to how many were. A session
+    /// loaded elsewhere then finds them by any part, as the one whose tool
+    /// handler stored them does. An output the store does not have is left
+    /// out; one it fails to read is tried again by the next call.
+    #[wasm_bindgen(js_name = indexStoredOutputs, unchecked_return_type = "Promise<number>")]
+    pub fn index_stored_outputs(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ArtifactStoreLike")] store: JsValue,
+    ) -> js_sys::Promise {
+        let store = match artifact_store_arg(&store, "store") {
+            Ok(store) => store,
+            Err(e) => return js_sys::Promise::reject(&to_js_error(e)),
+        };
+        let session = self.inner.clone();
+        spawn(async move {
+            let outputs = session
+                .try_borrow()
+                .map_err(|_| busy_error())?
+                .unindexed_outputs();
+            let mut indexed = 0u32;
+            for (position, handle) in outputs {
+                // The session is not held while the store reads.
+                let read = store.retrieve(&handle).await;
+                let session = session.try_borrow().map_err(|_| busy_error())?;
+                match read {
+                    Ok(Some(bytes)) => {
+                        session.index_stored_output(position, &bytes);
+                        indexed += 1;
+                    }
+                    Ok(None) => session.index_stored_output(position, b""),
+                    Err(_) => {}
+                }
+            }
+            Ok(JsValue::from(indexed))
+        })
     }
 
     /// Exports the whole session as a JSON string.

@@ -303,6 +303,10 @@ export interface HistoryRecallOptions {
   turnTokens?: number;
   /** Ranks by meaning too: each text is embedded once (cached by content id), asked in batches of 64 by the compile that needs it; its cosine ranking is fused with the lexical one. A compile whose embedder fails recalls lexically. */
   embedder?: EmbedTextsFunction | { embed: EmbedTextsFunction };
+  /** Where the session's tool handler stored large outputs (their events hold only a summary): each is read once and indexed whole, so a loaded session recalls them by any part. */
+  artifactStore?: ArtifactStoreLike;
+  /** Milliseconds a compile waits for the embedder before it recalls lexically (the batches that came back stay cached): default 10,000. */
+  embedderTimeoutMs?: number;
 }
 /** Turns texts into vectors, one per text, all of one dimension. */
 export type EmbedTextsFunction = (texts: string[]) => ArrayLike<number>[] | Promise<ArrayLike<number>[]>;
