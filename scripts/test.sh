@@ -15,6 +15,7 @@ cargo fmt --check
 # component's wasmtime host test), then each wasm crate for its target.
 cargo clippy --workspace --all-targets --exclude agent-context-compiler-tokenizer -- -D warnings
 cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-text -- -D warnings
+cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-recall -- -D warnings
 cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-js -- -D warnings
 cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-npm -- -D warnings
 cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-bus -- -D warnings
@@ -26,7 +27,7 @@ cargo clippy --target wasm32-wasip2 -p agent-context-compiler-component -- -D wa
 bash scripts/check-core.sh
 bash scripts/build-component.sh
 cargo test
-cargo test -p agent-context-compiler-text -p agent-context-compiler-npm -p agent-context-compiler-component
+cargo test -p agent-context-compiler-text -p agent-context-compiler-recall -p agent-context-compiler-npm -p agent-context-compiler-component
 cargo run --quiet -p agent-context-compiler-component --example wasmtime_host
 bash scripts/build.sh
 npx tsc -p tests/ts/tsconfig.json

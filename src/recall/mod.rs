@@ -5,9 +5,6 @@
 //! exactly as the one that recorded them.
 
 pub mod embedder;
-mod index;
-pub(crate) mod stats;
-mod terms;
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -15,8 +12,7 @@ use std::collections::HashSet;
 use serde::Serialize;
 use serde_json::Value;
 
-pub use index::{Hit, RecallIndex};
-pub use terms::Terms;
+pub use context_compiler_recall::{stats, Hit, RecallIndex, Terms, MAX_DISTINCTION};
 
 use crate::session::render::{call_arguments, call_name, render};
 use crate::session::SessionEvent;

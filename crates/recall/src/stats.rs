@@ -2,23 +2,23 @@
 
 /// How far `value` stands out from `values` in robust standard deviations
 /// (the median absolute deviation, scaled to a normal distribution's):
-/// 0 when it does not, at most [`super::index::MAX_DISTINCTION`].
-pub(crate) fn standing_out(value: f64, values: &[f64]) -> f64 {
+/// 0 when it does not, at most [`crate::index::MAX_DISTINCTION`].
+pub fn standing_out(value: f64, values: &[f64]) -> f64 {
     let mut sorted = values.to_vec();
     let centre = median_with_zeros(&mut sorted, 0);
     let mut deviations: Vec<f64> = values.iter().map(|v| (v - centre).abs()).collect();
     let spread = 1.4826 * median_weighted(&mut deviations, 0);
     if spread > 0.0 {
-        ((value - centre) / spread).clamp(0.0, super::index::MAX_DISTINCTION)
+        ((value - centre) / spread).clamp(0.0, crate::index::MAX_DISTINCTION)
     } else if value > centre {
-        super::index::MAX_DISTINCTION
+        crate::index::MAX_DISTINCTION
     } else {
         0.0
     }
 }
 
 /// The median of `values` and `zeros` more zeros; reorders `values`.
-pub(crate) fn median_with_zeros(values: &mut [f64], zeros: usize) -> f64 {
+pub fn median_with_zeros(values: &mut [f64], zeros: usize) -> f64 {
     values.sort_unstable_by(f64::total_cmp);
     let at = |k: usize| {
         if k < zeros {
@@ -32,7 +32,7 @@ pub(crate) fn median_with_zeros(values: &mut [f64], zeros: usize) -> f64 {
 
 /// The median of `values` where the last value (when `repeat` > 0) stands
 /// for `repeat` equal values; reorders `values`.
-pub(crate) fn median_weighted(values: &mut Vec<f64>, repeat: usize) -> f64 {
+pub fn median_weighted(values: &mut Vec<f64>, repeat: usize) -> f64 {
     let repeated = if repeat > 0 { values.pop() } else { None };
     values.sort_unstable_by(f64::total_cmp);
     let Some(r) = repeated else {
@@ -53,7 +53,7 @@ pub(crate) fn median_weighted(values: &mut Vec<f64>, repeat: usize) -> f64 {
 }
 
 /// The median of `n` sorted values read by `at` (0 when there are none).
-pub(crate) fn middle(n: usize, at: impl Fn(usize) -> f64) -> f64 {
+fn middle(n: usize, at: impl Fn(usize) -> f64) -> f64 {
     match n {
         0 => 0.0,
         n if n % 2 == 1 => at(n / 2),

@@ -48,13 +48,16 @@ fn cut(mut term: String) -> String {
 
 /// Emits the overlapping bigrams of a CJK run (a single character alone)
 /// and empties it.
-fn bigrams(run: &mut Vec<char>, out: &mut Vec<String>) {
+fn bigrams(run: &mut Vec<char>, out: &mut dyn FnMut(&str)) {
+    let mut pair = String::new();
     match run.len() {
         0 => {}
-        1 => out.push(run[0].to_string()),
+        1 => out(run[0].encode_utf8(&mut [0u8; 4])),
         _ => {
-            for pair in run.windows(2) {
-                out.push(pair.iter().collect());
+            for two in run.windows(2) {
+                pair.clear();
+                pair.extend(two);
+                out(&pair);
             }
         }
     }
@@ -96,9 +99,9 @@ impl Terms {
 
     /// The term of one word (not CJK): numbers as written, words
     /// lower-cased and stemmed.
-    fn word(&self, word: &str, out: &mut Vec<String>) {
+    fn word(&self, word: &str, out: &mut dyn FnMut(&str)) {
         if let Some(term) = self.cache.borrow().get(word) {
-            out.push(term.clone());
+            out(term);
             return;
         }
         if !word.chars().any(char::is_alphanumeric) {
@@ -110,24 +113,24 @@ impl Terms {
         } else {
             cut(lower)
         };
+        out(&term);
         let mut cache = self.cache.borrow_mut();
         if cache.len() < MAX_CACHED_WORDS {
-            cache.insert(word.to_string(), term.clone());
+            cache.insert(word.to_string(), term);
         }
-        out.push(term);
     }
 
-    /// Appends the terms of `text` to `out`, in order of appearance.
-    pub fn extend(&self, text: &str, out: &mut Vec<String>) {
+    /// Gives each term of `text` to `out`, in order of appearance.
+    pub fn each(&self, text: &str, out: &mut dyn FnMut(&str)) {
         // The current run of words joined by connectors: (start, end, words).
         let mut compound: Option<(usize, usize, usize)> = None;
         let mut pending_connector = false;
         // The current run of CJK characters (segmentation gives one a piece).
         let mut run: Vec<char> = Vec::new();
-        let flush = |compound: &mut Option<(usize, usize, usize)>, out: &mut Vec<String>| {
+        let flush = |compound: &mut Option<(usize, usize, usize)>, out: &mut dyn FnMut(&str)| {
             if let Some((start, end, words)) = compound.take() {
                 if words > 1 {
-                    out.push(cut(text[start..end].to_lowercase()));
+                    out(&cut(text[start..end].to_lowercase()));
                 }
             }
         };
@@ -176,7 +179,7 @@ impl Terms {
     /// The terms of `text`.
     pub fn of(&self, text: &str) -> Vec<String> {
         let mut out = Vec::new();
-        self.extend(text, &mut out);
+        self.each(text, &mut |t| out.push(t.to_string()));
         out
     }
 }

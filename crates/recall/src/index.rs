@@ -4,8 +4,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::stats;
-use super::terms::Terms;
+use crate::stats;
+use crate::terms::Terms;
 
 /// BM25's term-frequency saturation.
 const K1: f64 = 1.2;
@@ -45,8 +45,10 @@ pub struct Hit {
 #[derive(Debug, Default)]
 pub struct RecallIndex {
     terms: Terms,
-    /// Per term, the texts holding it and how often, in the order added.
-    postings: HashMap<String, Vec<(u32, u32)>>,
+    /// Each term's id: its place in `postings`.
+    vocabulary: HashMap<String, u32>,
+    /// Per term id, the texts holding it and how often, in the order added.
+    postings: Vec<Vec<(u32, u32)>>,
     docs: Vec<Doc>,
     total_length: u64,
     /// Distinct keys indexed.
@@ -77,14 +79,29 @@ impl RecallIndex {
             return; // 4 billion texts: the index is full, not broken.
         };
         self.keys.insert(key);
-        let terms = self.terms.of(text);
-        let length = u32::try_from(terms.len()).unwrap_or(u32::MAX);
-        let mut counts: HashMap<String, u32> = HashMap::new();
-        for term in terms {
-            *counts.entry(term).or_default() += 1;
-        }
-        for (term, count) in counts {
-            self.postings.entry(term).or_default().push((doc, count));
+        let mut ids: Vec<u32> = Vec::new();
+        let (vocabulary, postings) = (&mut self.vocabulary, &mut self.postings);
+        self.terms.each(text, &mut |term| {
+            let id = match vocabulary.get(term) {
+                Some(&id) => id,
+                None => {
+                    let id = u32::try_from(postings.len()).unwrap_or(u32::MAX);
+                    if id < u32::MAX {
+                        vocabulary.insert(term.to_string(), id);
+                        postings.push(Vec::new());
+                    }
+                    id
+                }
+            };
+            ids.push(id);
+        });
+        let length = u32::try_from(ids.len()).unwrap_or(u32::MAX);
+        ids.sort_unstable();
+        for run in ids.chunk_by(|a, b| a == b) {
+            // u32::MAX: the vocabulary is full; such terms are not indexed.
+            if let Some(list) = self.postings.get_mut(run[0] as usize) {
+                list.push((doc, u32::try_from(run.len()).unwrap_or(u32::MAX)));
+            }
         }
         self.docs.push(Doc { key, length });
         self.total_length += u64::from(length);
@@ -105,7 +122,11 @@ impl RecallIndex {
         let mut scores: HashMap<u32, f64> = HashMap::new();
         let mut ceiling = 0.0;
         for term in &query_terms {
-            let Some(list) = self.postings.get(term) else {
+            let Some(list) = self
+                .vocabulary
+                .get(term)
+                .and_then(|&id| self.postings.get(id as usize))
+            else {
                 continue;
             };
             let df = list.len() as f64;
