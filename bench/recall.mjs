@@ -76,6 +76,7 @@ async function ours(conv, budget, recall) {
     const ctx = await compiler.compile(s, budget, { systemPrompt: SYSTEM });
     const contents = ctx.toMessages({ format: "openai" }).map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
     if (ctx.tokenCount > budget) throw new Error(`over budget: ${ctx.tokenCount} > ${budget}`);
+    if (!contents.some((c) => c.includes(q.text))) throw new Error(`the newest user message is missing: ${q.text}`);
     scores.push({ kind: q.kind, recall: recalled(conv.turns, q.evidence, contents) });
     ctx.free();
     s.free();
@@ -157,7 +158,7 @@ export async function recallBench(conversations = 10) {
   const tokens = convs.map((c) => c.turns.reduce((n, t) => n + count(t.content) + OVERHEAD, 0));
   const questions = convs.reduce((n, c) => n + c.questions.length, 0);
   console.log(`recall on long conversations: ${conversations} seeded conversations of ${Math.min(...turns)}-${Math.max(...turns)} turns (${Math.min(...tokens).toLocaleString("en")}-${Math.max(...tokens).toLocaleString("en")} tokens), ${questions} questions (direct, paraphrased, temporal, multi-hop)`);
-  console.log("  share of evidence turns in the messages sent (same turns, same counter)");
+  console.log("  share of evidence turns in the messages sent (same turns, same counter; every compile checked within its budget and holding the question)");
   console.log("  budget   this library (pipeline today)   with HistoryRecall   trimMessages (last)   plain BM25, whole budget (minisearch)");
   for (const budget of BUDGETS) {
     const all = { ours: [], recall: [], trim: [], bm25: [] };
