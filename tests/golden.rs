@@ -108,6 +108,8 @@ fn run(fixture: &Value) -> Value {
             "openai": ctx.to_provider_messages(ProviderFormat::OpenAi),
             "anthropic": ctx.to_provider_messages(ProviderFormat::Anthropic),
             "ai-sdk": ctx.to_provider_messages(ProviderFormat::AiSdk),
+            "openai-responses": ctx.to_provider_messages(ProviderFormat::OpenAiResponses),
+            "gemini": ctx.to_provider_messages(ProviderFormat::Gemini),
         },
     });
     if !ctx.recalled.is_empty() {

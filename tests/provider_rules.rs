@@ -144,7 +144,7 @@ proptest! {
         match block_on(compiler.compile(&mut s, budget, "You are an SRE.")) {
             Ok(ctx) => {
                 prop_assert!(ctx.token_count <= budget, "{} > {}", ctx.token_count, budget);
-                for format in [ProviderFormat::Plain, ProviderFormat::OpenAi, ProviderFormat::Anthropic, ProviderFormat::AiSdk] {
+                for format in ProviderFormat::ALL {
                     let request = ctx.to_provider_messages(format);
                     let broken = check_request(&request, format);
                     prop_assert!(broken.is_empty(), "{}: {:?}\n{}", format.as_str(), broken, serde_json::to_string_pretty(&request).unwrap());
@@ -286,11 +286,7 @@ fn a_made_up_tool_name_is_sent_under_a_valid_one() {
             .contains("multi_tool_use.parallel"),
         "{openai}"
     );
-    for format in [
-        ProviderFormat::OpenAi,
-        ProviderFormat::Anthropic,
-        ProviderFormat::AiSdk,
-    ] {
+    for format in ProviderFormat::ALL {
         assert!(check_request(&ctx.to_provider_messages(format), format).is_empty());
     }
 }
@@ -358,11 +354,7 @@ fn provider_call_ids_are_one_call_each_and_stay_distinct() {
     );
     assert_eq!(results[2].0, "toolu_01_A");
     assert!(!results[3].0.is_empty(), "an empty id gets one");
-    for format in [
-        ProviderFormat::OpenAi,
-        ProviderFormat::Anthropic,
-        ProviderFormat::AiSdk,
-    ] {
+    for format in ProviderFormat::ALL {
         assert!(
             check_request(&ctx.to_provider_messages(format), format).is_empty(),
             "{}",

@@ -67,10 +67,13 @@ impl ToolSpec {
         Ok(specs)
     }
 
-    /// The definition the model sees, in `format`'s shape: OpenAI's `{
-    /// type: "function", function: { name, description, parameters } }`,
-    /// Anthropic's `{ name, description, input_schema }`, otherwise `{ name,
-    /// description, parameters }`.
+    /// The definition the model sees, in `format`'s shape: OpenAI Chat
+    /// Completions' `{ type: "function", function: { name, description,
+    /// parameters } }`, OpenAI Responses' `{ type: "function", name,
+    /// description, parameters }`, Anthropic's `{ name, description,
+    /// input_schema }`, Gemini's function declaration `{ name, description,
+    /// parametersJsonSchema }` (sent in `tools: [{ functionDeclarations }]`),
+    /// otherwise `{ name, description, parameters }`.
     pub fn definition(&self, format: ProviderFormat) -> Value {
         match format {
             ProviderFormat::OpenAi => serde_json::json!({
@@ -85,6 +88,17 @@ impl ToolSpec {
                 "name": self.name,
                 "description": self.description,
                 "input_schema": self.parameters,
+            }),
+            ProviderFormat::OpenAiResponses => serde_json::json!({
+                "type": "function",
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            }),
+            ProviderFormat::Gemini => serde_json::json!({
+                "name": self.name,
+                "description": self.description,
+                "parametersJsonSchema": self.parameters,
             }),
             ProviderFormat::Plain | ProviderFormat::AiSdk => serde_json::json!({
                 "name": self.name,

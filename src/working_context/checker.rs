@@ -14,6 +14,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::working_context::names::is_provider_name;
+use crate::working_context::provider::is_gemini_name;
 use crate::working_context::ProviderFormat;
 
 /// Anthropic's limit on `cache_control` breakpoints in one request.
@@ -60,6 +61,8 @@ pub fn check_request(request: &Value, format: ProviderFormat) -> Vec<Violation> 
         ProviderFormat::OpenAi => openai(request, &mut r),
         ProviderFormat::Anthropic => anthropic(request, &mut r),
         ProviderFormat::AiSdk => ai_sdk(request, &mut r),
+        ProviderFormat::OpenAiResponses => openai_responses(request, &mut r),
+        ProviderFormat::Gemini => gemini(request, &mut r),
         ProviderFormat::Plain => plain(request, &mut r),
     }
     r.0
@@ -94,23 +97,81 @@ struct PairRules {
     duplicate: &'static str,
 }
 
-/// Tool calls must be answered by the results that follow them, and
-/// results must answer a call just made: `calls_of(message)` gives an
-/// assistant message's call ids, `results_of(message)` a result message's
-/// answered ids (empty for other messages). Calls still open after the
-/// last message are the model's own pending turn, which is allowed.
-fn pairing(
-    messages: &[Value],
+/// One turn of a request as pairing sees it: where it is, the call ids it
+/// makes and the call ids it answers.
+struct Turn {
+    at: usize,
+    calls: Vec<String>,
+    results: Vec<String>,
+}
+
+impl Turn {
+    fn new(at: usize, calls: Vec<String>, results: Vec<String>) -> Turn {
+        Turn { at, calls, results }
+    }
+}
+
+/// A function call's id, name and arguments (a string of JSON) as OpenAI
+/// checks them; `rules` names the three rules in the format at hand.
+fn call_fields(
+    r: &mut Report,
     path: &str,
-    rules: &PairRules,
+    rules: [&'static str; 3],
+    (id, name, arguments): (&Value, &Value, &Value),
+) {
+    if id.as_str().is_none_or(str::is_empty) {
+        r.add(
+            rules[0],
+            path.to_string(),
+            "a tool call needs a non-empty id",
+        );
+    }
+    if !name.as_str().is_some_and(is_provider_name) {
+        r.add(
+            rules[1],
+            path.to_string(),
+            format!("{name} is not ^[a-zA-Z0-9_-]{{1,64}}$"),
+        );
+    }
+    let json = arguments
+        .as_str()
+        .is_some_and(|a| serde_json::from_str::<Value>(a).is_ok());
+    if !json {
+        r.add(
+            rules[2],
+            path.to_string(),
+            "arguments must be a string of JSON",
+        );
+    }
+}
+
+/// The turns of `messages`: `calls_of(message)` gives an assistant
+/// message's call ids, `results_of(message)` a result message's answered
+/// ids (empty for other messages).
+fn turns(
+    messages: &[Value],
     calls_of: &dyn Fn(&Value) -> Vec<String>,
     results_of: &dyn Fn(&Value) -> Vec<String>,
-    r: &mut Report,
-) {
+) -> Vec<Turn> {
+    messages
+        .iter()
+        .enumerate()
+        .map(|(at, m)| Turn::new(at, calls_of(m), results_of(m)))
+        .collect()
+}
+
+/// Tool calls must be answered by the results that follow them, and
+/// results must answer a call just made. Calls still open after the last
+/// turn are the model's own pending turn, which is allowed.
+fn pairing(turns: Vec<Turn>, path: &str, rules: &PairRules, r: &mut Report) {
     let mut open: Vec<String> = Vec::new();
     let mut seen_ids = HashSet::new();
-    for (i, m) in messages.iter().enumerate() {
-        let results = results_of(m);
+    for Turn {
+        at: i,
+        calls,
+        results,
+    } in turns
+    {
         if results.is_empty() && !open.is_empty() {
             r.add(
                 rules.unanswered,
@@ -131,7 +192,7 @@ fn pairing(
                 ),
             }
         }
-        for id in calls_of(m) {
+        for id in calls {
             if !seen_ids.insert(id.clone()) {
                 r.add(
                     rules.duplicate,
@@ -171,27 +232,16 @@ fn openai(request: &Value, r: &mut Report) {
                     );
                 }
                 for (k, c) in calls.iter().enumerate() {
-                    let at = format!("{path}/tool_calls/{k}");
-                    if c["id"].as_str().is_none_or(|s| s.is_empty()) {
-                        r.add(
-                            "openai.call_id",
-                            at.clone(),
-                            "a tool call needs a non-empty id",
-                        );
-                    }
-                    if !c["function"]["name"].as_str().is_some_and(is_provider_name) {
-                        r.add(
-                            "openai.tool_name",
-                            at.clone(),
-                            format!("{} is not ^[a-zA-Z0-9_-]{{1,64}}$", c["function"]["name"]),
-                        );
-                    }
-                    let json = c["function"]["arguments"]
-                        .as_str()
-                        .is_some_and(|a| serde_json::from_str::<Value>(a).is_ok());
-                    if !json {
-                        r.add("openai.arguments", at, "arguments must be a string of JSON");
-                    }
+                    call_fields(
+                        r,
+                        &format!("{path}/tool_calls/{k}"),
+                        ["openai.call_id", "openai.tool_name", "openai.arguments"],
+                        (
+                            &c["id"],
+                            &c["function"]["name"],
+                            &c["function"]["arguments"],
+                        ),
+                    );
                 }
             }
             "tool" => {
@@ -213,14 +263,8 @@ fn openai(request: &Value, r: &mut Report) {
             ),
         }
     }
-    pairing(
+    let turns = turns(
         messages,
-        "",
-        &PairRules {
-            unanswered: "openai.call_answered",
-            orphan: "openai.result_follows_call",
-            duplicate: "openai.call_id_unique",
-        },
         &|m| {
             items(&m["tool_calls"])
                 .iter()
@@ -230,6 +274,15 @@ fn openai(request: &Value, r: &mut Report) {
         &|m| match (m["role"].as_str(), m["tool_call_id"].as_str()) {
             (Some("tool"), Some(id)) => vec![id.to_string()],
             _ => Vec::new(),
+        },
+    );
+    pairing(
+        turns,
+        "",
+        &PairRules {
+            unanswered: "openai.call_answered",
+            orphan: "openai.result_follows_call",
+            duplicate: "openai.call_id_unique",
         },
         r,
     );
@@ -389,16 +442,17 @@ fn anthropic(request: &Value, r: &mut Report) {
             .filter_map(|b| b[field].as_str().map(str::to_string))
             .collect()
     };
+    let turns = turns(messages, &|m| blocks_of(m, "tool_use", "id"), &|m| {
+        blocks_of(m, "tool_result", "tool_use_id")
+    });
     pairing(
-        messages,
+        turns,
         "/messages",
         &PairRules {
             unanswered: "anthropic.tool_use_answered",
             orphan: "anthropic.tool_result_follows_use",
             duplicate: "anthropic.tool_use_id_unique",
         },
-        &|m| blocks_of(m, "tool_use", "id"),
-        &|m| blocks_of(m, "tool_result", "tool_use_id"),
         r,
     );
 }
@@ -490,16 +544,248 @@ fn ai_sdk(request: &Value, r: &mut Report) {
             .filter_map(|p| p["toolCallId"].as_str().map(str::to_string))
             .collect()
     };
+    let turns = turns(messages, &|m| parts_of(m, "tool-call"), &|m| {
+        parts_of(m, "tool-result")
+    });
     pairing(
-        messages,
+        turns,
         "/messages",
         &PairRules {
             unanswered: "ai_sdk.call_answered",
             orphan: "ai_sdk.result_follows_call",
             duplicate: "ai_sdk.call_id_unique",
         },
-        &|m| parts_of(m, "tool-call"),
-        &|m| parts_of(m, "tool-result"),
+        r,
+    );
+}
+
+fn openai_responses(request: &Value, r: &mut Report) {
+    if !(request["instructions"].is_null() || request["instructions"].is_string()) {
+        r.add(
+            "openai_responses.instructions",
+            "/instructions".into(),
+            "instructions must be a string",
+        );
+    }
+    let Some(input) = request["input"].as_array() else {
+        return r.add(
+            "openai_responses.shape",
+            String::new(),
+            "the request must be { instructions?, input: [...] }",
+        );
+    };
+    // Consecutive function calls are one turn of the model's.
+    let mut turns: Vec<Turn> = Vec::new();
+    for (i, item) in input.iter().enumerate() {
+        let path = format!("/input/{i}");
+        let kind = item["type"].as_str().unwrap_or("message");
+        match kind {
+            "message" => {
+                let role = item["role"].as_str().unwrap_or("");
+                if !matches!(role, "user" | "assistant" | "system" | "developer") {
+                    r.add(
+                        "openai_responses.role",
+                        path.clone(),
+                        format!("unknown role {role:?}"),
+                    );
+                }
+                let text_ok = match &item["content"] {
+                    Value::String(s) => !s.trim().is_empty(),
+                    Value::Array(parts) => {
+                        !parts.is_empty()
+                            && parts
+                                .iter()
+                                .all(|p| p["text"].is_null() || has_text(&p["text"]))
+                    }
+                    _ => false,
+                };
+                if !text_ok {
+                    r.add(
+                        "openai_responses.text_non_whitespace",
+                        path,
+                        "a message must hold non-whitespace text or parts",
+                    );
+                }
+                turns.push(Turn::new(i, Vec::new(), Vec::new()));
+            }
+            "function_call" => {
+                call_fields(
+                    r,
+                    &path,
+                    [
+                        "openai_responses.call_id",
+                        "openai_responses.tool_name",
+                        "openai_responses.arguments",
+                    ],
+                    (&item["call_id"], &item["name"], &item["arguments"]),
+                );
+                let id = item["call_id"].as_str().unwrap_or("");
+                let previous_is_call = i > 0 && input[i - 1]["type"] == "function_call";
+                match turns.last_mut() {
+                    Some(turn) if previous_is_call => turn.calls.push(id.to_string()),
+                    _ => turns.push(Turn::new(i, vec![id.to_string()], Vec::new())),
+                }
+            }
+            "function_call_output" => {
+                let id = item["call_id"].as_str().unwrap_or("");
+                if id.is_empty() {
+                    r.add(
+                        "openai_responses.call_id",
+                        path.clone(),
+                        "a function_call_output needs the call_id it answers",
+                    );
+                }
+                if !item["output"].is_string() && !item["output"].is_array() {
+                    r.add(
+                        "openai_responses.output",
+                        path,
+                        "output must be a string or a list of parts",
+                    );
+                }
+                turns.push(Turn::new(i, Vec::new(), vec![id.to_string()]));
+            }
+            // Reasoning items and the like are the provider's own.
+            _ => {}
+        }
+    }
+    pairing(
+        turns,
+        "/input",
+        &PairRules {
+            unanswered: "openai_responses.call_answered",
+            orphan: "openai_responses.output_follows_call",
+            duplicate: "openai_responses.call_id_unique",
+        },
+        r,
+    );
+}
+
+fn gemini(request: &Value, r: &mut Report) {
+    for (k, p) in items(&request["systemInstruction"]["parts"])
+        .iter()
+        .enumerate()
+    {
+        if !has_text(&p["text"]) {
+            r.add(
+                "gemini.text_non_whitespace",
+                format!("/systemInstruction/parts/{k}"),
+                "a system instruction part must hold non-whitespace text",
+            );
+        }
+    }
+    let Some(contents) = request["contents"].as_array() else {
+        return r.add(
+            "gemini.shape",
+            String::new(),
+            "the request must be { systemInstruction?, contents: [...] }",
+        );
+    };
+    if contents.is_empty() {
+        r.add(
+            "gemini.non_empty",
+            "/contents".into(),
+            "contents must not be empty",
+        );
+    }
+    if contents.first().is_some_and(|c| c["role"] != "user") {
+        r.add(
+            "gemini.first_user",
+            "/contents/0".into(),
+            "the first content must be the user's",
+        );
+    }
+    // A call's key: its id, or when it has none its name and the model turn
+    // that made it (a response names its function only).
+    let mut model_turn = 0;
+    let key = |f: &Value, turn: usize| match f["id"].as_str() {
+        Some(id) => id.to_string(),
+        None => format!("{}#{turn}", f["name"].as_str().unwrap_or("")),
+    };
+    let mut turns: Vec<Turn> = Vec::new();
+    for (i, c) in contents.iter().enumerate() {
+        if c["role"] == "model" {
+            model_turn = i;
+        }
+        let path = format!("/contents/{i}");
+        let role = c["role"].as_str().unwrap_or("");
+        if !matches!(role, "user" | "model") {
+            r.add(
+                "gemini.role",
+                path.clone(),
+                format!("unknown role {role:?}"),
+            );
+        }
+        if i > 0 && contents[i - 1]["role"] == c["role"] {
+            r.add(
+                "gemini.alternating",
+                path.clone(),
+                "user and model contents must alternate",
+            );
+        }
+        let parts = items(&c["parts"]);
+        if parts.is_empty() {
+            r.add("gemini.parts", path.clone(), "a content needs parts");
+        }
+        let mut turn = Turn::new(i, Vec::new(), Vec::new());
+        for (k, p) in parts.iter().enumerate() {
+            let at = format!("{path}/parts/{k}");
+            if let Some(f) = p.get("functionCall") {
+                if role != "model" {
+                    r.add(
+                        "gemini.call_role",
+                        at.clone(),
+                        "only the model calls functions",
+                    );
+                }
+                if !f["name"].as_str().is_some_and(is_gemini_name) {
+                    r.add(
+                        "gemini.function_name",
+                        at.clone(),
+                        format!("{} is not ^[a-zA-Z_][a-zA-Z0-9_.:-]{{0,63}}$", f["name"]),
+                    );
+                }
+                if !(f["args"].is_null() || f["args"].is_object()) {
+                    r.add("gemini.args", at, "args must be an object");
+                }
+                turn.calls.push(key(f, model_turn));
+            } else if let Some(f) = p.get("functionResponse") {
+                if role != "user" {
+                    r.add(
+                        "gemini.response_role",
+                        at.clone(),
+                        "function responses are the user's",
+                    );
+                }
+                if !f["response"].is_object() {
+                    r.add("gemini.response", at, "response must be an object");
+                }
+                turn.results.push(key(f, model_turn));
+            } else if p.get("text").is_some() {
+                if !has_text(&p["text"]) {
+                    r.add(
+                        "gemini.text_non_whitespace",
+                        at,
+                        "a text part must hold non-whitespace text",
+                    );
+                }
+            } else if p.get("inlineData").is_none() && p.get("fileData").is_none() {
+                r.add(
+                    "gemini.part",
+                    at,
+                    "a part holds text, a call, a response or data",
+                );
+            }
+        }
+        turns.push(turn);
+    }
+    pairing(
+        turns,
+        "/contents",
+        &PairRules {
+            unanswered: "gemini.call_answered",
+            orphan: "gemini.response_follows_call",
+            duplicate: "gemini.call_id_unique",
+        },
         r,
     );
 }
@@ -581,5 +867,191 @@ mod tests {
             rules(twice, ProviderFormat::OpenAi),
             ["openai.call_id_unique"]
         );
+    }
+
+    /// Each rule of the two formats, and a request that breaks it alone.
+    #[test]
+    fn each_responses_and_gemini_rule_is_found() {
+        let user = json!({"type": "message", "role": "user", "content": "q"});
+        let call = |id: &str, name: &str, args: &str| json!({"type": "function_call", "call_id": id, "name": name, "arguments": args});
+        let output =
+            |id: &str| json!({"type": "function_call_output", "call_id": id, "output": "x"});
+        let responses = |input: Vec<Value>| json!({"instructions": "s", "input": input});
+        let cases = [
+            (
+                json!({"instructions": 7, "input": [user]}),
+                "openai_responses.instructions",
+            ),
+            (json!({"instructions": "s"}), "openai_responses.shape"),
+            (
+                responses(vec![
+                    json!({"type": "message", "role": "tool", "content": "q"}),
+                ]),
+                "openai_responses.role",
+            ),
+            (
+                responses(vec![
+                    json!({"type": "message", "role": "user", "content": " \n"}),
+                ]),
+                "openai_responses.text_non_whitespace",
+            ),
+            (
+                responses(vec![user.clone(), call("", "t", "{}")]),
+                "openai_responses.call_id",
+            ),
+            (
+                responses(vec![user.clone(), call("c", "a.b", "{}"), output("c")]),
+                "openai_responses.tool_name",
+            ),
+            (
+                responses(vec![user.clone(), call("c", "t", "{"), output("c")]),
+                "openai_responses.arguments",
+            ),
+            (
+                responses(vec![
+                    user.clone(),
+                    call("c", "t", "{}"),
+                    json!({"type": "function_call_output", "call_id": "c", "output": 3}),
+                ]),
+                "openai_responses.output",
+            ),
+            (
+                responses(vec![user.clone(), call("c", "t", "{}"), user.clone()]),
+                "openai_responses.call_answered",
+            ),
+            (
+                responses(vec![user.clone(), output("c")]),
+                "openai_responses.output_follows_call",
+            ),
+            (
+                responses(vec![
+                    user.clone(),
+                    call("c", "t", "{}"),
+                    call("c", "t", "{}"),
+                    output("c"),
+                    output("c"),
+                ]),
+                "openai_responses.call_id_unique",
+            ),
+        ];
+        for (request, rule) in cases {
+            assert_eq!(
+                rules(request.clone(), ProviderFormat::OpenAiResponses),
+                [rule],
+                "{request}"
+            );
+        }
+        // Consecutive calls are one turn; a reasoning item is the provider's.
+        let fine = responses(vec![
+            user.clone(),
+            json!({"type": "reasoning", "summary": []}),
+            call("a", "t", "{}"),
+            call("b", "t", "{}"),
+            output("a"),
+            output("b"),
+        ]);
+        assert_eq!(
+            rules(fine, ProviderFormat::OpenAiResponses),
+            Vec::<&str>::new()
+        );
+
+        let text = |role: &str, t: &str| json!({"role": role, "parts": [{"text": t}]});
+        let fcall = |id: &str, name: &str| json!({"role": "model", "parts": [{"functionCall": {"id": id, "name": name, "args": {}}}]});
+        let fresp = |id: &str| json!({"role": "user", "parts": [{"functionResponse": {"id": id, "name": "t", "response": {"output": "x"}}}]});
+        let gemini = |contents: Vec<Value>| json!({"systemInstruction": {"parts": [{"text": "s"}]}, "contents": contents});
+        let q = text("user", "q");
+        let cases = [
+            (
+                json!({"systemInstruction": {"parts": [{"text": ""}]}, "contents": [q]}),
+                "gemini.text_non_whitespace",
+            ),
+            (
+                json!({"systemInstruction": {"parts": [{"text": "s"}]}}),
+                "gemini.shape",
+            ),
+            (gemini(vec![]), "gemini.non_empty"),
+            (gemini(vec![text("model", "a")]), "gemini.first_user"),
+            (
+                gemini(vec![q.clone(), text("assistant", "a")]),
+                "gemini.role",
+            ),
+            (gemini(vec![q.clone(), q.clone()]), "gemini.alternating"),
+            (
+                gemini(vec![json!({"role": "user", "parts": []})]),
+                "gemini.parts",
+            ),
+            (
+                gemini(vec![
+                    json!({"role": "user", "parts": [{"text": "q"}, {"functionCall": {"id": "c", "name": "t", "args": {}}}]}),
+                ]),
+                "gemini.call_role",
+            ),
+            (
+                gemini(vec![q.clone(), fcall("c", "1t"), fresp("c")]),
+                "gemini.function_name",
+            ),
+            (
+                gemini(vec![
+                    q.clone(),
+                    json!({"role": "model", "parts": [{"functionCall": {"id": "c", "name": "t", "args": [1]}}]}),
+                    fresp("c"),
+                ]),
+                "gemini.args",
+            ),
+            (
+                gemini(vec![
+                    q.clone(),
+                    json!({"role": "model", "parts": [{"functionCall": {"id": "c", "name": "t", "args": {}}}, {"functionResponse": {"id": "c", "name": "t", "response": {"output": "x"}}}]}),
+                ]),
+                "gemini.response_role",
+            ),
+            (
+                gemini(vec![
+                    q.clone(),
+                    fcall("c", "t"),
+                    json!({"role": "user", "parts": [{"functionResponse": {"id": "c", "name": "t", "response": "x"}}]}),
+                ]),
+                "gemini.response",
+            ),
+            (
+                gemini(vec![json!({"role": "user", "parts": [{"video": 1}]})]),
+                "gemini.part",
+            ),
+            (
+                gemini(vec![q.clone(), fcall("c", "t"), q.clone()]),
+                "gemini.call_answered",
+            ),
+            (
+                gemini(vec![q.clone(), text("model", "a"), fresp("c")]),
+                "gemini.response_follows_call",
+            ),
+            (
+                gemini(vec![
+                    q.clone(),
+                    fcall("c", "t"),
+                    fresp("c"),
+                    fcall("c", "t"),
+                    fresp("c"),
+                ]),
+                "gemini.call_id_unique",
+            ),
+        ];
+        for (request, rule) in cases {
+            // A response in the model's turn answers no call either.
+            let found = rules(request.clone(), ProviderFormat::Gemini);
+            assert!(
+                found.contains(&rule) && found.len() <= 2,
+                "{request}: {found:?}"
+            );
+        }
+        // Without ids, calls pair with responses by name, turn by turn.
+        let unnamed = gemini(vec![
+            q.clone(),
+            json!({"role": "model", "parts": [{"functionCall": {"name": "t", "args": {}}}]}),
+            json!({"role": "user", "parts": [{"functionResponse": {"name": "t", "response": {}}}]}),
+            json!({"role": "model", "parts": [{"functionCall": {"name": "t", "args": {}}}]}),
+            json!({"role": "user", "parts": [{"functionResponse": {"name": "t", "response": {}}}]}),
+        ]);
+        assert_eq!(rules(unnamed, ProviderFormat::Gemini), Vec::<&str>::new());
     }
 }

@@ -1,5 +1,6 @@
-//! Provider request shapes: OpenAI Chat Completions, Anthropic Messages and
-//! the Vercel AI SDK's `ModelMessage[]`, rendered from a context's messages.
+//! Provider request shapes: OpenAI Chat Completions, OpenAI Responses,
+//! Anthropic Messages, Gemini `generateContent` and the Vercel AI SDK's
+//! `ModelMessage[]`, rendered from a context's messages.
 //!
 //! Every tool call is followed by its result and every result follows its
 //! call, in every format: the compiler only ever lays tool exchanges out as
@@ -10,7 +11,9 @@ use serde_json::{json, Map, Value};
 use crate::error::{Error, ErrorCode, Result};
 use std::borrow::Cow;
 
-use crate::working_context::names::{is_provider_name, provider_call_id, provider_tool_name};
+use crate::working_context::names::{
+    is_provider_name, provider_call_id, provider_tool_name, PROVIDER_NAME_MAX,
+};
 use crate::working_context::{has_text, HistoryMessage};
 use crate::zones::Zone;
 
@@ -29,21 +32,41 @@ pub enum ProviderFormat {
     /// `SystemModelMessage[]` with cache `providerOptions`, the conversation
     /// as `ModelMessage[]` with `tool-call` / `tool-result` parts.
     AiSdk,
+    /// OpenAI Responses `{ instructions, input }`: the leading zones as the
+    /// instructions, the conversation as `message`, `function_call` and
+    /// `function_call_output` items.
+    OpenAiResponses,
+    /// Gemini `{ systemInstruction, contents }`: the leading zones as the
+    /// system instruction's parts, the conversation as `user` / `model`
+    /// contents with `functionCall` / `functionResponse` parts.
+    Gemini,
 }
 
 impl ProviderFormat {
-    /// Parses `plain`, `openai`, `anthropic` or `ai-sdk`.
+    /// Every format, in the order of their names in errors.
+    pub const ALL: [ProviderFormat; 6] = [
+        ProviderFormat::Plain,
+        ProviderFormat::OpenAi,
+        ProviderFormat::OpenAiResponses,
+        ProviderFormat::Anthropic,
+        ProviderFormat::Gemini,
+        ProviderFormat::AiSdk,
+    ];
+
+    /// Parses `plain`, `openai`, `openai-responses`, `anthropic`, `gemini`
+    /// or `ai-sdk`.
     pub fn parse(name: &str) -> Result<ProviderFormat> {
-        match name {
-            "plain" => Ok(ProviderFormat::Plain),
-            "openai" => Ok(ProviderFormat::OpenAi),
-            "anthropic" => Ok(ProviderFormat::Anthropic),
-            "ai-sdk" => Ok(ProviderFormat::AiSdk),
-            other => Err(Error::new(
-                ErrorCode::InvalidArgument,
-                format!("format must be \"openai\", \"anthropic\" or \"ai-sdk\" (got {other:?})"),
-            )),
-        }
+        ProviderFormat::ALL
+            .into_iter()
+            .find(|f| f.as_str() == name)
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorCode::InvalidArgument,
+                    format!(
+                        "format must be \"openai\", \"openai-responses\", \"anthropic\", \"gemini\" or \"ai-sdk\" (got {name:?})"
+                    ),
+                )
+            })
     }
 
     /// The format's name.
@@ -51,7 +74,9 @@ impl ProviderFormat {
         match self {
             ProviderFormat::Plain => "plain",
             ProviderFormat::OpenAi => "openai",
+            ProviderFormat::OpenAiResponses => "openai-responses",
             ProviderFormat::Anthropic => "anthropic",
+            ProviderFormat::Gemini => "gemini",
             ProviderFormat::AiSdk => "ai-sdk",
         }
     }
@@ -125,6 +150,8 @@ pub(crate) fn render(messages: &[HistoryMessage], format: ProviderFormat) -> Val
         ProviderFormat::OpenAi => openai(messages),
         ProviderFormat::Anthropic => anthropic(messages),
         ProviderFormat::AiSdk => ai_sdk(messages),
+        ProviderFormat::OpenAiResponses => openai_responses(messages),
+        ProviderFormat::Gemini => gemini(messages),
         ProviderFormat::Plain => Value::Array(
             messages
                 .iter()
@@ -375,19 +402,165 @@ fn ai_sdk(messages: &[HistoryMessage]) -> Value {
     json!({"instructions": instructions, "messages": out})
 }
 
+/// The text of the leading system messages, joined by blank lines.
+fn leading_text(messages: &[HistoryMessage]) -> String {
+    messages[..leading_system(messages)]
+        .iter()
+        .filter(|m| !m.content.is_empty())
+        .map(|m| m.content.as_str())
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// OpenAI Responses `{ instructions, input }`: the leading zones as the
+/// instructions (a stable prefix, which OpenAI caches automatically); the
+/// conversation as input items: each message as a `message` item, an
+/// assistant's calls as `function_call` items after its text, each result
+/// as a `function_call_output` item; later system text (the per-turn tail)
+/// as a `developer` message.
+fn openai_responses(messages: &[HistoryMessage]) -> Value {
+    let lead = leading_system(messages);
+    let mut input: Vec<Value> = Vec::new();
+    for m in &messages[lead..] {
+        if let Some(id) = &m.tool_call_id {
+            input.push(json!({"type": "function_call_output", "call_id": id, "output": m.content}));
+            continue;
+        }
+        let role = match m.role.as_str() {
+            "assistant" => "assistant",
+            "user" => "user",
+            _ => "developer",
+        };
+        if !m.content.is_empty() {
+            input.push(json!({"type": "message", "role": role, "content": m.content}));
+        }
+        for c in &m.tool_calls {
+            input.push(json!({
+                "type": "function_call",
+                "call_id": c.id,
+                "name": c.name,
+                "arguments": c.arguments.to_string(),
+            }));
+        }
+    }
+    let mut request = Map::new();
+    let instructions = leading_text(messages);
+    if !instructions.is_empty() {
+        request.insert("instructions".into(), Value::String(instructions));
+    }
+    request.insert("input".into(), Value::Array(input));
+    Value::Object(request)
+}
+
+/// Whether `name` is a function name Gemini takes: a letter or `_` first,
+/// then letters, digits, `_`, `.`, `:` or `-`, at most 64 in all.
+pub(crate) fn is_gemini_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.len() <= PROVIDER_NAME_MAX
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':' | '-'))
+}
+
+/// `name` as Gemini takes it (see [`is_gemini_name`]): a name valid for the
+/// other providers but starting with a digit or `-` is rewritten as a
+/// made-up one is (`invalid_tool_<hash>`).
+fn gemini_name(name: &str) -> Cow<'_, str> {
+    if is_gemini_name(name) {
+        Cow::Borrowed(name)
+    } else {
+        Cow::Owned(format!(
+            "{}{}",
+            crate::working_context::names::INVALID_TOOL_PREFIX,
+            &crate::artifacts::content_id(name.as_bytes())[..8]
+        ))
+    }
+}
+
+/// Gemini `{ systemInstruction, contents }`: the leading zones as the
+/// system instruction's parts (one each); the conversation as `user` and
+/// `model` contents, consecutive ones of a role merged (Gemini wants turns
+/// to alternate); an assistant's calls as `functionCall` parts after its
+/// text, their results as `functionResponse` parts of the next `user` turn
+/// (`{ output }`, or `{ error }` for a failure), each with the call's id;
+/// later system text (the per-turn tail) as user text.
+fn gemini(messages: &[HistoryMessage]) -> Value {
+    let lead = leading_system(messages);
+    let instruction: Vec<Value> = messages[..lead]
+        .iter()
+        .filter(|m| !m.content.is_empty())
+        .map(|m| json!({"text": m.content}))
+        .collect();
+    let mut contents: Vec<(&str, Vec<Value>)> = Vec::new();
+    for m in &messages[lead..] {
+        let (role, parts) = if let Some(id) = &m.tool_call_id {
+            let key = if m.is_error { "error" } else { "output" };
+            let name = gemini_name(m.tool_name.as_deref().unwrap_or("tool"));
+            let response = json!({"id": id, "name": name, "response": {key: m.content}});
+            ("user", vec![json!({ "functionResponse": response })])
+        } else {
+            let role = if m.role == "assistant" {
+                "model"
+            } else {
+                "user"
+            };
+            let mut parts = Vec::new();
+            if !m.content.is_empty() {
+                parts.push(json!({"text": m.content}));
+            }
+            for c in &m.tool_calls {
+                let call = json!({"id": c.id, "name": gemini_name(&c.name), "args": object_input(&c.arguments)});
+                parts.push(json!({ "functionCall": call }));
+            }
+            (role, parts)
+        };
+        if parts.is_empty() {
+            continue;
+        }
+        match contents.last_mut() {
+            Some((last, last_parts)) if *last == role => last_parts.extend(parts),
+            _ => contents.push((role, parts)),
+        }
+    }
+    let mut request = Map::new();
+    if !instruction.is_empty() {
+        request.insert("systemInstruction".into(), json!({ "parts": instruction }));
+    }
+    request.insert(
+        "contents".into(),
+        Value::Array(
+            contents
+                .into_iter()
+                .map(|(role, parts)| json!({"role": role, "parts": parts}))
+                .collect(),
+        ),
+    );
+    Value::Object(request)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn formats_parse_and_inputs_are_objects() {
-        for f in ["plain", "openai", "anthropic", "ai-sdk"] {
+        for f in [
+            "plain",
+            "openai",
+            "openai-responses",
+            "anthropic",
+            "gemini",
+            "ai-sdk",
+        ] {
             assert_eq!(ProviderFormat::parse(f).map(|f| f.as_str()).ok(), Some(f));
         }
         assert_eq!(
-            ProviderFormat::parse("gemini").unwrap_err().code(),
+            ProviderFormat::parse("bard").unwrap_err().code(),
             ErrorCode::InvalidArgument
         );
+        assert!(is_gemini_name("_a.b:c-d") && !is_gemini_name("1tool") && !is_gemini_name(""));
+        assert!(gemini_name("-x").starts_with("invalid_tool_"));
         assert_eq!(object_input(&json!([1])), json!({"value": [1]}));
     }
 }

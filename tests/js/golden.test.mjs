@@ -72,6 +72,8 @@ for (const name of files) {
         openai: ctx.toMessages({ format: "openai" }),
         anthropic: ctx.toMessages({ format: "anthropic" }),
         "ai-sdk": ctx.toMessages({ format: "ai-sdk" }),
+        "openai-responses": ctx.toMessages({ format: "openai-responses" }),
+        gemini: ctx.toMessages({ format: "gemini" }),
       },
     };
     if (ctx.recalled.length > 0) actual.recalled = ctx.recalled.map((r) => r.eventId);

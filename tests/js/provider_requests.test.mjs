@@ -111,3 +111,37 @@ test("runCompiled with format ai-sdk hands the model { instructions, messages } 
   const prompt = model.doGenerateCalls[0].prompt;
   assert.deepEqual(prompt.map((m) => m.role).slice(-3), ["user", "assistant", "user"], "the placeholder, the greeting, the question");
 });
+
+test("runCompiled with format openai-responses and gemini hands the model that shape and the tools in it", async () => {
+  const shapes = {
+    "openai-responses": {
+      tool: (t) => t.type === "function" && t.name === "df" && t.parameters.type === "object",
+      answered: (r) => r.input.some((i) => i.type === "function_call" && i.name === "df") && r.input.some((i) => i.type === "function_call_output" && i.output.includes("92%")),
+      instructions: (r) => r.instructions.startsWith("You are an SRE."),
+    },
+    gemini: {
+      tool: (t) => t.name === "df" && t.parametersJsonSchema.type === "object",
+      answered: (r) =>
+        r.contents.some((c) => c.role === "model" && c.parts.some((p) => p.functionCall?.name === "df")) &&
+        r.contents.some((c) => c.role === "user" && c.parts.some((p) => p.functionResponse?.response.output.includes("92%"))),
+      instructions: (r) => r.systemInstruction.parts[0].text.startsWith("You are an SRE."),
+    },
+  };
+  for (const [format, shape] of Object.entries(shapes)) {
+    const requests = [];
+    const run = await runCompiled("Is the disk full?", {
+      budget: 4000, systemPrompt: "You are an SRE.", format,
+      tools: [{ name: "df", description: "disk usage", parameters: { type: "object", properties: {} } }],
+      bridge: () => "/data 92% used",
+      model: async (request, { tools, step }) => {
+        requests.push(request);
+        assert.ok(tools.every(shape.tool), `${format}: ${JSON.stringify(tools)}`);
+        return step === 0 ? { toolCalls: [{ id: "c1", name: "df", arguments: {} }] } : "92% full";
+      },
+    });
+    assert.equal(run.result, "92% full");
+    assert.ok(shape.instructions(requests[0]), format);
+    assert.ok(shape.answered(requests[1]), `${format}: ${JSON.stringify(requests[1])}`);
+    run.session.free();
+  }
+});

@@ -26,7 +26,8 @@ function consumer() {
   // against, as the repository pins them (their own dependencies resolve there).
   mkdirSync(join(app, "node_modules/@types"));
   mkdirSync(join(app, "node_modules/@anthropic-ai"));
-  for (const name of ["@types/node", "@anthropic-ai/sdk", "ai", "openai"]) {
+  mkdirSync(join(app, "node_modules/@google"));
+  for (const name of ["@types/node", "@anthropic-ai/sdk", "@google/genai", "ai", "openai"]) {
     symlinkSync(join(root, "node_modules", name), join(app, "node_modules", name));
   }
   for (const name of sources) cpSync(join(root, "tests/ts", name), join(app, name));

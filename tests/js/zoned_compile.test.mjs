@@ -123,7 +123,7 @@ test("openai, anthropic and ai-sdk messages pair every call with its result", as
   assert.deepEqual(aiCalls.map((p) => p.toolCallId), parts.map((p) => p.toolCallId));
   assert.deepEqual(aiCalls[0].input, { path: "/var/log/job.log" });
 
-  await rejectsWithCode(() => ctx.toMessages({ format: "gemini" }), "INVALID_ARGUMENT", "format");
+  await rejectsWithCode(() => ctx.toMessages({ format: "bard" }), "INVALID_ARGUMENT", "format");
   await rejectsWithCode(() => ctx.toMessages("openai"), "INVALID_ARGUMENT");
 });
 

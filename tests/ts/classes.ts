@@ -111,7 +111,7 @@ export async function useEveryClass(bytes: Uint8Array): Promise<number> {
   new TokenBudget("1000");
   const messages: Message[] = ctx.toMessages();
   // @ts-expect-error a format is one of the known names
-  ctx.toMessages({ format: "gemini" });
+  ctx.toMessages({ format: "bard" });
   // @ts-expect-error an init has a budget and a system prompt
   new WorkingContext({ budget: "x" });
 

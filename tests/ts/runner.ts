@@ -33,8 +33,8 @@ export async function useRunner(signal: AbortSignal): Promise<string> {
   await runCompiled("hi", { budget: 100, format: "anthropic", model: (messages: AnthropicRequest) => String(messages.messages.length) });
   // @ts-expect-error an Anthropic request is not an array of messages
   await runCompiled("hi", { budget: 100, format: "anthropic", model: (messages: OpenAiMessage[]) => String(messages.length) });
-  // @ts-expect-error format names one of the four shapes
-  await runCompiled("hi", { budget: 100, format: "gemini", model: () => "x" });
+  // @ts-expect-error format names one of the known shapes
+  await runCompiled("hi", { budget: 100, format: "bard", model: () => "x" });
   const definition: McpToolDefinition = orchestrateCompiledTool();
   const called: McpCallToolResult = await orchestrateCompiled({ task: "t", budget: 100 }, { model: () => "ok" });
   return `${definition.name}: ${called.isError ? "error" : called.structuredContent?.session_id}`;

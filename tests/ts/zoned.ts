@@ -1,13 +1,16 @@
 // The zoned layout, ContextWindow and provider formats, type-checked: each
 // provider form must be assignable to that provider's own published request
-// types (the `openai` and `@anthropic-ai/sdk` SDKs, the `ai` package).
+// types (the `openai`, `@anthropic-ai/sdk` and `@google/genai` SDKs, the `ai`
+// package).
 import { generateText, type LanguageModel, type ModelMessage, type SystemModelMessage } from "ai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
+import type { ResponseCreateParamsNonStreaming } from "openai/resources/responses/responses";
+import type { Content, GenerateContentParameters } from "@google/genai";
 import {
   ArtifactAttacher, Compactor, ContextCompiler, ContextWindow, HistorySelector, MemoryArtifactStore, Session,
   COMPACT_EMERGENCY, COMPACT_FULL, COMPACT_LIGHT, DEFAULT_ZONE_BUDGETS,
-  type AnthropicRequest, type CompactionLevel, type CompiledContext, type ContextStats, type OpenAiMessage,
+  type AnthropicRequest, type GeminiRequest, type OpenAiResponsesRequest, type CompactionLevel, type CompiledContext, type ContextStats, type OpenAiMessage,
   type Message, type WorkingContext, type ZoneUsage,
 } from "agent-context-compiler";
 
@@ -36,6 +39,11 @@ export async function zoned(): Promise<number> {
   const send = (model: LanguageModel) => generateText({ model, ...ctx.toMessages({ format: "ai-sdk" }) });
   const openaiRequest: ChatCompletionMessageParam[] = ctx.toMessages({ format: "openai" });
   const anthropicRequest: Pick<MessageCreateParamsNonStreaming, "system" | "messages"> = ctx.toMessages({ format: "anthropic" });
+  const responses: OpenAiResponsesRequest = ctx.toMessages({ format: "openai-responses" });
+  const responsesRequest: ResponseCreateParamsNonStreaming = { model: "gpt-5", ...ctx.toMessages({ format: "openai-responses" }) };
+  const gemini: GeminiRequest = ctx.toMessages({ format: "gemini" });
+  const contents: Content[] = gemini.contents;
+  const geminiRequest: GenerateContentParameters = { model: "gemini-2.5-flash", contents: gemini.contents, config: { systemInstruction: gemini.systemInstruction } };
   const usage: ZoneUsage = ctx.zoneUsage;
   const level: CompactionLevel = ctx.compactionLevel;
   const selected: WorkingContext = await new HistorySelector().process(session, { systemPrompt: "s", layout: "zoned" }, 1000);
@@ -43,7 +51,7 @@ export async function zoned(): Promise<number> {
   const strict: ChatCompletionMessageParam[] = [{ role: "tool", content: "x" }];
   void strict;
   // @ts-expect-error unknown format
-  ctx.toMessages({ format: "gemini" });
+  ctx.toMessages({ format: "bard" });
   // @ts-expect-error unknown layout
   new ContextCompiler({ layout: "columns" });
 
@@ -67,6 +75,6 @@ export async function zoned(): Promise<number> {
   // @ts-expect-error importance is a number
   w.appendMessage("user", "x", { importance: "high" });
   const thresholds: number = COMPACT_LIGHT + COMPACT_FULL + COMPACT_EMERGENCY + DEFAULT_ZONE_BUDGETS.working;
-  void plain; void openai; void anthropic; void aiSdk; void instructions; void send; void openaiRequest; void anthropicRequest; void usage; void level; void selected; void stats; void l;
+  void plain; void openai; void anthropic; void aiSdk; void instructions; void send; void openaiRequest; void anthropicRequest; void responses; void responsesRequest; void contents; void geminiRequest; void usage; void level; void selected; void stats; void l;
   return compiled.totalTokens + thresholds;
 }

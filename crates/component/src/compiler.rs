@@ -171,6 +171,8 @@ impl Guest for Component {
             MessageFormat::Openai => ProviderFormat::OpenAi,
             MessageFormat::Anthropic => ProviderFormat::Anthropic,
             MessageFormat::AiSdk => ProviderFormat::AiSdk,
+            MessageFormat::OpenaiResponses => ProviderFormat::OpenAiResponses,
+            MessageFormat::Gemini => ProviderFormat::Gemini,
         };
         to_json(&ctx.to_provider_messages(format))
     }

@@ -451,6 +451,8 @@ fn golden_fixtures_compile_the_same_through_the_component() {
                 "openai": to_messages(&mut store, &cc, &compiled.context_json, MessageFormat::Openai),
                 "anthropic": to_messages(&mut store, &cc, &compiled.context_json, MessageFormat::Anthropic),
                 "ai-sdk": to_messages(&mut store, &cc, &compiled.context_json, MessageFormat::AiSdk),
+                "openai-responses": to_messages(&mut store, &cc, &compiled.context_json, MessageFormat::OpenaiResponses),
+                "gemini": to_messages(&mut store, &cc, &compiled.context_json, MessageFormat::Gemini),
             },
         });
         if !ctx.recalled.is_empty() {

@@ -66,6 +66,8 @@ export interface FormatMessages {
   openai: OpenAiMessage[];
   anthropic: AnthropicRequest;
   "ai-sdk": AiSdkRequest;
+  "openai-responses": OpenAiResponsesRequest;
+  gemini: GeminiRequest;
 }
 /** The shapes a run can hand its model. */
 export type RunFormat = keyof FormatMessages;

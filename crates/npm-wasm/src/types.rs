@@ -212,7 +212,33 @@ export interface AiSdkRequest {
   /** The conversation, then the per-turn tail as user text. */
   messages: AiSdkMessage[];
 }
-export type MessageFormat = "openai" | "anthropic" | "ai-sdk";
+/** OpenAI Responses input items (assignable to the `openai` package's `ResponseInputItem`). */
+export type OpenAiResponsesItem =
+  | { type: "message"; role: "user" | "assistant" | "developer"; content: string }
+  | { type: "function_call"; call_id: string; name: string; arguments: string }
+  | { type: "function_call_output"; call_id: string; output: string };
+/** What `format: "openai-responses"` gives: spread into `client.responses.create({ model, ...request })`. */
+export interface OpenAiResponsesRequest {
+  /** The leading zones, joined by blank lines. */
+  instructions?: string;
+  /** The conversation, then the per-turn tail as a `developer` message. */
+  input: OpenAiResponsesItem[];
+}
+/** A Gemini content part (assignable to the `@google/genai` package's `Part`). */
+export type GeminiPart =
+  | { text: string }
+  | { functionCall: { id: string; name: string; args: { [key: string]: Json } } }
+  | { functionResponse: { id: string; name: string; response: { output: string } | { error: string } } };
+/** A Gemini content (assignable to the `@google/genai` package's `Content`). */
+export interface GeminiContent { role: "user" | "model"; parts: GeminiPart[] }
+/** What `format: "gemini"` gives: `ai.models.generateContent({ model, contents: request.contents, config: { systemInstruction: request.systemInstruction } })`. */
+export interface GeminiRequest {
+  /** The leading zones, a part each. */
+  systemInstruction?: { parts: Array<{ text: string }> };
+  /** The conversation (user and model turns alternating), then the per-turn tail as user text. */
+  contents: GeminiContent[];
+}
+export type MessageFormat = "openai" | "openai-responses" | "anthropic" | "gemini" | "ai-sdk";
 export interface ToMessagesOptions { format?: MessageFormat }
 export interface WorkingContext {
   /** Plain `{ role, content }` messages. */
@@ -223,7 +249,11 @@ export interface WorkingContext {
   toMessages(options: { format: "anthropic" }): AnthropicRequest;
   /** Vercel AI SDK `{ instructions, messages }` (`tool-call` / `tool-result` parts): `generateText({ model, ...request })`. */
   toMessages(options: { format: "ai-sdk" }): AiSdkRequest;
-  toMessages(options?: ToMessagesOptions | null): Message[] | OpenAiMessage[] | AnthropicRequest | AiSdkRequest;
+  /** OpenAI Responses `{ instructions, input }`: `message`, `function_call` and `function_call_output` items. */
+  toMessages(options: { format: "openai-responses" }): OpenAiResponsesRequest;
+  /** Gemini `{ systemInstruction, contents }`: `functionCall` / `functionResponse` parts, user and model turns alternating. */
+  toMessages(options: { format: "gemini" }): GeminiRequest;
+  toMessages(options?: ToMessagesOptions | null): Message[] | OpenAiMessage[] | AnthropicRequest | AiSdkRequest | OpenAiResponsesRequest | GeminiRequest;
 }
 
 export interface ContextWindowOptions {

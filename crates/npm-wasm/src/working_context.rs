@@ -100,7 +100,10 @@ impl WorkingContext {
     /// content }[]`. Options: `format`: `"openai"` (Chat Completions, with
     /// `tool_calls` and `tool` messages), `"anthropic"` (`{ system, messages
     /// }` with `tool_use` / `tool_result` blocks and `cache_control` at the
-    /// ends of the stable zones) or `"ai-sdk"` (Vercel AI SDK
+    /// ends of the stable zones), `"openai-responses"` (`{ instructions,
+    /// input }` with `function_call` / `function_call_output` items),
+    /// `"gemini"` (`{ systemInstruction, contents }` with `functionCall` /
+    /// `functionResponse` parts) or `"ai-sdk"` (Vercel AI SDK
     /// `ModelMessage[]`). Typed per format by the declarations below.
     #[wasm_bindgen(js_name = toMessages, skip_typescript)]
     pub fn to_messages(&self, options: Option<ToMessagesOptionsArg>) -> JsResult<JsValue> {
