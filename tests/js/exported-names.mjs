@@ -28,6 +28,7 @@ export const EXPORTED_NAMES = [
   "ToolEvent",
   "ToolInterruptHandler",
   "WorkingContext",
+  "checkRequest",
   "contentId",
   "countTokens",
   "estimateTokens",

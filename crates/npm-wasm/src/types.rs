@@ -240,6 +240,10 @@ export interface GeminiRequest {
 }
 export type MessageFormat = "openai" | "openai-responses" | "anthropic" | "gemini" | "ai-sdk";
 export interface ToMessagesOptions { format?: MessageFormat }
+/** What `checkRequest` checks a request against: the format it is in. */
+export interface CheckRequestOptions { format: MessageFormat | "plain" }
+/** A provider rule a request breaks: the rule (`<format>.<name>`), the JSON pointer of what breaks it, and why. */
+export interface RequestProblem { rule: string; path: string; message: string }
 export interface WorkingContext {
   /** Plain `{ role, content }` messages. */
   toMessages(): Message[];
@@ -465,4 +469,7 @@ extern "C" {
     /// The `ToMessagesOptions` object.
     #[wasm_bindgen(typescript_type = "ToMessagesOptions")]
     pub type ToMessagesOptionsArg;
+    /// The `CheckRequestOptions` object.
+    #[wasm_bindgen(typescript_type = "CheckRequestOptions")]
+    pub type CheckRequestOptionsArg;
 }

@@ -3,9 +3,9 @@
 use context_compiler_js::error::{JsResult, Thrown};
 use wasm_bindgen::prelude::*;
 
-use crate::types::ToMessagesOptionsArg;
-use context_compiler::working_context::{ProviderFormat, WorkingContext as CoreContext};
-use context_compiler_js::convert::{from_js, option, string, to_js};
+use crate::types::{CheckRequestOptionsArg, ToMessagesOptionsArg};
+use context_compiler::working_context::{checker, ProviderFormat, WorkingContext as CoreContext};
+use context_compiler_js::convert::{from_js, js_to_json, option, string, to_js};
 
 /// The compiled, budget-aware context .
 #[wasm_bindgen]
@@ -15,6 +15,22 @@ pub struct WorkingContext {
 
 fn js<T: serde::Serialize + ?Sized>(v: &T) -> JsResult<JsValue> {
     to_js(v).map_err(Thrown::from)
+}
+
+/// The rules of its provider that `request` (what `toMessages({ format })`
+/// gives, or a request written by hand in that shape) breaks, as data:
+/// `[{ rule, path, message }]`, empty when the provider would accept it.
+/// `options.format` names the shape; an unknown one is `INVALID_ARGUMENT`.
+#[wasm_bindgen(js_name = checkRequest, unchecked_return_type = "RequestProblem[]")]
+pub fn check_request(
+    #[wasm_bindgen(unchecked_param_type = "unknown")] request: JsValue,
+    options: CheckRequestOptionsArg,
+) -> JsResult<JsValue> {
+    let options = Some(options);
+    let format = string(&option(&options, "format", "options")?, "options.format")?;
+    let format = ProviderFormat::parse(&format)?;
+    let request = js_to_json(&request, "request")?;
+    js(&checker::check_request(&request, format))
 }
 
 #[wasm_bindgen]

@@ -1,0 +1,48 @@
+// checkRequest: the providers' rules as data, for requests the package
+// renders (none broken, in every format) and for requests written by hand
+// (each broken rule named with the JSON pointer of what breaks it).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { ContextCompiler, HistorySelector, Compactor, Session, checkRequest } from "agent-context-compiler";
+
+const FORMATS = ["plain", "openai", "openai-responses", "anthropic", "gemini", "ai-sdk"];
+
+test("what toMessages renders in every format breaks no rule, whatever the session held", async () => {
+  const s = new Session();
+  s.record("assistant_output", { content: "Hi! How can I help?" });
+  s.record("user_input", { content: "Check the disk." });
+  s.record("tool_call", { tool_name: "df", call_id: "c1", arguments: {} });
+  s.record("tool_success", { tool: "df", call_id: "c1", result: "92%" });
+  s.record("tool_success", { tool: "multi_tool_use.parallel", call_id: "toolu_01.A", result: "orphan" });
+  s.record("tool_call", { tool_name: "du", call_id: "c2", arguments: { path: "/data" } });
+  s.record("user_input", { content: "   " });
+  s.record("user_input", { content: "And now?" });
+  const ctx = await new ContextCompiler({ layout: "zoned", processors: [new HistorySelector({ keepFirst: 1, keepLast: Infinity }), new Compactor()] })
+    .compile(s, 2000, { systemPrompt: "You are an SRE." });
+  for (const format of FORMATS) {
+    const request = format === "plain" ? ctx.toMessages() : ctx.toMessages({ format });
+    assert.deepEqual(checkRequest(request, { format }), [], format);
+  }
+  ctx.free();
+  s.free();
+});
+
+test("a request written by hand: each broken rule, with where", () => {
+  const problems = checkRequest([{ role: "tool", tool_call_id: "c", content: "x" }], { format: "openai" });
+  assert.deepEqual(problems, [{ rule: "openai.result_follows_call", path: "/0", message: problems[0].message }]);
+  assert.match(problems[0].message, /"c"/);
+  const gemini = checkRequest({ contents: [{ role: "model", parts: [{ text: "hi" }] }] }, { format: "gemini" });
+  assert.deepEqual(gemini.map((p) => p.rule), ["gemini.first_user"]);
+  const responses = checkRequest(
+    { input: [{ type: "message", role: "user", content: "q" }, { type: "function_call", call_id: "a", name: "t", arguments: "{" }, { type: "message", role: "user", content: "q" }] },
+    { format: "openai-responses" },
+  );
+  assert.deepEqual(responses.map((p) => [p.rule, p.path]), [["openai_responses.arguments", "/input/1"], ["openai_responses.call_answered", "/input/2"]]);
+});
+
+test("checkRequest's options are checked", () => {
+  for (const options of [undefined, {}, { format: "bard" }, { format: 7 }]) {
+    assert.throws(() => checkRequest([], options), { code: "INVALID_ARGUMENT" }, JSON.stringify(options));
+  }
+  assert.throws(() => checkRequest(undefined, { format: "openai" }), { code: "NOT_SERIALIZABLE" });
+});
