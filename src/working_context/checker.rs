@@ -56,10 +56,20 @@ fn items(v: &Value) -> &[Value] {
 /// The rules `request`, in `format`'s shape, breaks (empty when it is one
 /// the provider accepts).
 pub fn check_request(request: &Value, format: ProviderFormat) -> Vec<Violation> {
+    check_request_for(request, format, None)
+}
+
+/// [`check_request`], and for a `model` the rules that depend on it
+/// (Anthropic's minimum cacheable length).
+pub fn check_request_for(
+    request: &Value,
+    format: ProviderFormat,
+    model: Option<&str>,
+) -> Vec<Violation> {
     let mut r = Report::default();
     match format {
         ProviderFormat::OpenAi => openai(request, &mut r),
-        ProviderFormat::Anthropic => anthropic(request, &mut r),
+        ProviderFormat::Anthropic => anthropic(request, model, &mut r),
         ProviderFormat::AiSdk => ai_sdk(request, &mut r),
         ProviderFormat::OpenAiResponses => openai_responses(request, &mut r),
         ProviderFormat::Gemini => gemini(request, &mut r),
@@ -288,8 +298,96 @@ fn openai(request: &Value, r: &mut Report) {
     );
 }
 
-fn anthropic(request: &Value, r: &mut Report) {
-    let mut breakpoints = 0;
+/// The fewest tokens a prompt prefix needs before Anthropic caches it, by
+/// model family (its published table), or `None` for a model it does not
+/// name.
+pub fn anthropic_min_cacheable(model: &str) -> Option<u64> {
+    const TABLE: [(&str, u64); 9] = [
+        ("claude-opus-4-5", 4096),
+        ("claude-haiku-4-5", 4096),
+        ("claude-3-5-haiku", 2048),
+        ("claude-3-haiku", 2048),
+        ("claude-opus-4", 1024),
+        ("claude-sonnet-4", 1024),
+        ("claude-3-7-sonnet", 1024),
+        ("claude-3-5-sonnet", 1024),
+        ("claude-3-opus", 1024),
+    ];
+    TABLE
+        .iter()
+        .find(|(family, _)| model.starts_with(family))
+        .map(|&(_, tokens)| tokens)
+}
+
+/// Characters a token holds at most, for the estimate of a cached
+/// prefix: generous, so a prefix found short is short by any tokenizer's
+/// count of ordinary text.
+const CHARS_PER_TOKEN: usize = 3;
+
+/// Anthropic's caching rules over the request's `cache_control` marks, in
+/// the order it caches (tools, system, messages): at most four; a `1h`
+/// mark never after a shorter one; and, for a `model` it names, no mark
+/// before the prefix reaches the model's minimum cacheable length (the
+/// mark would be wasted).
+fn anthropic_caching(request: &Value, model: Option<&str>, r: &mut Report) {
+    let mut marks: Vec<(String, bool, usize)> = Vec::new();
+    let mut prefix = 0usize;
+    let mut visit = |path: String, block: &Value, marks: &mut Vec<(String, bool, usize)>| {
+        prefix += block.to_string().len();
+        let control = &block["cache_control"];
+        if !control.is_null() {
+            marks.push((path, control["ttl"] == "1h", prefix));
+        }
+    };
+    for (k, t) in items(&request["tools"]).iter().enumerate() {
+        visit(format!("/tools/{k}"), t, &mut marks);
+    }
+    for (k, b) in items(&request["system"]).iter().enumerate() {
+        visit(format!("/system/{k}"), b, &mut marks);
+    }
+    for (i, m) in items(&request["messages"]).iter().enumerate() {
+        for (k, b) in items(&m["content"]).iter().enumerate() {
+            visit(format!("/messages/{i}/content/{k}"), b, &mut marks);
+        }
+    }
+    if marks.len() > ANTHROPIC_MAX_BREAKPOINTS {
+        r.add(
+            "anthropic.cache_breakpoints",
+            String::new(),
+            format!(
+                "{} cache_control breakpoints (at most {ANTHROPIC_MAX_BREAKPOINTS})",
+                marks.len()
+            ),
+        );
+    }
+    let mut shorter_seen = false;
+    for (path, long, _) in &marks {
+        if *long && shorter_seen {
+            r.add(
+                "anthropic.cache_ttl_order",
+                path.clone(),
+                "a 1h cache_control comes after a shorter one (longer TTLs must come first)",
+            );
+        }
+        shorter_seen |= !long;
+    }
+    let Some(min) = model.and_then(anthropic_min_cacheable) else {
+        return;
+    };
+    for (path, _, chars) in &marks {
+        let most = (chars / CHARS_PER_TOKEN) as u64;
+        if most < min {
+            r.add(
+                "anthropic.cache_min_length",
+                path.clone(),
+                format!("the prefix up to this breakpoint has about {most} tokens at most, below the {min} the model caches: the breakpoint is wasted"),
+            );
+        }
+    }
+}
+
+fn anthropic(request: &Value, model: Option<&str>, r: &mut Report) {
+    anthropic_caching(request, model, r);
     for (k, b) in items(&request["system"]).iter().enumerate() {
         if !has_text(&b["text"]) {
             r.add(
@@ -298,7 +396,6 @@ fn anthropic(request: &Value, r: &mut Report) {
                 "a system text block must hold non-whitespace text",
             );
         }
-        breakpoints += usize::from(!b["cache_control"].is_null());
     }
     let Some(messages) = request["messages"].as_array() else {
         return r.add(
@@ -369,7 +466,6 @@ fn anthropic(request: &Value, r: &mut Report) {
         let mut after_other = false;
         for (k, b) in blocks.iter().enumerate() {
             let at = format!("{path}/content/{k}");
-            breakpoints += usize::from(!b["cache_control"].is_null());
             match b["type"].as_str() {
                 Some("text") => {
                     after_other = true;
@@ -425,15 +521,6 @@ fn anthropic(request: &Value, r: &mut Report) {
                 ),
             }
         }
-    }
-    if breakpoints > ANTHROPIC_MAX_BREAKPOINTS {
-        r.add(
-            "anthropic.cache_breakpoints",
-            String::new(),
-            format!(
-                "{breakpoints} cache_control breakpoints (at most {ANTHROPIC_MAX_BREAKPOINTS})"
-            ),
-        );
     }
     let blocks_of = |m: &Value, kind: &str, field: &str| -> Vec<String> {
         items(&m["content"])
@@ -866,6 +953,58 @@ mod tests {
         assert_eq!(
             rules(twice, ProviderFormat::OpenAi),
             ["openai.call_id_unique"]
+        );
+    }
+
+    #[test]
+    fn caching_rules_cover_tools_ttl_order_and_the_model_minimum() {
+        let cached = |text: &str, ttl: Option<&str>| {
+            let mut control = json!({"type": "ephemeral"});
+            if let Some(ttl) = ttl {
+                control["ttl"] = json!(ttl);
+            }
+            json!({"type": "text", "text": text, "cache_control": control})
+        };
+        let tool = json!({"name": "t", "input_schema": {"type": "object"}, "cache_control": {"type": "ephemeral"}});
+        let q = json!([{"role": "user", "content": "q"}]);
+        // Tools' marks count among the four.
+        let five = json!({"tools": [tool.clone(), tool.clone()], "system": [cached("a", None), cached("b", None), cached("c", None)], "messages": q});
+        assert_eq!(
+            rules(five, ProviderFormat::Anthropic),
+            ["anthropic.cache_breakpoints"]
+        );
+        let order = json!({"system": [cached("a", None), cached("b", Some("1h"))], "messages": q});
+        let found = check_request(&order, ProviderFormat::Anthropic);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            (found[0].rule, found[0].path.as_str()),
+            ("anthropic.cache_ttl_order", "/system/1")
+        );
+        let fine = json!({"system": [cached("a", Some("1h")), cached("b", None)], "messages": q});
+        assert!(check_request(&fine, ProviderFormat::Anthropic).is_empty());
+        // A short prefix wastes its mark on a model that caches from 1,024
+        // tokens; a long one does not; a model not in the table is not judged.
+        let short = json!({"system": [cached("You are helpful.", None)], "messages": q});
+        let long = json!({"system": [cached(&"word ".repeat(2000), None)], "messages": q});
+        let check = |req: &Value, model| {
+            check_request_for(req, ProviderFormat::Anthropic, Some(model))
+                .into_iter()
+                .map(|v| v.rule)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            check(&short, "claude-sonnet-4-5-20250929"),
+            ["anthropic.cache_min_length"]
+        );
+        assert!(check(&long, "claude-sonnet-4-5-20250929").is_empty());
+        assert_eq!(
+            check(&long, "claude-haiku-4-5"),
+            ["anthropic.cache_min_length"]
+        );
+        assert!(check(&short, "some-other-model").is_empty());
+        assert_eq!(
+            anthropic_min_cacheable("claude-3-5-haiku-latest"),
+            Some(2048)
         );
     }
 

@@ -40,6 +40,14 @@ test("a request written by hand: each broken rule, with where", () => {
   assert.deepEqual(responses.map((p) => [p.rule, p.path]), [["openai_responses.arguments", "/input/1"], ["openai_responses.call_answered", "/input/2"]]);
 });
 
+test("with a model, a cache breakpoint before the model's minimum cacheable length is flagged as wasted", () => {
+  const request = { system: [{ type: "text", text: "You are helpful.", cache_control: { type: "ephemeral" } }], messages: [{ role: "user", content: "q" }] };
+  assert.deepEqual(checkRequest(request, { format: "anthropic" }), []);
+  const wasted = checkRequest(request, { format: "anthropic", model: "claude-sonnet-4-5" });
+  assert.deepEqual(wasted.map((p) => [p.rule, p.path]), [["anthropic.cache_min_length", "/system/0"]]);
+  assert.throws(() => checkRequest(request, { format: "anthropic", model: 4 }), { code: "INVALID_ARGUMENT" });
+});
+
 test("checkRequest's options are checked", () => {
   for (const options of [undefined, {}, { format: "bard" }, { format: 7 }]) {
     assert.throws(() => checkRequest([], options), { code: "INVALID_ARGUMENT" }, JSON.stringify(options));

@@ -240,8 +240,8 @@ export interface GeminiRequest {
 }
 export type MessageFormat = "openai" | "openai-responses" | "anthropic" | "gemini" | "ai-sdk";
 export interface ToMessagesOptions { format?: MessageFormat }
-/** What `checkRequest` checks a request against: the format it is in. */
-export interface CheckRequestOptions { format: MessageFormat | "plain" }
+/** What `checkRequest` checks a request against: the format it is in, and the model it is for (the rules that depend on it: Anthropic's minimum cacheable length per model family). */
+export interface CheckRequestOptions { format: MessageFormat | "plain"; model?: string }
 /** A provider rule a request breaks: the rule (`<format>.<name>`), the JSON pointer of what breaks it, and why. */
 export interface RequestProblem { rule: string; path: string; message: string }
 export interface WorkingContext {

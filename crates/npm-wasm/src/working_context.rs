@@ -6,6 +6,7 @@ use wasm_bindgen::prelude::*;
 use crate::types::{CheckRequestOptionsArg, ToMessagesOptionsArg};
 use context_compiler::working_context::{checker, ProviderFormat, WorkingContext as CoreContext};
 use context_compiler_js::convert::{from_js, js_to_json, option, string, to_js};
+use context_compiler_js::options::optional_string;
 
 /// The compiled, budget-aware context .
 #[wasm_bindgen]
@@ -20,7 +21,9 @@ fn js<T: serde::Serialize + ?Sized>(v: &T) -> JsResult<JsValue> {
 /// The rules of its provider that `request` (what `toMessages({ format })`
 /// gives, or a request written by hand in that shape) breaks, as data:
 /// `[{ rule, path, message }]`, empty when the provider would accept it.
-/// `options.format` names the shape; an unknown one is `INVALID_ARGUMENT`.
+/// `options.format` names the shape (an unknown one is
+/// `INVALID_ARGUMENT`); `options.model` adds the rules that depend on the
+/// model (Anthropic's minimum cacheable length).
 #[wasm_bindgen(js_name = checkRequest, unchecked_return_type = "RequestProblem[]")]
 pub fn check_request(
     #[wasm_bindgen(unchecked_param_type = "unknown")] request: JsValue,
@@ -29,8 +32,13 @@ pub fn check_request(
     let options = Some(options);
     let format = string(&option(&options, "format", "options")?, "options.format")?;
     let format = ProviderFormat::parse(&format)?;
+    let model = optional_string(&options, "model")?;
     let request = js_to_json(&request, "request")?;
-    js(&checker::check_request(&request, format))
+    js(&checker::check_request_for(
+        &request,
+        format,
+        model.as_deref(),
+    ))
 }
 
 #[wasm_bindgen]
