@@ -211,6 +211,12 @@ impl HistoryRecall {
             "turnTokens",
             DEFAULT_RECALLED_TURN_TOKENS as usize,
         )?;
+        let timeout = number_option(
+            &options,
+            "embedderTimeoutMs",
+            DEFAULT_EMBEDDER_TIMEOUT_MS,
+            MILLIS,
+        )?;
         let mut recall = CoreRecall::new();
         if let Some(options) = &options {
             let store = Reflect::get(options.as_ref(), &"artifactStore".into()).unwrap_or_default();
@@ -220,12 +226,6 @@ impl HistoryRecall {
             }
             let embedder = Reflect::get(options.as_ref(), &"embedder".into()).unwrap_or_default();
             if !embedder.is_undefined() && !embedder.is_null() {
-                let timeout = number_option(
-                    &Some(options),
-                    "embedderTimeoutMs",
-                    DEFAULT_EMBEDDER_TIMEOUT_MS,
-                    MILLIS,
-                )?;
                 recall = recall
                     .with_embedder(Rc::new(JsEmbedder::from_js(&embedder, "options.embedder")?))
                     .with_embedder_timeout(timeout, Rc::new(JsClock));
