@@ -11,8 +11,9 @@ use crate::artifacts::ArtifactStore;
 use crate::clock::Clock;
 use crate::compiler::processor::{Processor, SessionWrites};
 use crate::error::Result;
+use crate::memory::cosine_similarity;
 use crate::race::{race, First};
-use crate::recall::embedder::{cosine, Embedder, EmbeddingCache};
+use crate::recall::embedder::{Embedder, EmbeddingCache};
 use crate::recall::event_text;
 use crate::session::render::{render, Rendered};
 use crate::session::Session;
@@ -230,7 +231,7 @@ async fn semantic_ranking(
     let mut ranked: Vec<(usize, f64)> = texts
         .iter()
         .zip(rest)
-        .map(|((p, _), v)| (*p, cosine(question, v)))
+        .map(|((p, _), v)| (*p, cosine_similarity(question, v)))
         .collect();
     ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
     let similarities: Vec<f64> = ranked.iter().map(|(_, c)| *c).collect();

@@ -111,22 +111,6 @@ impl EmbeddingCache {
     }
 }
 
-/// The cosine similarity of `a` and `b` (0 when either is all zeros).
-pub fn cosine(a: &[f32], b: &[f32]) -> f64 {
-    let (mut dot, mut na, mut nb) = (0f64, 0f64, 0f64);
-    for (x, y) in a.iter().zip(b) {
-        let (x, y) = (f64::from(*x), f64::from(*y));
-        dot += x * y;
-        na += x * x;
-        nb += y * y;
-    }
-    if na == 0.0 || nb == 0.0 {
-        0.0
-    } else {
-        dot / (na.sqrt() * nb.sqrt())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,7 +181,5 @@ mod tests {
         assert_eq!(run(cache.vectors(&e, &refs[..10])).unwrap().len(), 10);
         assert_eq!(e.calls.get(), 3);
         assert_eq!(cache.len(), 150);
-        assert!((cosine(&[1.0, 0.0], &[1.0, 1.0]) - std::f64::consts::FRAC_1_SQRT_2).abs() < 1e-9);
-        assert_eq!(cosine(&[0.0], &[1.0]), 0.0);
     }
 }
