@@ -1,4 +1,9 @@
-//! The token budget tracker.
+//! The token budget tracker, and the plan that turns a compile's budget in
+//! the provider's tokens into the count it fits the context to in the
+//! session's: room kept for the reply, the correction the session's
+//! recorded usage calls for, and a margin for that correction's error.
+
+use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorCode, Result};
 
@@ -56,6 +61,84 @@ impl TokenBudget {
     }
 }
 
+/// The share of the budget held back once a correction is in use: the
+/// ratio between the provider's count and the session's moves a little
+/// from one request to the next (what the context holds changes).
+pub const DEFAULT_USAGE_MARGIN: f64 = 0.05;
+
+/// How a compile's budget was spent before the context: what was asked,
+/// what was kept back and why, and the count the context was fitted to.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct BudgetPlan {
+    /// The budget asked for, in the provider's tokens.
+    pub requested: u64,
+    /// Tokens kept for the reply (`reserveOutput`).
+    pub reserve_output: u64,
+    /// Provider tokens per counted token, from the session's `model_usage`
+    /// events (1 without them).
+    pub correction: f64,
+    /// The `model_usage` events the correction comes from.
+    pub usage_samples: usize,
+    /// Provider tokens held back for the correction's error (0 without a
+    /// correction).
+    pub margin: u64,
+    /// The count the context is fitted to, in the session's tokens:
+    /// `(requested - reserveOutput - margin) / correction`, rounded down.
+    pub target: u64,
+}
+
+impl BudgetPlan {
+    /// The plan for `requested` tokens keeping `reserve_output` for the
+    /// reply, with a `correction` (provider tokens per counted token) from
+    /// `usage_samples` calls, and `margin_share` of the rest held back when
+    /// there are any. A reserve that leaves nothing, or a margin share
+    /// outside `[0, 1)`, is [`ErrorCode::InvalidBudget`].
+    pub fn new(
+        requested: u64,
+        reserve_output: u64,
+        correction: f64,
+        usage_samples: usize,
+        margin_share: f64,
+    ) -> Result<BudgetPlan> {
+        if !(0.0..1.0).contains(&margin_share) {
+            return Err(Error::new(
+                ErrorCode::InvalidBudget,
+                format!("usageMargin must be at least 0 and below 1 (got {margin_share})"),
+            ));
+        }
+        let available = requested.checked_sub(reserve_output).filter(|n| *n > 0).ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidBudget,
+                format!(
+                    "reserveOutput ({reserve_output}) leaves no room for the context in a budget of {requested}"
+                ),
+            )
+        })?;
+        let samples = usage_samples;
+        let factor = if correction.is_finite() && correction > 0.0 {
+            correction
+        } else {
+            1.0
+        };
+        let margin = if samples == 0 {
+            0
+        } else {
+            (available as f64 * margin_share).ceil() as u64
+        };
+        let target = ((available.saturating_sub(margin)) as f64 / factor).floor() as u64;
+        Ok(BudgetPlan {
+            requested,
+            reserve_output,
+            correction: factor,
+            usage_samples: samples,
+            margin,
+            target: target.max(1),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,6 +167,32 @@ mod tests {
             let err = TokenBudget::new(bad).unwrap_err();
             assert_eq!(err.code(), ErrorCode::InvalidBudget);
             assert!(err.message().contains("max_tokens must be positive"));
+        }
+    }
+
+    #[test]
+    fn without_usage_the_target_is_the_budget_less_the_reserve() {
+        let plan = BudgetPlan::new(1000, 200, 1.0, 0, 0.05).expect("plan");
+        assert_eq!((plan.target, plan.margin, plan.correction), (800, 0, 1.0));
+    }
+
+    #[test]
+    fn a_correction_shrinks_the_target_and_holds_a_margin() {
+        let plan = BudgetPlan::new(1000, 0, 1.25, 1, 0.05).expect("plan");
+        assert_eq!(plan.margin, 50);
+        assert_eq!(plan.target, 760, "950 / 1.25");
+        assert!((plan.target as f64 * plan.correction) as u64 + plan.margin <= 1000);
+    }
+
+    #[test]
+    fn a_reserve_that_leaves_nothing_is_refused() {
+        for (budget, reserve) in [(100, 100), (100, 500)] {
+            let e = BudgetPlan::new(budget, reserve, 1.0, 0, 0.05).expect_err("refused");
+            assert_eq!(e.code(), ErrorCode::InvalidBudget);
+        }
+        for share in [-0.1, 1.0, f64::NAN] {
+            let e = BudgetPlan::new(100, 0, 1.0, 1, share).expect_err("refused");
+            assert_eq!(e.code(), ErrorCode::InvalidBudget);
         }
     }
 }

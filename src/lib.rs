@@ -56,7 +56,7 @@ mod lock;
 mod race;
 
 pub use artifacts::{ArtifactHandle, ArtifactStore, MemoryArtifactStore, StoreOptions};
-pub use budget::TokenBudget;
+pub use budget::{BudgetPlan, TokenBudget, DEFAULT_USAGE_MARGIN};
 pub use bus::{BusEvent, BusOptions, BusStats, EventBus, EventHandler};
 pub use clock::Clock;
 pub use compiler::{
@@ -76,7 +76,8 @@ pub use runner::{
     RunResult, RunStep, StopReason, ToolSpec,
 };
 pub use session::{
-    record_shared, EventLog, EvidencePack, SaveReport, Session, SessionEvent, SessionStore,
+    record_shared, EventLog, EvidencePack, ModelUsage, SaveReport, Session, SessionEvent,
+    SessionStore,
 };
 pub use tokens::{estimate_tokens, DefaultTokenCounter, TokenCounter, WordsTokenCounter};
 pub use working_context::{

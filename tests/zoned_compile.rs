@@ -34,6 +34,7 @@ fn options() -> CompileOptions {
         goal: Some("Find why the nightly job fails".into()),
         state_digest: Some(json!({"phase": "diagnose"})),
         task_state: Some("Reading the logs".into()),
+        ..Default::default()
     }
 }
 

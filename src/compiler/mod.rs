@@ -19,6 +19,7 @@ mod zoned_selection;
 
 use std::rc::Rc;
 
+use crate::budget::{BudgetPlan, DEFAULT_USAGE_MARGIN};
 use crate::error::{Error, ErrorCode, Result};
 use crate::session::Session;
 use crate::working_context::{Layout, WorkingContext};
@@ -152,10 +153,23 @@ impl ContextCompiler {
             ));
         }
         options.validate()?;
-        let counter = session.event_log().counter();
+        let log = session.event_log();
+        let correction = log.usage_correction();
+        let plan = BudgetPlan::new(
+            budget,
+            options.reserve_output,
+            correction.factor(),
+            correction.samples(),
+            options.usage_margin.unwrap_or(DEFAULT_USAGE_MARGIN),
+        )?;
+        // From here on, the budget is the count the context is fitted to.
+        let budget = plan.target;
+        let counter = log.counter();
         // Only this compile's counts decide.
         let _ = counter.take_failure();
         let mut ctx = options.context(budget, self.layout);
+        ctx.budget_plan = Some(plan);
+        ctx.tool_tokens = options.tool_tokens(counter);
         ctx.measure(counter);
         let mut writes = SessionWrites::default();
 
@@ -194,6 +208,7 @@ impl ContextCompiler {
         if let Some(e) = counter.take_failure() {
             return Err(e);
         }
+        session.note_compiled(ctx.token_count);
         Ok((ctx, writes))
     }
 }

@@ -3,7 +3,9 @@
 use serde_json::Value;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::working_context::{Layout, WorkingContext};
+use crate::tokens::TokenCounter;
+use crate::tools::{request_tool_tokens, ToolSpec};
+use crate::working_context::{Layout, ProviderFormat, WorkingContext};
 use crate::zones;
 
 /// The system prompt and, for the zoned layout, the SYSTEM zone's policies,
@@ -26,6 +28,18 @@ pub struct CompileOptions {
     pub state_digest: Option<Value>,
     /// The current task state (`## Current Task`, in RECENT).
     pub task_state: Option<String>,
+    /// The tools the request offers beside the messages (its `tools`
+    /// field): counted in SYSTEM as `format` serialises them, in either
+    /// layout. When empty, `tool_definitions` are counted instead.
+    pub tools: Vec<ToolSpec>,
+    /// The provider format the request is sent in, for counting the tools
+    /// (`None`: as `{ name, description, parameters }`).
+    pub format: Option<ProviderFormat>,
+    /// Tokens of the budget kept for the reply (default 0).
+    pub reserve_output: u64,
+    /// The share of the budget held back once recorded usage corrects the
+    /// count (`None`: [`super::DEFAULT_USAGE_MARGIN`]).
+    pub usage_margin: Option<f64>,
 }
 
 impl CompileOptions {
@@ -52,6 +66,21 @@ impl CompileOptions {
             }
         }
         Ok(())
+    }
+
+    /// The input tokens of the tools the request offers: `tools`, or else
+    /// the tool definitions, as the format serialises them.
+    pub fn tool_tokens(&self, counter: &dyn TokenCounter) -> u64 {
+        let format = self.format.unwrap_or(ProviderFormat::Plain);
+        if !self.tools.is_empty() {
+            return request_tool_tokens(&self.tools, format, counter);
+        }
+        let specs: Vec<ToolSpec> = self
+            .tool_definitions
+            .iter()
+            .filter_map(ToolSpec::from_definition)
+            .collect();
+        request_tool_tokens(&specs, format, counter)
     }
 
     /// The empty context a compile starts from.

@@ -26,14 +26,16 @@ use crate::join::{join_all, LocalFuture};
 use crate::normalize::redact::redact_json;
 use crate::race::{race, First};
 use crate::session::{
-    record_shared, Session, ASSISTANT_OUTPUT, GUARD_DECISION, TOOL_CALL, TOOL_ERROR, USER_INPUT,
+    record_shared, Session, ASSISTANT_OUTPUT, GUARD_DECISION, MODEL_USAGE, TOOL_CALL, TOOL_ERROR,
+    USER_INPUT,
 };
 use crate::tools::{AbortSignal, ToolEvent, ToolEventKind, ToolInterruptHandler};
 use crate::working_context::WorkingContext;
 use crate::zones::{CompactionLevel, ZoneUsage};
 
+pub use crate::tools::ToolSpec;
 pub use guard::{Guard, GuardDecision};
-pub use model::{Model, ModelReply, ModelRequest, RequestedToolCall, ToolSpec};
+pub use model::{Model, ModelReply, ModelRequest, RequestedToolCall};
 
 /// Model calls a run makes at most when none is given.
 pub const DEFAULT_MAX_STEPS: usize = 10;
@@ -194,11 +196,14 @@ fn check_signal(signal: &AbortSignal) -> Result<()> {
 /// recorded.
 pub async fn run_compiled(input: &str, agent: &Agent, options: &RunOptions) -> Result<RunResult> {
     options.validate()?;
-    if options.look_back {
-        let (agent, options) = with_look_back(agent, options)?;
-        return run_validated(input, &agent, &options).await;
-    }
-    run_validated(input, agent, options).await
+    let (agent, mut options) = if options.look_back {
+        with_look_back(agent, options)?
+    } else {
+        (agent.clone(), options.clone())
+    };
+    // Every compile counts the tools the model is offered.
+    options.compile.tools = options.tools.clone();
+    run_validated(input, &agent, &options).await
 }
 
 /// The agent's handler running the look-back tools, and the options
@@ -279,6 +284,14 @@ async fn run_validated(input: &str, agent: &Agent, options: &RunOptions) -> Resu
         let reply = ask(agent, options, &ctx, step).await?;
         // A reply that came after the run was cancelled is not recorded.
         check_signal(&options.signal)?;
+        if let Some(usage) = &reply.usage {
+            record_shared(
+                &agent.session,
+                MODEL_USAGE,
+                usage.event_data(Some(ctx.token_count)),
+                None,
+            )?;
+        }
         let mut run_step = RunStep {
             budget_used: ctx.token_count,
             within_budget: ctx.is_within_budget(),

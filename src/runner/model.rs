@@ -2,112 +2,12 @@
 //! replies it understands: text, tool calls, or both.
 
 use async_trait::async_trait;
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::tools::AbortSignal;
-use crate::working_context::{ProviderFormat, WorkingContext};
-
-/// A tool the model may call: passed to the model as `{ name, description,
-/// parameters }`; `timeout_ms` is the runner's deadline for its calls.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolSpec {
-    /// The tool's name, as the model calls it.
-    pub name: String,
-    /// What the tool does, for the model.
-    #[serde(default)]
-    pub description: String,
-    /// JSON Schema of the tool's arguments (`{"type": "object"}` when absent).
-    #[serde(default = "object_schema")]
-    pub parameters: Value,
-    /// How long a call may take (milliseconds); the run's default otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeout_ms: Option<f64>,
-}
-
-fn object_schema() -> Value {
-    serde_json::json!({"type": "object"})
-}
-
-impl ToolSpec {
-    /// A tool with a name, a description and an object schema.
-    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
-        ToolSpec {
-            name: name.into(),
-            description: description.into(),
-            parameters: object_schema(),
-            timeout_ms: None,
-        }
-    }
-
-    /// Reads tool definitions (`[{ name, description?, parameters?,
-    /// timeoutMs? }]`), checking names (non-empty, unique) and timeouts.
-    pub fn parse_list(value: &Value) -> Result<Vec<ToolSpec>> {
-        let invalid = |m: String| Error::new(ErrorCode::InvalidArgument, m);
-        let specs: Vec<ToolSpec> = serde_json::from_value(value.clone()).map_err(|e| {
-            invalid(format!(
-                "tools must be an array of {{ name, description?, parameters?, timeoutMs? }}: {e}"
-            ))
-        })?;
-        let mut seen = std::collections::HashSet::new();
-        for (i, s) in specs.iter().enumerate() {
-            if s.name.is_empty() || !seen.insert(s.name.as_str()) {
-                return Err(invalid(format!(
-                    "tools[{i}].name must be a non-empty name used once"
-                )));
-            }
-            if s.timeout_ms.is_some_and(|t| !(t.is_finite() && t > 0.0)) {
-                return Err(invalid(format!(
-                    "tools[{i}].timeoutMs must be a positive number"
-                )));
-            }
-        }
-        Ok(specs)
-    }
-
-    /// The definition the model sees, in `format`'s shape: OpenAI Chat
-    /// Completions' `{ type: "function", function: { name, description,
-    /// parameters } }`, OpenAI Responses' `{ type: "function", name,
-    /// description, parameters }`, Anthropic's `{ name, description,
-    /// input_schema }`, Gemini's function declaration `{ name, description,
-    /// parametersJsonSchema }` (sent in `tools: [{ functionDeclarations }]`),
-    /// otherwise `{ name, description, parameters }`.
-    pub fn definition(&self, format: ProviderFormat) -> Value {
-        match format {
-            ProviderFormat::OpenAi => serde_json::json!({
-                "type": "function",
-                "function": {
-                    "name": self.name,
-                    "description": self.description,
-                    "parameters": self.parameters,
-                },
-            }),
-            ProviderFormat::Anthropic => serde_json::json!({
-                "name": self.name,
-                "description": self.description,
-                "input_schema": self.parameters,
-            }),
-            ProviderFormat::OpenAiResponses => serde_json::json!({
-                "type": "function",
-                "name": self.name,
-                "description": self.description,
-                "parameters": self.parameters,
-            }),
-            ProviderFormat::Gemini => serde_json::json!({
-                "name": self.name,
-                "description": self.description,
-                "parametersJsonSchema": self.parameters,
-            }),
-            ProviderFormat::Plain | ProviderFormat::AiSdk => serde_json::json!({
-                "name": self.name,
-                "description": self.description,
-                "parameters": self.parameters,
-            }),
-        }
-    }
-}
+use crate::session::ModelUsage;
+use crate::tools::{AbortSignal, ToolSpec};
+use crate::working_context::WorkingContext;
 
 /// One model call of a run.
 pub struct ModelRequest<'a> {
@@ -139,6 +39,9 @@ pub struct ModelReply {
     pub text: String,
     /// The tool calls it asks for, run before the next model call.
     pub tool_calls: Vec<RequestedToolCall>,
+    /// What the provider reported the call cost, recorded by the runner
+    /// as a `model_usage` event.
+    pub usage: Option<ModelUsage>,
 }
 
 /// Joins a model's content blocks, or reads plain content: a string, `null`,
@@ -224,13 +127,16 @@ impl ModelReply {
         ModelReply {
             text: text.into(),
             tool_calls: Vec::new(),
+            usage: None,
         }
     }
 
     /// Reads a reply in the shapes models give: a string; or an object with
     /// `content` (a string, `null`, or text / tool-use blocks) or `text`, and
-    /// `toolCalls` or OpenAI's `tool_calls`. Anything else, and a reply
-    /// with neither text nor tool calls, is [`ErrorCode::ModelFailed`].
+    /// `toolCalls` or OpenAI's `tool_calls`, and optionally `usage` (or
+    /// Gemini's `usageMetadata`) in any shape [`ModelUsage::from_json`]
+    /// reads. Anything else, and a reply with neither text nor tool calls,
+    /// is [`ErrorCode::ModelFailed`].
     pub fn from_json(reply: &Value) -> Result<ModelReply> {
         let object = match reply {
             Value::String(s) if !s.is_empty() => return Ok(ModelReply::text(s.clone())),
@@ -279,7 +185,17 @@ impl ModelReply {
                     .into(),
             ));
         }
-        Ok(ModelReply { text, tool_calls })
+        let usage = match object.get("usage").or_else(|| object.get("usageMetadata")) {
+            None | Some(Value::Null) => None,
+            Some(u) => {
+                Some(ModelUsage::from_json(u).map_err(|e| bad_reply(e.message().to_string()))?)
+            }
+        };
+        Ok(ModelReply {
+            text,
+            tool_calls,
+            usage,
+        })
     }
 }
 

@@ -5,6 +5,7 @@
 //! Import checks everything before building anything: a malformed document is
 //! an error naming the offending field, never a partial session.
 
+use std::cell::Cell;
 use std::collections::HashSet;
 use std::rc::Rc;
 
@@ -108,6 +109,7 @@ impl Session {
             event_log: log,
             observer: None,
             recall: Default::default(),
+            last_compiled_tokens: Cell::default(),
         })
     }
 }

@@ -24,3 +24,6 @@ pub const CONTEXT_COMPACTED: &str = "context_compacted";
 pub const MEMORY_HIT: &str = "memory_hit";
 /// The kind of the event recording a guard's decision .
 pub const GUARD_DECISION: &str = "guard_decision";
+/// The kind of the event recording what a provider reported a model call
+/// cost (see [`crate::session::ModelUsage`]).
+pub const MODEL_USAGE: &str = "model_usage";

@@ -11,9 +11,10 @@ use serde_json::Value;
 use crate::clock::{Clock, IdRng};
 use crate::error::{Error, ErrorCode, Result};
 use crate::session::kinds::{
-    ARTIFACT_STORED, CONTEXT_COMPACTED, MEMORY_HIT, TOOL_CALL, USER_INPUT,
+    ARTIFACT_STORED, CONTEXT_COMPACTED, MEMORY_HIT, MODEL_USAGE, TOOL_CALL, USER_INPUT,
 };
 use crate::session::render::{self, Rendered};
+use crate::session::usage::UsageCorrection;
 use crate::tokens::TokenCounter;
 use crate::working_context::ArtifactRef;
 use crate::zones::CompactionLevel;
@@ -168,6 +169,7 @@ pub struct EventLog {
     pinned_memories: Vec<usize>,
     last_user_input: Option<usize>,
     externalized: HashMap<String, ArtifactRef>,
+    usage: UsageCorrection,
     total_tokens: u64,
     ids: RefCell<Ids>,
     /// Events recorded while the log was borrowed for reading (a compile
@@ -204,6 +206,7 @@ impl EventLog {
             pinned_memories: Vec::new(),
             last_user_input: None,
             externalized: HashMap::new(),
+            usage: UsageCorrection::default(),
             total_tokens: 0,
             ids: RefCell::new(Ids {
                 last_ms: 0,
@@ -424,6 +427,9 @@ impl EventLog {
                 self.compaction = Some(state);
             }
         }
+        if event.kind == MODEL_USAGE {
+            self.usage.observe(&event.data);
+        }
         if event.kind == ARTIFACT_STORED {
             if let Some((source_event, aref)) = render::externalized_ref(&event.data) {
                 self.externalized.insert(source_event, aref);
@@ -572,6 +578,12 @@ impl EventLog {
                 n
             }
         }
+    }
+
+    /// The correction between this log's token counts and the provider's,
+    /// from its `model_usage` events.
+    pub fn usage_correction(&self) -> UsageCorrection {
+        self.usage
     }
 
     /// The artifact that the tool outcome `event_id` was externalised to.

@@ -7,8 +7,9 @@ mod kinds;
 mod log;
 pub(crate) mod render;
 mod store;
+mod usage;
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use serde_json::Value;
@@ -24,14 +25,15 @@ pub use evidence::{evidence_kind, EvidenceEntry, EvidencePack};
 pub use export::parse_events;
 pub use export::SESSION_FORMAT;
 pub use kinds::{
-    ARTIFACT_STORED, ASSISTANT_OUTPUT, CONTEXT_COMPACTED, GUARD_DECISION, MEMORY_HIT, PHASE_RESULT,
-    TOOL_CALL, TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT, USER_INPUT,
+    ARTIFACT_STORED, ASSISTANT_OUTPUT, CONTEXT_COMPACTED, GUARD_DECISION, MEMORY_HIT, MODEL_USAGE,
+    PHASE_RESULT, TOOL_CALL, TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT, USER_INPUT,
 };
 pub use log::{CompactionState, EventLog, SessionEvent, MAX_DATA_DEPTH};
 pub use store::{
     plan_save, restore_session, stale_save, SavePlan, SaveReport, SavedEvents, SessionEnv,
     SessionSource, SessionStore,
 };
+pub use usage::{ModelUsage, UsageCorrection};
 
 /// Told of every event recorded in a session, with the session's id (a bus
 /// feed, see [`crate::bus::session_feed`]). It runs while the session is
@@ -46,6 +48,9 @@ pub struct Session {
     observer: Option<SessionObserver>,
     /// The recall index, brought up to date when searched.
     recall: RefCell<SessionRecall>,
+    /// The token count of the latest compile of this session, which a
+    /// usage recorded without its own count answers.
+    last_compiled_tokens: Cell<Option<u64>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -87,6 +92,7 @@ impl Session {
             event_log: EventLog::with_env(clock, counter, rng.next_u64()),
             observer: None,
             recall: RefCell::default(),
+            last_compiled_tokens: Cell::default(),
         }
     }
 
@@ -171,6 +177,31 @@ impl Session {
             observe(&self.session_id, event);
         }
         Ok(event)
+    }
+
+    /// Records what a provider reported a model call cost (a `model_usage`
+    /// event), with `counted_tokens`, the session's count of that request:
+    /// by default the count of the latest compile of this session. Compiles
+    /// derive their correction from these events (see
+    /// [`EventLog::usage_correction`]).
+    pub fn record_usage(
+        &mut self,
+        usage: &ModelUsage,
+        counted_tokens: Option<u64>,
+    ) -> Result<&SessionEvent> {
+        let data = self.usage_event_data(usage, counted_tokens);
+        self.record(MODEL_USAGE, data, None)
+    }
+
+    /// The data of the `model_usage` event [`Session::record_usage`]
+    /// records (to record it with [`record_shared`]).
+    pub fn usage_event_data(&self, usage: &ModelUsage, counted_tokens: Option<u64>) -> Value {
+        usage.event_data(counted_tokens.or(self.last_compiled_tokens.get()))
+    }
+
+    /// Remembers a compile's token count for [`Session::record_usage`].
+    pub(crate) fn note_compiled(&self, tokens: u64) {
+        self.last_compiled_tokens.set(Some(tokens));
     }
 
     /// Sets (or with `None` removes) the observer told of every event

@@ -8,8 +8,10 @@ mod bridge;
 mod events;
 mod handler;
 pub mod look_back;
+mod spec;
 
 pub use abort::AbortSignal;
 pub use bridge::{sniff_mime, ToolBridge, ToolContent, ToolFailure, ToolOutput};
 pub use events::{ToolEvent, ToolEventInit, ToolEventKind};
 pub use handler::{ToolInterruptHandler, ToolInterruptOptions, DEFAULT_TIMEOUT_MS};
+pub use spec::{request_tool_tokens, request_tools, ToolSpec, ANTHROPIC_TOOL_PROMPT_TOKENS};

@@ -11,6 +11,7 @@ use std::hash::{Hash, Hasher};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::budget::BudgetPlan;
 use crate::tokens::TokenCounter;
 use crate::zones::{CompactionLevel, Zone, ZoneUsage};
 
@@ -347,9 +348,18 @@ pub struct WorkingContext {
     /// [`WorkingContext::to_messages`].
     #[serde(default)]
     pub token_count: u64,
-    /// The budget this context was compiled for.
+    /// The budget this context was fitted to, in the counter's tokens: the
+    /// compile's budget, less what its [`BudgetPlan`] keeps back.
     #[serde(default)]
     pub budget: u64,
+    /// How the compile's budget became `budget` (reply reserve, usage
+    /// correction, margin); set by a compile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_plan: Option<BudgetPlan>,
+    /// Tokens of the tool definitions the request carries beside the
+    /// messages, counted in the SYSTEM zone (set by a compile given tools).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tool_tokens: u64,
     /// What the compiler dropped or truncated to fit the budget.
     #[serde(default)]
     pub dropped: Vec<DroppedItem>,
@@ -518,7 +528,7 @@ impl WorkingContext {
                 let mut usage = ZoneUsage::default();
                 usage.add(
                     Zone::System,
-                    counter.count(&self.system_content()) + overhead,
+                    counter.count(&self.system_content()) + overhead + self.tool_tokens,
                 );
                 let recent = zoned::recent_start(&self.history);
                 let seed_zone = |i: usize| {
@@ -604,7 +614,7 @@ impl WorkingContext {
             return self.token_count;
         }
         let overhead = counter.message_overhead();
-        let mut total = counter.count(&self.system_prompt) + overhead;
+        let mut total = counter.count(&self.system_prompt) + overhead + self.tool_tokens;
         if !self.memory_hits.is_empty() {
             total += counter.count(MEMORY_HEADER) + 1;
         }
@@ -635,6 +645,10 @@ impl WorkingContext {
         self.token_count = total;
         total
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 pub(crate) fn memory_line(hit: &MemoryHit) -> String {

@@ -175,7 +175,7 @@ pub(crate) fn usage(ctx: &WorkingContext, counter: &dyn TokenCounter) -> ZoneUsa
     let mut usage = ZoneUsage::default();
     usage.add(
         Zone::System,
-        memo.count(counter, &system_zone_text(ctx)) + overhead,
+        memo.count(counter, &system_zone_text(ctx)) + overhead + ctx.tool_tokens,
     );
     let persistent = persistent_zone_text(ctx);
     if !persistent.is_empty() {

@@ -44,6 +44,7 @@ pub fn compile_options(compile: &Value) -> context_compiler::CompileOptions {
         goal: text("goal"),
         state_digest: o.get("stateDigest").cloned(),
         task_state: text("taskState"),
+        ..Default::default()
     }
 }
 

@@ -26,6 +26,7 @@ const VALID = {
   "runCompiled(options)": { args: () => ["hi"], base: () => ({ model: async () => ({ content: "ok" }), budget: 1000 }) },
   "orchestrateCompiled(options)": { args: () => [{ task: "t", budget: 1000 }], base: () => ({ model: async () => ({ content: "ok" }) }) },
   "Session.record(options)": { args: () => ["user_input", "hi"] },
+  "Session.recordUsage(options)": { args: () => [{ inputTokens: 10 }] },
   "EventLog.append(options)": { args: () => ["user_input", "hi"] },
   "Session.importJson(options)": { args: () => [new lib.Session().exportJson()] },
   "Session.attachBus(options)": { args: () => [bus()] },

@@ -15,14 +15,15 @@ use crate::session::session_arg;
 use crate::working_context::WorkingContext;
 use context_compiler::compiler::{CompileOptions, ContextCompiler as CoreCompiler};
 use context_compiler::error::{Error, ErrorCode, Result};
-use context_compiler_js::convert::{js_to_json, option};
+use context_compiler_js::convert::{count, js_to_json, option, typed_option};
 use context_compiler_js::error::to_js_error;
 use context_compiler_js::promise::spawn;
 use context_compiler_js::registry::Registration;
 
 use crate::registry;
+use context_compiler::runner::ToolSpec;
 use context_compiler::session::Session;
-use context_compiler::working_context::Layout;
+use context_compiler::working_context::{Layout, ProviderFormat};
 
 /// What a JS `ContextCompiler` holds: its processors and layout, shared
 /// with the runs that name it.
@@ -94,7 +95,32 @@ pub(crate) fn compile_options<T: AsRef<JsValue>>(
             ))
         }
     };
+    let tools = match json("tools")? {
+        None => Vec::new(),
+        Some(v) => ToolSpec::parse_list(&v)?,
+    };
+    let format = match string_option(&get("format")?, "options.format")? {
+        None => None,
+        Some(name) => Some(ProviderFormat::parse(&name)?),
+    };
+    let reserve_output = count(
+        &get("reserveOutput")?,
+        "options.reserveOutput",
+        ErrorCode::InvalidBudget,
+    )?
+    .unwrap_or(0);
+    let usage_margin = typed_option(
+        options,
+        "usageMargin",
+        None,
+        |v| v.as_f64().filter(|m| (0.0..1.0).contains(m)).map(Some),
+        "a number at least 0 and below 1",
+    )?;
     let options = CompileOptions {
+        tools,
+        format,
+        reserve_output,
+        usage_margin,
         system_prompt: match system_prompt {
             Some(prompt) => prompt,
             None => {
@@ -181,9 +207,10 @@ impl ContextCompiler {
 
     /// Compiles `session` under `budget` (a positive integer or a
     /// `TokenBudget`) and resolves to a `WorkingContext` that never exceeds
-    /// it. Options: `systemPrompt`; for the zoned layout also `policies`,
-    /// `toolDefinitions`, `userPreferences`, `goal`, `stateDigest` and
-    /// `taskState`. On failure the session is unchanged. While a compile
+    /// it. Options: `systemPrompt`; `tools` (counted in SYSTEM as `format`
+    /// sends them), `reserveOutput`, `usageMargin`; for the zoned layout
+    /// also `policies`, `toolDefinitions`, `userPreferences`, `goal`,
+    /// `stateDigest` and `taskState`. On failure the session is unchanged. While a compile
     /// runs, `session.record` and tool calls still record: their events
     /// are queued behind the compile's view and indexed when it ends.
     #[wasm_bindgen(unchecked_return_type = "Promise<WorkingContext>")]

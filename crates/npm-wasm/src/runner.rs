@@ -21,7 +21,7 @@ use context_compiler::compiler::{
 use context_compiler::error::{Error, ErrorCode, Result};
 use context_compiler::runner::{
     mcp, run_compiled as run_core, Agent, Guard, GuardDecision, Model, ModelReply, ModelRequest,
-    RunOptions, ToolSpec, DEFAULT_MAX_STEPS,
+    RunOptions, DEFAULT_MAX_STEPS,
 };
 use context_compiler::session::Session;
 use context_compiler::tokens::DefaultTokenCounter;
@@ -59,6 +59,11 @@ export type ModelReply =
       text?: string;
       toolCalls?: RequestedToolCall[];
       tool_calls?: RequestedToolCall[] | null;
+      /** What the call cost, as the provider reported it: recorded as a
+       * `model_usage` event, from which later compiles correct their count. */
+      usage?: ProviderUsage | null;
+      /** Gemini's name for `usage`. */
+      usageMetadata?: ProviderUsage | null;
     };
 /** The messages a model gets in each `format`, as `WorkingContext.toMessages` gives them. */
 export interface FormatMessages {
@@ -111,8 +116,14 @@ export interface OrchestrateOptions<F extends RunFormat = "openai"> extends Zone
   toolTimeoutMs?: number;
   /** Cancels the run (it rejects with `ABORTED`; what it recorded stays). */
   signal?: AbortSignal;
-  /** The shape of the messages and tools the model gets; default `"openai"`. */
+  /** The shape of the messages and tools the model gets; default `"openai"`.
+   * The tools are counted in each compile's SYSTEM zone as it sends them. */
   format?: F;
+  /** Tokens of the budget kept for the reply; default 0. */
+  reserveOutput?: number;
+  /** The share of the budget held back once the usage the model's replies
+   * report corrects the count; default 0.05. */
+  usageMargin?: number;
 }
 /** Options of `runCompiled`. */
 export interface RunCompiledOptions<F extends RunFormat = "openai"> extends OrchestrateOptions<F> {
@@ -383,13 +394,10 @@ fn prepare<T: AsRef<JsValue>>(
         Some(b) => b,
         None => budget_arg(&get("budget")?)?,
     };
-    let compile = compile_options(options, system_prompt)?;
-    let tools = get("tools")?;
-    let tools = if tools.is_undefined() || tools.is_null() {
-        Vec::new()
-    } else {
-        ToolSpec::parse_list(&js_to_json(&tools, "options.tools")?)?
-    };
+    let mut compile = compile_options(options, system_prompt)?;
+    // The tools are counted as the run sends them.
+    compile.format = Some(format);
+    let tools = compile.tools.clone();
     let tool_timeout_ms = get("toolTimeoutMs")?;
     let tool_timeout_ms = if tool_timeout_ms.is_undefined() || tool_timeout_ms.is_null() {
         None

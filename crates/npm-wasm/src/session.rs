@@ -14,7 +14,7 @@ use crate::artifact_store_arg::artifact_store_arg;
 use crate::counter::JsTokenCounter;
 use crate::record_buffers;
 use context_compiler::error::{Error, ErrorCode, Result};
-use context_compiler_js::convert::{count, describe, option, string, to_js, whole};
+use context_compiler_js::convert::{count, describe, js_to_json, option, string, to_js, whole};
 use context_compiler_js::env::{seed, JsClock};
 use context_compiler_js::error::to_js_error;
 use context_compiler_js::options::{optional_string, usize_option};
@@ -24,7 +24,8 @@ use context_compiler_js::registry::Registration;
 use crate::registry;
 use context_compiler::recall::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT};
 use context_compiler::session::{
-    record_shared_then, EventLog as CoreLog, Session as CoreSession, SessionEvent, SessionObserver,
+    record_shared, record_shared_then, EventLog as CoreLog, ModelUsage, Session as CoreSession,
+    SessionEvent, SessionObserver, MODEL_USAGE,
 };
 use context_compiler::tokens::{DefaultTokenCounter, TokenCounter, WordsTokenCounter};
 
@@ -245,6 +246,34 @@ impl JsSession {
             .map_err(|_| busy())?
             .set_observer(None);
         Ok(())
+    }
+
+    /// Records what the provider reported a model call cost, as a
+    /// `model_usage` event; `usage` in any provider's shape (see
+    /// `ProviderUsage`). `options.countedTokens`: this session's count of
+    /// that request, by default the `tokenCount` of its latest compile.
+    /// Compiles then fit the context to the budget in the provider's
+    /// tokens (see `WorkingContext.budgetPlan`). `runCompiled` records the
+    /// `usage` its model's replies carry.
+    #[wasm_bindgen(js_name = recordUsage, unchecked_return_type = "SessionEvent")]
+    pub fn record_usage(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ProviderUsage")] usage: JsValue,
+        options: Option<RecordUsageOptionsArg>,
+    ) -> JsResult<JsValue> {
+        let usage = ModelUsage::from_json(&js_to_json(&usage, "usage")?)?;
+        let counted = count(
+            &option(&options, "countedTokens", "options")?,
+            "options.countedTokens",
+            ErrorCode::InvalidArgument,
+        )?;
+        let data = self
+            .inner
+            .try_borrow()
+            .map_err(|_| busy())?
+            .usage_event_data(&usage, counted);
+        let event = record_shared(&self.inner, MODEL_USAGE, data, None)?;
+        to_js(&event).map_err(Thrown::from)
     }
 
     /// The session's event log (a live view).

@@ -24,7 +24,9 @@ import type { CompiledContext } from "../../js/types/CompiledContext.js";
 import type { ContextStats } from "../../js/types/ContextStats.js";
 import type { SearchHit } from "../../js/types/SearchHit.js";
 import type { RecalledTurn } from "../../js/types/RecalledTurn.js";
-export type { Json, SessionEvent, EvidenceEntry, EvidencePack, ArtifactHandle, SaveReport, SchemaError, ValidationResult, ZoneName, CompactionLevel, ZoneUsage, DropAction, Message, ContextItem, WindowDrop, CompiledContext, ContextStats, SearchHit, RecalledTurn };
+import type { BudgetPlan } from "../../js/types/BudgetPlan.js";
+import type { ModelUsage } from "../../js/types/ModelUsage.js";
+export type { Json, SessionEvent, EvidenceEntry, EvidencePack, ArtifactHandle, SaveReport, SchemaError, ValidationResult, ZoneName, CompactionLevel, ZoneUsage, DropAction, Message, ContextItem, WindowDrop, CompiledContext, ContextStats, SearchHit, RecalledTurn, BudgetPlan, ModelUsage };
 
 /** Stable error codes carried by `error.code`. */
 export type ErrorCode =
@@ -175,6 +177,10 @@ export interface WorkingContextData extends ZonedParts {
   layout: Layout;
   compactionLevel: CompactionLevel;
   zoneUsage: ZoneUsage;
+  /** How the compile's budget became `budget`; absent for a context built by hand. */
+  budgetPlan?: BudgetPlan;
+  /** Tokens of the tools the request offers, counted in SYSTEM; absent when none. */
+  toolTokens?: number;
 }
 
 /** OpenAI Chat Completions request messages. */
@@ -404,7 +410,33 @@ export interface ToolInterruptHandlerOptions {
   externalizeThreshold?: number;
 }
 export interface CallOptions { timeoutMs?: number }
-export interface CompileOptions extends ZonedOptions { systemPrompt?: string }
+/** What a compile is given besides the session and the budget. */
+export interface CompileOptions extends ZonedOptions {
+  systemPrompt?: string;
+  /** The tools the request offers the model (its `tools` field), counted in
+   * SYSTEM as `format` serialises them; when absent, `toolDefinitions` are
+   * counted. In either layout. */
+  tools?: ToolSpec[];
+  /** The format the request is sent in, for counting `tools`; default the
+   * plain `{ name, description, parameters }`. */
+  format?: MessageFormat | "plain";
+  /** Tokens of the budget kept for the reply; default 0. */
+  reserveOutput?: number;
+  /** The share of the budget held back once the session's recorded usage
+   * corrects its count (`session.recordUsage`); default 0.05. */
+  usageMargin?: number;
+}
+/** Usage as the providers report it: this shape (and the AI SDK's), Chat
+ * Completions' `{ prompt_tokens, completion_tokens, prompt_tokens_details }`,
+ * Responses' `{ input_tokens, output_tokens, input_tokens_details }`,
+ * Anthropic's `{ input_tokens, cache_creation_input_tokens,
+ * cache_read_input_tokens, output_tokens }`, or Gemini's `usageMetadata`. */
+export type ProviderUsage = ModelUsage | { [key: string]: Json };
+export interface RecordUsageOptions {
+  /** The session's count of the request the usage answers; default the
+   * `tokenCount` of the session's latest compile. */
+  countedTokens?: number;
+}
 "#;
 
 pub(crate) use context_compiler_js::args::ImportOptionsArg;
@@ -417,6 +449,9 @@ extern "C" {
     /// The `ArtifactAttacherOptions` object (checked at run time, typed in TypeScript).
     #[wasm_bindgen(typescript_type = "ArtifactAttacherOptions")]
     pub type ArtifactAttacherOptionsArg;
+    /// The `RecordUsageOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "RecordUsageOptions")]
+    pub type RecordUsageOptionsArg;
     /// The `CompileOptions` object (checked at run time, typed in TypeScript).
     #[wasm_bindgen(typescript_type = "CompileOptions")]
     pub type CompileOptionsArg;

@@ -103,10 +103,25 @@ impl WorkingContext {
         self.inner.token_count as f64
     }
 
-    /// The budget.
+    /// The budget the context was fitted to, in the counter's tokens: the
+    /// compile's budget less what `budgetPlan` keeps back.
     #[wasm_bindgen(getter)]
     pub fn budget(&self) -> f64 {
         self.inner.budget as f64
+    }
+
+    /// How the compile's budget became `budget`: the reply's reserve, the
+    /// correction from the session's recorded usage, the margin (`null`
+    /// for a context built by hand).
+    #[wasm_bindgen(getter, js_name = budgetPlan, unchecked_return_type = "BudgetPlan | null")]
+    pub fn budget_plan(&self) -> JsResult<JsValue> {
+        js(&self.inner.budget_plan)
+    }
+
+    /// Tokens of the tools the request offers, counted in SYSTEM.
+    #[wasm_bindgen(getter, js_name = toolTokens)]
+    pub fn tool_tokens(&self) -> f64 {
+        self.inner.tool_tokens as f64
     }
 
     /// Whether `tokenCount <= budget`.

@@ -1,0 +1,258 @@
+//! What providers report a request cost, recorded as `model_usage` events,
+//! and the correction between the session's token count and the
+//! provider's that compiles derive from those events alone.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::error::{Error, ErrorCode, Result};
+
+/// The tokens a provider reported for one model call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ModelUsage {
+    /// Every input token of the request, cached ones included.
+    pub input_tokens: u64,
+    /// The input tokens read from the provider's prompt cache.
+    #[serde(default)]
+    pub cached_input_tokens: u64,
+    /// The reply's tokens.
+    #[serde(default)]
+    pub output_tokens: u64,
+}
+
+/// The field of `v` named by the first of `keys` present, as a count.
+fn count(v: &Value, keys: &[&str]) -> Result<Option<u64>> {
+    for key in keys {
+        let (outer, inner) = key
+            .split_once('.')
+            .map_or((*key, None), |(o, i)| (o, Some(i)));
+        let mut field = v.get(outer);
+        if let (Some(inner), Some(parent)) = (inner, field) {
+            field = parent.get(inner);
+        }
+        match field {
+            None | Some(Value::Null) => continue,
+            Some(n) => {
+                return match n.as_f64() {
+                    Some(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 => Ok(Some(x as u64)),
+                    _ => Err(Error::new(
+                        ErrorCode::InvalidArgument,
+                        format!("usage.{key} must be a non-negative integer (got {n})"),
+                    )),
+                }
+            }
+        }
+    }
+    Ok(None)
+}
+
+impl ModelUsage {
+    /// Reads usage as the providers report it:
+    /// - `{ inputTokens, cachedInputTokens?, outputTokens? }` (this type, and
+    ///   the AI SDK's);
+    /// - OpenAI Chat Completions' `{ prompt_tokens, completion_tokens,
+    ///   prompt_tokens_details: { cached_tokens } }`;
+    /// - OpenAI Responses' `{ input_tokens, output_tokens,
+    ///   input_tokens_details: { cached_tokens } }`;
+    /// - Anthropic's `{ input_tokens, cache_creation_input_tokens,
+    ///   cache_read_input_tokens, output_tokens }`, whose `input_tokens`
+    ///   leaves out the cache's tokens (they are added back);
+    /// - Gemini's `usageMetadata` `{ promptTokenCount,
+    ///   cachedContentTokenCount, candidatesTokenCount }`.
+    ///
+    /// Anything else is [`ErrorCode::InvalidArgument`].
+    pub fn from_json(v: &Value) -> Result<ModelUsage> {
+        let invalid = |m: &str| Error::new(ErrorCode::InvalidArgument, m.to_string());
+        if !v.is_object() {
+            return Err(invalid("usage must be an object"));
+        }
+        let anthropic = v.get("cache_read_input_tokens").is_some()
+            || v.get("cache_creation_input_tokens").is_some();
+        let input = count(
+            v,
+            &[
+                "inputTokens",
+                "prompt_tokens",
+                "input_tokens",
+                "promptTokenCount",
+            ],
+        )?
+        .ok_or_else(|| {
+            invalid(
+                "usage must have inputTokens (or prompt_tokens, input_tokens, promptTokenCount)",
+            )
+        })?;
+        let cache_read = count(
+            v,
+            &[
+                "cachedInputTokens",
+                "cache_read_input_tokens",
+                "prompt_tokens_details.cached_tokens",
+                "input_tokens_details.cached_tokens",
+                "cachedContentTokenCount",
+            ],
+        )?
+        .unwrap_or(0);
+        let output = count(
+            v,
+            &[
+                "outputTokens",
+                "completion_tokens",
+                "output_tokens",
+                "candidatesTokenCount",
+            ],
+        )?
+        .unwrap_or(0);
+        let input_tokens = if anthropic {
+            let written = count(v, &["cache_creation_input_tokens"])?.unwrap_or(0);
+            input.saturating_add(written).saturating_add(cache_read)
+        } else {
+            input
+        };
+        Ok(ModelUsage {
+            input_tokens,
+            cached_input_tokens: cache_read.min(input_tokens),
+            output_tokens: output,
+        })
+    }
+
+    /// The `model_usage` event's data: the usage and, when known, the
+    /// session's count of the request it answers (`countedTokens`).
+    pub fn event_data(&self, counted_tokens: Option<u64>) -> Value {
+        let mut data = json!({
+            "inputTokens": self.input_tokens,
+            "cachedInputTokens": self.cached_input_tokens,
+            "outputTokens": self.output_tokens,
+        });
+        if let Some(n) = counted_tokens {
+            data["countedTokens"] = json!(n);
+        }
+        data
+    }
+}
+
+/// Provider tokens per counted token, derived from the session's
+/// `model_usage` events in order. A call whose ratio is above the
+/// correction raises it to that ratio at once (a count below the
+/// provider's is what breaks a budget); a lower one lowers it slowly, by
+/// [`UsageCorrection::WEIGHT`] of the difference. It is used rounded up to
+/// the next 1/64, so that small moves leave the compile's budget, and with
+/// it the context, unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct UsageCorrection {
+    average: f64,
+    samples: usize,
+}
+
+impl UsageCorrection {
+    /// The weight of each new call in the average.
+    pub const WEIGHT: f64 = 0.25;
+    /// The correction never goes below this…
+    pub const MIN: f64 = 0.25;
+    /// …nor above this.
+    pub const MAX: f64 = 4.0;
+
+    /// Takes in a `model_usage` event's data; events without both an input
+    /// count and the session's count of the request are left out.
+    pub fn observe(&mut self, data: &Value) {
+        let field = |k: &str| data.get(k).and_then(Value::as_u64).filter(|n| *n > 0);
+        let (Some(input), Some(counted)) = (field("inputTokens"), field("countedTokens")) else {
+            return;
+        };
+        let ratio = (input as f64 / counted as f64).clamp(Self::MIN, Self::MAX);
+        // Up at once (a count below the provider's is what breaks a
+        // budget), down slowly.
+        self.average = if self.samples == 0 || ratio > self.average {
+            ratio
+        } else {
+            self.average + Self::WEIGHT * (ratio - self.average)
+        };
+        self.samples += 1;
+    }
+
+    /// The calls the correction comes from.
+    pub fn samples(&self) -> usize {
+        self.samples
+    }
+
+    /// Provider tokens per counted token: 1 without calls, else the
+    /// average rounded up to the next 1/64.
+    pub fn factor(&self) -> f64 {
+        if self.samples == 0 {
+            return 1.0;
+        }
+        ((self.average * 64.0).ceil() / 64.0).clamp(Self::MIN, Self::MAX)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_provider_shape_is_read() {
+        let usage = |v: Value| ModelUsage::from_json(&v).expect("usage");
+        let ours = usage(json!({"inputTokens": 100, "cachedInputTokens": 40, "outputTokens": 7}));
+        assert_eq!(
+            (
+                ours.input_tokens,
+                ours.cached_input_tokens,
+                ours.output_tokens
+            ),
+            (100, 40, 7)
+        );
+        let chat = usage(json!({"prompt_tokens": 100, "completion_tokens": 7,
+            "prompt_tokens_details": {"cached_tokens": 40}}));
+        assert_eq!(chat, ours);
+        let responses = usage(json!({"input_tokens": 100, "output_tokens": 7,
+            "input_tokens_details": {"cached_tokens": 40}, "total_tokens": 107}));
+        assert_eq!(responses, ours);
+        let anthropic = usage(
+            json!({"input_tokens": 50, "cache_creation_input_tokens": 10,
+            "cache_read_input_tokens": 40, "output_tokens": 7}),
+        );
+        assert_eq!(anthropic, ours);
+        let gemini = usage(
+            json!({"promptTokenCount": 100, "cachedContentTokenCount": 40,
+            "candidatesTokenCount": 7, "totalTokenCount": 107}),
+        );
+        assert_eq!(gemini, ours);
+    }
+
+    #[test]
+    fn bad_usage_is_refused_with_a_code() {
+        for bad in [
+            json!(3),
+            json!({}),
+            json!({"inputTokens": -1}),
+            json!({"inputTokens": 1.5}),
+            json!({"inputTokens": "many"}),
+            json!({"inputTokens": 10, "outputTokens": {}}),
+        ] {
+            let e = ModelUsage::from_json(&bad).expect_err("refused");
+            assert_eq!(e.code(), ErrorCode::InvalidArgument, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_correction_is_damped_and_rounded_up() {
+        let mut c = UsageCorrection::default();
+        assert_eq!(c.factor(), 1.0);
+        c.observe(&json!({"inputTokens": 120, "countedTokens": 100}));
+        assert_eq!(c.factor(), 1.203125, "1.2 rounded up to 77/64");
+        c.observe(&json!({"inputTokens": 100, "countedTokens": 100}));
+        // Down slowly: 1.2 + 0.25 (1.0 - 1.2) = 1.15 → 74/64.
+        assert_eq!(c.factor(), 1.15625);
+        c.observe(&json!({"inputTokens": 130, "countedTokens": 100}));
+        assert_eq!(c.factor(), 1.3125, "up at once: 1.3 → 84/64");
+        c.observe(&json!({"inputTokens": 100, "countedTokens": 100}));
+        assert_eq!(c.factor(), 1.234375, "1.3 - 0.075 = 1.225 → 79/64");
+        c.observe(&json!({"inputTokens": 100}));
+        c.observe(&json!({"inputTokens": 0, "countedTokens": 100}));
+        assert_eq!(c.samples(), 4, "calls without both counts are left out");
+        c.observe(&json!({"inputTokens": 1_000_000, "countedTokens": 1}));
+        assert!(c.factor() <= UsageCorrection::MAX);
+    }
+}

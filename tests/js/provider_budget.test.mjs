@@ -1,0 +1,164 @@
+// Budgets in the provider's tokens (issue 36, item 3): the tools a request
+// offers are counted in SYSTEM as the format sends them, `reserveOutput`
+// keeps room for the reply, and the usage the provider reports corrects the
+// session's count, tested with a scripted model whose tokenizer (js-tiktoken,
+// OpenAI's own ranks) is not the session's counter.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Tiktoken } from "js-tiktoken/lite";
+import o200kRanks from "js-tiktoken/ranks/o200k_base";
+import cl100kRanks from "js-tiktoken/ranks/cl100k_base";
+import { Compactor, ContextCompiler, HistorySelector, Session, runCompiled } from "agent-context-compiler";
+import { loadTokenizer } from "agent-context-compiler/tokenizers";
+import { rejectsWithCode } from "./helpers.mjs";
+
+const o200k = new Tiktoken(o200kRanks);
+const cl100k = new Tiktoken(cl100kRanks);
+
+/** Forty tools of ordinary size: a description and three typed arguments. */
+const fortyTools = Array.from({ length: 40 }, (_, i) => ({
+  name: `tool_${i}`,
+  description: `Looks up record kind ${i} in the inventory service and returns its fields`,
+  parameters: {
+    type: "object",
+    properties: {
+      id: { type: "string", description: "The record's id" },
+      fields: { type: "array", items: { type: "string" } },
+      limit: { type: "integer", minimum: 1, maximum: 100 },
+    },
+    required: ["id"],
+  },
+}));
+const openAiTools = fortyTools.map(({ name, description, parameters }) => ({ type: "function", function: { name, description, parameters } }));
+
+const zoned = () => new ContextCompiler({
+  layout: "zoned",
+  processors: [new HistorySelector({ keepFirst: 1, keepLast: Infinity }), new Compactor()],
+});
+
+function longSession(turns, options) {
+  const session = new Session(options);
+  for (let i = 0; i < turns; i++) {
+    session.record("user_input", { text: `Question ${i}: how is shipment S-${i * 7919} doing after the storm near depot D-${i % 13}?` });
+    session.record("assistant_output", { text: `Shipment S-${i * 7919} left depot D-${i % 13} at ${i % 24}:00 and is on time. `.repeat(6) });
+  }
+  return session;
+}
+
+/** The request's tokens under `enc`: each message's text and 4, and the tools as JSON. */
+function requestTokens(enc, messages, tools) {
+  const text = (c) => (typeof c === "string" ? c : JSON.stringify(c ?? ""));
+  let n = 0;
+  for (const m of messages) n += enc.encode(text(m.content) + (m.tool_calls ? JSON.stringify(m.tool_calls) : "")).length + 4;
+  return n + (tools?.length ? enc.encode(JSON.stringify(tools)).length : 0);
+}
+
+/** A compiler whose history fills what the budget leaves (no compaction). */
+const filling = () => new ContextCompiler({ layout: "zoned", processors: [new HistorySelector({ keepFirst: 1, keepLast: Infinity })] });
+
+test("forty tools at a 16,000-token budget: the request, tools included, is within 16,000 o200k tokens", async () => {
+  const tokenCounter = await loadTokenizer("o200k_base");
+  const session = longSession(300, { tokenCounter });
+  const ctx = await filling().compile(session, 16_000, { systemPrompt: "You are a logistics assistant.", tools: fortyTools, format: "openai" });
+  assert.ok(ctx.toolTokens > 2_000, `forty tools cost ${ctx.toolTokens}`);
+  assert.equal(ctx.toolTokens, o200k.encode(JSON.stringify(openAiTools)).length, "counted as Chat Completions sends them");
+  assert.ok(ctx.zoneUsage.system > ctx.toolTokens, "in SYSTEM");
+  const request = requestTokens(o200k, ctx.toMessages({ format: "openai" }), openAiTools);
+  assert.ok(request <= 16_000, `the request is ${request} tokens`);
+  assert.ok(ctx.tokenCount <= 16_000);
+  // Without them the same compile makes a request over the budget.
+  const blind = await filling().compile(session, 16_000, { systemPrompt: "You are a logistics assistant." });
+  const over = requestTokens(o200k, blind.toMessages({ format: "openai" }), openAiTools);
+  assert.ok(over > 16_000, `uncounted tools make a ${over}-token request`);
+  // Listed tool definitions are counted when no tools are given.
+  const listed = await zoned().compile(session, 16_000, { toolDefinitions: fortyTools });
+  assert.ok(listed.toolTokens > 2_000);
+});
+
+test("reserveOutput keeps room for the reply; budgetPlan says how the budget was spent", async () => {
+  const session = longSession(200);
+  const ctx = await zoned().compile(session, 8_000, { reserveOutput: 2_000 });
+  assert.deepEqual(ctx.budgetPlan, { requested: 8_000, reserveOutput: 2_000, correction: 1, usageSamples: 0, margin: 0, target: 6_000 });
+  assert.equal(ctx.budget, 6_000);
+  assert.ok(ctx.tokenCount <= 6_000);
+  await rejectsWithCode(() => zoned().compile(session, 8_000, { reserveOutput: 8_000 }), "INVALID_BUDGET", "reserveOutput");
+  await rejectsWithCode(() => zoned().compile(session, 8_000, { reserveOutput: -1 }), "INVALID_BUDGET");
+  await rejectsWithCode(() => zoned().compile(session, 8_000, { usageMargin: 1.5 }), "INVALID_ARGUMENT", "usageMargin");
+  await rejectsWithCode(() => zoned().compile(session, 8_000, { format: "bard" }), "INVALID_ARGUMENT");
+  await rejectsWithCode(() => zoned().compile(session, 8_000, { tools: [{ description: "no name" }] }), "INVALID_ARGUMENT");
+});
+
+test("session.recordUsage reads every provider's usage and answers the latest compile", async () => {
+  const session = longSession(20);
+  const ctx = await zoned().compile(session, 4_000);
+  const shapes = [
+    [{ inputTokens: 1000, cachedInputTokens: 400, outputTokens: 7 }, 1000, 400],
+    [{ prompt_tokens: 1000, completion_tokens: 7, prompt_tokens_details: { cached_tokens: 400 } }, 1000, 400],
+    [{ input_tokens: 1000, output_tokens: 7, input_tokens_details: { cached_tokens: 400 } }, 1000, 400],
+    [{ input_tokens: 500, cache_creation_input_tokens: 100, cache_read_input_tokens: 400, output_tokens: 7 }, 1000, 400],
+    [{ promptTokenCount: 1000, cachedContentTokenCount: 400, candidatesTokenCount: 7 }, 1000, 400],
+  ];
+  for (const [usage, input, cached] of shapes) {
+    const event = session.recordUsage(usage);
+    assert.equal(event.kind, "model_usage");
+    assert.deepEqual(event.data, { inputTokens: input, cachedInputTokens: cached, outputTokens: 7, countedTokens: ctx.tokenCount }, JSON.stringify(usage));
+  }
+  assert.equal(session.recordUsage({ inputTokens: 10 }, { countedTokens: 9 }).data.countedTokens, 9);
+  for (const bad of [null, 3, {}, { inputTokens: -1 }, { inputTokens: "many" }, { prompt_tokens: 1.5 }]) {
+    await rejectsWithCode(() => session.recordUsage(bad), "INVALID_ARGUMENT");
+  }
+  await rejectsWithCode(() => session.recordUsage({ inputTokens: 1 }, { countedTokens: -2 }), "INVALID_ARGUMENT");
+  const next = await zoned().compile(session, 4_000);
+  assert.equal(next.budgetPlan.usageSamples, 6);
+  assert.ok(next.toMessages().every((m) => !m.content.includes("inputTokens")), "usage events render into no context");
+});
+
+test("a scripted model reporting cl100k usage: from its second call on, every request is within budget in its tokens", async () => {
+  const budget = 3_000;
+  const reserveOutput = 300;
+  const requests = [];
+  const rows = (id) => JSON.stringify(Array.from({ length: 14 }, (_, i) => ({ depot: `D-${i}`, sha: `${id}${i}`.padEnd(16, "f0e1"), eta: `2026-11-${String(1 + (i % 28)).padStart(2, "0")}T0${i % 10}:00Z`, ok: i % 5 !== 0 })));
+  const model = (messages, { tools, step }) => {
+    const input = requestTokens(cl100k, messages, tools);
+    requests.push(input);
+    const usage = { prompt_tokens: input, completion_tokens: 20 };
+    return step === 0
+      ? { content: null, tool_calls: [{ id: `c${requests.length}`, function: { name: "inventory", arguments: '{"id":"A-7"}' } }], usage }
+      : { content: "Shipment A-7 is on time; the storm delayed nothing.", usage };
+  };
+  // The session estimates (a character count, as one would for a provider
+  // without a public tokenizer); the provider counts with cl100k.
+  const tokenCounter = { count: (t) => Math.ceil(t.length / 5), messageOverhead: 3 };
+  const session = new Session({ tokenCounter });
+  const options = {
+    budget, reserveOutput, session, model, format: "openai", compiler: filling(),
+    systemPrompt: "You are a logistics assistant. Answer briefly.",
+    tools: [...fortyTools.slice(0, 6), { name: "inventory", description: "Reads a shipment's rows" }],
+    bridge: (_name, args) => rows(args.id),
+  };
+  for (let turn = 0; turn < 30; turn++) {
+    await runCompiled(`Turn ${turn}: where is shipment A-7 now, and which depots (D-1, D-2, D-3) are late? `.repeat(3), options);
+  }
+  assert.equal(requests.length, 60);
+  for (const [i, n] of requests.entries()) {
+    if (i > 0) assert.ok(n <= budget - reserveOutput, `request ${i}: ${n} cl100k tokens`);
+  }
+  // The correction does not waste the budget: the history fills what the
+  // margin leaves, in the provider's tokens, to a turn (a turn here is a
+  // question, a call and 14 rows).
+  assert.ok(requests.at(-1) >= 0.75 * (budget - reserveOutput), `the last request is ${requests.at(-1)}`);
+  const usage = session.eventLog.filter(["model_usage"]);
+  assert.equal(usage.length, 60);
+  assert.ok(usage.every((e) => e.data.countedTokens > 0 && e.data.inputTokens > 0));
+  // A reloaded session compiles the same: the correction comes from its events.
+  const reloaded = Session.importJson(session.exportJson(), { tokenCounter });
+  const compileOptions = { reserveOutput, tools: options.tools, format: "openai", systemPrompt: options.systemPrompt };
+  const a = await filling().compile(session, budget, compileOptions);
+  const b = await filling().compile(reloaded, budget, compileOptions);
+  assert.deepEqual(a.budgetPlan, b.budgetPlan);
+  assert.deepEqual(a.toMessages(), b.toMessages());
+  assert.equal(a.budgetPlan.usageSamples, 60);
+  // Uncorrected, the requests would have been a quarter and more over.
+  assert.ok(a.budgetPlan.correction > 1.25, `correction ${a.budgetPlan.correction}`);
+  assert.equal(a.budgetPlan.margin, Math.ceil((budget - reserveOutput) * 0.05));
+});
