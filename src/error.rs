@@ -86,8 +86,8 @@ error_codes! {
     BudgetTooSmall => "BUDGET_TOO_SMALL",
     /// The session is borrowed by a running compile and cannot be changed now.
     SessionBusy => "SESSION_BUSY",
-    /// An event-bus handler (or persister) threw or rejected; the message
-    /// names it.
+    /// An event-bus handler (or persister, or a run's `onDelta`) threw or
+    /// rejected; the message names it.
     HandlerFailed => "HANDLER_FAILED",
     /// An event-bus handler did not settle within the bus's handler timeout.
     HandlerTimeout => "HANDLER_TIMEOUT",

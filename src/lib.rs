@@ -72,8 +72,9 @@ pub use kv::{KeyValue, KvArtifactStore, KvStoreOptions, KvValue, MemoryKv};
 pub use llm::{Llm, LlmOptions};
 pub use memory::{InMemoryBackend, MemoryEntry, MemoryFilter, MemoryStore, PersistentMemory};
 pub use runner::{
-    run_compiled, Agent, Guard, GuardDecision, Model, ModelReply, ModelRequest, RunOptions,
-    RunResult, RunStep, StopReason, ToolSpec,
+    run_compiled, Agent, Guard, GuardDecision, Model, ModelAnswer, ModelReply, ModelRequest,
+    ReplyStream, RunOptions, RunResult, RunStep, StopReason, StreamDelta, StreamFormat,
+    StreamReader, ToolSpec,
 };
 pub use session::{
     record_shared, EventLog, EvidencePack, ModelUsage, SaveReport, Session, SessionEvent,

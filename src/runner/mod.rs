@@ -13,6 +13,7 @@
 mod guard;
 pub mod mcp;
 mod model;
+mod stream;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -36,6 +37,11 @@ use crate::zones::{CompactionLevel, ZoneUsage};
 pub use crate::tools::ToolSpec;
 pub use guard::{Guard, GuardDecision};
 pub use model::{Model, ModelReply, ModelRequest, RequestedToolCall};
+pub use stream::{ModelAnswer, ReplyStream, StreamDelta, StreamFormat, StreamReader};
+
+/// Told of each piece of a streamed reply as it comes; an error it returns
+/// stops the run (the text received so far is recorded).
+pub type DeltaListener = Rc<dyn Fn(&StreamDelta) -> Result<()>>;
 
 /// Model calls a run makes at most when none is given.
 pub const DEFAULT_MAX_STEPS: usize = 10;
@@ -80,6 +86,11 @@ pub struct RunOptions {
     /// [`crate::tools::look_back`]) beside `tools`, run by the library
     /// through the agent's tool handler (which a run offering them needs).
     pub look_back: bool,
+    /// Told of each piece of a streamed reply as it comes.
+    pub on_delta: Option<DeltaListener>,
+    /// The shape of the model's streamed chunks (`None`: told from the
+    /// chunks).
+    pub stream_format: Option<StreamFormat>,
 }
 
 impl RunOptions {
@@ -94,6 +105,8 @@ impl RunOptions {
             tool_timeout_ms: None,
             signal: AbortSignal::new(),
             look_back: false,
+            on_delta: None,
+            stream_format: None,
         }
     }
 
@@ -358,13 +371,64 @@ async fn ask(
         step,
         signal: &options.signal,
     };
-    match race(agent.model.respond(request), options.signal.aborted()).await {
-        First::Left(reply) => reply.map_err(|e| match e.code() {
-            ErrorCode::ModelFailed | ErrorCode::Aborted => e,
-            _ => Error::new(ErrorCode::ModelFailed, e.message().to_string()),
-        }),
-        First::Right(reason) => Err(aborted(&reason)),
+    let as_model_failure = |e: Error| match e.code() {
+        ErrorCode::ModelFailed | ErrorCode::Aborted | ErrorCode::HandlerFailed => e,
+        _ => Error::new(ErrorCode::ModelFailed, e.message().to_string()),
+    };
+    let answer = match race(
+        agent.model.respond_streaming(request),
+        options.signal.aborted(),
+    )
+    .await
+    {
+        First::Left(answer) => answer.map_err(as_model_failure)?,
+        First::Right(reason) => return Err(aborted(&reason)),
+    };
+    match answer {
+        ModelAnswer::Reply(reply) => Ok(reply),
+        ModelAnswer::Stream(stream) => read_stream(agent, options, stream)
+            .await
+            .map_err(as_model_failure),
     }
+}
+
+/// Reads a streamed reply to its end, telling `on_delta` of each piece.
+/// When the stream fails, the run is cancelled or `on_delta` fails, the
+/// text received so far is recorded as an `assistant_output` with
+/// `partial: true`, and the tool calls are dropped (none was recorded).
+async fn read_stream(
+    agent: &Agent,
+    options: &RunOptions,
+    mut stream: Box<dyn ReplyStream>,
+) -> Result<ModelReply> {
+    let mut reader = StreamReader::new(options.stream_format);
+    let failure = loop {
+        let chunk = match race(stream.next_chunk(), options.signal.aborted()).await {
+            First::Left(Ok(Some(chunk))) => chunk,
+            First::Left(Ok(None)) => return reader.finish(),
+            First::Left(Err(e)) => break e,
+            First::Right(reason) => break aborted(&reason),
+        };
+        let told = reader
+            .push(&chunk)
+            .and_then(|deltas| match &options.on_delta {
+                Some(listen) => deltas.iter().try_for_each(|d| listen(d)),
+                None => Ok(()),
+            });
+        if let Err(e) = told {
+            break e;
+        }
+    };
+    drop(stream);
+    if !reader.text().is_empty() {
+        record_shared(
+            &agent.session,
+            ASSISTANT_OUTPUT,
+            json!({ "text": reader.text(), "partial": true }),
+            None,
+        )?;
+    }
+    Err(failure)
 }
 
 /// Runs the calls concurrently; a call that cannot run (no handler, a tool

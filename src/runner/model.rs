@@ -5,6 +5,7 @@ use async_trait::async_trait;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::runner::stream::ModelAnswer;
 use crate::session::ModelUsage;
 use crate::tools::{AbortSignal, ToolSpec};
 use crate::working_context::WorkingContext;
@@ -108,17 +109,22 @@ fn read_call(call: &Value, at: &str) -> Result<RequestedToolCall> {
         .find_map(|k| source.get(*k))
         .cloned()
         .unwrap_or_else(|| Value::Object(Map::new()));
-    let arguments = match raw {
-        // OpenAI sends arguments as JSON text; a model may get it wrong.
+    Ok(RequestedToolCall {
+        name: name.to_string(),
+        arguments: read_arguments(raw),
+    })
+}
+
+/// A call's arguments: an object as given, or JSON text (OpenAI sends
+/// arguments as text, and a model may get it wrong: then why it cannot be
+/// read). Empty text is no arguments.
+pub(crate) fn read_arguments(raw: Value) -> std::result::Result<Value, String> {
+    match raw {
         Value::String(text) if text.trim().is_empty() => Ok(Value::Object(Map::new())),
         Value::String(text) => serde_json::from_str(&text)
             .map_err(|e| format!("the arguments are not valid JSON ({e}): {text}")),
         other => Ok(other),
-    };
-    Ok(RequestedToolCall {
-        name: name.to_string(),
-        arguments,
-    })
+    }
 }
 
 impl ModelReply {
@@ -205,4 +211,11 @@ impl ModelReply {
 pub trait Model {
     /// Answers one request.
     async fn respond(&self, request: ModelRequest<'_>) -> Result<ModelReply>;
+
+    /// Answers one request with a whole reply or a stream of chunks (see
+    /// [`crate::runner::StreamReader`]); the runner calls this. By default,
+    /// [`Model::respond`]'s whole reply.
+    async fn respond_streaming(&self, request: ModelRequest<'_>) -> Result<ModelAnswer> {
+        self.respond(request).await.map(ModelAnswer::Reply)
+    }
 }

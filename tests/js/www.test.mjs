@@ -142,6 +142,24 @@ test("after a reload the session resumes from IndexedDB with its conversation", 
   await screenshot("context");
 });
 
+test("the answer streams: the page shows it growing before the run ends", async () => {
+  const before = await page.locator("#conversation .turn.assistant").count();
+  await page.focus("#input");
+  await page.keyboard.type("hello");
+  await page.keyboard.press("Enter");
+  // Part of the answer is on the page while the run still holds the composer.
+  await page.waitForFunction(() => {
+    const live = document.querySelector("#live");
+    return !live.hidden && live.textContent.length > 0 && document.querySelector("#send").disabled;
+  }, null, { timeout: 30_000 });
+  const partial = await page.locator("#live").textContent();
+  await page.waitForFunction((n) => document.querySelectorAll("#conversation .turn.assistant").length > n, before, { timeout: 30_000 });
+  const answer = await page.locator("#conversation .turn.assistant").last().textContent();
+  assert.ok(answer.includes(partial.trim()), `the final answer holds what streamed first (${partial})`);
+  assert.match(answer, /I can fetch a URL/);
+  assert.equal(await page.locator("#live").isHidden(), true);
+});
+
 /** A fake OpenAI-compatible endpoint: asks for read_file once, then answers; records the requests. */
 function fakeEndpoint() {
   const requests = [];
@@ -153,10 +171,16 @@ function fakeEndpoint() {
     const request = JSON.parse(body);
     requests.push({ url: req.url, authorization: req.headers.authorization, request });
     const askedAlready = request.messages.at(-1).role === "tool";
-    const message = askedAlready
-      ? { role: "assistant", content: "The endpoint read the file." }
-      : { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "read_file", arguments: '{"name":"config.env"}' } }] };
-    res.writeHead(200, { ...cors, "content-type": "application/json" }).end(JSON.stringify({ choices: [{ message }] }));
+    // Chat Completions stream chunks, as the page asks for them.
+    const chunks = askedAlready
+      ? [{ choices: [{ index: 0, delta: { role: "assistant", content: "The endpoint " } }] }, { choices: [{ index: 0, delta: { content: "read the file." }, finish_reason: "stop" }] }]
+      : [
+          { choices: [{ index: 0, delta: { role: "assistant", content: null, tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "read_file", arguments: "" } }] } }] },
+          { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{"name":"config.env"}' } }] }, finish_reason: "tool_calls" }] },
+        ];
+    chunks.push({ choices: [], usage: { prompt_tokens: 100, completion_tokens: 5 } });
+    res.writeHead(200, { ...cors, "content-type": "text/event-stream" });
+    res.end(chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("") + "data: [DONE]\n\n");
   });
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ requests, url: `http://127.0.0.1:${server.address().port}/v1`, close: () => server.close() })));
 }
@@ -175,6 +199,7 @@ test("an OpenAI-compatible endpoint typed into the settings gets the compiled me
     assert.equal(first.url, "/v1/chat/completions");
     assert.equal(first.authorization, "Bearer sk-test-key");
     assert.equal(first.request.model, "test-model");
+    assert.equal(first.request.stream, true);
     assert.deepEqual(first.request.tools.map((t) => t.function.name), ["fetch_url", "read_file", "slow_tool", "broken_tool"]);
     assert.equal(first.request.messages[0].role, "system");
     assert.equal(first.request.messages.at(-1).content, "please check the config");

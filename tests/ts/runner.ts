@@ -35,6 +35,11 @@ export async function useRunner(signal: AbortSignal): Promise<string> {
   await runCompiled("hi", { budget: 100, format: "anthropic", model: (messages: OpenAiMessage[]) => String(messages.length) });
   // @ts-expect-error format names one of the known shapes
   await runCompiled("hi", { budget: 100, format: "bard", model: () => "x" });
+  // A model may stream (streaming.ts checks the provider SDKs' streams).
+  await runCompiled("hi", { budget: 100, model: async function* () { yield "text"; }, onDelta: (d) => void (d.type === "text" ? d.text : d.argumentsDelta) });
+  // @ts-expect-error streamFormat names a known stream shape
+  await runCompiled("hi", { budget: 100, streamFormat: "sse", model: () => "x" });
+  new Session().recordUsage({ prompt_tokens: 10, completion_tokens: 2 }, { countedTokens: 9 });
   const definition: McpToolDefinition = orchestrateCompiledTool();
   const called: McpCallToolResult = await orchestrateCompiled({ task: "t", budget: 100 }, { model: () => "ok" });
   return `${definition.name}: ${called.isError ? "error" : called.structuredContent?.session_id}`;

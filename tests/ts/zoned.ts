@@ -28,7 +28,10 @@ export async function zoned(): Promise<number> {
   const ctx: WorkingContext = await compiler.compile(session, 32_000, {
     systemPrompt: "s", goal: "g", policies: ["p"], toolDefinitions: [{ name: "t" }], userPreferences: { a: 1 },
     stateDigest: { b: 2 }, taskState: "t",
+    tools: [{ name: "t", description: "d", parameters: { type: "object" } }], format: "anthropic", reserveOutput: 1000, usageMargin: 0.1,
   });
+  const planned: number = (ctx.budgetPlan?.target ?? 0) + ctx.toolTokens + (ctx.budgetPlan?.correction ?? 1);
+  void planned;
   const plain: Message[] = ctx.toMessages();
   const openai: OpenAiMessage[] = ctx.toMessages({ format: "openai" });
   const anthropic: AnthropicRequest = ctx.toMessages({ format: "anthropic" });

@@ -91,6 +91,7 @@ async function resume(id) {
 }
 
 async function send(input) {
+  const live = $("live");
   const budget = Number($("budget").value);
   const calls = [];
   const ask = model();
@@ -110,9 +111,17 @@ async function send(input) {
     format: "openai",
     model: (messages, options) => {
       calls.push(messages);
+      live.textContent = "";
       return ask(messages, options);
     },
+    // The answer as it streams in.
+    onDelta: (delta) => {
+      if (delta.type !== "text") return;
+      live.hidden = false;
+      live.textContent += delta.text;
+    },
   });
+  live.hidden = true;
   await store.saveSession(session);
   const last = result.steps[result.steps.length - 1];
   const messages = calls[calls.length - 1];
@@ -139,6 +148,7 @@ function wire() {
       status(`Failed: ${error.code ?? ""} ${error.message}`);
     } finally {
       busy = false;
+      $("live").hidden = true;
       $("send").disabled = false;
       await refresh();
       $("input").focus();

@@ -1,6 +1,8 @@
 // The models the page can run: a deterministic scripted model (the default,
 // offline) and an OpenAI-compatible chat completions endpoint. Both take the
-// compiled messages in OpenAI's shape, as runCompiled hands them over.
+// compiled messages in OpenAI's shape, as runCompiled hands them over, and
+// stream their answers: runCompiled reads the stream and the page shows each
+// piece as it comes.
 
 /** The last message's text, whatever its role. */
 const textOf = (message) => (typeof message?.content === "string" ? message.content : "");
@@ -14,7 +16,7 @@ export function scriptedModel(messages) {
   if (last?.role === "tool") {
     const results = [];
     for (let i = messages.length - 1; i >= 0 && messages[i].role === "tool"; i--) results.unshift(textOf(messages[i]));
-    return results.map(describe).join(" ");
+    return streamed(results.map(describe).join(" "));
   }
   const request = [...messages].reverse().find((m) => m.role === "user");
   const text = textOf(request).toLowerCase();
@@ -26,7 +28,33 @@ export function scriptedModel(messages) {
   if (/\bslow\b/.test(text)) calls.push({ name: "slow_tool", arguments: { seconds: 5 } });
   if (/\bbroken\b/.test(text)) calls.push({ name: "broken_tool", arguments: {} });
   if (calls.length > 0) return { toolCalls: calls };
-  return "I can fetch a URL (fetch /sample/build.log), read a file (read config.env), run a slow tool that times out, or use a broken tool.";
+  return streamed("I can fetch a URL (fetch /sample/build.log), read a file (read config.env), run a slow tool that times out, or use a broken tool.");
+}
+
+/** `text` a word at a time, as a model streams it. */
+async function* streamed(text) {
+  for (const word of text.match(/\S+\s*/g) ?? []) {
+    await new Promise((resolve) => setTimeout(resolve, 15));
+    yield word;
+  }
+}
+
+/** The JSON chunks of a server-sent event stream (`data: …` lines, up to `[DONE]`). */
+async function* serverSentChunks(body) {
+  const decoder = new TextDecoder();
+  let buffered = "";
+  for await (const bytes of body) {
+    buffered += decoder.decode(bytes, { stream: true });
+    let end;
+    while ((end = buffered.indexOf("\n")) >= 0) {
+      const line = buffered.slice(0, end).trim();
+      buffered = buffered.slice(end + 1);
+      if (!line.startsWith("data:")) continue;
+      const data = line.slice(5).trim();
+      if (data === "[DONE]") return;
+      yield JSON.parse(data);
+    }
+  }
 }
 
 /** One sentence about one tool result, as the model saw it. */
@@ -48,12 +76,11 @@ export function openAiModel({ baseUrl, apiKey, model }) {
     const response = await fetch(`${baseUrl.replace(/\/$/, "")}/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` },
-      body: JSON.stringify({ model, messages, tools: tools.length > 0 ? tools : undefined }),
+      body: JSON.stringify({ model, messages, tools: tools.length > 0 ? tools : undefined, stream: true, stream_options: { include_usage: true } }),
       signal,
     });
     if (!response.ok) throw new Error(`the endpoint answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
-    const reply = (await response.json()).choices?.[0]?.message;
-    if (!reply) throw new Error("the endpoint's answer has no choices[0].message");
-    return { content: reply.content ?? "", tool_calls: reply.tool_calls ?? null };
+    // Chat Completions chunks: runCompiled reads them, tool calls included.
+    return serverSentChunks(response.body);
   };
 }

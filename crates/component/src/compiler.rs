@@ -108,6 +108,7 @@ fn core_options(o: CompileOptions) -> Result<(Layout, CoreOptions), Error> {
         goal: o.goal,
         state_digest: json_option(o.state_digest_json, "state-digest-json")?,
         task_state: o.task_state,
+        ..CoreOptions::default()
     };
     options.validate()?;
     Ok((layout, options))

@@ -22,6 +22,7 @@ mod normalize;
 mod processors;
 mod record_buffers;
 mod registry;
+mod reply_stream;
 mod runner;
 mod schema_engine;
 mod session;

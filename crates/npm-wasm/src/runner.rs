@@ -13,6 +13,7 @@ use wasm_bindgen::prelude::*;
 use crate::compiler::compile_options;
 use crate::processors::budget_arg;
 use crate::registry;
+use crate::reply_stream::{delta_listener, StreamSource};
 use crate::session::JsSession;
 use crate::tools::handler_from_options;
 use context_compiler::compiler::{
@@ -20,8 +21,8 @@ use context_compiler::compiler::{
 };
 use context_compiler::error::{Error, ErrorCode, Result};
 use context_compiler::runner::{
-    mcp, run_compiled as run_core, Agent, Guard, GuardDecision, Model, ModelReply, ModelRequest,
-    RunOptions, DEFAULT_MAX_STEPS,
+    mcp, run_compiled as run_core, Agent, Guard, GuardDecision, Model, ModelAnswer, ModelReply,
+    ModelRequest, RunOptions, StreamFormat, StreamReader, DEFAULT_MAX_STEPS,
 };
 use context_compiler::session::Session;
 use context_compiler::tokens::DefaultTokenCounter;
@@ -76,13 +77,24 @@ export interface FormatMessages {
 }
 /** The shapes a run can hand its model. */
 export type RunFormat = keyof FormatMessages;
+/** The stream shapes a run reads: Chat Completions chunks, Responses events,
+ * Anthropic events, Gemini chunks, AI SDK `fullStream` parts, or text. */
+export type StreamFormat = "openai" | "openai-responses" | "anthropic" | "gemini" | "ai-sdk" | "text";
+/** A streamed reply: any async iterable of chunks (the provider SDKs'
+ * streams, the AI SDK's `fullStream`, an async generator) or a
+ * `ReadableStream`. Chunks are JSON values or strings. */
+export type ModelStream = AsyncIterable<unknown> | { getReader(): { read(): Promise<{ done?: boolean; value?: unknown }> } };
+/** A piece of a streamed reply, as `onDelta` gets it. */
+export type StreamDelta =
+  | { type: "text"; text: string }
+  | { type: "tool-call"; id: string; name: string; argumentsDelta: string };
 /** The model a run calls: the compiled messages in `format`'s shape, the tools
  * in that format's shape, a signal aborted when the run stops waiting, and
- * the step (0 for the first call). */
+ * the step (0 for the first call). It answers with a whole reply or a stream. */
 export type RunModel<F extends RunFormat = RunFormat> = (
   messages: FormatMessages[F],
   options: { tools: Json[]; signal?: AbortSignal; step: number },
-) => ModelReply | Promise<ModelReply>;
+) => ModelReply | ModelStream | Promise<ModelReply | ModelStream>;
 /** The guard's decision on an input. */
 export type GuardReply = boolean | { allowed: boolean; threatLevel?: string; reason?: string };
 /** Decides whether an input may reach the model. */
@@ -119,6 +131,11 @@ export interface OrchestrateOptions<F extends RunFormat = "openai"> extends Zone
   /** The shape of the messages and tools the model gets; default `"openai"`.
    * The tools are counted in each compile's SYSTEM zone as it sends them. */
   format?: F;
+  /** Told of each piece of a streamed reply as it comes; a throw stops the
+   * run (`HANDLER_FAILED`), the text received recorded as partial. */
+  onDelta?: (delta: StreamDelta) => void;
+  /** The shape of the model's streamed chunks; by default told from them. */
+  streamFormat?: StreamFormat;
   /** Tokens of the budget kept for the reply; default 0. */
   reserveOutput?: number;
   /** The share of the budget held back once the usage the model's replies
@@ -210,11 +227,26 @@ struct JsModel {
     this: JsValue,
     respond: Function,
     format: ProviderFormat,
+    /// The shape of its streamed chunks, when named.
+    stream_format: Option<StreamFormat>,
 }
 
 #[async_trait(?Send)]
 impl Model for JsModel {
     async fn respond(&self, request: ModelRequest<'_>) -> Result<ModelReply> {
+        match self.respond_streaming(request).await? {
+            ModelAnswer::Reply(reply) => Ok(reply),
+            ModelAnswer::Stream(mut stream) => {
+                let mut reader = StreamReader::new(self.stream_format);
+                while let Some(chunk) = stream.next_chunk().await? {
+                    reader.push(&chunk)?;
+                }
+                reader.finish()
+            }
+        }
+    }
+
+    async fn respond_streaming(&self, request: ModelRequest<'_>) -> Result<ModelAnswer> {
         let messages = to_js(&request.context.to_provider_messages(self.format))?;
         let tools: Vec<_> = request
             .tools
@@ -239,10 +271,17 @@ impl Model for JsModel {
             "the model",
         )
         .await;
-        pending.settled();
+        if out.is_err() {
+            pending.settled();
+        }
         let out = out?;
+        // A stream keeps the call's signal live until it is read.
+        if let Some(source) = StreamSource::of(&out)? {
+            return Ok(ModelAnswer::Stream(Box::new(source.read_with(pending))));
+        }
+        pending.settled();
         if let Some(text) = out.as_string() {
-            return ModelReply::from_json(&serde_json::Value::String(text));
+            return ModelReply::from_json(&serde_json::Value::String(text)).map(ModelAnswer::Reply);
         }
         let reply = js_to_json(&out, "the model's reply").map_err(|e| {
             Error::new(
@@ -250,7 +289,7 @@ impl Model for JsModel {
                 format!("the model's reply is not usable: {}", e.message()),
             )
         })?;
-        ModelReply::from_json(&reply)
+        ModelReply::from_json(&reply).map(ModelAnswer::Reply)
     }
 }
 
@@ -374,11 +413,24 @@ fn prepare<T: AsRef<JsValue>>(
         "respond",
         "options.model must be a function (messages, { tools, signal, step }) => reply, or an object with respond()",
     )?;
+    let stream_format = match optional_string(options, "streamFormat")? {
+        None => None,
+        Some(name) => Some(StreamFormat::parse(&name)?),
+    };
     let model = Rc::new(JsModel {
         this,
         respond,
         format,
+        stream_format,
     });
+    let on_delta = get("onDelta")?;
+    let on_delta = if on_delta.is_undefined() || on_delta.is_null() {
+        None
+    } else {
+        Some(delta_listener(on_delta.dyn_into::<Function>().map_err(
+            |_| invalid("options.onDelta must be a function ({ type, ... }) => void"),
+        )?))
+    };
     let guard = get("guard")?;
     let guard: Option<Rc<dyn Guard>> = if guard.is_undefined() || guard.is_null() {
         None
@@ -467,6 +519,8 @@ fn prepare<T: AsRef<JsValue>>(
         tool_timeout_ms,
         signal: AbortSignal::new(),
         look_back,
+        on_delta,
+        stream_format,
     };
     let link = link_signal(&get("signal")?, &run.signal)?;
     Ok(Prepared {
