@@ -50,6 +50,13 @@ function script(turns, seed) {
 
 const SYSTEM = `You are a coding agent working in a large repository. ${prose(rng(7), 9_800)}`;
 
+/** The loop's tools, sent with every request and counted in SYSTEM. */
+const TOOLS = ["read_logs", "list_files", "read_file"].map((name) => ({
+  name,
+  description: `The ${name.replace("_", " ")} tool of the repository`,
+  parameters: { type: "object", properties: { turn: { type: "integer" }, i: { type: "integer" } } },
+}));
+
 const tokenCache = new Map();
 const count = (s) => {
   let n = tokenCache.get(s);
@@ -116,7 +123,10 @@ function unpairedOpenAi(msgs) {
   return n;
 }
 
-async function runOurs(turns, seed, recall = false) {
+/** The request shapes timed per format. */
+const FORMATS = ["openai", "openai-responses", "anthropic", "gemini", "ai-sdk"];
+
+async function runOurs(turns, seed, recall = false, formats = null) {
   const plan = script(turns, seed);
   const session = new Session();
   const store = new MemoryArtifactStore();
@@ -134,15 +144,25 @@ async function runOurs(turns, seed, recall = false) {
       new HistorySelector({ keepFirst: 1, keepLast: Infinity }),
       new ArtifactAttacher(store, { thresholdBytes: 4096 }),
       new Compactor(),
-      ...(recall ? [new HistoryRecall({ ...(process.env.RECALL_REL ? { minRelevance: Number(process.env.RECALL_REL) } : {}), ...(process.env.RECALL_Z ? { minDistinction: Number(process.env.RECALL_Z) } : {}) })] : []),
+      ...(recall ? [new HistoryRecall()] : []),
     ],
   });
   const meter = new Meter();
   const compile = async (t, user) => {
     globalThis.gc?.();
     const start = performance.now();
-    const ctx = await compiler.compile(session, BUDGET, { systemPrompt: SYSTEM });
+    const ctx = await compiler.compile(session, BUDGET, { systemPrompt: SYSTEM, tools: TOOLS });
+    const compiled = performance.now();
     const msgs = ctx.toMessages({ format: "openai" });
+    if (formats) {
+      formats.compile.push(compiled - start);
+      for (const format of FORMATS) {
+        const from = performance.now();
+        const request = ctx.toMessages({ format });
+        formats.render[format].push(performance.now() - from);
+        formats.bytes[format] = JSON.stringify(request).length;
+      }
+    }
     // As the README recommends: release the context's wasm memory when done.
     ctx.free();
     const ms = performance.now() - start;
@@ -230,7 +250,37 @@ export async function agentLoopBench(lengths = [300, 1000], seed = 42) {
   }
 }
 
+const quantiles = (xs) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const p = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  return { p50: p(0.5), p95: p(0.95) };
+};
+
+/** Compile and render time per request format on the recommended loop,
+ * beside the peer's whole step (trimMessages, then its messages mapped to
+ * OpenAI's shape) in the same run. */
+export async function formatBench(turns = 300, seed = 42) {
+  const formats = { compile: [], render: Object.fromEntries(FORMATS.map((f) => [f, []])), bytes: {} };
+  globalThis.gc?.();
+  const meter = await runOurs(turns, seed, false, formats);
+  globalThis.gc?.();
+  const peer = await runPeer(turns, seed);
+  const compile = quantiles(formats.compile);
+  const peerStep = quantiles(peer.ms.map(([, x]) => x));
+  console.log(`\nrequest formats on the tool-heavy loop (${turns} turns, ${meter.calls} compiles, the README's configuration, 3 tools counted in SYSTEM): compile ${ms(compile.p50)} / ${ms(compile.p95)} ms p50/p95, then each format rendered from the same context`);
+  console.log("  format              render p50/p95 (ms)  compile + render p50 (ms)  vs trimMessages step p50  last request (KB)");
+  for (const format of FORMATS) {
+    const render = quantiles(formats.render[format]);
+    const both = compile.p50 + render.p50;
+    console.log(
+      `  ${format.padEnd(18)}  ${`${ms(render.p50)} / ${ms(render.p95)}`.padStart(19)}  ${ms(both).padStart(25)}  ${f2(both / peerStep.p50).padStart(24)}  ${(formats.bytes[format] / 1024).toFixed(1).padStart(17)}`,
+    );
+  }
+  console.log(`  trimMessages (last), the peer's step: ${ms(peerStep.p50)} / ${ms(peerStep.p95)} ms p50/p95 (one shape only)`);
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const lengths = process.argv[2] ? process.argv[2].split(",").map(Number) : undefined;
   await agentLoopBench(lengths);
+  await formatBench();
 }

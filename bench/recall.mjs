@@ -48,7 +48,7 @@ function pipeline(store, recall) {
   return new ContextCompiler({
     layout: "zoned",
     processors: recall
-      ? [selector, new ArtifactAttacher(store), new Compactor(), new HistoryRecall({ ...(process.env.RECALL_REL ? { minRelevance: Number(process.env.RECALL_REL) } : {}), ...(process.env.RECALL_Z ? { minDistinction: Number(process.env.RECALL_Z) } : {}) })]
+      ? [selector, new ArtifactAttacher(store), new Compactor(), new HistoryRecall()]
       : [selector, new ArtifactAttacher(store), new Compactor()],
   });
 }

@@ -157,8 +157,9 @@ const { storageBench } = await import("./storage.mjs");
 await storageBench();
 
 // 5. The tool-heavy agent loop: prompt-cache reuse, cost, budget, latency.
-const { agentLoopBench } = await import("./agent_loop.mjs");
+const { agentLoopBench, formatBench } = await import("./agent_loop.mjs");
 await agentLoopBench();
+await formatBench();
 
 // 5b. Recall on long conversations: what the context holds.
 const { recallBench, searchBench } = await import("./recall.mjs");
