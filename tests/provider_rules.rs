@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use common::{block_on, session};
 use context_compiler::clock::SystemClock;
-use context_compiler::working_context::checker::check_request;
+use context_compiler::working_context::checker::{check_request, check_request_for};
 use context_compiler::TokenCounter;
 use context_compiler::{
     ArtifactAttacher, Compactor, ContextCompiler, ErrorCode, HistorySelector, InMemoryBackend,
@@ -149,6 +149,12 @@ proptest! {
                     let broken = check_request(&request, format);
                     prop_assert!(broken.is_empty(), "{}: {:?}\n{}", format.as_str(), broken, serde_json::to_string_pretty(&request).unwrap());
                 }
+                // Rendered for a model, no breakpoint is below its minimum.
+                for model in ["claude-sonnet-4-5", "claude-3-5-haiku-latest", "claude-opus-4-5"] {
+                    let request = ctx.to_provider_messages_for(ProviderFormat::Anthropic, model);
+                    let broken = check_request_for(&request, ProviderFormat::Anthropic, Some(model));
+                    prop_assert!(broken.is_empty(), "{}: {:?}", model, broken);
+                }
             }
             Err(e) => prop_assert_eq!(e.code(), ErrorCode::BudgetTooSmall, "{}", e),
         }
@@ -161,6 +167,56 @@ fn zoned_compile(
 ) -> context_compiler::WorkingContext {
     let compiler = ContextCompiler::with_layout(processors, Layout::Zoned);
     block_on(compiler.compile(s, 8000, "You are an SRE.")).unwrap()
+}
+
+/// Rendered for a named model, a short prefix carries no breakpoint, a
+/// long one keeps its marks, and an unknown model renders as without one.
+#[test]
+fn breakpoints_below_the_models_minimum_are_left_out() {
+    let mut s = session("cache");
+    s.record("user_input", json!({"text": "Why did the job fail?"}), None)
+        .unwrap();
+    s.record(
+        "assistant_output",
+        json!({"text": "The disk is full."}),
+        None,
+    )
+    .unwrap();
+    s.record("user_input", json!({"text": "Free some space."}), None)
+        .unwrap();
+    let compiler =
+        ContextCompiler::with_layout(vec![Rc::new(HistorySelector::default())], Layout::Zoned);
+    let marks = |v: &serde_json::Value| v.to_string().matches("cache_control").count();
+    let short = block_on(compiler.compile(&mut s, 8000, "You are an SRE.")).unwrap();
+    assert!(marks(&short.to_provider_messages(ProviderFormat::Anthropic)) > 0);
+    assert_eq!(
+        marks(&short.to_provider_messages_for(ProviderFormat::Anthropic, "claude-sonnet-4-5")),
+        0
+    );
+    assert_eq!(
+        short.to_provider_messages_for(ProviderFormat::Anthropic, "gpt-5"),
+        short.to_provider_messages(ProviderFormat::Anthropic)
+    );
+    let long_prompt = "Follow the runbook for every incident. ".repeat(200);
+    let long = block_on(compiler.compile(&mut s, 8000, &long_prompt)).unwrap();
+    let request = long.to_provider_messages_for(ProviderFormat::Anthropic, "claude-sonnet-4-5");
+    assert!(
+        marks(&request) >= 1,
+        "a prefix of {} chars keeps its marks",
+        long_prompt.len()
+    );
+    assert_eq!(
+        request["system"][0]["cache_control"],
+        json!({"type": "ephemeral"})
+    );
+    // Opus 4.5 needs 4,096 tokens: this prefix (about 2,600) is too short.
+    let opus = long.to_provider_messages_for(ProviderFormat::Anthropic, "claude-opus-4-5");
+    assert_eq!(marks(&opus), 0);
+    // Other formats are as without a model.
+    assert_eq!(
+        long.to_provider_messages_for(ProviderFormat::OpenAi, "claude-sonnet-4-5"),
+        long.to_provider_messages(ProviderFormat::OpenAi)
+    );
 }
 
 /// A session opening with the assistant's greeting: in every format the

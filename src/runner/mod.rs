@@ -30,7 +30,7 @@ use crate::session::{
     record_shared, Session, ASSISTANT_OUTPUT, GUARD_DECISION, MODEL_USAGE, TOOL_CALL, TOOL_ERROR,
     USER_INPUT,
 };
-use crate::tools::{AbortSignal, ToolEvent, ToolEventKind, ToolInterruptHandler};
+use crate::tools::{AbortSignal, ToolChoice, ToolEvent, ToolEventKind, ToolInterruptHandler};
 use crate::working_context::WorkingContext;
 use crate::zones::{CompactionLevel, ZoneUsage};
 
@@ -91,6 +91,9 @@ pub struct RunOptions {
     /// The shape of the model's streamed chunks (`None`: told from the
     /// chunks).
     pub stream_format: Option<StreamFormat>,
+    /// Which tools the model may or must call, passed to it with the tools
+    /// (a named tool must be one of `tools`).
+    pub tool_choice: Option<ToolChoice>,
 }
 
 impl RunOptions {
@@ -107,6 +110,7 @@ impl RunOptions {
             look_back: false,
             on_delta: None,
             stream_format: None,
+            tool_choice: None,
         }
     }
 
@@ -120,6 +124,14 @@ impl RunOptions {
         }
         if self.max_steps == 0 {
             return invalid("maxSteps must be at least 1");
+        }
+        if let Some(ToolChoice::Tool(name)) = &self.tool_choice {
+            if !self.tools.iter().any(|t| &t.name == name) {
+                return Err(Error::new(
+                    ErrorCode::InvalidArgument,
+                    format!("toolChoice names '{name}', which is not one of the run's tools"),
+                ));
+            }
         }
         if self
             .tool_timeout_ms
@@ -368,6 +380,7 @@ async fn ask(
     let request = ModelRequest {
         context: ctx,
         tools: &options.tools,
+        tool_choice: options.tool_choice.as_ref(),
         step,
         signal: &options.signal,
     };

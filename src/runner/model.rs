@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use crate::error::{Error, ErrorCode, Result};
 use crate::runner::stream::ModelAnswer;
 use crate::session::ModelUsage;
-use crate::tools::{AbortSignal, ToolSpec};
+use crate::tools::{AbortSignal, ToolChoice, ToolSpec};
 use crate::working_context::WorkingContext;
 
 /// One model call of a run.
@@ -16,6 +16,8 @@ pub struct ModelRequest<'a> {
     pub context: &'a WorkingContext,
     /// The tools the model may call.
     pub tools: &'a [ToolSpec],
+    /// Which of them it may or must call, when the run says.
+    pub tool_choice: Option<&'a ToolChoice>,
     /// The step of the run (0 for the first call).
     pub step: usize,
     /// Raised when the runner stops waiting (the run was cancelled).

@@ -14,4 +14,6 @@ pub use abort::AbortSignal;
 pub use bridge::{sniff_mime, ToolBridge, ToolContent, ToolFailure, ToolOutput};
 pub use events::{ToolEvent, ToolEventInit, ToolEventKind};
 pub use handler::{ToolInterruptHandler, ToolInterruptOptions, DEFAULT_TIMEOUT_MS};
-pub use spec::{request_tool_tokens, request_tools, ToolSpec, ANTHROPIC_TOOL_PROMPT_TOKENS};
+pub use spec::{
+    request_tool_tokens, request_tools, ToolChoice, ToolSpec, ANTHROPIC_TOOL_PROMPT_TOKENS,
+};

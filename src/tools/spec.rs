@@ -143,6 +143,84 @@ impl ToolSpec {
     }
 }
 
+/// Which tools the model may or must call, passed through to the
+/// provider in its own shape ([`ToolChoice::for_format`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolChoice {
+    /// The model decides.
+    Auto,
+    /// The model must call a tool.
+    Required,
+    /// The model must not call a tool.
+    None,
+    /// The model must call this tool.
+    Tool(String),
+}
+
+impl ToolChoice {
+    /// Reads `"auto"`, `"required"`, `"none"` or `{ "name": tool }`.
+    pub fn from_json(value: &Value) -> Result<ToolChoice> {
+        match value {
+            Value::String(s) if s == "auto" => Ok(ToolChoice::Auto),
+            Value::String(s) if s == "required" => Ok(ToolChoice::Required),
+            Value::String(s) if s == "none" => Ok(ToolChoice::None),
+            Value::Object(o) => match o.get("name").and_then(Value::as_str) {
+                Some(name) if !name.is_empty() => Ok(ToolChoice::Tool(name.to_string())),
+                _ => Err(bad_choice()),
+            },
+            _ => Err(bad_choice()),
+        }
+    }
+
+    /// The choice in `format`'s shape: Chat Completions' `"auto"` /
+    /// `"required"` / `"none"` / `{ type: "function", function: { name } }`,
+    /// Responses' flat `{ type: "function", name }`, Anthropic's
+    /// `{ type: "auto" | "any" | "none" | "tool", name? }`, Gemini's
+    /// `toolConfig` `{ functionCallingConfig: { mode, allowedFunctionNames? } }`,
+    /// the AI SDK's `"auto"` / `"required"` / `"none"` / `{ type: "tool",
+    /// toolName }`.
+    pub fn for_format(&self, format: ProviderFormat) -> Value {
+        use ProviderFormat as F;
+        let word = match self {
+            ToolChoice::Auto => "auto",
+            ToolChoice::Required => "required",
+            ToolChoice::None => "none",
+            ToolChoice::Tool(_) => "",
+        };
+        match (format, self) {
+            (F::Anthropic, ToolChoice::Tool(name)) => json!({"type": "tool", "name": name}),
+            (F::Anthropic, ToolChoice::Required) => json!({"type": "any"}),
+            (F::Anthropic, _) => json!({ "type": word }),
+            (F::Gemini, ToolChoice::Tool(name)) => json!({
+                "functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": [name]}
+            }),
+            (F::Gemini, _) => {
+                let mode = match self {
+                    ToolChoice::Required => "ANY",
+                    ToolChoice::None => "NONE",
+                    _ => "AUTO",
+                };
+                json!({"functionCallingConfig": {"mode": mode}})
+            }
+            (F::OpenAi | F::Plain, ToolChoice::Tool(name)) => {
+                json!({"type": "function", "function": {"name": name}})
+            }
+            (F::OpenAiResponses, ToolChoice::Tool(name)) => {
+                json!({"type": "function", "name": name})
+            }
+            (F::AiSdk, ToolChoice::Tool(name)) => json!({"type": "tool", "toolName": name}),
+            _ => json!(word),
+        }
+    }
+}
+
+fn bad_choice() -> Error {
+    Error::new(
+        ErrorCode::InvalidArgument,
+        "toolChoice must be \"auto\", \"required\", \"none\" or { name: tool }",
+    )
+}
+
 /// The request's tools field in `format`'s shape: an array of
 /// [`ToolSpec::definition`]s, but Gemini's `[{ functionDeclarations }]` and
 /// the AI SDK's object of tools by name. `Null` without tools.
@@ -235,6 +313,65 @@ mod tests {
             request_tool_tokens(&[], ProviderFormat::Anthropic, &counter),
             0
         );
+    }
+
+    #[test]
+    fn a_tool_choice_in_each_format() {
+        let read = |v: Value| ToolChoice::from_json(&v).expect("choice");
+        let one = read(json!({"name": "df"}));
+        assert_eq!(
+            one.for_format(ProviderFormat::OpenAi),
+            json!({"type": "function", "function": {"name": "df"}})
+        );
+        assert_eq!(
+            one.for_format(ProviderFormat::OpenAiResponses),
+            json!({"type": "function", "name": "df"})
+        );
+        assert_eq!(
+            one.for_format(ProviderFormat::Anthropic),
+            json!({"type": "tool", "name": "df"})
+        );
+        assert_eq!(
+            one.for_format(ProviderFormat::AiSdk),
+            json!({"type": "tool", "toolName": "df"})
+        );
+        assert_eq!(
+            one.for_format(ProviderFormat::Gemini),
+            json!({"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["df"]}})
+        );
+        let required = read(json!("required"));
+        assert_eq!(
+            required.for_format(ProviderFormat::OpenAi),
+            json!("required")
+        );
+        assert_eq!(
+            required.for_format(ProviderFormat::Anthropic),
+            json!({"type": "any"})
+        );
+        assert_eq!(
+            required.for_format(ProviderFormat::Gemini)["functionCallingConfig"]["mode"],
+            "ANY"
+        );
+        assert_eq!(
+            read(json!("none")).for_format(ProviderFormat::Anthropic),
+            json!({"type": "none"})
+        );
+        assert_eq!(
+            read(json!("auto")).for_format(ProviderFormat::AiSdk),
+            json!("auto")
+        );
+        for bad in [
+            json!("any"),
+            json!({}),
+            json!({"name": ""}),
+            json!(3),
+            json!(null),
+        ] {
+            assert_eq!(
+                ToolChoice::from_json(&bad).expect_err("bad").code(),
+                ErrorCode::InvalidArgument
+            );
+        }
     }
 
     #[test]

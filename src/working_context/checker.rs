@@ -324,19 +324,38 @@ pub fn anthropic_min_cacheable(model: &str) -> Option<u64> {
 /// count of ordinary text.
 const CHARS_PER_TOKEN: usize = 3;
 
-/// Anthropic's caching rules over the request's `cache_control` marks, in
-/// the order it caches (tools, system, messages): at most four; a `1h`
-/// mark never after a shorter one; and, for a `model` it names, no mark
-/// before the prefix reaches the model's minimum cacheable length (the
-/// mark would be wasted).
-fn anthropic_caching(request: &Value, model: Option<&str>, r: &mut Report) {
-    let mut marks: Vec<(String, bool, usize)> = Vec::new();
-    let mut prefix = 0usize;
-    let mut visit = |path: String, block: &Value, marks: &mut Vec<(String, bool, usize)>| {
-        prefix += block.to_string().len();
+/// A `cache_control` mark of an Anthropic request.
+pub(crate) struct CacheMark {
+    /// The marked block's JSON pointer.
+    pub path: String,
+    /// Whether its TTL is an hour.
+    pub long: bool,
+    /// Characters of the request up to and including the block.
+    pub prefix_chars: usize,
+}
+
+impl CacheMark {
+    /// Whether the prefix the mark ends is below `min` tokens even at the
+    /// generous [`CHARS_PER_TOKEN`]: a mark the model would not cache.
+    pub fn below(&self, min: u64) -> bool {
+        ((self.prefix_chars / CHARS_PER_TOKEN) as u64) < min
+    }
+}
+
+/// The request's `cache_control` marks in the order Anthropic caches
+/// (tools, system, messages).
+pub(crate) fn anthropic_cache_marks(request: &Value) -> Vec<CacheMark> {
+    let mut marks = Vec::new();
+    let mut prefix_chars = 0usize;
+    let mut visit = |path: String, block: &Value, marks: &mut Vec<CacheMark>| {
+        prefix_chars += block.to_string().len();
         let control = &block["cache_control"];
         if !control.is_null() {
-            marks.push((path, control["ttl"] == "1h", prefix));
+            marks.push(CacheMark {
+                path,
+                long: control["ttl"] == "1h",
+                prefix_chars,
+            });
         }
     };
     for (k, t) in items(&request["tools"]).iter().enumerate() {
@@ -350,6 +369,16 @@ fn anthropic_caching(request: &Value, model: Option<&str>, r: &mut Report) {
             visit(format!("/messages/{i}/content/{k}"), b, &mut marks);
         }
     }
+    marks
+}
+
+/// Anthropic's caching rules over the request's `cache_control` marks, in
+/// the order it caches (tools, system, messages): at most four; a `1h`
+/// mark never after a shorter one; and, for a `model` it names, no mark
+/// before the prefix reaches the model's minimum cacheable length (the
+/// mark would be wasted).
+fn anthropic_caching(request: &Value, model: Option<&str>, r: &mut Report) {
+    let marks = anthropic_cache_marks(request);
     if marks.len() > ANTHROPIC_MAX_BREAKPOINTS {
         r.add(
             "anthropic.cache_breakpoints",
@@ -361,28 +390,26 @@ fn anthropic_caching(request: &Value, model: Option<&str>, r: &mut Report) {
         );
     }
     let mut shorter_seen = false;
-    for (path, long, _) in &marks {
-        if *long && shorter_seen {
+    for mark in &marks {
+        if mark.long && shorter_seen {
             r.add(
                 "anthropic.cache_ttl_order",
-                path.clone(),
+                mark.path.clone(),
                 "a 1h cache_control comes after a shorter one (longer TTLs must come first)",
             );
         }
-        shorter_seen |= !long;
+        shorter_seen |= !mark.long;
     }
     let Some(min) = model.and_then(anthropic_min_cacheable) else {
         return;
     };
-    for (path, _, chars) in &marks {
-        let most = (chars / CHARS_PER_TOKEN) as u64;
-        if most < min {
-            r.add(
-                "anthropic.cache_min_length",
-                path.clone(),
-                format!("the prefix up to this breakpoint has about {most} tokens at most, below the {min} the model caches: the breakpoint is wasted"),
-            );
-        }
+    for mark in marks.iter().filter(|m| m.below(min)) {
+        let most = mark.prefix_chars / CHARS_PER_TOKEN;
+        r.add(
+            "anthropic.cache_min_length",
+            mark.path.clone(),
+            format!("the prefix up to this breakpoint has about {most} tokens at most, below the {min} the model caches: the breakpoint is wasted"),
+        );
     }
 }
 

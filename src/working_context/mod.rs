@@ -508,6 +508,34 @@ impl WorkingContext {
         }
     }
 
+    /// [`WorkingContext::to_provider_messages`] for `model`: in the
+    /// Anthropic format, a cache breakpoint whose prefix is below the
+    /// model family's minimum cacheable length (see
+    /// [`checker::anthropic_min_cacheable`]) is left out, so none of the
+    /// four is wasted. Other formats and unknown models render as without
+    /// a model.
+    pub fn to_provider_messages_for(&self, format: ProviderFormat, model: &str) -> Value {
+        let mut request = self.to_provider_messages(format);
+        if format == ProviderFormat::Anthropic {
+            if let Some(min) = checker::anthropic_min_cacheable(model) {
+                // A removed mark shortens the prefix of the marks after it:
+                // measure again after each.
+                while let Some(mark) = checker::anthropic_cache_marks(&request)
+                    .into_iter()
+                    .find(|m| m.below(min))
+                {
+                    match request.pointer_mut(&mark.path) {
+                        Some(Value::Object(block)) => {
+                            block.remove("cache_control");
+                        }
+                        _ => break,
+                    }
+                }
+            }
+        }
+        request
+    }
+
     /// The exact token count of [`WorkingContext::to_messages`] under `counter`:
     /// each message's content plus the counter's per-message overhead.
     ///

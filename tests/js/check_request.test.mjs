@@ -48,6 +48,23 @@ test("with a model, a cache breakpoint before the model's minimum cacheable leng
   assert.throws(() => checkRequest(request, { format: "anthropic", model: 4 }), { code: "INVALID_ARGUMENT" });
 });
 
+test("toMessages({ format: \"anthropic\", model }) leaves out the breakpoints that model would waste", async () => {
+  const session = new Session();
+  session.record("user_input", { text: "Why did the job fail?" });
+  const compiler = new ContextCompiler({ layout: "zoned", processors: [new HistorySelector()] });
+  const short = await compiler.compile(session, 8000, { systemPrompt: "You are an SRE." });
+  const marks = (r) => JSON.stringify(r).split("cache_control").length - 1;
+  assert.ok(marks(short.toMessages({ format: "anthropic" })) > 0);
+  const forSonnet = short.toMessages({ format: "anthropic", model: "claude-sonnet-4-5" });
+  assert.equal(marks(forSonnet), 0);
+  assert.deepEqual(checkRequest(forSonnet, { format: "anthropic", model: "claude-sonnet-4-5" }), []);
+  const long = await compiler.compile(session, 8000, { systemPrompt: "Follow the runbook for every incident. ".repeat(200) });
+  const kept = long.toMessages({ format: "anthropic", model: "claude-sonnet-4-5" });
+  assert.deepEqual(kept.system[0].cache_control, { type: "ephemeral" });
+  assert.deepEqual(checkRequest(kept, { format: "anthropic", model: "claude-sonnet-4-5" }), []);
+  assert.throws(() => long.toMessages({ format: "anthropic", model: 3 }), { code: "INVALID_ARGUMENT" });
+});
+
 test("checkRequest's options are checked", () => {
   for (const options of [undefined, {}, { format: "bard" }, { format: 7 }]) {
     assert.throws(() => checkRequest([], options), { code: "INVALID_ARGUMENT" }, JSON.stringify(options));

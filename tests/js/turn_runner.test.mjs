@@ -323,3 +323,26 @@ test("a reply with neither text nor tool calls ({ content: null, tool_calls: [] 
     assert.ok(!kinds(session).includes("assistant_output"), "no answer recorded");
   }
 });
+
+test("toolChoice reaches the model in its format's shape; a choice naming no offered tool is refused", async () => {
+  const expected = {
+    openai: { type: "function", function: { name: "add" } },
+    "openai-responses": { type: "function", name: "add" },
+    anthropic: { type: "tool", name: "add" },
+    gemini: { functionCallingConfig: { mode: "ANY", allowedFunctionNames: ["add"] } },
+    "ai-sdk": { type: "tool", toolName: "add" },
+  };
+  for (const [format, shape] of Object.entries(expected)) {
+    const { model, calls } = scripted("done");
+    await runCompiled("Add 1 and 2", { budget: 2000, model, format, tools: specs, toolChoice: { name: "add" } });
+    assert.deepEqual(calls[0].options.toolChoice, shape, format);
+  }
+  const { model, calls } = scripted("done");
+  await runCompiled("Hi", { budget: 2000, model, format: "anthropic", tools: specs, toolChoice: "required" });
+  assert.deepEqual(calls[0].options.toolChoice, { type: "any" });
+  const plain = scripted("done");
+  await runCompiled("Hi", { budget: 2000, model: plain.model, tools: specs });
+  assert.equal("toolChoice" in plain.calls[0].options, false, "absent unless given");
+  await rejectsWithCode(() => runCompiled("Hi", { budget: 2000, model, tools: specs, toolChoice: { name: "rm_rf" } }), "INVALID_ARGUMENT", "rm_rf");
+  await rejectsWithCode(() => runCompiled("Hi", { budget: 2000, model, toolChoice: "any" }), "INVALID_ARGUMENT", "toolChoice");
+});

@@ -44,3 +44,10 @@ export async function useRunner(signal: AbortSignal): Promise<string> {
   const called: McpCallToolResult = await orchestrateCompiled({ task: "t", budget: 100 }, { model: () => "ok" });
   return `${definition.name}: ${called.isError ? "error" : called.structuredContent?.session_id}`;
 }
+
+export async function choices(): Promise<void> {
+  await runCompiled("hi", { budget: 100, model: (_m, { toolChoice }) => JSON.stringify(toolChoice ?? null), tools: [{ name: "t" }], toolChoice: { name: "t" } });
+  await runCompiled("hi", { budget: 100, model: () => "x", toolChoice: "required" });
+  // @ts-expect-error a tool choice is one of the known words or { name }
+  await runCompiled("hi", { budget: 100, model: () => "x", toolChoice: "any" });
+}

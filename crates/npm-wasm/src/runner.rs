@@ -27,7 +27,7 @@ use context_compiler::runner::{
 use context_compiler::session::Session;
 use context_compiler::tokens::DefaultTokenCounter;
 use context_compiler::tools::look_back::LookBackBridge;
-use context_compiler::tools::{AbortSignal, ToolInterruptHandler as CoreHandler};
+use context_compiler::tools::{AbortSignal, ToolChoice, ToolInterruptHandler as CoreHandler};
 use context_compiler::working_context::{Layout, ProviderFormat};
 use context_compiler_js::convert::{bool_option, describe, js_to_json, option, to_js};
 use context_compiler_js::env::{seed, JsClock};
@@ -93,8 +93,12 @@ export type StreamDelta =
  * the step (0 for the first call). It answers with a whole reply or a stream. */
 export type RunModel<F extends RunFormat = RunFormat> = (
   messages: FormatMessages[F],
-  options: { tools: Json[]; signal?: AbortSignal; step: number },
+  options: { tools: Json[]; toolChoice?: Json; signal?: AbortSignal; step: number },
 ) => ModelReply | ModelStream | Promise<ModelReply | ModelStream>;
+/** Which tools the model may or must call; the model gets it in its
+ * format's shape as `toolChoice` (Chat Completions' `tool_choice`,
+ * Anthropic's `tool_choice`, Gemini's `toolConfig`, the AI SDK's `toolChoice`). */
+export type ToolChoice = "auto" | "required" | "none" | { name: string };
 /** The guard's decision on an input. */
 export type GuardReply = boolean | { allowed: boolean; threatLevel?: string; reason?: string };
 /** Decides whether an input may reach the model. */
@@ -136,6 +140,8 @@ export interface OrchestrateOptions<F extends RunFormat = "openai"> extends Zone
   onDelta?: (delta: StreamDelta) => void;
   /** The shape of the model's streamed chunks; by default told from them. */
   streamFormat?: StreamFormat;
+  /** Which tools the model may or must call; a named tool must be one of `tools`. */
+  toolChoice?: ToolChoice;
   /** Tokens of the budget kept for the reply; default 0. */
   reserveOutput?: number;
   /** The share of the budget held back once the usage the model's replies
@@ -261,6 +267,13 @@ impl Model for JsModel {
         }
         let opts = Object::new();
         let _ = Reflect::set(&opts, &"tools".into(), &to_js(&tools)?);
+        if let Some(choice) = request.tool_choice {
+            let _ = Reflect::set(
+                &opts,
+                &"toolChoice".into(),
+                &to_js(&choice.for_format(self.format))?,
+            );
+        }
         let _ = Reflect::set(&opts, &"signal".into(), &pending.signal());
         let _ = Reflect::set(&opts, &"step".into(), &(request.step as f64).into());
         let out = call_and_await(
@@ -423,6 +436,15 @@ fn prepare<T: AsRef<JsValue>>(
         format,
         stream_format,
     });
+    let tool_choice = get("toolChoice")?;
+    let tool_choice = if tool_choice.is_undefined() || tool_choice.is_null() {
+        None
+    } else {
+        Some(ToolChoice::from_json(&js_to_json(
+            &tool_choice,
+            "options.toolChoice",
+        )?)?)
+    };
     let on_delta = get("onDelta")?;
     let on_delta = if on_delta.is_undefined() || on_delta.is_null() {
         None
@@ -521,6 +543,7 @@ fn prepare<T: AsRef<JsValue>>(
         look_back,
         on_delta,
         stream_format,
+        tool_choice,
     };
     let link = link_signal(&get("signal")?, &run.signal)?;
     Ok(Prepared {

@@ -245,7 +245,12 @@ export interface GeminiRequest {
   contents: GeminiContent[];
 }
 export type MessageFormat = "openai" | "openai-responses" | "anthropic" | "gemini" | "ai-sdk";
-export interface ToMessagesOptions { format?: MessageFormat }
+export interface ToMessagesOptions {
+  format?: MessageFormat;
+  /** The model the request is for: in the Anthropic format, cache
+   * breakpoints before its minimum cacheable length are left out. */
+  model?: string;
+}
 /** What `checkRequest` checks a request against: the format it is in, and the model it is for (the rules that depend on it: Anthropic's minimum cacheable length per model family). */
 export interface CheckRequestOptions { format: MessageFormat | "plain"; model?: string }
 /** A provider rule a request breaks: the rule (`<format>.<name>`), the JSON pointer of what breaks it, and why. */
@@ -254,15 +259,15 @@ export interface WorkingContext {
   /** Plain `{ role, content }` messages. */
   toMessages(): Message[];
   /** OpenAI Chat Completions messages: assistant `tool_calls`, then one `tool` message per call. */
-  toMessages(options: { format: "openai" }): OpenAiMessage[];
+  toMessages(options: { format: "openai"; model?: string }): OpenAiMessage[];
   /** Anthropic `{ system, messages }`: `tool_use` / `tool_result` blocks, `cache_control` at the ends of the stable zones. */
-  toMessages(options: { format: "anthropic" }): AnthropicRequest;
+  toMessages(options: { format: "anthropic"; model?: string }): AnthropicRequest;
   /** Vercel AI SDK `{ instructions, messages }` (`tool-call` / `tool-result` parts): `generateText({ model, ...request })`. */
-  toMessages(options: { format: "ai-sdk" }): AiSdkRequest;
+  toMessages(options: { format: "ai-sdk"; model?: string }): AiSdkRequest;
   /** OpenAI Responses `{ instructions, input }`: `message`, `function_call` and `function_call_output` items. */
-  toMessages(options: { format: "openai-responses" }): OpenAiResponsesRequest;
+  toMessages(options: { format: "openai-responses"; model?: string }): OpenAiResponsesRequest;
   /** Gemini `{ systemInstruction, contents }`: `functionCall` / `functionResponse` parts, user and model turns alternating. */
-  toMessages(options: { format: "gemini" }): GeminiRequest;
+  toMessages(options: { format: "gemini"; model?: string }): GeminiRequest;
   toMessages(options?: ToMessagesOptions | null): Message[] | OpenAiMessage[] | AnthropicRequest | AiSdkRequest | OpenAiResponsesRequest | GeminiRequest;
 }
 

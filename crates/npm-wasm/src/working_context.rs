@@ -144,6 +144,8 @@ impl WorkingContext {
     /// `"gemini"` (`{ systemInstruction, contents }` with `functionCall` /
     /// `functionResponse` parts) or `"ai-sdk"` (Vercel AI SDK
     /// `ModelMessage[]`). Typed per format by the declarations below.
+    /// `model`: in the Anthropic format, cache breakpoints whose prefix is
+    /// below the model's minimum cacheable length are left out.
     #[wasm_bindgen(js_name = toMessages, skip_typescript)]
     pub fn to_messages(&self, options: Option<ToMessagesOptionsArg>) -> JsResult<JsValue> {
         let format = option(&options, "format", "options")?;
@@ -153,7 +155,12 @@ impl WorkingContext {
             let name = string(&format, "options.format")?;
             ProviderFormat::parse(&name)?
         };
-        js(&self.inner.to_provider_messages(format))
+        let model = option(&options, "model", "options")?;
+        if model.is_undefined() || model.is_null() {
+            return js(&self.inner.to_provider_messages(format));
+        }
+        let model = string(&model, "options.model")?;
+        js(&self.inner.to_provider_messages_for(format, &model))
     }
 
     /// The layout: `"single-system"` or `"zoned"`.
