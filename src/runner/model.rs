@@ -143,9 +143,16 @@ impl ModelReply {
     /// `content` (a string, `null`, or text / tool-use blocks) or `text`, and
     /// `toolCalls` or OpenAI's `tool_calls`, and optionally `usage` (or
     /// Gemini's `usageMetadata`) in any shape [`ModelUsage::from_json`]
-    /// reads. Anything else, and a reply with neither text nor tool calls,
+    /// reads. The providers' own response objects are read too: a Chat
+    /// Completion (`choices[0].message`), a Responses response (`output`
+    /// items), an Anthropic message (`content` blocks), a Gemini
+    /// `GenerateContentResponse` (`candidates[0].content.parts`) and the AI
+    /// SDK's `generateText` result (`text`, `toolCalls`). Anything else, and a reply with neither text nor tool calls,
     /// is [`ErrorCode::ModelFailed`].
     pub fn from_json(reply: &Value) -> Result<ModelReply> {
+        if let Some(plain) = provider_response(reply) {
+            return ModelReply::from_json(&plain);
+        }
         let object = match reply {
             Value::String(s) if !s.is_empty() => return Ok(ModelReply::text(s.clone())),
             Value::String(_) => return Err(bad_reply("the reply is an empty string".into())),
@@ -205,6 +212,70 @@ impl ModelReply {
             usage,
         })
     }
+}
+
+/// A provider's own response object as the plain reply shape
+/// `{ content, toolCalls, usage }`, when `reply` is one: a Chat Completion,
+/// a Responses response or a Gemini `GenerateContentResponse` (reasoning and
+/// thought parts are left out).
+fn provider_response(reply: &Value) -> Option<Value> {
+    let usage = reply
+        .get("usage")
+        .or_else(|| reply.get("usageMetadata"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    if let Some(choices) = reply.get("choices").and_then(Value::as_array) {
+        let mut message = choices.first()?.get("message")?.clone();
+        if let Value::Object(m) = &mut message {
+            m.insert("usage".into(), usage);
+        }
+        return Some(message);
+    }
+    let (text, calls) = if let Some(output) = reply.get("output").and_then(Value::as_array) {
+        let mut text = String::new();
+        let mut calls = Vec::new();
+        for item in output {
+            match item.get("type").and_then(Value::as_str) {
+                Some("message") => {
+                    for part in item.get("content").and_then(Value::as_array).into_iter().flatten() {
+                        if part.get("type").and_then(Value::as_str) == Some("output_text") {
+                            text.push_str(part.get("text").and_then(Value::as_str).unwrap_or(""));
+                        }
+                    }
+                }
+                Some("function_call") => calls.push(serde_json::json!({
+                    "name": item.get("name").cloned().unwrap_or(Value::Null),
+                    "arguments": item.get("arguments").cloned().unwrap_or_else(|| Value::String(String::new())),
+                })),
+                _ => {}
+            }
+        }
+        (text, calls)
+    } else if let Some(candidates) = reply.get("candidates").and_then(Value::as_array) {
+        let mut text = String::new();
+        let mut calls = Vec::new();
+        let parts = candidates
+            .first()
+            .and_then(|c| c.pointer("/content/parts"))
+            .and_then(Value::as_array);
+        for part in parts.into_iter().flatten() {
+            if part.get("thought") == Some(&Value::Bool(true)) {
+                continue;
+            }
+            if let Some(call) = part.get("functionCall") {
+                calls.push(serde_json::json!({
+                    "name": call.get("name").cloned().unwrap_or(Value::Null),
+                    "args": call.get("args").cloned().unwrap_or_else(|| serde_json::json!({})),
+                }));
+            } else if let Some(t) = part.get("text").and_then(Value::as_str) {
+                text.push_str(t);
+            }
+        }
+        (text, calls)
+    } else {
+        return None;
+    };
+    Some(serde_json::json!({ "content": text, "toolCalls": calls, "usage": usage }))
 }
 
 /// The model a run calls (single-threaded, no `Send` bound): given the

@@ -346,3 +346,26 @@ test("toolChoice reaches the model in its format's shape; a choice naming no off
   await rejectsWithCode(() => runCompiled("Hi", { budget: 2000, model, tools: specs, toolChoice: { name: "rm_rf" } }), "INVALID_ARGUMENT", "rm_rf");
   await rejectsWithCode(() => runCompiled("Hi", { budget: 2000, model, toolChoice: "any" }), "INVALID_ARGUMENT", "toolChoice");
 });
+
+test("a model may return the provider's own response object: Chat Completion, Responses, Anthropic message, Gemini response", async () => {
+  const call = {
+    "openai": { choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "add", arguments: '{"a":1,"b":2}' } }] } }], usage: { prompt_tokens: 50, completion_tokens: 5 } },
+    "openai-responses": { object: "response", output: [{ type: "reasoning", id: "rs_1", summary: [] }, { type: "function_call", id: "fc_1", call_id: "call_1", name: "add", arguments: '{"a":1,"b":2}' }], usage: { input_tokens: 50, output_tokens: 5 } },
+    "anthropic": { type: "message", role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "add", input: { a: 1, b: 2 } }], usage: { input_tokens: 50, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 5 } },
+    "gemini": { candidates: [{ content: { role: "model", parts: [{ functionCall: { name: "add", args: { a: 1, b: 2 } } }] } }], usageMetadata: { promptTokenCount: 50, candidatesTokenCount: 5 } },
+  };
+  const answer = {
+    "openai": { choices: [{ index: 0, message: { role: "assistant", content: "3" } }] },
+    "openai-responses": { object: "response", output: [{ type: "message", role: "assistant", content: [{ type: "output_text", text: "3" }] }] },
+    "anthropic": { type: "message", role: "assistant", content: [{ type: "text", text: "3" }] },
+    "gemini": { candidates: [{ content: { role: "model", parts: [{ text: "3" }] } }] },
+  };
+  for (const format of Object.keys(call)) {
+    const session = new Session();
+    const { model } = scripted(call[format], answer[format]);
+    const result = await runCompiled("Add 1 and 2", { budget: 2000, session, model, format, tools: specs, bridge });
+    assert.equal(result.result, "3", format);
+    assert.deepEqual(session.eventLog.events.find((e) => e.kind === "tool_success").data.result, '{"sum":3}', format);
+    assert.equal(session.eventLog.filter(["model_usage"])[0].data.inputTokens, 50, format);
+  }
+});

@@ -1,0 +1,106 @@
+//! The providers' own response objects as a model's reply: a Chat
+//! Completion, a Responses response, an Anthropic message, a Gemini
+//! `GenerateContentResponse` and the AI SDK's `generateText` result, each
+//! read into its text, tool calls and usage.
+use context_compiler::runner::ModelReply;
+use context_compiler::ErrorCode;
+use serde_json::json;
+
+fn read(v: serde_json::Value) -> ModelReply {
+    ModelReply::from_json(&v).expect("a usable reply")
+}
+
+#[test]
+fn a_chat_completion() {
+    let reply = read(json!({
+        "id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-4.1",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+            "role": "assistant", "content": "Checking.", "refusal": null,
+            "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "df", "arguments": "{\"path\":\"/data\"}"}}]
+        }}],
+        "usage": {"prompt_tokens": 120, "completion_tokens": 9, "total_tokens": 129, "prompt_tokens_details": {"cached_tokens": 64}}
+    }));
+    assert_eq!(reply.text, "Checking.");
+    assert_eq!(reply.tool_calls[0].name, "df");
+    assert_eq!(reply.tool_calls[0].arguments, Ok(json!({"path": "/data"})));
+    assert_eq!(
+        reply.usage.map(|u| (u.input_tokens, u.cached_input_tokens)),
+        Some((120, 64))
+    );
+}
+
+#[test]
+fn a_responses_response() {
+    let reply = read(json!({
+        "id": "resp_1", "object": "response", "status": "completed",
+        "output": [
+            {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAA"},
+            {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+             "content": [{"type": "output_text", "text": "The disk is full.", "annotations": []}]},
+            {"type": "function_call", "id": "fc_1", "call_id": "call_9", "name": "du", "arguments": "{\"path\":\"/data\"}", "status": "completed"}
+        ],
+        "usage": {"input_tokens": 300, "output_tokens": 12, "input_tokens_details": {"cached_tokens": 0}, "total_tokens": 312}
+    }));
+    assert_eq!(reply.text, "The disk is full.");
+    assert_eq!(reply.tool_calls[0].arguments, Ok(json!({"path": "/data"})));
+    assert_eq!(reply.usage.map(|u| u.input_tokens), Some(300));
+}
+
+#[test]
+fn an_anthropic_message() {
+    let reply = read(json!({
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+        "content": [
+            {"type": "thinking", "thinking": "The user wants…", "signature": "EqQB"},
+            {"type": "text", "text": "I'll read the log."},
+            {"type": "tool_use", "id": "toolu_1", "name": "read_logs", "input": {"lines": 5}}
+        ],
+        "stop_reason": "tool_use",
+        "usage": {"input_tokens": 50, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 400, "output_tokens": 30}
+    }));
+    assert_eq!(reply.text, "I'll read the log.");
+    assert_eq!(reply.tool_calls[0].arguments, Ok(json!({"lines": 5})));
+    assert_eq!(reply.usage.map(|u| u.input_tokens), Some(450));
+}
+
+#[test]
+fn a_gemini_response() {
+    let reply = read(json!({
+        "candidates": [{"content": {"role": "model", "parts": [
+            {"text": "Let me think", "thought": true},
+            {"text": "The disk is full."},
+            {"functionCall": {"id": "fc-1", "name": "du", "args": {"path": "/data"}}, "thoughtSignature": "CiQB"}
+        ]}, "finishReason": "STOP"}],
+        "usageMetadata": {"promptTokenCount": 80, "candidatesTokenCount": 7, "totalTokenCount": 87}
+    }));
+    assert_eq!(reply.text, "The disk is full.");
+    assert_eq!(reply.tool_calls[0].name, "du");
+    assert_eq!(reply.tool_calls[0].arguments, Ok(json!({"path": "/data"})));
+    assert_eq!(reply.usage.map(|u| u.input_tokens), Some(80));
+}
+
+#[test]
+fn an_ai_sdk_generate_text_result() {
+    let reply = read(json!({
+        "text": "",
+        "toolCalls": [{"type": "tool-call", "toolCallId": "c1", "toolName": "add", "input": {"a": 1, "b": 2}}],
+        "usage": {"inputTokens": 70, "outputTokens": 11, "cachedInputTokens": 10}
+    }));
+    assert_eq!(reply.tool_calls[0].name, "add");
+    assert_eq!(reply.usage.map(|u| u.cached_input_tokens), Some(10));
+}
+
+#[test]
+fn empty_or_broken_provider_responses_are_model_failures() {
+    for bad in [
+        json!({"choices": []}),
+        json!({"choices": [{"message": {"role": "assistant", "content": null}}]}),
+        json!({"output": []}),
+        json!({"candidates": [{"content": {"parts": [{"text": "hidden", "thought": true}]}}]}),
+        json!({"candidates": "x"}),
+        json!({"output": [{"type": "function_call", "arguments": "{}"}]}),
+    ] {
+        let e = ModelReply::from_json(&bad).expect_err("refused");
+        assert_eq!(e.code(), ErrorCode::ModelFailed, "{bad}");
+    }
+}
