@@ -3,7 +3,7 @@
 //! `GenerateContentResponse` and the AI SDK's `generateText` result, each
 //! read into its text, tool calls and usage.
 use context_compiler::runner::ModelReply;
-use context_compiler::ErrorCode;
+use context_compiler::{ErrorCode, ProviderFormat};
 use serde_json::json;
 
 fn read(v: serde_json::Value) -> ModelReply {
@@ -44,6 +44,10 @@ fn a_responses_response() {
     assert_eq!(reply.text, "The disk is full.");
     assert_eq!(reply.tool_calls[0].arguments, Ok(json!({"path": "/data"})));
     assert_eq!(reply.usage.map(|u| u.input_tokens), Some(300));
+    // The reasoning item, to send back while the loop runs.
+    let reasoning = reply.reasoning.expect("reasoning");
+    assert_eq!(reasoning.format, ProviderFormat::OpenAiResponses);
+    assert_eq!(reasoning.items[0]["encrypted_content"], "gAAA");
 }
 
 #[test]
@@ -61,6 +65,17 @@ fn an_anthropic_message() {
     assert_eq!(reply.text, "I'll read the log.");
     assert_eq!(reply.tool_calls[0].arguments, Ok(json!({"lines": 5})));
     assert_eq!(reply.usage.map(|u| u.input_tokens), Some(450));
+    // The signed thinking block, to send back while the loop runs.
+    let reasoning = reply.reasoning.expect("reasoning");
+    assert_eq!(reasoning.format, ProviderFormat::Anthropic);
+    assert_eq!(
+        reasoning.items,
+        [json!({"type": "thinking", "thinking": "The user wants…", "signature": "EqQB"})]
+    );
+    assert_eq!(
+        context_compiler::runner::Reasoning::from_json(&reasoning.to_json()),
+        Some(reasoning)
+    );
 }
 
 #[test]
@@ -75,6 +90,8 @@ fn a_gemini_response() {
     }));
     assert_eq!(reply.text, "The disk is full.");
     assert_eq!(reply.tool_calls[0].name, "du");
+    assert_eq!(reply.tool_calls[0].signature.as_deref(), Some("CiQB"));
+    assert_eq!(reply.reasoning, None);
     assert_eq!(reply.tool_calls[0].arguments, Ok(json!({"path": "/data"})));
     assert_eq!(reply.usage.map(|u| u.input_tokens), Some(80));
 }

@@ -103,6 +103,7 @@ fn responses_events() {
         json!({"type": "response.function_call_arguments.delta", "item_id": "fc_1", "delta": "\"/data\"}"}),
         json!({"type": "response.function_call_arguments.done", "item_id": "fc_1", "arguments": "{\"path\":\"/data\"}"}),
         json!({"type": "response.output_item.done", "item": {"type": "function_call", "id": "fc_1", "call_id": "call_9", "name": "df", "arguments": "{\"path\":\"/data\"}"}}),
+        json!({"type": "response.output_item.done", "item": {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAA"}}),
         json!({"type": "response.completed", "response": {"usage": {"input_tokens": 300, "output_tokens": 12, "input_tokens_details": {"cached_tokens": 0}}}}),
     ];
     let (deltas, reply) = read(&chunks);
@@ -113,6 +114,8 @@ fn responses_events() {
     assert_eq!(reply.tool_calls[0].name, "df");
     assert_eq!(reply.tool_calls[0].arguments, Ok(json!({"path": "/data"})));
     assert_eq!(reply.usage.map(|u| u.input_tokens), Some(300));
+    let reasoning = reply.reasoning.expect("reasoning");
+    assert_eq!(reasoning.items[0]["id"], "rs_1");
     let failed = read(&[
         json!({"type": "response.failed", "response": {"error": {"message": "overloaded"}}}),
     ])
@@ -166,11 +169,44 @@ fn anthropic_events() {
 }
 
 #[test]
+fn anthropic_thinking_is_kept_signed() {
+    let mut chunks = vec![
+        json!({"type": "message_start", "message": {"usage": {"input_tokens": 10, "output_tokens": 1}}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "The disk "}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "may be full."}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "EqQBCkgI"}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "content_block_start", "index": 1, "content_block": {"type": "redacted_thinking", "data": "EmwKAhgB"}}),
+        json!({"type": "content_block_stop", "index": 1}),
+    ];
+    chunks.extend(anthropic_chunks().into_iter().skip(1).map(|mut c| {
+        // Shift the text and tool blocks after the thinking ones.
+        if let Some(i) = c.get("index").and_then(Value::as_u64) {
+            c["index"] = json!(i + 2);
+        }
+        c
+    }));
+    let (deltas, reply) = read(&chunks);
+    assert_eq!(deltas[0], text("I'll read"), "thinking is not text");
+    let reply = reply.expect("reply");
+    let reasoning = reply.reasoning.expect("reasoning");
+    assert_eq!(
+        reasoning.items,
+        [
+            json!({"type": "thinking", "thinking": "The disk may be full.", "signature": "EqQBCkgI"}),
+            json!({"type": "redacted_thinking", "data": "EmwKAhgB"}),
+        ]
+    );
+    assert_eq!(reply.tool_calls[0].arguments, Ok(json!({"lines": 5})));
+}
+
+#[test]
 fn gemini_chunks() {
     let chunks = vec![
         json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "Thinking about it", "thought": true}]}}]}),
         json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "The disk"}]}}]}),
-        json!({"candidates": [{"content": {"role": "model", "parts": [{"text": " is full."}, {"functionCall": {"id": "fc-1", "name": "du", "args": {"path": "/data"}}}]}, "finishReason": "STOP"}], "usageMetadata": {"promptTokenCount": 80, "candidatesTokenCount": 7}}),
+        json!({"candidates": [{"content": {"role": "model", "parts": [{"text": " is full."}, {"functionCall": {"id": "fc-1", "name": "du", "args": {"path": "/data"}}, "thoughtSignature": "CiQB"}]}, "finishReason": "STOP"}], "usageMetadata": {"promptTokenCount": 80, "candidatesTokenCount": 7}}),
     ];
     let (deltas, reply) = read(&chunks);
     assert_eq!(
@@ -184,6 +220,7 @@ fn gemini_chunks() {
     let reply = reply.expect("reply");
     assert_eq!(reply.text, "The disk is full.");
     assert_eq!(reply.tool_calls[0].arguments, Ok(json!({"path": "/data"})));
+    assert_eq!(reply.tool_calls[0].signature.as_deref(), Some("CiQB"));
     assert_eq!(reply.usage.map(|u| u.input_tokens), Some(80));
 }
 

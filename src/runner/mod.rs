@@ -36,7 +36,7 @@ use crate::zones::{CompactionLevel, ZoneUsage};
 
 pub use crate::tools::ToolSpec;
 pub use guard::{Guard, GuardDecision};
-pub use model::{Model, ModelReply, ModelRequest, RequestedToolCall};
+pub use model::{Model, ModelReply, ModelRequest, Reasoning, RequestedToolCall};
 pub use stream::{ModelAnswer, ReplyStream, StreamDelta, StreamFormat, StreamReader};
 
 /// Told of each piece of a streamed reply as it comes; an error it returns

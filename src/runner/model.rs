@@ -8,7 +8,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::runner::stream::ModelAnswer;
 use crate::session::ModelUsage;
 use crate::tools::{AbortSignal, ToolChoice, ToolSpec};
-use crate::working_context::WorkingContext;
+use crate::working_context::{ProviderFormat, WorkingContext};
 
 /// One model call of a run.
 pub struct ModelRequest<'a> {
@@ -33,6 +33,35 @@ pub struct RequestedToolCall {
     /// malformed JSON): then the call is recorded as a `tool_error` without
     /// running the tool, so the model sees what went wrong.
     pub arguments: std::result::Result<Value, String>,
+    /// The call's thought signature (Gemini's `thoughtSignature`), which
+    /// the provider asks back with the call in the same turn.
+    pub signature: Option<String>,
+}
+
+/// Reasoning a provider asks back with the assistant turn while its tool
+/// loop runs: Anthropic's `thinking` / `redacted_thinking` blocks (signed)
+/// or OpenAI Responses' `reasoning` items, as the provider gave them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reasoning {
+    /// The format whose requests carry it back.
+    pub format: ProviderFormat,
+    /// The provider's blocks or items, unchanged.
+    pub items: Vec<Value>,
+}
+
+impl Reasoning {
+    /// As event data: `{ format, items }`.
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({ "format": self.format.as_str(), "items": self.items })
+    }
+
+    /// Reads `{ format, items }` (the shape [`Reasoning::to_json`] writes);
+    /// `None` for anything else or no items.
+    pub fn from_json(value: &Value) -> Option<Reasoning> {
+        let format = ProviderFormat::parse(value.get("format")?.as_str()?).ok()?;
+        let items = value.get("items")?.as_array()?.clone();
+        (!items.is_empty()).then_some(Reasoning { format, items })
+    }
 }
 
 /// What the model answered: text, tool calls, or both.
@@ -45,12 +74,18 @@ pub struct ModelReply {
     /// What the provider reported the call cost, recorded by the runner
     /// as a `model_usage` event.
     pub usage: Option<ModelUsage>,
+    /// Reasoning the provider asks back with this turn.
+    pub reasoning: Option<Reasoning>,
 }
 
 /// Joins a model's content blocks, or reads plain content: a string, `null`,
 /// or an array of `{ type: "text", text }` / `{ type: "tool_use" | "tool-call",
 /// ... }` blocks (Anthropic's and the AI SDK's shapes).
-fn read_content(content: &Value, calls: &mut Vec<RequestedToolCall>) -> Result<String> {
+fn read_content(
+    content: &Value,
+    calls: &mut Vec<RequestedToolCall>,
+    thinking: &mut Vec<Value>,
+) -> Result<String> {
     match content {
         Value::Null => Ok(String::new()),
         Value::String(s) => Ok(s.clone()),
@@ -64,6 +99,7 @@ fn read_content(content: &Value, calls: &mut Vec<RequestedToolCall>) -> Result<S
                     Some("tool_use" | "tool-call" | "tool_call") => {
                         calls.push(read_call(block, &format!("content[{i}]"))?)
                     }
+                    Some("thinking" | "redacted_thinking") => thinking.push(block.clone()),
                     _ => {}
                 }
             }
@@ -111,9 +147,14 @@ fn read_call(call: &Value, at: &str) -> Result<RequestedToolCall> {
         .find_map(|k| source.get(*k))
         .cloned()
         .unwrap_or_else(|| Value::Object(Map::new()));
+    let signature = ["thoughtSignature", "thought_signature"]
+        .iter()
+        .find_map(|k| call.get(*k).and_then(Value::as_str))
+        .map(str::to_string);
     Ok(RequestedToolCall {
         name: name.to_string(),
         arguments: read_arguments(raw),
+        signature,
     })
 }
 
@@ -134,8 +175,7 @@ impl ModelReply {
     pub fn text(text: impl Into<String>) -> Self {
         ModelReply {
             text: text.into(),
-            tool_calls: Vec::new(),
-            usage: None,
+            ..ModelReply::default()
         }
     }
 
@@ -165,10 +205,18 @@ impl ModelReply {
             }
         };
         let mut tool_calls = Vec::new();
+        let mut thinking = Vec::new();
         let text = match object.get("content").or_else(|| object.get("text")) {
-            Some(content) => read_content(content, &mut tool_calls)?,
+            Some(content) => read_content(content, &mut tool_calls, &mut thinking)?,
             None => String::new(),
         };
+        let reasoning = object
+            .get("reasoning")
+            .and_then(Reasoning::from_json)
+            .or((!thinking.is_empty()).then_some(Reasoning {
+                format: ProviderFormat::Anthropic,
+                items: thinking,
+            }));
         for key in ["toolCalls", "tool_calls"] {
             match object.get(key) {
                 None | Some(Value::Null) => {}
@@ -210,6 +258,7 @@ impl ModelReply {
             text,
             tool_calls,
             usage,
+            reasoning,
         })
     }
 }
@@ -231,9 +280,18 @@ fn provider_response(reply: &Value) -> Option<Value> {
         }
         return Some(message);
     }
+    let mut reasoning = Value::Null;
     let (text, calls) = if let Some(output) = reply.get("output").and_then(Value::as_array) {
         let mut text = String::new();
         let mut calls = Vec::new();
+        let items: Vec<Value> = output
+            .iter()
+            .filter(|i| i.get("type").and_then(Value::as_str) == Some("reasoning"))
+            .cloned()
+            .collect();
+        if !items.is_empty() {
+            reasoning = serde_json::json!({ "format": "openai-responses", "items": items });
+        }
         for item in output {
             match item.get("type").and_then(Value::as_str) {
                 Some("message") => {
@@ -266,6 +324,7 @@ fn provider_response(reply: &Value) -> Option<Value> {
                 calls.push(serde_json::json!({
                     "name": call.get("name").cloned().unwrap_or(Value::Null),
                     "args": call.get("args").cloned().unwrap_or_else(|| serde_json::json!({})),
+                    "thoughtSignature": part.get("thoughtSignature").cloned().unwrap_or(Value::Null),
                 }));
             } else if let Some(t) = part.get("text").and_then(Value::as_str) {
                 text.push_str(t);
@@ -275,7 +334,9 @@ fn provider_response(reply: &Value) -> Option<Value> {
     } else {
         return None;
     };
-    Some(serde_json::json!({ "content": text, "toolCalls": calls, "usage": usage }))
+    Some(serde_json::json!({
+        "content": text, "toolCalls": calls, "usage": usage, "reasoning": reasoning,
+    }))
 }
 
 /// The model a run calls (single-threaded, no `Send` bound): given the

@@ -7,8 +7,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::runner::model::{read_arguments, ModelReply, RequestedToolCall};
+use crate::runner::model::{read_arguments, ModelReply, Reasoning, RequestedToolCall};
 use crate::session::ModelUsage;
+use crate::working_context::ProviderFormat;
 
 /// The chunks of a streamed reply, read one at a time (a host's async
 /// iterator). `None` ends the stream.
@@ -173,6 +174,8 @@ struct StreamedCall {
     /// The arguments, when the format sends them whole.
     whole: Option<Value>,
     complete: bool,
+    /// Gemini's thought signature on the call's part.
+    signature: Option<String>,
 }
 
 /// Reads a streamed reply chunk by chunk.
@@ -183,6 +186,9 @@ pub struct StreamReader {
     calls: Vec<StreamedCall>,
     /// The provider's usage fields, merged as they come.
     usage: Map<String, Value>,
+    /// Reasoning to send back: Anthropic's thinking blocks by block index,
+    /// Responses' reasoning items.
+    reasoning: Vec<(String, Value)>,
 }
 
 fn text_of<'a>(v: &'a Value, key: &str) -> &'a str {
@@ -360,6 +366,12 @@ impl StreamReader {
             "response.output_text.delta" => self.add_text(text_of(event, "delta"), out),
             "response.output_item.added" | "response.output_item.done" => {
                 let item = event.get("item").unwrap_or(&Value::Null);
+                if text_of(item, "type") == "reasoning"
+                    && text_of(event, "type") == "response.output_item.done"
+                {
+                    self.reasoning
+                        .push((text_of(item, "id").to_string(), item.clone()));
+                }
                 if text_of(item, "type") == "function_call" {
                     let key = text_of(item, "id").to_string();
                     let done = text_of(event, "type") == "response.output_item.done";
@@ -402,6 +414,7 @@ impl StreamReader {
                 let block = event.get("content_block").unwrap_or(&Value::Null);
                 match text_of(block, "type") {
                     "text" => self.add_text(text_of(block, "text"), out),
+                    "thinking" | "redacted_thinking" => self.reasoning.push((key, block.clone())),
                     "tool_use" => {
                         let call = self.call(&key);
                         call.id = text_of(block, "id").to_string();
@@ -416,6 +429,24 @@ impl StreamReader {
                     "text_delta" => self.add_text(text_of(delta, "text"), out),
                     "input_json_delta" => {
                         self.add_arguments(&key, text_of(delta, "partial_json"), out)
+                    }
+                    kind @ ("thinking_delta" | "signature_delta") => {
+                        let field = if kind == "thinking_delta" {
+                            "thinking"
+                        } else {
+                            "signature"
+                        };
+                        if let Some((_, Value::Object(block))) =
+                            self.reasoning.iter_mut().find(|(k, _)| *k == key)
+                        {
+                            let mut text = block
+                                .get(field)
+                                .and_then(Value::as_str)
+                                .unwrap_or("")
+                                .to_string();
+                            text.push_str(text_of(delta, field));
+                            block.insert(field.into(), Value::String(text));
+                        }
                     }
                     _ => {}
                 }
@@ -450,6 +481,8 @@ impl StreamReader {
                     .cloned()
                     .unwrap_or_else(|| Value::Object(Map::new()));
                 self.whole_call(&key, id, text_of(call, "name"), args, out);
+                let signature = part.get("thoughtSignature").and_then(Value::as_str);
+                self.call(&key).signature = signature.map(str::to_string);
             } else {
                 self.add_text(text_of(part, "text"), out);
             }
@@ -534,6 +567,7 @@ impl StreamReader {
             .into_iter()
             .filter(|c| (c.complete || whole_at_end) && !c.name.is_empty())
             .map(|c| RequestedToolCall {
+                signature: c.signature,
                 name: c.name,
                 arguments: match c.whole {
                     Some(args) => Ok(args),
@@ -547,10 +581,21 @@ impl StreamReader {
                 "the model's stream ended with neither text nor tool calls",
             ));
         }
+        let reasoning = match self.format {
+            _ if self.reasoning.is_empty() => None,
+            Some(StreamFormat::Anthropic) => Some(ProviderFormat::Anthropic),
+            Some(StreamFormat::OpenAiResponses) => Some(ProviderFormat::OpenAiResponses),
+            _ => None,
+        }
+        .map(|format| Reasoning {
+            format,
+            items: self.reasoning.into_iter().map(|(_, item)| item).collect(),
+        });
         Ok(ModelReply {
             text: self.text,
             tool_calls,
             usage,
+            reasoning,
         })
     }
 }
