@@ -244,6 +244,7 @@ mod tests {
             id: "c".into(),
             name: "t".into(),
             arguments: json!({}),
+            signature: None,
         });
         let mut result = HistoryMessage::new("tool", "x");
         result.tool_call_id = Some("c".into());

@@ -16,6 +16,13 @@ use crate::working_context::{zoned_message_tokens, ArtifactRef, HistoryMessage, 
 const MASK_SUMMARY_CHARS: usize = 200;
 
 /// A tool result's content when its output is in an artifact store.
+/// The reasoning an event's data holds to send back (`reasoning`, as the
+/// runner records it), when it is `{ format, items }`.
+fn reasoning_of(data: &Value) -> Option<Value> {
+    let r = data.get("reasoning")?;
+    (r.get("format")?.is_string() && r.get("items")?.is_array()).then(|| r.clone())
+}
+
 pub(crate) fn artifact_content(r: &ArtifactRef) -> String {
     format!(
         "[artifact {} ({} bytes), use the handle to retrieve] {}",
@@ -135,6 +142,7 @@ impl<'a> ExchangeBuilder<'a> {
         m.event_id = Some(event.event_id.clone());
         m.tokens = Some(self.log.rendered_tokens(position));
         m.position = Some(position);
+        m.reasoning = reasoning_of(&event.data);
         self.open_turn = role == "assistant";
         self.out.push(m);
     }
@@ -194,9 +202,13 @@ impl<'a> ExchangeBuilder<'a> {
                     .result_tokens(outcome_position, || zoned_message_tokens(&result, counter)),
             );
         }
+        let reasoning = reasoning_of(&self.log.events()[call_position].data);
         if let Some(assistant) = self.out.last_mut() {
             assistant.tool_calls.push(call);
             assistant.tokens = None;
+            if assistant.reasoning.is_none() {
+                assistant.reasoning = reasoning;
+            }
         }
         self.pending.push(result);
         self.open_turn = true;
@@ -214,6 +226,11 @@ impl<'a> ExchangeBuilder<'a> {
             id: event.event_id.clone(),
             name: String::new(),
             arguments: render::call_arguments(&event.data),
+            signature: event
+                .data
+                .get("thought_signature")
+                .and_then(Value::as_str)
+                .map(str::to_string),
         };
         self.call(call, name, position, outcome_position);
     }
@@ -235,6 +252,7 @@ impl<'a> ExchangeBuilder<'a> {
             arguments: recorded_call
                 .map(|c| render::call_arguments(&c.data))
                 .unwrap_or_else(|| Value::Object(Default::default())),
+            signature: None,
         };
         self.call(call, name, position, position);
     }

@@ -19,7 +19,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use crate::compiler::{CompileOptions, ContextCompiler};
 use crate::error::{Error, ErrorCode, Result};
@@ -329,13 +329,13 @@ async fn run_validated(input: &str, agent: &Agent, options: &RunOptions) -> Resu
         result.budget_used = ctx.token_count;
         result.within_budget &= run_step.within_budget;
         drop(ctx);
-        if !reply.text.is_empty() || reply.tool_calls.is_empty() {
-            record_shared(
-                &agent.session,
-                ASSISTANT_OUTPUT,
-                json!({ "text": reply.text }),
-                None,
-            )?;
+        let with_text = !reply.text.is_empty() || reply.tool_calls.is_empty();
+        if with_text {
+            let mut data = json!({ "text": reply.text });
+            if let Some(r) = &reply.reasoning {
+                data["reasoning"] = r.to_json();
+            }
+            record_shared(&agent.session, ASSISTANT_OUTPUT, data, None)?;
             result.result = reply.text.clone();
         }
         if reply.tool_calls.is_empty() {
@@ -343,7 +343,13 @@ async fn run_validated(input: &str, agent: &Agent, options: &RunOptions) -> Resu
             result.stop_reason = StopReason::Answered;
             return Ok(result);
         }
-        run_step.tool_events = run_tools(agent, options, &reply.tool_calls).await?;
+        // Without text, the turn's reasoning goes with its first call.
+        let reasoning = if with_text {
+            None
+        } else {
+            reply.reasoning.as_ref()
+        };
+        run_step.tool_events = run_tools(agent, options, &reply.tool_calls, reasoning).await?;
         result.steps.push(run_step);
         check_signal(&options.signal)?;
     }
@@ -450,10 +456,21 @@ async fn run_tools(
     agent: &Agent,
     options: &RunOptions,
     calls: &[RequestedToolCall],
+    reasoning: Option<&Reasoning>,
 ) -> Result<Vec<ToolEvent>> {
     let runs: Vec<LocalFuture<'_, Result<ToolEvent>>> = calls
         .iter()
-        .map(|call| Box::pin(run_tool(agent, options, call)) as LocalFuture<'_, _>)
+        .enumerate()
+        .map(|(i, call)| {
+            let mut notes = Map::new();
+            if let Some(signature) = &call.signature {
+                notes.insert("thought_signature".into(), json!(signature));
+            }
+            if let (0, Some(r)) = (i, reasoning) {
+                notes.insert("reasoning".into(), r.to_json());
+            }
+            Box::pin(run_tool(agent, options, call, notes)) as LocalFuture<'_, _>
+        })
         .collect();
     join_all(runs).await.into_iter().collect()
 }
@@ -462,6 +479,7 @@ async fn run_tool(
     agent: &Agent,
     options: &RunOptions,
     call: &RequestedToolCall,
+    notes: Map<String, Value>,
 ) -> Result<ToolEvent> {
     let spec = options.tools.iter().find(|t| t.name == call.name);
     let refusal = match (&call.arguments, &agent.tools) {
@@ -483,11 +501,12 @@ async fn run_tool(
         (None, Some(handler), Ok(arguments)) => {
             let timeout = spec.and_then(|s| s.timeout_ms).or(options.tool_timeout_ms);
             handler
-                .call_with(
+                .call_noted(
                     &call.name,
                     arguments.clone(),
                     timeout,
                     Some(&options.signal),
+                    notes,
                 )
                 .await
         }
@@ -495,24 +514,29 @@ async fn run_tool(
             &agent.session,
             call,
             &refusal.unwrap_or_else(|| "the call cannot run".into()),
+            notes,
         ),
     }
 }
 
 /// Records a call that did not run and its `tool_error`, paired by
 /// `call_id` as the handler pairs them.
-fn refuse(session: &RefCell<Session>, call: &RequestedToolCall, why: &str) -> Result<ToolEvent> {
+fn refuse(
+    session: &RefCell<Session>,
+    call: &RequestedToolCall,
+    why: &str,
+    notes: Map<String, Value>,
+) -> Result<ToolEvent> {
     let mut arguments = match &call.arguments {
         Ok(v) => v.clone(),
         Err(_) => Value::Object(Default::default()),
     };
     redact_json(&mut arguments);
-    let recorded = record_shared(
-        session,
-        TOOL_CALL,
-        json!({"tool_name": call.name, "arguments": arguments}),
-        None,
-    )?;
+    let mut data = json!({"tool_name": call.name, "arguments": arguments});
+    if let Value::Object(fields) = &mut data {
+        fields.extend(notes);
+    }
+    let recorded = record_shared(session, TOOL_CALL, data, None)?;
     let message = crate::normalize::redact::redact(why).text;
     let outcome = record_shared(
         session,

@@ -4,7 +4,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use crate::artifacts::{ArtifactHandle, ArtifactStore, StoreOptions};
 use crate::clock::Clock;
@@ -251,6 +251,21 @@ impl ToolInterruptHandler {
         timeout_ms: Option<f64>,
         cancel: Option<&AbortSignal>,
     ) -> Result<ToolEvent> {
+        self.call_noted(tool_name, arguments, timeout_ms, cancel, Map::new())
+            .await
+    }
+
+    /// Like [`ToolInterruptHandler::call_with`], with `notes` (what the
+    /// provider asks back with the call: its thought signature, the turn's
+    /// reasoning) added to the `tool_call` event's data.
+    pub async fn call_noted(
+        &self,
+        tool_name: &str,
+        arguments: Value,
+        timeout_ms: Option<f64>,
+        cancel: Option<&AbortSignal>,
+        notes: Map<String, Value>,
+    ) -> Result<ToolEvent> {
         let timeout_ms = timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
         if timeout_ms.is_nan() || timeout_ms <= 0.0 || !timeout_ms.is_finite() {
             return Err(Error::new(
@@ -262,10 +277,11 @@ impl ToolInterruptHandler {
         // every prompt only ever see them redacted.
         let mut recorded_arguments = arguments.clone();
         redact_json(&mut recorded_arguments);
-        let call = self.record(
-            TOOL_CALL,
-            json!({"tool_name": tool_name, "arguments": recorded_arguments}),
-        )?;
+        let mut data = json!({"tool_name": tool_name, "arguments": recorded_arguments});
+        if let Value::Object(fields) = &mut data {
+            fields.extend(notes);
+        }
+        let call = self.record(TOOL_CALL, data)?;
         let call_id = call.event_id.clone();
         let start = self.clock.now_ms();
         let signal = AbortSignal::new();

@@ -525,6 +525,27 @@ fn anthropic(request: &Value, model: Option<&str>, r: &mut Report) {
                         r.add("anthropic.tool_input", at, "input must be an object");
                     }
                 }
+                Some(kind @ ("thinking" | "redacted_thinking")) => {
+                    if role != "assistant" || after_other {
+                        r.add(
+                            "anthropic.thinking_first",
+                            at.clone(),
+                            "thinking blocks come first, in assistant messages only",
+                        );
+                    }
+                    let field = if kind == "thinking" {
+                        "signature"
+                    } else {
+                        "data"
+                    };
+                    if b[field].as_str().is_none_or(|s| s.is_empty()) {
+                        r.add(
+                            "anthropic.thinking_signed",
+                            at,
+                            format!("a {kind} block goes back as received, with its {field}"),
+                        );
+                    }
+                }
                 Some("tool_result") => {
                     if after_other {
                         r.add(
@@ -918,6 +939,28 @@ mod tests {
 
     #[test]
     fn each_rule_is_found() {
+        let user = json!({"role": "user", "content": [{"type": "text", "text": "q"}]});
+        assert_eq!(
+            rules(
+                json!({"messages": [user, {"role": "assistant", "content": [
+                    {"type": "text", "text": "hi"},
+                    {"type": "thinking", "thinking": "t", "signature": "s"}
+                ]}]}),
+                ProviderFormat::Anthropic
+            ),
+            ["anthropic.thinking_first"]
+        );
+        assert_eq!(
+            rules(
+                json!({"messages": [user, {"role": "assistant", "content": [
+                    {"type": "thinking", "thinking": "t"},
+                    {"type": "redacted_thinking", "data": ""},
+                    {"type": "text", "text": "hi"}
+                ]}]}),
+                ProviderFormat::Anthropic
+            ),
+            ["anthropic.thinking_signed", "anthropic.thinking_signed"]
+        );
         assert_eq!(
             rules(
                 json!({"messages": [{"role": "assistant", "content": [{"type": "text", "text": "hi"}]}]}),

@@ -61,6 +61,11 @@ pub struct HistoryMessage {
     /// records; a made-up position is checked against the log and ignored).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<usize>,
+    /// Reasoning the provider asks back with this assistant turn
+    /// (`{ format, items }`, see [`crate::runner::Reasoning`]); rendered in
+    /// its own format only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<Value>,
 }
 
 /// The user message put before a conversation that would otherwise start
@@ -123,6 +128,7 @@ impl HistoryMessage {
             zone: None,
             tokens: None,
             position: None,
+            reasoning: None,
         }
     }
 
@@ -143,6 +149,10 @@ pub struct ToolCallPart {
     /// The call's arguments (any JSON value; usually an object).
     #[serde(default)]
     pub arguments: Value,
+    /// The thought signature the provider gave the call (Gemini), sent
+    /// back with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
 }
 
 /// How a compiled context lays its parts out in messages.

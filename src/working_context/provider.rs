@@ -161,6 +161,17 @@ pub(crate) fn render(messages: &[HistoryMessage], format: ProviderFormat) -> Val
     }
 }
 
+/// The reasoning items `m` carries for `format` (none for another's).
+fn reasoning_items(m: &HistoryMessage, format: ProviderFormat) -> impl Iterator<Item = Value> + '_ {
+    m.reasoning
+        .as_ref()
+        .filter(|r| r.get("format").and_then(Value::as_str) == Some(format.as_str()))
+        .and_then(|r| r.get("items").and_then(Value::as_array))
+        .into_iter()
+        .flatten()
+        .cloned()
+}
+
 /// How many leading messages are system messages (the system prompt part
 /// of a request).
 fn leading_system(messages: &[HistoryMessage]) -> usize {
@@ -241,7 +252,8 @@ fn anthropic(messages: &[HistoryMessage]) -> Value {
             }
             ("user", vec![block])
         } else if m.role == "assistant" {
-            let mut blocks = Vec::new();
+            // Signed thinking first, as Anthropic asks it back.
+            let mut blocks: Vec<Value> = reasoning_items(m, ProviderFormat::Anthropic).collect();
             if !m.content.is_empty() {
                 blocks.push(text_block(&m.content));
             }
@@ -431,6 +443,9 @@ fn openai_responses(messages: &[HistoryMessage]) -> Value {
             "user" => "user",
             _ => "developer",
         };
+        if role == "assistant" {
+            input.extend(reasoning_items(m, ProviderFormat::OpenAiResponses));
+        }
         if !m.content.is_empty() {
             input.push(json!({"type": "message", "role": role, "content": m.content}));
         }
@@ -511,7 +526,11 @@ fn gemini(messages: &[HistoryMessage]) -> Value {
             }
             for c in &m.tool_calls {
                 let call = json!({"id": c.id, "name": gemini_name(&c.name), "args": object_input(&c.arguments)});
-                parts.push(json!({ "functionCall": call }));
+                let mut part = json!({ "functionCall": call });
+                if let Some(signature) = &c.signature {
+                    part["thoughtSignature"] = json!(signature);
+                }
+                parts.push(part);
             }
             (role, parts)
         };

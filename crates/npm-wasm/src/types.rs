@@ -96,7 +96,7 @@ export interface EventLog {
 
 
 /** A tool call made by an assistant message (zoned layout). */
-export interface ToolCallPart { id: string; name: string; arguments: Json }
+export interface ToolCallPart { id: string; name: string; arguments: Json; /** Gemini's thought signature, sent back with the call. */ signature?: string }
 export interface HistoryMessage {
   role: string;
   content: string;
