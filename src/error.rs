@@ -116,6 +116,31 @@ pub struct Error {
     message: String,
 }
 
+/// The one of `all` whose name (`name_of`) is `given`; otherwise
+/// [`ErrorCode::InvalidArgument`] saying that `what` must be one of their
+/// names, all listed.
+pub(crate) fn one_of<T: Copy>(
+    all: &[T],
+    name_of: fn(T) -> &'static str,
+    given: &str,
+    what: &str,
+) -> Result<T> {
+    all.iter()
+        .copied()
+        .find(|v| name_of(*v) == given)
+        .ok_or_else(|| {
+            let names: Vec<String> = all.iter().map(|v| format!("{:?}", name_of(*v))).collect();
+            let listed = match names.split_last() {
+                Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+                _ => names.join(""),
+            };
+            Error::new(
+                ErrorCode::InvalidArgument,
+                format!("{what} must be {listed} (got {given:?})"),
+            )
+        })
+}
+
 impl Error {
     /// Creates an error with the given code and message.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {

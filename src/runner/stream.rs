@@ -103,17 +103,12 @@ impl StreamFormat {
 
     /// Parses a format's name.
     pub fn parse(name: &str) -> Result<StreamFormat> {
-        StreamFormat::ALL
-            .into_iter()
-            .find(|f| f.as_str() == name)
-            .ok_or_else(|| {
-                Error::new(
-                    ErrorCode::InvalidArgument,
-                    format!(
-                        "streamFormat must be \"openai\", \"openai-responses\", \"anthropic\", \"gemini\", \"ai-sdk\" or \"text\" (got {name:?})"
-                    ),
-                )
-            })
+        crate::error::one_of(
+            &StreamFormat::ALL,
+            StreamFormat::as_str,
+            name,
+            "streamFormat",
+        )
     }
 
     /// The format a chunk is in, when it tells.

@@ -8,7 +8,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::Result;
 use std::borrow::Cow;
 
 use crate::working_context::names::{
@@ -56,17 +56,7 @@ impl ProviderFormat {
     /// Parses `plain`, `openai`, `openai-responses`, `anthropic`, `gemini`
     /// or `ai-sdk`.
     pub fn parse(name: &str) -> Result<ProviderFormat> {
-        ProviderFormat::ALL
-            .into_iter()
-            .find(|f| f.as_str() == name)
-            .ok_or_else(|| {
-                Error::new(
-                    ErrorCode::InvalidArgument,
-                    format!(
-                        "format must be \"openai\", \"openai-responses\", \"anthropic\", \"gemini\" or \"ai-sdk\" (got {name:?})"
-                    ),
-                )
-            })
+        crate::error::one_of(&ProviderFormat::ALL, ProviderFormat::as_str, name, "format")
     }
 
     /// The format's name.
@@ -574,9 +564,11 @@ mod tests {
         ] {
             assert_eq!(ProviderFormat::parse(f).map(|f| f.as_str()).ok(), Some(f));
         }
+        let refused = ProviderFormat::parse("bard").unwrap_err();
+        assert_eq!(refused.code(), crate::error::ErrorCode::InvalidArgument);
         assert_eq!(
-            ProviderFormat::parse("bard").unwrap_err().code(),
-            ErrorCode::InvalidArgument
+            refused.message(),
+            "format must be \"plain\", \"openai\", \"openai-responses\", \"anthropic\", \"gemini\" or \"ai-sdk\" (got \"bard\")"
         );
         assert!(is_gemini_name("_a.b:c-d") && !is_gemini_name("1tool") && !is_gemini_name(""));
         assert!(gemini_name("-x").starts_with("invalid_tool_"));
