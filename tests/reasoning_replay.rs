@@ -15,7 +15,9 @@ use context_compiler::tools::{
     AbortSignal, ToolBridge, ToolFailure, ToolInterruptHandler, ToolInterruptOptions, ToolOutput,
 };
 use context_compiler::working_context::checker::check_request;
-use context_compiler::{ContextCompiler, HistorySelector, Layout, ProviderFormat, Result};
+use context_compiler::{
+    ContextCompiler, HistorySelector, Layout, ProviderFormat, Result, TokenCounter,
+};
 use serde_json::{json, Value};
 
 /// Answers with `first` (a provider's own response), then with text; keeps
@@ -178,4 +180,48 @@ fn reasoning_stays_out_of_other_formats() {
         .map(|e| e.data.clone())
         .expect("call");
     assert_eq!(call["reasoning"]["format"], "anthropic");
+}
+
+/// A zoned compile of `s` at a roomy budget.
+fn compile(s: &mut context_compiler::Session) -> context_compiler::WorkingContext {
+    let compiler =
+        ContextCompiler::with_layout(vec![Rc::new(HistorySelector::default())], Layout::Zoned);
+    block_on(compiler.compile(s, 4000, "You are an SRE.")).expect("compile")
+}
+
+#[test]
+fn replayed_reasoning_is_counted_and_only_the_current_turns_is_sent() {
+    let thinking = "Check the disk first, then the quota. ".repeat(20);
+    let (_, shared) = second_request(
+        json!({"type": "message", "role": "assistant", "content": [
+            {"type": "thinking", "thinking": thinking, "signature": "EqQB"},
+            {"type": "tool_use", "id": "toolu_1", "name": "df", "input": {}}
+        ]}),
+        ProviderFormat::Anthropic,
+    );
+    let mut s = shared.borrow_mut();
+    // In the turn: sent, and counted in what the context holds.
+    let ctx = compile(&mut s);
+    let sent = ctx.to_provider_messages(ProviderFormat::Anthropic);
+    assert!(sent.to_string().contains("EqQB"));
+    assert_eq!(
+        ctx.token_count,
+        ctx.exact_token_count(&context_compiler::DefaultTokenCounter)
+    );
+    let with_reasoning = ctx.token_count;
+    // A new user input starts a new turn: the last one's thinking is not sent
+    // again, nor counted.
+    s.record("user_input", json!({"text": "ok"}), None)
+        .expect("record");
+    let ctx = compile(&mut s);
+    let sent = ctx.to_provider_messages(ProviderFormat::Anthropic);
+    assert!(!sent.to_string().contains("EqQB"), "{sent}");
+    let reasoning_alone = context_compiler::DefaultTokenCounter.count(&thinking);
+    assert!(
+        ctx.token_count + reasoning_alone <= with_reasoning + 20,
+        "{} then {} (thinking alone {reasoning_alone})",
+        with_reasoning,
+        ctx.token_count
+    );
+    assert!(check_request(&sent, ProviderFormat::Anthropic).is_empty());
 }

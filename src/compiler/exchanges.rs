@@ -10,19 +10,26 @@ use crate::session::render::{self, render, Rendered};
 use crate::session::{EventLog, TOOL_CALL, TOOL_ERROR, TOOL_TIMEOUT};
 use crate::working_context::names::{provider_call_id, provider_tool_name};
 use crate::working_context::{has_text, EMPTY_OUTPUT};
-use crate::working_context::{zoned_message_tokens, ArtifactRef, HistoryMessage, ToolCallPart};
+use crate::working_context::{
+    reasoning_tokens, zoned_message_tokens, ArtifactRef, HistoryMessage, ToolCallPart,
+};
 
 /// Characters of a masked output's summary.
 const MASK_SUMMARY_CHARS: usize = 200;
 
-/// A tool result's content when its output is in an artifact store.
-/// The reasoning an event's data holds to send back (`reasoning`, as the
-/// runner records it), when it is `{ format, items }`.
-fn reasoning_of(data: &Value) -> Option<Value> {
-    let r = data.get("reasoning")?;
+/// The reasoning the event at `position` holds to send back (`reasoning`,
+/// as the runner records it, when it is `{ format, items }`), only when the
+/// event is in the current turn (after the newest user input): providers
+/// ask for the reasoning of the tool loop under way and drop the rest.
+fn reasoning_at(log: &EventLog, position: usize) -> Option<Value> {
+    if log.last_user_input_position().is_some_and(|u| position < u) {
+        return None;
+    }
+    let r = log.events().get(position)?.data.get("reasoning")?;
     (r.get("format")?.is_string() && r.get("items")?.is_array()).then(|| r.clone())
 }
 
+/// A tool result's content when its output is in an artifact store.
 pub(crate) fn artifact_content(r: &ArtifactRef) -> String {
     format!(
         "[artifact {} ({} bytes), use the handle to retrieve] {}",
@@ -140,9 +147,12 @@ impl<'a> ExchangeBuilder<'a> {
         let event = &self.log.events()[position];
         let mut m = HistoryMessage::new(role, content);
         m.event_id = Some(event.event_id.clone());
-        m.tokens = Some(self.log.rendered_tokens(position));
+        m.reasoning = reasoning_at(self.log, position);
+        m.tokens = Some(
+            self.log.rendered_tokens(position)
+                + reasoning_tokens(m.reasoning.as_ref(), self.log.counter()),
+        );
         m.position = Some(position);
-        m.reasoning = reasoning_of(&event.data);
         self.open_turn = role == "assistant";
         self.out.push(m);
     }
@@ -202,7 +212,7 @@ impl<'a> ExchangeBuilder<'a> {
                     .result_tokens(outcome_position, || zoned_message_tokens(&result, counter)),
             );
         }
-        let reasoning = reasoning_of(&self.log.events()[call_position].data);
+        let reasoning = reasoning_at(self.log, call_position);
         if let Some(assistant) = self.out.last_mut() {
             assistant.tool_calls.push(call);
             assistant.tokens = None;

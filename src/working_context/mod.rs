@@ -16,7 +16,7 @@ use crate::tokens::TokenCounter;
 use crate::zones::{CompactionLevel, Zone, ZoneUsage};
 
 pub use provider::{ProviderFormat, EMPTY_OUTPUT};
-pub(crate) use zoned::{message_tokens as zoned_message_tokens, recent_start};
+pub(crate) use zoned::{message_tokens as zoned_message_tokens, reasoning_tokens, recent_start};
 
 /// A conversation turn in a compiled context.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -2,6 +2,8 @@
 
 use std::borrow::Cow;
 
+use serde_json::Value;
+
 use crate::tokens::TokenCounter;
 use crate::working_context::provider::prepare;
 use crate::working_context::{
@@ -59,9 +61,26 @@ pub(crate) fn plain_message(h: &HistoryMessage) -> Message {
     }
 }
 
-/// The counter's count of a message's plain content.
+/// The counter's count of a message: its plain content, and what it sends
+/// back of the provider's reasoning (see [`reasoning_tokens`]).
 pub(crate) fn message_tokens(h: &HistoryMessage, counter: &dyn TokenCounter) -> u64 {
-    counter.count(&plain_content(h))
+    let signatures: u64 = h
+        .tool_calls
+        .iter()
+        .filter_map(|c| c.signature.as_deref())
+        .map(|s| counter.count(s))
+        .sum();
+    counter.count(&plain_content(h)) + reasoning_tokens(h.reasoning.as_ref(), counter) + signatures
+}
+
+/// The counter's count of replayed reasoning (`{ format, items }`): its items
+/// as the JSON sent. Signatures and encrypted content are opaque to every
+/// counter, so this overcounts rather than under: the budget still holds.
+pub(crate) fn reasoning_tokens(reasoning: Option<&Value>, counter: &dyn TokenCounter) -> u64 {
+    match reasoning.and_then(|r| r.get("items")) {
+        Some(items) => counter.count(&items.to_string()),
+        None => 0,
+    }
 }
 
 fn system_zone_text(ctx: &WorkingContext) -> String {

@@ -56,8 +56,14 @@ export type RequestedToolCall =
 export type ModelReply =
   | string
   | {
-      content?: string | null | Array<{ type: string; text?: string; name?: string; input?: Json; args?: Json; id?: string }>;
+      content?: string | null | Array<{ type: string; text?: string; name?: string; input?: Json; args?: Json; id?: string; thinking?: string; signature?: string; data?: string }>;
       text?: string;
+      /** Reasoning the provider asks back in a tool loop, as it gave it
+       * (Anthropic's `thinking` / `redacted_thinking` blocks, Responses'
+       * `reasoning` items). Read from a provider's own response or its
+       * stream too; recorded with the turn and sent back, in its own format
+       * only, while the turn lasts. */
+      reasoning?: { format: "anthropic" | "openai-responses"; items: Json[] } | null;
       toolCalls?: RequestedToolCall[];
       tool_calls?: RequestedToolCall[] | null;
       /** What the call cost, as the provider reported it: recorded as a
