@@ -30,6 +30,7 @@ export const TokenBudget = guardClass(glue.TokenBudget);
 export const ToolEvent = guardClass(glue.ToolEvent);
 export const ToolInterruptHandler = guardClass(glue.ToolInterruptHandler);
 export const WorkingContext = guardClass(glue.WorkingContext);
+export const attachMedia = guarded(glue.attachMedia, "attachMedia", { needsReady: true });
 export const checkRequest = guarded(glue.checkRequest, "checkRequest", { needsReady: true });
 export const contentId = guarded(glue.contentId, "contentId", { needsReady: true });
 export const countTokens = guarded(

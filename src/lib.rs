@@ -37,6 +37,7 @@ pub mod fs_store;
 pub mod json_text;
 pub mod kv;
 pub mod llm;
+pub mod media;
 pub mod memory;
 pub mod normalize;
 pub mod recall;

@@ -116,11 +116,21 @@ pub(crate) async fn compact(
     // Light: mask the tool outputs of WORKING.
     let mut masked_through = prev_masked;
     for h in &mut ctx.history[pinned..recent] {
+        if h.is_tool_result() && !h.media.is_empty() {
+            // Its images and files leave first; their references stay.
+            let saved = h.strip_media();
+            ctx.dropped.push(DroppedItem::new(
+                Section::History,
+                DropAction::Masked,
+                h.event_id.clone(),
+                saved,
+            ));
+        }
         if !h.is_tool_result() || h.masked || h.artifact.is_some() {
             continue;
         }
         let Some(position) = h.position else { continue };
-        if let Some(o) = exchanges::outcome(log, position, true, writes) {
+        if let Some(o) = exchanges::outcome(log, position, true, writes, &ctx.media_pricing) {
             if o.masked {
                 let before = h.tokens.unwrap_or_else(|| counter.count(&h.content));
                 let after = counter.count(&o.content);

@@ -5,6 +5,8 @@
 use serde_json::Value;
 
 use crate::compiler::processor::SessionWrites;
+use crate::media::cost::MediaPricing;
+use crate::media::MediaPart;
 use crate::normalize::summary::summarize_text;
 use crate::session::render::{self, render, Rendered};
 use crate::session::{EventLog, TOOL_CALL, TOOL_ERROR, TOOL_TIMEOUT};
@@ -48,6 +50,18 @@ pub(crate) struct Outcome {
     pub(crate) is_error: bool,
     pub(crate) artifact: Option<ArtifactRef>,
     pub(crate) masked: bool,
+    /// The images and files the outcome carries (none once masked).
+    pub(crate) media: Vec<MediaPart>,
+}
+
+/// The media parts of `data`, priced by `pricing` (parts that do not read
+/// are left out: [`crate::session::EventLog`] refuses them when recorded).
+pub(crate) fn priced_media(data: &Value, pricing: &MediaPricing) -> Vec<MediaPart> {
+    let mut parts = crate::media::parts_of(data).unwrap_or_default();
+    for p in &mut parts {
+        p.tokens = Some(pricing.tokens(p));
+    }
+    parts
 }
 
 /// The tool result of the outcome at `position`: its artifact reference when
@@ -58,8 +72,14 @@ pub(crate) fn outcome(
     position: usize,
     mask: bool,
     writes: &SessionWrites,
+    pricing: &MediaPricing,
 ) -> Option<Outcome> {
     let event = log.events().get(position)?;
+    let media = if mask {
+        Vec::new()
+    } else {
+        priced_media(&event.data, pricing)
+    };
     let is_error = event.kind == TOOL_ERROR || event.kind == TOOL_TIMEOUT;
     let known = log
         .externalized(&event.event_id)
@@ -72,6 +92,7 @@ pub(crate) fn outcome(
             is_error,
             artifact: Some(r),
             masked: false,
+            media,
         });
     }
     match render(&event.kind, &event.data)? {
@@ -82,6 +103,7 @@ pub(crate) fn outcome(
                 is_error,
                 artifact: Some(r),
                 masked: false,
+                media,
             })
         }
         Rendered::ToolOutcome { result, .. } if mask => {
@@ -94,6 +116,7 @@ pub(crate) fn outcome(
                 is_error,
                 artifact: None,
                 masked: true,
+                media,
             })
         }
         Rendered::ToolOutcome { result, .. } => Some(Outcome {
@@ -101,6 +124,7 @@ pub(crate) fn outcome(
             is_error,
             artifact: None,
             masked: false,
+            media,
         }),
         Rendered::Message { .. } => None,
     }
@@ -114,6 +138,7 @@ pub(crate) struct ExchangeBuilder<'a> {
     log: &'a EventLog,
     writes: &'a SessionWrites,
     masked_through: Option<usize>,
+    pricing: &'a MediaPricing,
     out: Vec<HistoryMessage>,
     pending: Vec<HistoryMessage>,
     /// Whether the last item was a call or an assistant turn, so a next call
@@ -126,11 +151,13 @@ impl<'a> ExchangeBuilder<'a> {
         log: &'a EventLog,
         writes: &'a SessionWrites,
         masked_through: Option<usize>,
+        pricing: &'a MediaPricing,
     ) -> Self {
         ExchangeBuilder {
             log,
             writes,
             masked_through,
+            pricing,
             out: Vec::new(),
             pending: Vec::new(),
             open_turn: false,
@@ -148,10 +175,12 @@ impl<'a> ExchangeBuilder<'a> {
         let mut m = HistoryMessage::new(role, content);
         m.event_id = Some(event.event_id.clone());
         m.reasoning = reasoning_at(self.log, position);
-        m.tokens = Some(
+        m.media = priced_media(&event.data, self.pricing);
+        // With media, the text names each part too: counted whole.
+        m.tokens = m.media.is_empty().then(|| {
             self.log.rendered_tokens(position)
-                + reasoning_tokens(m.reasoning.as_ref(), self.log.counter()),
-        );
+                + reasoning_tokens(m.reasoning.as_ref(), self.log.counter())
+        });
         m.position = Some(position);
         self.open_turn = role == "assistant";
         self.out.push(m);
@@ -169,7 +198,7 @@ impl<'a> ExchangeBuilder<'a> {
         call.name = provider_tool_name(original_name).into_owned();
         call.id = provider_call_id(&call.id).into_owned();
         let mask = self.masked_through.is_some_and(|m| outcome_position <= m);
-        let Some(o) = outcome(self.log, outcome_position, mask, self.writes) else {
+        let Some(o) = outcome(self.log, outcome_position, mask, self.writes, self.pricing) else {
             return;
         };
         let joins = self.open_turn
@@ -211,6 +240,11 @@ impl<'a> ExchangeBuilder<'a> {
                 self.log
                     .result_tokens(outcome_position, || zoned_message_tokens(&result, counter)),
             );
+        }
+        // With media, the text names each part too: counted whole.
+        result.media = o.media;
+        if !result.media.is_empty() {
+            result.tokens = None;
         }
         let reasoning = reasoning_at(self.log, call_position);
         if let Some(assistant) = self.out.last_mut() {

@@ -93,6 +93,26 @@ fn drop_turn(ctx: &mut WorkingContext, start: usize, counter: &dyn TokenCounter)
     removed
 }
 
+/// Takes the images and files of the first message in `range` that has
+/// any out of the context (their references stay), recording it; `false`
+/// when none has.
+fn strip_first_media(ctx: &mut WorkingContext, range: std::ops::Range<usize>) -> bool {
+    let Some(i) = range
+        .filter(|&i| i < ctx.history.len())
+        .find(|&i| !ctx.history[i].media.is_empty())
+    else {
+        return false;
+    };
+    let saved = ctx.history[i].strip_media();
+    ctx.dropped.push(DroppedItem::new(
+        Section::History,
+        DropAction::Masked,
+        ctx.history[i].event_id.clone(),
+        saved,
+    ));
+    true
+}
+
 /// The newest user message `m` cut to `max_tokens`: its head and tail
 /// around a marker naming where the whole text is (the artifact it was
 /// stored as, or its session event).
@@ -114,9 +134,10 @@ pub(crate) fn cut_question(
 /// Makes the zoned `ctx` fit `budget` under `counter` and sets its exact
 /// token count and zone usage.
 ///
-/// In order: drops the oldest WORKING turns (a call always with its
+/// In order: takes out WORKING's images and files (their references
+/// stay), then drops the oldest WORKING turns (a call always with its
 /// results); drops per-turn tool results, artifact references and memory
-/// hits; drops pinned turns; then cuts the newest user message down to half
+/// hits; drops pinned turns; takes out the other images and files; then cuts the newest user message down to half
 /// the budget (its head and tail stay), then truncates the largest text
 /// (the newest user message last); when no text is left, drops the RECENT turns after
 /// the newest user message, then, when even that is not enough, the rest.
@@ -144,7 +165,11 @@ pub(crate) fn fit_zoned(
             .count();
         let recent = recent_start(&ctx.history).max(pinned);
 
-        // 1. The oldest WORKING turns.
+        // 1. The images and files of WORKING, oldest first, then its
+        // oldest turns.
+        if strip_first_media(&mut ctx, pinned..recent) {
+            continue;
+        }
         if pinned < recent {
             while over > 0 && pinned < recent_start(&ctx.history).max(pinned) {
                 over = over.saturating_sub(drop_turn(&mut ctx, pinned, counter));
@@ -183,7 +208,13 @@ pub(crate) fn fit_zoned(
             drop_turn(&mut ctx, pinned - 1, counter);
             continue;
         }
-        // 4. Truncate the largest text, the newest user message last.
+        // 4. The images and files left (pinned turns', then RECENT's,
+        // oldest first: the question's last).
+        let all = 0..ctx.history.len();
+        if strip_first_media(&mut ctx, all) {
+            continue;
+        }
+        // 5. Truncate the largest text, the newest user message last.
         let mut slots = vec![
             Slot::SystemPrompt,
             Slot::Summary,

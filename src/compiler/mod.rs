@@ -17,8 +17,10 @@ mod recall;
 mod summary;
 mod zoned_selection;
 
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
+use crate::artifacts::ArtifactStore;
 use crate::budget::{BudgetPlan, DEFAULT_USAGE_MARGIN};
 use crate::error::{Error, ErrorCode, Result};
 use crate::session::Session;
@@ -45,6 +47,28 @@ pub use recall::{
 pub struct ContextCompiler {
     processors: Vec<Rc<dyn Processor>>,
     layout: Layout,
+    /// Where the bytes of the images and files a compile keeps are read
+    /// from, so that rendering can inline them.
+    media_store: Option<Rc<dyn ArtifactStore>>,
+}
+
+/// Reads the bytes of the media parts `ctx` keeps from `store` (each
+/// artifact once); a part whose bytes the store does not have keeps none
+/// and is rendered as its reference.
+async fn load_media(ctx: &mut WorkingContext, store: &dyn ArtifactStore) -> Result<()> {
+    let mut read: BTreeMap<String, Option<Rc<str>>> = BTreeMap::new();
+    for part in ctx.history.iter_mut().flat_map(|m| m.media.iter_mut()) {
+        let Some(id) = part.artifact.clone() else {
+            continue;
+        };
+        if let Some(data) = read.get(&id) {
+            part.data = data.clone();
+            continue;
+        }
+        crate::media::load(part, store).await?;
+        read.insert(id, part.data.clone());
+    }
+    Ok(())
 }
 
 /// `ctx` with the newest user message and what follows it (the RECENT
@@ -83,13 +107,27 @@ impl ContextCompiler {
         ContextCompiler {
             processors,
             layout: Layout::SingleSystem,
+            media_store: None,
         }
     }
 
     /// A compiler running `processors` in order, laying the context out as
     /// `layout`.
     pub fn with_layout(processors: Vec<Rc<dyn Processor>>, layout: Layout) -> Self {
-        ContextCompiler { processors, layout }
+        ContextCompiler {
+            processors,
+            layout,
+            media_store: None,
+        }
+    }
+
+    /// Reads the images and files a compile keeps from `store` (where
+    /// `attachMedia` and the tool handler put them), so that rendering
+    /// inlines their bytes; without one, a part without a URL is rendered
+    /// as a line naming its artifact.
+    pub fn with_media_store(mut self, store: Rc<dyn ArtifactStore>) -> Self {
+        self.media_store = Some(store);
+        self
     }
 
     /// The layout compiled contexts have.
@@ -207,6 +245,10 @@ impl ContextCompiler {
         };
         if let Some(e) = counter.take_failure() {
             return Err(e);
+        }
+        let mut ctx = ctx;
+        if let Some(store) = &self.media_store {
+            load_media(&mut ctx, store.as_ref()).await?;
         }
         session.note_compiled(ctx.token_count);
         Ok((ctx, writes))

@@ -35,6 +35,9 @@ pub struct CompileOptions {
     /// The provider format the request is sent in, for counting the tools
     /// (`None`: as `{ name, description, parameters }`).
     pub format: Option<ProviderFormat>,
+    /// The model the request goes to: images and files are counted by its
+    /// provider's rule (see [`crate::media::cost`]).
+    pub model: Option<String>,
     /// Tokens of the budget kept for the reply (default 0).
     pub reserve_output: u64,
     /// The share of the budget held back once recorded usage corrects the
@@ -87,6 +90,10 @@ impl CompileOptions {
     pub(crate) fn context(&self, budget: u64, layout: Layout) -> WorkingContext {
         let mut ctx = WorkingContext::new(self.system_prompt.clone(), budget);
         ctx.layout = layout;
+        ctx.media_pricing = crate::media::cost::MediaPricing {
+            format: self.format,
+            model: self.model.clone(),
+        };
         if layout == Layout::Zoned {
             ctx.policies = self.policies.clone();
             ctx.tool_definitions = self.tool_definitions.clone();

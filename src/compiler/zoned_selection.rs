@@ -3,10 +3,11 @@
 //! paired. The walk starts at the newest event and stops at the budget, so
 //! its cost follows what is selected, not the session's length.
 
-use crate::compiler::exchanges::{artifact_content, ExchangeBuilder};
+use crate::compiler::exchanges::{artifact_content, priced_media, ExchangeBuilder};
 use crate::compiler::omissions::list_omitted;
 use crate::compiler::processor::SessionWrites;
 use crate::error::Result;
+use crate::media::cost::MediaPricing;
 use crate::session::render::{self, render, Rendered};
 use crate::session::{EventLog, Session, TOOL_CALL};
 use crate::working_context::{Section, WorkingContext};
@@ -40,6 +41,27 @@ fn keep_last_floor(conversation: &[usize], keep_last: usize, len: usize) -> usiz
 /// The tokens the event at `position` costs in the context (an estimate;
 /// inline tool outputs at most `cap`).
 fn item_cost(
+    log: &EventLog,
+    position: usize,
+    masked: bool,
+    cap: u64,
+    writes: &SessionWrites,
+    pricing: &MediaPricing,
+) -> u64 {
+    let event = &log.events()[position];
+    let media: u64 = if masked || event.data.get("media").is_none() {
+        0
+    } else {
+        priced_media(&event.data, pricing)
+            .iter()
+            .filter_map(|p| p.tokens)
+            .sum()
+    };
+    media + text_cost(log, position, masked, cap, writes)
+}
+
+/// [`item_cost`] of the event's text.
+fn text_cost(
     log: &EventLog,
     position: usize,
     masked: bool,
@@ -121,7 +143,14 @@ pub(crate) fn select(
             continue;
         }
         let masked = masked_through.is_some_and(|m| p <= m);
-        let cost = item_cost(log, p, masked, selection_cost_cap(budget), writes) + overhead;
+        let cost = item_cost(
+            log,
+            p,
+            masked,
+            selection_cost_cap(budget),
+            writes,
+            &ctx.media_pricing,
+        ) + overhead;
         if p >= recent_from {
             // The newest user message and what follows it are always kept.
             available = available.saturating_sub(cost);
@@ -145,7 +174,8 @@ pub(crate) fn select(
     }
     selected.reverse();
 
-    let mut builder = ExchangeBuilder::new(log, writes, masked_through);
+    let pricing = ctx.media_pricing.clone();
+    let mut builder = ExchangeBuilder::new(log, writes, masked_through, &pricing);
     let add_message = |builder: &mut ExchangeBuilder, p: usize| {
         let event = &events[p];
         if let Some(Rendered::Message { role, content }) = render(&event.kind, &event.data) {

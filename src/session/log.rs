@@ -320,6 +320,10 @@ impl EventLog {
                 format!("event data nests deeper than {MAX_DATA_DEPTH} levels"),
             ));
         }
+        if data.get("media").is_some() {
+            // Images and files are named, never inlined: see crate::media.
+            crate::media::parts_of(&data)?;
+        }
         let now = self.clock.now_ms();
         let now = if now.is_finite() && now >= 0.0 {
             now

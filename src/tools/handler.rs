@@ -95,6 +95,11 @@ impl ToolInterruptHandler {
         &self.session
     }
 
+    /// The store large and binary outputs go to, when the handler has one.
+    pub fn artifact_store(&self) -> Option<&Rc<dyn ArtifactStore>> {
+        self.options.artifact_store.as_ref()
+    }
+
     /// The same handler with the look-back tools (`search_history`,
     /// `read_artifact` over its artifact store) run by the library in front
     /// of its bridge; their calls are recorded like any other.
@@ -215,6 +220,16 @@ impl ToolInterruptHandler {
                 Some(handle) => format!("stored as artifact {}", handle.artifact_id),
                 None => "not kept: the artifact store failed".to_string(),
             };
+            // An image or a PDF goes to the model as itself (see
+            // crate::media), when its header reads.
+            if let Some(handle) = &artifact {
+                if let Ok(mut part) = crate::media::describe(&bytes, Some(mime_type)) {
+                    part.artifact = Some(handle.artifact_id.clone());
+                    if let Ok(v) = serde_json::to_value(&part) {
+                        data["media"] = json!([v]);
+                    }
+                }
+            }
         }
         let text = format!("[binary output: {size} bytes ({mime_type}), {kept}]");
         if artifact.is_none() {

@@ -215,6 +215,61 @@ fn pairing(turns: Vec<Turn>, path: &str, rules: &PairRules, r: &mut Report) {
     }
 }
 
+/// A Chat Completions user message's content parts: text that is not
+/// empty, an `image_url` with its `url`, a `file` with its data or id.
+fn openai_user_parts(parts: &Value, path: &str, r: &mut Report) {
+    let parts = items(parts);
+    if parts.is_empty() {
+        r.add(
+            "openai.content",
+            path.to_string(),
+            "content must not be an empty array",
+        );
+    }
+    for (k, p) in parts.iter().enumerate() {
+        let at = format!("{path}/content/{k}");
+        let ok = match p["type"].as_str() {
+            Some("text") => p["text"].as_str().is_some_and(|t| !t.trim().is_empty()),
+            Some("image_url") => p["image_url"]["url"]
+                .as_str()
+                .is_some_and(|u| !u.is_empty()),
+            Some("file") => {
+                p["file"]["file_data"].as_str().is_some() || p["file"]["file_id"].as_str().is_some()
+            }
+            _ => false,
+        };
+        if !ok {
+            r.add(
+                "openai.content_part",
+                at,
+                "a content part is non-empty text, an image_url with its url or a file with its data",
+            );
+        }
+    }
+}
+
+/// An Anthropic image or document block's source: base64 with its media
+/// type, or a URL.
+fn anthropic_media(block: &Value, at: &str, r: &mut Report) {
+    let source = &block["source"];
+    let ok = match source["type"].as_str() {
+        Some("base64") => {
+            source["media_type"].as_str().is_some()
+                && source["data"].as_str().is_some_and(|d| !d.is_empty())
+        }
+        Some("url") => source["url"].as_str().is_some_and(|u| !u.is_empty()),
+        Some("file") => source["file_id"].as_str().is_some(),
+        _ => false,
+    };
+    if !ok {
+        r.add(
+            "anthropic.media",
+            at.to_string(),
+            "a media block's source is base64 with its media_type and data, a url or a file",
+        );
+    }
+}
+
 fn openai(request: &Value, r: &mut Report) {
     let Some(messages) = request.as_array() else {
         return r.add(
@@ -227,6 +282,7 @@ fn openai(request: &Value, r: &mut Report) {
         let path = format!("/{i}");
         let role = m["role"].as_str().unwrap_or("");
         match role {
+            "user" if m["content"].is_array() => openai_user_parts(&m["content"], &path, r),
             "system" | "developer" | "user" => {
                 if !m["content"].is_string() {
                     r.add("openai.content", path.clone(), "content must be a string");
@@ -546,7 +602,32 @@ fn anthropic(request: &Value, model: Option<&str>, r: &mut Report) {
                         );
                     }
                 }
+                Some("image" | "document") => {
+                    after_other = true;
+                    if role != "user" {
+                        r.add(
+                            "anthropic.media",
+                            at.clone(),
+                            "image and document blocks belong in user messages",
+                        );
+                    }
+                    anthropic_media(b, &at, r);
+                }
                 Some("tool_result") => {
+                    if let Some(inner) = b["content"].as_array() {
+                        for (j, c) in inner.iter().enumerate() {
+                            let at = format!("{at}/content/{j}");
+                            match c["type"].as_str() {
+                                Some("text") if has_text(&c["text"]) => {}
+                                Some("image" | "document") => anthropic_media(c, &at, r),
+                                _ => r.add(
+                                    "anthropic.tool_result_content",
+                                    at,
+                                    "a tool_result holds non-whitespace text, image and document blocks",
+                                ),
+                            }
+                        }
+                    }
                     if after_other {
                         r.add(
                             "anthropic.tool_result_first",

@@ -1,6 +1,7 @@
 //! The compiled, budget-aware view of a session, ready for a model call.
 
 pub mod checker;
+mod media_parts;
 pub mod names;
 mod provider;
 mod zoned;
@@ -66,6 +67,11 @@ pub struct HistoryMessage {
     /// its own format only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<Value>,
+    /// Images and files the message carries (a user's, or a tool
+    /// result's), each with what it costs; rendered as each format takes
+    /// them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub media: Vec<crate::media::MediaPart>,
 }
 
 /// The user message put before a conversation that would otherwise start
@@ -81,10 +87,13 @@ pub(crate) fn has_text(text: &str) -> bool {
 }
 
 impl HistoryMessage {
-    /// Whether the message renders at all: a tool result, tool calls, or
-    /// text that is not only whitespace.
+    /// Whether the message renders at all: a tool result, tool calls,
+    /// media, or text that is not only whitespace.
     pub(crate) fn renders(&self) -> bool {
-        self.is_tool_result() || !self.tool_calls.is_empty() || has_text(&self.content)
+        self.is_tool_result()
+            || !self.tool_calls.is_empty()
+            || has_text(&self.content)
+            || !self.media.is_empty()
     }
 }
 
@@ -129,12 +138,29 @@ impl HistoryMessage {
             tokens: None,
             position: None,
             reasoning: None,
+            media: Vec::new(),
         }
     }
 
     /// Whether the message is a tool result.
     pub fn is_tool_result(&self) -> bool {
         self.tool_call_id.is_some()
+    }
+
+    /// Takes the message's images and files out of the context, leaving a
+    /// line per part saying what it was and where its bytes stay; returns
+    /// the tokens they were priced at.
+    pub fn strip_media(&mut self) -> u64 {
+        let saved = self.media.iter().filter_map(|p| p.tokens).sum();
+        for part in std::mem::take(&mut self.media) {
+            if !self.content.is_empty() {
+                self.content.push('\n');
+            }
+            self.content
+                .push_str(&format!("{} (left out to save context)", part.reference()));
+        }
+        self.tokens = None;
+        saved
     }
 }
 
@@ -370,6 +396,9 @@ pub struct WorkingContext {
     /// messages, counted in the SYSTEM zone (set by a compile given tools).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub tool_tokens: u64,
+    /// How the compile prices images and files (its format and model).
+    #[serde(skip)]
+    pub media_pricing: crate::media::cost::MediaPricing,
     /// What the compiler dropped or truncated to fit the budget.
     #[serde(default)]
     pub dropped: Vec<DroppedItem>,

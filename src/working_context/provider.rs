@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use crate::working_context::names::{
     is_provider_name, provider_call_id, provider_tool_name, PROVIDER_NAME_MAX,
 };
-use crate::working_context::{has_text, HistoryMessage};
+use crate::working_context::{has_text, media_parts, HistoryMessage};
 use crate::zones::Zone;
 
 /// The message shapes [`crate::WorkingContext::to_provider_messages`] renders.
@@ -145,7 +145,10 @@ pub(crate) fn render(messages: &[HistoryMessage], format: ProviderFormat) -> Val
         ProviderFormat::Plain => Value::Array(
             messages
                 .iter()
-                .map(|m| json!({"role": m.role, "content": m.content}))
+                .map(|m| {
+                    let content = media_parts::text_with_references(&m.content, m.media.iter());
+                    json!({"role": m.role, "content": content})
+                })
                 .collect(),
         ),
     }
@@ -171,33 +174,77 @@ fn leading_system(messages: &[HistoryMessage]) -> usize {
         .count()
 }
 
+/// A Chat Completions user message's content: its text, or text and
+/// media parts.
+fn openai_user_content(m: &HistoryMessage) -> Value {
+    if m.media.is_empty() {
+        return json!(m.content);
+    }
+    let mut parts = Vec::new();
+    if !m.content.is_empty() {
+        parts.push(text_block(&m.content));
+    }
+    parts.extend(m.media.iter().map(media_parts::openai));
+    Value::Array(parts)
+}
+
+/// Chat Completions messages. A `tool` message carries text only: the
+/// images and files of a turn's tool results follow its last result in a
+/// user message, and each result says so.
 fn openai(messages: &[HistoryMessage]) -> Value {
-    let out = messages.iter().map(|m| {
+    let mut out: Vec<Value> = Vec::new();
+    let mut carried: Vec<Value> = Vec::new();
+    for (i, m) in messages.iter().enumerate() {
         if let Some(id) = &m.tool_call_id {
-            return json!({"role": "tool", "tool_call_id": id, "content": m.content});
+            let (send, keep) = media_parts::sendable(&m.media);
+            let mut content = media_parts::text_with_references(&m.content, keep.into_iter());
+            for part in send {
+                content.push_str(&format!(
+                    "\n{} (in the user message after the tool results)",
+                    part.reference()
+                ));
+                carried.push(media_parts::openai(part));
+            }
+            out.push(json!({"role": "tool", "tool_call_id": id, "content": content}));
+            let last_result = messages.get(i + 1).is_none_or(|n| !n.is_tool_result());
+            if last_result && !carried.is_empty() {
+                let mut parts = vec![text_block("[images and files from the tool results above]")];
+                parts.append(&mut carried);
+                out.push(json!({"role": "user", "content": parts}));
+            }
+            continue;
         }
-        if m.role == "assistant" && !m.tool_calls.is_empty() {
-            let calls: Vec<Value> = m
-                .tool_calls
-                .iter()
-                .map(|c| {
-                    json!({
-                        "id": c.id,
-                        "type": "function",
-                        "function": {"name": c.name, "arguments": c.arguments.to_string()},
-                    })
+        out.push(openai_message(m));
+    }
+    Value::Array(out)
+}
+
+/// A Chat Completions message other than a tool result.
+fn openai_message(m: &HistoryMessage) -> Value {
+    if m.role == "assistant" && !m.tool_calls.is_empty() {
+        let calls: Vec<Value> = m
+            .tool_calls
+            .iter()
+            .map(|c| {
+                json!({
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": c.arguments.to_string()},
                 })
-                .collect();
-            let content = if m.content.is_empty() {
-                Value::Null
-            } else {
-                Value::from(m.content.as_str())
-            };
-            return json!({"role": "assistant", "content": content, "tool_calls": calls});
-        }
-        json!({"role": m.role, "content": m.content})
-    });
-    Value::Array(out.collect())
+            })
+            .collect();
+        let content = if m.content.is_empty() {
+            Value::Null
+        } else {
+            Value::from(m.content.as_str())
+        };
+        return json!({"role": "assistant", "content": content, "tool_calls": calls});
+    }
+    if m.role == "user" {
+        return json!({"role": "user", "content": openai_user_content(m)});
+    }
+    let content = media_parts::text_with_references(&m.content, m.media.iter());
+    json!({"role": m.role, "content": content})
 }
 
 /// Tool input must be an object for Anthropic; anything else is wrapped.
@@ -232,10 +279,17 @@ fn anthropic(messages: &[HistoryMessage]) -> Value {
     let mut landed: Vec<Option<(usize, usize)>> = vec![None; messages.len()];
     for (i, m) in messages.iter().enumerate().skip(lead) {
         let (role, blocks) = if let Some(id) = &m.tool_call_id {
+            let content = if m.media.is_empty() {
+                json!(m.content)
+            } else {
+                let mut blocks = vec![text_block(&m.content)];
+                blocks.extend(m.media.iter().map(media_parts::anthropic));
+                Value::Array(blocks)
+            };
             let mut block = json!({
                 "type": "tool_result",
                 "tool_use_id": id,
-                "content": m.content,
+                "content": content,
             });
             if m.is_error {
                 block["is_error"] = Value::Bool(true);
@@ -258,11 +312,12 @@ fn anthropic(messages: &[HistoryMessage]) -> Value {
             ("assistant", blocks)
         } else {
             // user, and system text after the conversation started.
-            let blocks = if m.content.is_empty() {
+            let mut blocks = if m.content.is_empty() {
                 Vec::new()
             } else {
                 vec![text_block(&m.content)]
             };
+            blocks.extend(m.media.iter().map(media_parts::anthropic));
             ("user", blocks)
         };
         if blocks.is_empty() {
@@ -369,12 +424,20 @@ fn ai_sdk(messages: &[HistoryMessage]) -> Value {
     let mut out: Vec<Value> = Vec::new();
     for m in &messages[lead..] {
         if let Some(id) = &m.tool_call_id {
-            let kind = if m.is_error { "error-text" } else { "text" };
+            let output = if m.is_error || m.media.is_empty() {
+                let kind = if m.is_error { "error-text" } else { "text" };
+                let text = media_parts::text_with_references(&m.content, m.media.iter());
+                json!({"type": kind, "value": text})
+            } else {
+                let mut value = vec![text_block(&m.content)];
+                value.extend(m.media.iter().map(media_parts::ai_sdk_tool_output));
+                json!({"type": "content", "value": value})
+            };
             let part = json!({
                 "type": "tool-result",
                 "toolCallId": id,
                 "toolName": m.tool_name.as_deref().unwrap_or("tool"),
-                "output": {"type": kind, "value": m.content},
+                "output": output,
             });
             // Consecutive results share one tool message.
             if let Some(last) = out.last_mut().filter(|l| l["role"] == "tool") {
@@ -394,7 +457,15 @@ fn ai_sdk(messages: &[HistoryMessage]) -> Value {
             }));
             out.push(json!({"role": "assistant", "content": parts}));
         } else if m.role == "assistant" {
-            out.push(json!({"role": "assistant", "content": m.content}));
+            let content = media_parts::text_with_references(&m.content, m.media.iter());
+            out.push(json!({"role": "assistant", "content": content}));
+        } else if !m.media.is_empty() {
+            let mut parts = Vec::new();
+            if !m.content.is_empty() {
+                parts.push(text_block(&m.content));
+            }
+            parts.extend(m.media.iter().map(media_parts::ai_sdk));
+            out.push(json!({"role": "user", "content": parts}));
         } else {
             // System text after the conversation started goes in as user
             // text: the AI SDK takes system text in `instructions` only.
@@ -425,7 +496,14 @@ fn openai_responses(messages: &[HistoryMessage]) -> Value {
     let mut input: Vec<Value> = Vec::new();
     for m in &messages[lead..] {
         if let Some(id) = &m.tool_call_id {
-            input.push(json!({"type": "function_call_output", "call_id": id, "output": m.content}));
+            let output = if m.media.is_empty() {
+                json!(m.content)
+            } else {
+                let mut items = vec![json!({"type": "input_text", "text": m.content})];
+                items.extend(m.media.iter().map(media_parts::openai_responses));
+                Value::Array(items)
+            };
+            input.push(json!({"type": "function_call_output", "call_id": id, "output": output}));
             continue;
         }
         let role = match m.role.as_str() {
@@ -436,8 +514,16 @@ fn openai_responses(messages: &[HistoryMessage]) -> Value {
         if role == "assistant" {
             input.extend(reasoning_items(m, ProviderFormat::OpenAiResponses));
         }
-        if !m.content.is_empty() {
-            input.push(json!({"type": "message", "role": role, "content": m.content}));
+        if role == "user" && !m.media.is_empty() {
+            let mut content = Vec::new();
+            if !m.content.is_empty() {
+                content.push(json!({"type": "input_text", "text": m.content}));
+            }
+            content.extend(m.media.iter().map(media_parts::openai_responses));
+            input.push(json!({"type": "message", "role": role, "content": content}));
+        } else if !m.content.is_empty() || !m.media.is_empty() {
+            let content = media_parts::text_with_references(&m.content, m.media.iter());
+            input.push(json!({"type": "message", "role": role, "content": content}));
         }
         for c in &m.tool_calls {
             input.push(json!({
@@ -503,7 +589,10 @@ fn gemini(messages: &[HistoryMessage]) -> Value {
             let key = if m.is_error { "error" } else { "output" };
             let name = gemini_name(m.tool_name.as_deref().unwrap_or("tool"));
             let response = json!({"id": id, "name": name, "response": {key: m.content}});
-            ("user", vec![json!({ "functionResponse": response })])
+            let mut parts = vec![json!({ "functionResponse": response })];
+            // Its images and files follow it in the same user turn.
+            parts.extend(m.media.iter().map(media_parts::gemini));
+            ("user", parts)
         } else {
             let role = if m.role == "assistant" {
                 "model"
@@ -514,6 +603,7 @@ fn gemini(messages: &[HistoryMessage]) -> Value {
             if !m.content.is_empty() {
                 parts.push(json!({"text": m.content}));
             }
+            parts.extend(m.media.iter().map(media_parts::gemini));
             for c in &m.tool_calls {
                 let call = json!({"id": c.id, "name": gemini_name(&c.name), "args": object_input(&c.arguments)});
                 let mut part = json!({ "functionCall": call });

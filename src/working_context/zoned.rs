@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use crate::tokens::TokenCounter;
+use crate::working_context::media_parts;
 use crate::working_context::provider::prepare;
 use crate::working_context::{
     artifact_line, conversation_start, memory_line, placeholder_at, recalled_line, tool_line,
@@ -25,6 +26,14 @@ pub(crate) fn recent_start(history: &[HistoryMessage]) -> usize {
 /// are written after the assistant's text, a tool result is labelled with
 /// its call's id (the call's line names the tool).
 pub(crate) fn plain_content(h: &HistoryMessage) -> Cow<'_, str> {
+    if !h.media.is_empty() {
+        // Images and files are named by their references in plain text.
+        let mut bare = h.clone();
+        let text = media_parts::text_with_references(&h.content, h.media.iter());
+        bare.media.clear();
+        bare.content = text;
+        return Cow::Owned(plain_content(&bare).into_owned());
+    }
     if let Some(id) = &h.tool_call_id {
         return Cow::Owned(format!("[tool result {id}] {}", h.content));
     }
@@ -70,7 +79,15 @@ pub(crate) fn message_tokens(h: &HistoryMessage, counter: &dyn TokenCounter) -> 
         .filter_map(|c| c.signature.as_deref())
         .map(|s| counter.count(s))
         .sum();
-    counter.count(&plain_content(h)) + reasoning_tokens(h.reasoning.as_ref(), counter) + signatures
+    counter.count(&plain_content(h))
+        + reasoning_tokens(h.reasoning.as_ref(), counter)
+        + signatures
+        + media_tokens(h)
+}
+
+/// What a message's images and files cost, as the compile priced them.
+pub(crate) fn media_tokens(h: &HistoryMessage) -> u64 {
+    h.media.iter().filter_map(|p| p.tokens).sum()
 }
 
 /// The counter's count of replayed reasoning (`{ format, items }`): its items

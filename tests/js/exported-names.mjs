@@ -28,6 +28,7 @@ export const EXPORTED_NAMES = [
   "ToolEvent",
   "ToolInterruptHandler",
   "WorkingContext",
+  "attachMedia",
   "checkRequest",
   "contentId",
   "countTokens",

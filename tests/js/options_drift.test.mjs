@@ -9,7 +9,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import ts from "typescript";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as lib from "agent-context-compiler";
@@ -26,6 +26,7 @@ const VALID = {
   "runCompiled(options)": { args: () => ["hi"], base: () => ({ model: async () => ({ content: "ok" }), budget: 1000 }) },
   "orchestrateCompiled(options)": { args: () => [{ task: "t", budget: 1000 }], base: () => ({ model: async () => ({ content: "ok" }) }) },
   "Session.record(options)": { args: () => ["user_input", "hi"] },
+  "attachMedia(options)": { args: () => [new lib.MemoryArtifactStore(), new Uint8Array(readFileSync(new URL("../fixtures/media/icon.png", import.meta.url)))] },
   "Session.recordUsage(options)": { args: () => [{ inputTokens: 10 }] },
   "EventLog.append(options)": { args: () => ["user_input", "hi"] },
   "Session.importJson(options)": { args: () => [new lib.Session().exportJson()] },

@@ -11,7 +11,7 @@ import {
   ArtifactAttacher, Compactor, ContextCompiler, ContextWindow, HistorySelector, MemoryArtifactStore, Session,
   COMPACT_EMERGENCY, COMPACT_FULL, COMPACT_LIGHT, DEFAULT_ZONE_BUDGETS,
   type AnthropicRequest, type GeminiRequest, type OpenAiResponsesRequest, type CompactionLevel, type CompiledContext, type ContextStats, type OpenAiMessage,
-  type Message, type WorkingContext, type ZoneUsage,
+  type Message, type WorkingContext, type ZoneUsage, type MediaPart, attachMedia,
 } from "agent-context-compiler";
 
 export async function zoned(): Promise<number> {
@@ -80,4 +80,18 @@ export async function zoned(): Promise<number> {
   const thresholds: number = COMPACT_LIGHT + COMPACT_FULL + COMPACT_EMERGENCY + DEFAULT_ZONE_BUDGETS.working;
   void plain; void openai; void anthropic; void aiSdk; void instructions; void send; void openaiRequest; void anthropicRequest; void responses; void responsesRequest; void contents; void geminiRequest; void usage; void level; void selected; void stats; void l;
   return compiled.totalTokens + thresholds;
+}
+
+/** Images: attachMedia's part goes into an event; the compiler reads the bytes back. */
+export async function images(png: Uint8Array): Promise<number> {
+  const store = new MemoryArtifactStore();
+  const part: MediaPart = await attachMedia(store, png, { detail: "high", filename: "chart.png" });
+  const session = new Session();
+  session.record("user_input", { text: "What is this?", media: [part] });
+  const compiler = new ContextCompiler({ layout: "zoned", processors: [new HistorySelector()], mediaStore: store });
+  const ctx = await compiler.compile(session, 32_000, { model: "claude-sonnet-4-5", format: "anthropic" });
+  const request: Pick<MessageCreateParamsNonStreaming, "system" | "messages"> = ctx.toMessages({ format: "anthropic" });
+  // @ts-expect-error a part is an image or a file
+  const wrong: MediaPart = { type: "video", mediaType: "image/png" };
+  return request.messages.length + (ctx.history[0]?.media?.[0]?.tokens ?? 0) + (wrong ? 0 : 1);
 }

@@ -20,7 +20,9 @@ use context_compiler_js::error::to_js_error;
 use context_compiler_js::promise::spawn;
 use context_compiler_js::registry::Registration;
 
+use crate::artifact_store_arg::artifact_store_arg;
 use crate::registry;
+use context_compiler::artifacts::ArtifactStore;
 use context_compiler::runner::ToolSpec;
 use context_compiler::session::Session;
 use context_compiler::working_context::{Layout, ProviderFormat};
@@ -30,15 +32,27 @@ use context_compiler::working_context::{Layout, ProviderFormat};
 pub(crate) struct CompilerSpec {
     processors: Vec<ProcessorEntry>,
     layout: Layout,
+    /// Where compiles read the bytes of the images and files they keep.
+    media_store: Option<Rc<dyn ArtifactStore>>,
 }
 
 impl CompilerSpec {
-    /// The core compiler for compiles of `session` (JS processors bound to it).
-    pub(crate) fn bind(&self, session: &Rc<RefCell<Session>>) -> CoreCompiler {
-        CoreCompiler::with_layout(
+    /// The core compiler for compiles of `session` (JS processors bound to
+    /// it), reading media from its own store, else from `fallback` (a run's
+    /// artifact store).
+    pub(crate) fn bind(
+        &self,
+        session: &Rc<RefCell<Session>>,
+        fallback: Option<&Rc<dyn ArtifactStore>>,
+    ) -> CoreCompiler {
+        let compiler = CoreCompiler::with_layout(
             self.processors.iter().map(|p| p.bind(session)).collect(),
             self.layout,
-        )
+        );
+        match self.media_store.as_ref().or(fallback) {
+            Some(store) => compiler.with_media_store(store.clone()),
+            None => compiler,
+        }
     }
 }
 
@@ -62,10 +76,13 @@ fn layout_option(value: &JsValue) -> Result<Layout> {
 }
 
 /// Reads `compile`'s options object; a given `system_prompt` is used
-/// instead of `options.systemPrompt`, which is then not read.
+/// instead of `options.systemPrompt`, which is then not read. The model's
+/// name is read from `model_key` (`model` for a compile, `modelName` for a
+/// run, whose `model` is the model itself).
 pub(crate) fn compile_options<T: AsRef<JsValue>>(
     options: &Option<T>,
     system_prompt: Option<String>,
+    model_key: &str,
 ) -> Result<CompileOptions> {
     let get = |key: &str| option(options, key, "options");
     let json = |key: &str| -> Result<Option<serde_json::Value>> {
@@ -119,6 +136,7 @@ pub(crate) fn compile_options<T: AsRef<JsValue>>(
     let options = CompileOptions {
         tools,
         format,
+        model: string_option(&get(model_key)?, &format!("options.{model_key}"))?,
         reserve_output,
         usage_margin,
         system_prompt: match system_prompt {
@@ -163,7 +181,17 @@ impl ContextCompiler {
                 )?);
             }
         }
-        let spec = Rc::new(RefCell::new(CompilerSpec { processors, layout }));
+        let store = option(&options, "mediaStore", "options")?;
+        let media_store = if store.is_undefined() || store.is_null() {
+            None
+        } else {
+            Some(artifact_store_arg(&store, "options.mediaStore")?)
+        };
+        let spec = Rc::new(RefCell::new(CompilerSpec {
+            processors,
+            layout,
+            media_store,
+        }));
         let registration = registry::register(Rc::downgrade(&spec));
         Ok(ContextCompiler { spec, registration })
     }
@@ -224,14 +252,14 @@ impl ContextCompiler {
             Ok((
                 session_arg(&session, "session")?,
                 budget_arg(&budget)?,
-                compile_options(&options, None)?,
+                compile_options(&options, None, "model")?,
             ))
         })();
         let (session, budget, options) = match prepared {
             Ok(p) => p,
             Err(e) => return js_sys::Promise::reject(&to_js_error(e)),
         };
-        let compiler = self.spec.borrow().bind(&session);
+        let compiler = self.spec.borrow().bind(&session, None);
         // The shared borrow is held across the pipeline's awaits on purpose:
         // the pipeline reads one consistent view, while `record` (and other
         // compiles' writes) queue behind it through `record_shared`.

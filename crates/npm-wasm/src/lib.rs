@@ -17,6 +17,7 @@ mod compiler;
 mod context_window;
 mod counter;
 mod in_memory;
+mod media;
 mod memory;
 mod normalize;
 mod processors;

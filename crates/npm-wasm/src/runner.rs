@@ -153,6 +153,11 @@ export interface OrchestrateOptions<F extends RunFormat = "openai"> extends Zone
   /** The share of the budget held back once the usage the model's replies
    * report corrects the count; default 0.05. */
   usageMargin?: number;
+  /** The model's name (`"gpt-4.1"`, `"claude-sonnet-4-5"`, ...): images and
+   * files are counted by its provider's rule (a compile's `model` option).
+   * Images a tool returns as bytes are read back from the run's
+   * `artifactStore` when its compiler has no `mediaStore`. */
+  modelName?: string;
 }
 /** Options of `runCompiled`. */
 export interface RunCompiledOptions<F extends RunFormat = "openai"> extends OrchestrateOptions<F> {
@@ -474,7 +479,7 @@ fn prepare<T: AsRef<JsValue>>(
         Some(b) => b,
         None => budget_arg(&get("budget")?)?,
     };
-    let mut compile = compile_options(options, system_prompt)?;
+    let mut compile = compile_options(options, system_prompt, "modelName")?;
     // The tools are counted as the run sends them.
     compile.format = Some(format);
     let tools = compile.tools.clone();
@@ -500,21 +505,6 @@ fn prepare<T: AsRef<JsValue>>(
     }
     let shared =
         registry::session(&session).ok_or_else(|| invalid("options.session must be a Session"))?;
-    let compiler = get("compiler")?;
-    let compiler = if compiler.is_undefined() || compiler.is_null() {
-        CoreCompiler::with_layout(
-            vec![
-                Rc::new(HistorySelector::default()) as Rc<dyn Processor>,
-                Rc::new(Compactor::default()),
-            ],
-            Layout::Zoned,
-        )
-    } else {
-        crate::compiler::registered(&compiler)
-            .ok_or_else(|| invalid("options.compiler must be a ContextCompiler"))?
-            .borrow()
-            .bind(&shared)
-    };
     let handler = get("toolHandler")?;
     let bridge = get("bridge")?;
     let absent = |v: &JsValue| v.is_undefined() || v.is_null();
@@ -538,6 +528,28 @@ fn prepare<T: AsRef<JsValue>>(
                 "give options.toolHandler or options.bridge, not both",
             ))
         }
+    };
+    let compiler = get("compiler")?;
+    // Images and files are read from the compiler's media store, else
+    // from the store the run's tools put them in.
+    let media_store = tool_handler.as_ref().and_then(|h| h.artifact_store());
+    let compiler = if compiler.is_undefined() || compiler.is_null() {
+        let compiler = CoreCompiler::with_layout(
+            vec![
+                Rc::new(HistorySelector::default()) as Rc<dyn Processor>,
+                Rc::new(Compactor::default()),
+            ],
+            Layout::Zoned,
+        );
+        match media_store {
+            Some(store) => compiler.with_media_store(store.clone()),
+            None => compiler,
+        }
+    } else {
+        crate::compiler::registered(&compiler)
+            .ok_or_else(|| invalid("options.compiler must be a ContextCompiler"))?
+            .borrow()
+            .bind(&shared, media_store)
     };
     let run = RunOptions {
         budget,

@@ -116,6 +116,10 @@ export interface HistoryMessage {
   zone?: ZoneName;
   /** Position of the source event in the session log. */
   position?: number;
+  /** Reasoning sent back with this assistant turn, in its own format only. */
+  reasoning?: { format: "anthropic" | "openai-responses"; items: Json[] };
+  /** Images and files the message carries, each with its cost. */
+  media?: MediaPart[];
 }
 export interface MemoryHit { key: string; content: string; category?: string }
 export interface ArtifactRef { handle: string; summary: string; sizeBytes: number; source?: string; eventId?: string }
@@ -186,25 +190,62 @@ export interface WorkingContextData extends ZonedParts {
 /** OpenAI Chat Completions request messages. */
 export type OpenAiMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | { role: "user"; content: string | OpenAiUserPart[] }
   | { role: "assistant"; content: string | null; tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> }
   | { role: "tool"; tool_call_id: string; content: string };
+/** A Chat Completions user content part: text, an image (a data URL or an
+ * https URL) or a PDF (a data URL). */
+export type OpenAiUserPart =
+  | { type: "text"; text: string }
+  | { type: "image_url"; image_url: { url: string; detail?: "low" | "high" | "auto" } }
+  | { type: "file"; file: { filename?: string; file_data?: string } };
 export interface AnthropicCacheControl { type: "ephemeral" }
+/** An Anthropic image block: base64 bytes or a URL. */
+export interface AnthropicImageBlock {
+  type: "image";
+  source: { type: "base64"; media_type: "image/png" | "image/jpeg" | "image/gif" | "image/webp"; data: string } | { type: "url"; url: string };
+  cache_control?: AnthropicCacheControl;
+}
+/** An Anthropic document block (a PDF): base64 bytes or a URL. */
+export interface AnthropicDocumentBlock {
+  type: "document";
+  source: { type: "base64"; media_type: "application/pdf"; data: string } | { type: "url"; url: string };
+  cache_control?: AnthropicCacheControl;
+}
+/** Anthropic's signed reasoning, sent back first in its assistant message. */
+export type AnthropicThinkingBlock = { type: "thinking"; thinking: string; signature: string } | { type: "redacted_thinking"; data: string };
 export interface AnthropicTextBlock { type: "text"; text: string; cache_control?: AnthropicCacheControl }
 export interface AnthropicToolUseBlock { type: "tool_use"; id: string; name: string; input: { [key: string]: Json }; cache_control?: AnthropicCacheControl }
-export interface AnthropicToolResultBlock { type: "tool_result"; tool_use_id: string; content: string; is_error?: boolean; cache_control?: AnthropicCacheControl }
+export interface AnthropicToolResultBlock {
+  type: "tool_result";
+  tool_use_id: string;
+  content: string | Array<AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock>;
+  is_error?: boolean;
+  cache_control?: AnthropicCacheControl;
+}
 export interface AnthropicMessage {
   role: "user" | "assistant";
-  content: Array<AnthropicTextBlock | AnthropicToolUseBlock | AnthropicToolResultBlock>;
+  content: Array<AnthropicTextBlock | AnthropicToolUseBlock | AnthropicToolResultBlock | AnthropicImageBlock | AnthropicDocumentBlock | AnthropicThinkingBlock>;
 }
 /** The `system` and `messages` of an Anthropic Messages request. */
 export interface AnthropicRequest { system?: AnthropicTextBlock[]; messages: AnthropicMessage[] }
 /** Vercel AI SDK `ModelMessage` (assignable to the `ai` package's type). */
 export type AiSdkMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | { role: "user"; content: string | Array<{ type: "text"; text: string } | { type: "image"; image: string; mediaType?: string } | { type: "file"; data: string; mediaType: string; filename?: string }> }
   | { role: "assistant"; content: string | Array<{ type: "text"; text: string } | { type: "tool-call"; toolCallId: string; toolName: string; input: unknown }> }
-  | { role: "tool"; content: Array<{ type: "tool-result"; toolCallId: string; toolName: string; output: { type: "text"; value: string } | { type: "error-text"; value: string } }> };
+  | {
+      role: "tool";
+      content: Array<{
+        type: "tool-result";
+        toolCallId: string;
+        toolName: string;
+        output:
+          | { type: "text"; value: string }
+          | { type: "error-text"; value: string }
+          | { type: "content"; value: Array<{ type: "text"; text: string } | { type: "file"; data: { type: "data"; data: string }; mediaType: string }> };
+      }>;
+    };
 /** Vercel AI SDK `SystemModelMessage` (assignable to the `ai` package's type). */
 export type AiSdkSystemMessage = {
   role: "system";
@@ -220,9 +261,15 @@ export interface AiSdkRequest {
 }
 /** OpenAI Responses input items (assignable to the `openai` package's `ResponseInputItem`). */
 export type OpenAiResponsesItem =
-  | { type: "message"; role: "user" | "assistant" | "developer"; content: string }
+  | { type: "message"; role: "user" | "assistant" | "developer"; content: string | OpenAiResponsesContent[] }
   | { type: "function_call"; call_id: string; name: string; arguments: string }
-  | { type: "function_call_output"; call_id: string; output: string };
+  | { type: "function_call_output"; call_id: string; output: string | OpenAiResponsesContent[] }
+  | { type: "reasoning"; id: string; summary: Array<{ type: "summary_text"; text: string }>; encrypted_content?: string | null };
+/** Responses input content: text, an image (a data URL or an https URL), a PDF. */
+export type OpenAiResponsesContent =
+  | { type: "input_text"; text: string }
+  | { type: "input_image"; image_url: string; detail: "low" | "high" | "auto" }
+  | { type: "input_file"; filename?: string; file_data?: string; file_url?: string };
 /** What `format: "openai-responses"` gives: spread into `client.responses.create({ model, ...request })`. */
 export interface OpenAiResponsesRequest {
   /** The leading zones, joined by blank lines. */
@@ -233,7 +280,9 @@ export interface OpenAiResponsesRequest {
 /** A Gemini content part (assignable to the `@google/genai` package's `Part`). */
 export type GeminiPart =
   | { text: string }
-  | { functionCall: { id: string; name: string; args: { [key: string]: Json } } }
+  | { inlineData: { mimeType: string; data: string } }
+  | { fileData: { mimeType: string; fileUri: string } }
+  | { functionCall: { id: string; name: string; args: { [key: string]: Json } }; thoughtSignature?: string }
   | { functionResponse: { id: string; name: string; response: { output: string } | { error: string } } };
 /** A Gemini content (assignable to the `@google/genai` package's `Content`). */
 export interface GeminiContent { role: "user" | "model"; parts: GeminiPart[] }
@@ -253,6 +302,37 @@ export interface ToMessagesOptions {
 }
 /** What `checkRequest` checks a request against: the format it is in, and the model it is for (the rules that depend on it: Anthropic's minimum cacheable length per model family). */
 export interface CheckRequestOptions { format: MessageFormat | "plain"; model?: string }
+/** An image or a PDF in an event (`media: [...]` beside a `user_input`'s text
+ * or a tool outcome's result): where its bytes are and what its cost
+ * depends on. `attachMedia` makes one; the bytes are never in the event.
+ * (A type alias, so that it is `Json` and goes into `session.record`.) */
+export type MediaPart = {
+  type: "image" | "file";
+  mediaType: "image/png" | "image/jpeg" | "image/gif" | "image/webp" | "application/pdf";
+  /** The artifact holding the bytes (SHA-256, hex). */
+  artifact?: string;
+  /** Or an http(s) URL the provider fetches. */
+  url?: string;
+  sizeBytes?: number;
+  width?: number;
+  height?: number;
+  /** A PDF's pages. */
+  pages?: number;
+  filename?: string;
+  /** OpenAI's image detail. */
+  detail?: "low" | "high" | "auto";
+  /** In a compiled context: what the part costs in the compile's provider's tokens. */
+  tokens?: number;
+};
+export interface AttachMediaOptions {
+  /** Sniffed from the bytes when absent. */
+  mediaType?: MediaPart["mediaType"];
+  filename?: string;
+  detail?: "low" | "high" | "auto";
+  /** Where the bytes came from, for the store; default `"user"`. */
+  source?: string;
+  sessionId?: string;
+}
 /** A provider rule a request breaks: the rule (`<format>.<name>`), the JSON pointer of what breaks it, and why. */
 export interface RequestProblem { rule: string; path: string; message: string }
 export interface WorkingContext {
@@ -372,6 +452,11 @@ export interface ContextCompilerOptions {
   processors?: Processor[];
   /** `"single-system"` (default) or `"zoned"` (recommended: stable prefix, paired tool messages). */
   layout?: Layout;
+  /** Where compiles read the bytes of the images and files they keep
+   * (where `attachMedia` and the tool handler put them), so that
+   * `toMessages` inlines them; without one, a part without a URL is sent
+   * as a line naming its artifact. */
+  mediaStore?: ArtifactStoreLike;
 }
 
 export interface Finding { rule: string; path?: string; start: number; end: number }
@@ -427,6 +512,10 @@ export interface CompileOptions extends ZonedOptions {
   format?: MessageFormat | "plain";
   /** Tokens of the budget kept for the reply; default 0. */
   reserveOutput?: number;
+  /** The model the request goes to (`"gpt-4.1"`, `"claude-sonnet-4-5"`,
+   * `"gemini-2.5-pro"`): images and files are counted by its provider's
+   * rule; without it, by `format`'s provider, or the most any charges. */
+  model?: string;
   /** The share of the budget held back once the session's recorded usage
    * corrects its count (`session.recordUsage`); default 0.05. */
   usageMargin?: number;
@@ -512,4 +601,7 @@ extern "C" {
     /// The `CheckRequestOptions` object.
     #[wasm_bindgen(typescript_type = "CheckRequestOptions")]
     pub type CheckRequestOptionsArg;
+    /// The `AttachMediaOptions` object.
+    #[wasm_bindgen(typescript_type = "AttachMediaOptions")]
+    pub type AttachMediaOptionsArg;
 }
