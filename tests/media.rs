@@ -378,3 +378,29 @@ fn a_part_naming_bytes_of_another_type_is_named_not_sent() {
         assert!(check_request(&request, format).is_empty(), "{format:?}");
     }
 }
+
+#[test]
+fn the_single_system_layout_sends_a_users_image_too() {
+    let store = Rc::new(MemoryArtifactStore::new(Rc::new(SystemClock)));
+    let (mut s, ..) = asked(&store);
+    let compiler =
+        ContextCompiler::new(vec![Rc::new(HistorySelector::default())]).with_media_store(store);
+    let options = CompileOptions {
+        model: Some("claude-sonnet-4-5".into()),
+        ..CompileOptions::new("You are an SRE.")
+    };
+    let ctx = block_on(compiler.compile_with(&mut s, 60_000, &options)).expect("compile");
+    assert_eq!(ctx.history[0].media[0].tokens, Some(1049));
+    let request = ctx.to_provider_messages(ProviderFormat::Anthropic);
+    assert_eq!(request["messages"][0]["content"][1]["type"], "image");
+    // At a budget the image does not fit beside the text, it leaves first.
+    let tight = block_on(compiler.compile_with(&mut s, 1_000, &options)).expect("compile");
+    assert!(tight.token_count <= 1_000);
+    assert!(
+        tight.history.iter().all(|m| m.media.is_empty()),
+        "{:?} {:?}",
+        tight.history,
+        tight.dropped
+    );
+    assert!(tight.history[0].content.contains("What do these show?"));
+}

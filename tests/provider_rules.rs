@@ -21,7 +21,8 @@ use serde_json::json;
 
 #[derive(Debug, Clone)]
 enum Ev {
-    User(String),
+    /// A user turn, with media when the second field says (see [`media`]).
+    User(String, u8),
     Assistant(String),
     /// A call recorded as a `tool_call` event, then its outcome.
     Call {
@@ -69,13 +70,38 @@ fn call_id() -> impl Strategy<Value = String> {
 
 fn event() -> impl Strategy<Value = Ev> {
     prop_oneof![
-        3 => text().prop_map(Ev::User),
+        3 => (text(), any::<u8>()).prop_map(|(t, m)| Ev::User(t, m)),
         3 => text().prop_map(Ev::Assistant),
         2 => (tool_name(), any::<bool>(), text()).prop_map(|(name, ok, output)| Ev::Call { name, ok, output }),
         2 => (call_id(), tool_name(), prop::collection::vec((any::<bool>(), text()), 1..3))
             .prop_map(|(id, name, outcomes)| Ev::Orphans { id, name, outcomes }),
     ]
 }
+
+/// Media for a turn: none, an image by URL, a stored image, a stored PDF
+/// and an image: by `which`.
+fn media(which: u8, store: &MemoryArtifactStore) -> serde_json::Value {
+    let attach = |bytes: &[u8]| {
+        let part = block_on(context_compiler::media::attach(
+            store,
+            bytes,
+            Default::default(),
+        ))
+        .unwrap();
+        serde_json::to_value(part).unwrap()
+    };
+    match which % 4 {
+        0 => json!([]),
+        1 => {
+            json!([{"type": "image", "mediaType": "image/jpeg", "url": "https://example.com/a.jpg"}])
+        }
+        2 => json!([attach(ICON)]),
+        _ => json!([attach(REPORT), attach(ICON)]),
+    }
+}
+
+const ICON: &[u8] = include_bytes!("fixtures/media/icon.png");
+const REPORT: &[u8] = include_bytes!("fixtures/media/report.pdf");
 
 fn outcome(ok: bool, name: &str, call_id: &str, output: &str) -> (&'static str, serde_json::Value) {
     if ok {
@@ -108,16 +134,19 @@ proptest! {
         zoned in any::<bool>(),
     ) {
         let mut s = session("rules");
+        let store = Rc::new(MemoryArtifactStore::new(Rc::new(SystemClock)));
         if let Some(g) = &greeting {
             s.record("assistant_output", json!({"content": g}), None).unwrap();
         }
         for e in &events {
             match e {
-                Ev::User(t) => { s.record("user_input", json!({"text": t}), None).unwrap(); }
+                Ev::User(t, m) => { s.record("user_input", json!({"text": t, "media": media(*m, &store)}), None).unwrap(); }
                 Ev::Assistant(t) => { s.record("assistant_output", json!({"content": t}), None).unwrap(); }
                 Ev::Call { name, ok, output } => {
                     let id = s.record("tool_call", json!({"tool_name": name, "arguments": {"q": 1}}), None).unwrap().event_id.clone();
-                    let (kind, data) = outcome(*ok, name, &id, output);
+                    let (kind, mut data) = outcome(*ok, name, &id, output);
+                    // A tool's output may carry media too.
+                    data["media"] = media(output.len() as u8, &store);
                     s.record(kind, data, None).unwrap();
                 }
                 Ev::Orphans { id, name, outcomes } => {
@@ -140,7 +169,7 @@ proptest! {
             processors.push(Rc::new(ArtifactAttacher::new(Rc::new(MemoryArtifactStore::new(Rc::new(SystemClock))), 2048)));
         }
         let layout = if zoned { Layout::Zoned } else { Layout::SingleSystem };
-        let compiler = ContextCompiler::with_layout(processors, layout);
+        let compiler = ContextCompiler::with_layout(processors, layout).with_media_store(store);
         match block_on(compiler.compile(&mut s, budget, "You are an SRE.")) {
             Ok(ctx) => {
                 prop_assert!(ctx.token_count <= budget, "{} > {}", ctx.token_count, budget);

@@ -238,6 +238,11 @@ pub(crate) fn fit_to_budget(
         if remove_whole_items(&mut ctx, over, counter) {
             continue;
         }
+        // Images and files, oldest first, before any text is cut.
+        let all = 0..ctx.history.len();
+        if crate::compiler::fit_zoned::strip_first_media(&mut ctx, all) {
+            continue;
+        }
 
         // The largest item is cut; the newest user message down to half the
         // budget, or further only when nothing else can shrink.

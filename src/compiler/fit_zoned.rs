@@ -96,7 +96,7 @@ fn drop_turn(ctx: &mut WorkingContext, start: usize, counter: &dyn TokenCounter)
 /// Takes the images and files of the first message in `range` that has
 /// any out of the context (their references stay), recording it; `false`
 /// when none has.
-fn strip_first_media(ctx: &mut WorkingContext, range: std::ops::Range<usize>) -> bool {
+pub(crate) fn strip_first_media(ctx: &mut WorkingContext, range: std::ops::Range<usize>) -> bool {
     let Some(i) = range
         .filter(|&i| i < ctx.history.len())
         .find(|&i| !ctx.history[i].media.is_empty())

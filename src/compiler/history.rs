@@ -2,6 +2,7 @@
 
 use async_trait::async_trait;
 
+use crate::compiler::exchanges::priced_media;
 use crate::compiler::omissions::list_omitted;
 use crate::compiler::processor::{Processor, SessionWrites};
 use crate::compiler::zoned_selection::{self, selection_cost_cap};
@@ -88,15 +89,21 @@ impl Processor for HistorySelector {
         let conv = log.conversation();
         let mut available = budget.saturating_sub(ctx.measure(counter));
 
+        let pricing = ctx.media_pricing.clone();
         let message = |i: usize| -> Option<HistoryMessage> {
             let event = &log.events()[i];
             match render(&event.kind, &event.data) {
-                Some(Rendered::Message { role, content }) => Some(HistoryMessage {
-                    event_id: Some(event.event_id.clone()),
-                    tokens: Some(log.rendered_tokens(i)),
-                    position: Some(i),
-                    ..HistoryMessage::new(role, content)
-                }),
+                Some(Rendered::Message { role, content }) => {
+                    let media = priced_media(&event.data, &pricing);
+                    Some(HistoryMessage {
+                        event_id: Some(event.event_id.clone()),
+                        // With media, the text names each part: counted whole.
+                        tokens: media.is_empty().then(|| log.rendered_tokens(i)),
+                        position: Some(i),
+                        media,
+                        ..HistoryMessage::new(role, content)
+                    })
+                }
                 _ => None,
             }
         };

@@ -707,7 +707,12 @@ impl WorkingContext {
                 + 3;
         }
         for h in &mut self.history {
-            total += *h.tokens.get_or_insert_with(|| counter.count(&h.content)) + overhead;
+            let tokens = match h.tokens {
+                Some(t) => t,
+                None => zoned::message_tokens(h, counter),
+            };
+            h.tokens = Some(tokens);
+            total += tokens + overhead;
         }
         self.token_count = total;
         total
