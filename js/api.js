@@ -4,7 +4,7 @@
 import * as glue from "../pkg/context_compiler.js";
 import { guardClass, guarded } from "./instance.js";
 export { EpisodeSummarizer, EventBus, FactExtractor, SessionTimeoutMonitor, SleepHandler } from "./bus.js";
-export { FsArtifactStore, IndexedDbArtifactStore, KvArtifactStore, SqliteArtifactStore } from "./stores.js";
+export { FsArtifactStore, IndexedDbArtifactStore, KvArtifactStore, PostgresArtifactStore, SqliteArtifactStore } from "./stores.js";
 // Defines Session.record and EventLog.append, before the classes are guarded.
 import "./record.js";
 import { releaseLargeText, writeText } from "./text-buffers.js";

@@ -8,7 +8,8 @@ import { checkedOptions, init as initModules } from "./init.js";
 
 export * from "./api.js";
 export * from "./constants.js";
-export { sqlConnection } from "./sql.js";
+export { pgConnection, sqlConnection } from "./sql.js";
+export { redisKv } from "./redis.js";
 
 /** Each optional module's inlined bytes, imported when first loaded. */
 const OPTIONAL = {

@@ -27,7 +27,8 @@ setStoresLoader(() => readFileSync(storesWasm));
 
 export * from "./api.js";
 export * from "./constants.js";
-export { sqlConnection } from "./sql.js";
+export { pgConnection, sqlConnection } from "./sql.js";
+export { redisKv } from "./redis.js";
 
 /**
  * Already initialised in Node (each optional module loads by itself when

@@ -7,6 +7,7 @@
 // once it is closed they throw MODULE_POISONED, which the store's call
 // rejects with.
 import * as glue from "../pkg/context_compiler.js";
+import { codedError } from "./coded.js";
 import { guarded } from "./instance.js";
 
 for (const name of ["__eventCount", "__eventId", "__eventsJson"]) {
@@ -15,3 +16,69 @@ for (const name of ["__eventCount", "__eventId", "__eventsJson"]) {
 
 /** The host's `restoreSession` for the stores module: a main-module `Session` from saved events. */
 export const restoreSession = guarded(glue.Session.__restore, "Session.__restore", { needsReady: true });
+
+for (const name of ["__mergeSaved"]) {
+  glue.Session.prototype[name] = guarded(glue.Session.prototype[name], `Session.${name}`);
+}
+const retryDelayMs = guarded(glue.Session.__retryDelayMs, "Session.__retryDelayMs");
+
+/** `session.sync`'s defaults (`SyncOptions` in src/session/sync.rs). */
+const SYNC_DEFAULTS = { maxTries: 8, baseDelayMs: 10, maxDelayMs: 1000 };
+
+/** `options` of `session.sync`, checked, over the defaults. */
+function syncOptions(options) {
+  if (options === undefined || options === null) return SYNC_DEFAULTS;
+  if (typeof options !== "object") throw codedError("INVALID_ARGUMENT", "sync options must be an object");
+  const out = { ...SYNC_DEFAULTS };
+  for (const key of Object.keys(options)) {
+    if (!(key in SYNC_DEFAULTS)) throw codedError("INVALID_ARGUMENT", `sync options: unknown option ${key}`);
+    const v = options[key];
+    if (v === undefined) continue;
+    const ok = key === "maxTries" ? Number.isInteger(v) && v >= 1 && v <= 1000 : typeof v === "number" && Number.isFinite(v) && v >= 0;
+    if (!ok) throw codedError("INVALID_ARGUMENT", `sync options: ${key} must be ${key === "maxTries" ? "an integer from 1 to 1000" : "a finite number of ms, 0 or more"}`);
+    out[key] = v;
+  }
+  return out;
+}
+
+/**
+ * `session.sync(store, options)`: saves the session to a store other writers
+ * save it to as well. On `STORE_CONFLICT` it waits a jittered backoff, loads
+ * what they saved, places it before this session's own unsaved events
+ * (`__mergeSaved`) and saves again, at most `maxTries` times; then it
+ * rejects with `STORE_CONFLICT`, its own events unsaved for the next sync. The loop of `sync_session` in the core, over a
+ * store of the other WebAssembly instance.
+ */
+async function sync(store, options) {
+  const { maxTries, baseDelayMs, maxDelayMs } = syncOptions(options);
+  if (store === null || typeof store !== "object" || typeof store.saveSession !== "function" || typeof store.loadSession !== "function") {
+    throw codedError("INVALID_ARGUMENT", "sync takes a store with saveSession and loadSession");
+  }
+  const id = this.sessionId;
+  let merged = 0;
+  for (let tries = 1; ; tries++) {
+    let conflict;
+    try {
+      const report = await store.saveSession(this);
+      return { tries, merged, eventsWritten: report.eventsWritten };
+    } catch (e) {
+      if (e?.code !== "STORE_CONFLICT") throw e;
+      conflict = e;
+    }
+    if (tries >= maxTries) {
+      throw codedError("STORE_CONFLICT", `session ${id}: ${maxTries} saves met other writers' saves; the session holds every event, its own unsaved: sync again`, conflict);
+    }
+    // Wait first, then load: the merged session is as fresh as can be when saved.
+    await new Promise((resolve) => setTimeout(resolve, retryDelayMs(tries + 1, Math.random(), baseDelayMs, maxDelayMs)));
+    const saved = await store.loadSession(id);
+    if (saved !== null && saved !== undefined) {
+      try {
+        merged += this.__mergeSaved(saved);
+      } finally {
+        saved.free();
+      }
+    }
+  }
+}
+
+Object.defineProperty(glue.Session.prototype, "sync", { value: sync, writable: true, configurable: true });

@@ -6,3 +6,10 @@ import type { SqlConnectionLike } from "../pkg/types/context_compiler_stores.js"
  * `INVALID_ARGUMENT`.
  */
 export declare function sqlConnection(db: object): SqlConnectionLike;
+/**
+ * The connection `PostgresArtifactStore` takes, over a `pg` `Pool` (each
+ * batch holds one pooled client for its transaction) or a connected `pg`
+ * `Client` (batches run one at a time). The package does not import `pg`.
+ * Anything without a `query` method throws `INVALID_ARGUMENT`.
+ */
+export declare function pgConnection(db: object): SqlConnectionLike;

@@ -38,3 +38,66 @@ export function sqlConnection(db) {
   }
   throw codedError("INVALID_ARGUMENT", "sqlConnection takes a node:sqlite DatabaseSync, a sql.js Database, or an object with query and batch");
 }
+
+/** PostgreSQL's `int8` (`BIGINT`) type oid: `pg` hands such columns back as strings. */
+const INT8 = 20;
+
+/** The rows of a `pg` result as arrays, `BIGINT`s as numbers (the store's counts fit). */
+function pgRows(result) {
+  const int8 = (result.fields ?? []).map((f) => f.dataTypeID === INT8);
+  return result.rows.map((row) => row.map((v, i) => (int8[i] && typeof v === "string" ? Number(v) : v)));
+}
+
+/** Runs `statements` between BEGIN and COMMIT on `client`, rolling back on a failure. */
+async function pgTransaction(client, statements) {
+  await client.query("BEGIN");
+  try {
+    for (const { sql, params } of statements) await client.query({ text: sql, values: params });
+    await client.query("COMMIT");
+  } catch (e) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw e;
+  }
+}
+
+/**
+ * The connection `PostgresArtifactStore` takes, over a `pg` `Pool` (each
+ * batch holds one client of the pool for its whole transaction, released
+ * after) or a connected `Client` (its batches run one after another: a
+ * client is one connection, so two transactions may not interleave on it).
+ * The package imports no `pg`: the caller creates the pool and hands it in.
+ */
+export function pgConnection(db) {
+  if (db === null || typeof db !== "object" || typeof db.query !== "function") {
+    throw codedError("INVALID_ARGUMENT", "pgConnection takes a pg Pool or a connected pg Client");
+  }
+  const query = async (sql, params) => pgRows(await db.query({ text: sql, values: params, rowMode: "array" }));
+  const isPool = typeof db.connect === "function" && "totalCount" in db;
+  if (isPool) {
+    return {
+      query,
+      async batch(statements) {
+        const client = await db.connect();
+        let broken;
+        try {
+          await pgTransaction(client, statements);
+        } catch (e) {
+          // A connection error leaves the client unusable: the pool drops it.
+          if (e?.code === undefined || String(e.code).startsWith("08")) broken = e;
+          throw e;
+        } finally {
+          client.release(broken);
+        }
+      },
+    };
+  }
+  let queue = Promise.resolve();
+  return {
+    query,
+    batch(statements) {
+      const run = queue.then(() => pgTransaction(db, statements));
+      queue = run.catch(() => {});
+      return run;
+    },
+  };
+}

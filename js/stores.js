@@ -61,3 +61,4 @@ export const FsArtifactStore = stores.guardClass(glue.FsArtifactStore);
 export const IndexedDbArtifactStore = stores.guardClass(glue.IndexedDbArtifactStore);
 export const KvArtifactStore = stores.guardClass(glue.KvArtifactStore);
 export const SqliteArtifactStore = stores.guardClass(glue.SqliteArtifactStore);
+export const PostgresArtifactStore = stores.guardClass(glue.PostgresArtifactStore);

@@ -5,4 +5,5 @@
 export { init, initSync } from "./init.js";
 export * from "./api.js";
 export * from "./constants.js";
-export { sqlConnection } from "./sql.js";
+export { pgConnection, sqlConnection } from "./sql.js";
+export { redisKv } from "./redis.js";

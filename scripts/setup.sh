@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the build and tests need; idempotent and quick when all is there.
-# Usage: scripts/setup.sh [--browser]   (--browser also installs Debian's chromium)
+# Usage: scripts/setup.sh [--browser] [--servers]
+#   --browser also installs Debian's chromium; --servers Debian's postgresql
+#   and redis-server (scripts/with-servers.sh starts them for the tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,11 +29,30 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm ci --no-audit --no-fund
 fi
 
-if [ "${1:-}" = "--browser" ] && ! command -v chromium >/dev/null; then
-  echo "setup: installing Debian's chromium and chromium-driver for the browser tests"
+browser=false
+servers=false
+for flag in "$@"; do
+  case "$flag" in
+    --browser) browser=true ;;
+    --servers) servers=true ;;
+    *) echo "setup: unknown option $flag" >&2; exit 2 ;;
+  esac
+done
+
+apt_install() {
   sudo_cmd=()
   [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
   export DEBIAN_FRONTEND=noninteractive
-  "${sudo_cmd[@]}" apt-get install -y --no-install-recommends chromium chromium-driver ||
-    { "${sudo_cmd[@]}" apt-get update && "${sudo_cmd[@]}" apt-get install -y --no-install-recommends chromium chromium-driver; }
+  "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "$@" ||
+    { "${sudo_cmd[@]}" apt-get update && "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "$@"; }
+}
+
+if $servers && { ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || ! command -v redis-server >/dev/null; }; then
+  echo "setup: installing Debian's postgresql and redis-server for the storage tests"
+  apt_install postgresql redis-server
+fi
+
+if $browser && ! command -v chromium >/dev/null; then
+  echo "setup: installing Debian's chromium and chromium-driver for the browser tests"
+  apt_install chromium chromium-driver
 fi

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 # takes close to a gigabyte; a developer iterating can set CARGO_INCREMENTAL=1.
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
-bash scripts/setup.sh --browser
+bash scripts/setup.sh --browser --servers
 cargo fmt --check
 # Every crate natively (the core with its tests, the bindings, the
 # component's wasmtime host test), then each wasm crate for its target.
@@ -31,4 +31,5 @@ cargo test -p agent-context-compiler-text -p agent-context-compiler-recall -p ag
 cargo run --quiet -p agent-context-compiler-component --example wasmtime_host
 bash scripts/build.sh
 npx tsc -p tests/ts/tsconfig.json
-node --test tests/js/
+# The JS tests with a throwaway PostgreSQL and Redis up (the storage tests).
+bash scripts/with-servers.sh node --test tests/js/

@@ -68,6 +68,7 @@ fn declarations() -> BTreeMap<PathBuf, String> {
     export::<crate::session::SessionEvent>(&mut files);
     export::<crate::session::EvidencePack>(&mut files);
     export::<crate::session::SaveReport>(&mut files);
+    export::<crate::session::SyncReport>(&mut files);
     export::<crate::artifacts::ArtifactHandle>(&mut files);
     export::<crate::bus::BusEvent>(&mut files);
     export::<crate::bus::BusStats>(&mut files);

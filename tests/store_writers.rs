@@ -15,10 +15,13 @@ use std::rc::Rc;
 
 use async_trait::async_trait;
 use common::{block_on, join_all, yield_turns, StepClock};
+use context_compiler::clock::{Clock, IdRng};
 use context_compiler::error::{Error, ErrorCode, Result};
 use context_compiler::kv::{KeyValue, KvArtifactStore, KvStoreOptions, MemoryKv};
 use context_compiler::memory::{MemoryEntry, MemoryStore, PersistentMemory};
-use context_compiler::session::{SessionEnv, SessionStore};
+use context_compiler::session::{
+    retry_delay_ms, sync_session, SessionEnv, SessionStore, SyncOptions,
+};
 use context_compiler::tokens::DefaultTokenCounter;
 use context_compiler::{FileSystem, FsKv, MemoryArtifactStore, Session, StdFileSystem};
 use serde_json::json;
@@ -252,6 +255,25 @@ fn backends(name: &str) -> Vec<(String, Box<dyn Backend>)> {
     ]
 }
 
+/// Three store instances over each backend that several writers may share,
+/// each interleaving by its own seed; the backend is kept beside them (a
+/// directory is removed when it is dropped).
+fn racing_stores(
+    tag: &str,
+    seed: u64,
+) -> Vec<(String, Box<dyn Backend>, Vec<Rc<dyn SessionStore>>)> {
+    backends(tag)
+        .into_iter()
+        .filter(|(_, backend)| backend.multi_writer())
+        .map(|(name, backend)| {
+            let stores = (0..3)
+                .map(|w| backend.store(Chaos::new(seed * 10 + w)))
+                .collect();
+            (name, backend, stores)
+        })
+        .collect()
+}
+
 thread_local! {
     static NEXT_SEED: Cell<u64> = const { Cell::new(1) };
 }
@@ -349,13 +371,7 @@ fn a_stale_save_rejects_whole_on_every_backend() {
 #[test]
 fn racing_writers_keep_every_acknowledged_event() {
     for seed in 0..6u64 {
-        for (name, backend) in backends(&format!("race{seed}")) {
-            if !backend.multi_writer() {
-                continue;
-            }
-            let stores: Vec<_> = (0..3)
-                .map(|w| backend.store(Chaos::new(seed * 10 + w)))
-                .collect();
+        for (name, _backend, stores) in racing_stores(&format!("race{seed}"), seed) {
             let results =
                 block_on(join_all(stores.iter().enumerate().map(|(w, store)| {
                     writer(store.clone(), "shared", ["a", "b", "c"][w], 8)
@@ -473,4 +489,221 @@ fn two_persistent_memories_over_one_store_keep_every_fact() {
         .unwrap();
         assert_eq!(reopened.len(), 6, "{name}: every fact whose put resolved");
     }
+}
+
+/// Holds one session for its whole life, recording `count` turns (a user
+/// input, then a tool call and its outcome) and syncing after each. The
+/// texts of the user inputs whose sync resolved.
+async fn syncing_writer(
+    store: Rc<dyn SessionStore>,
+    id: &str,
+    name: &str,
+    count: usize,
+    seed: u64,
+) -> (Vec<String>, u32) {
+    let session = RefCell::new(fresh(id));
+    let clock = StepClock::new(0.0, 1.0);
+    let mut rng = IdRng::new(seed);
+    let mut acknowledged = Vec::new();
+    let mut tries = 0;
+    for i in 0..count {
+        let text = format!("{name}-{i}");
+        {
+            let mut s = session.borrow_mut();
+            say(&mut s, &text);
+            let call = s
+                .record("tool_call", json!({"tool": "t", "args": {"n": i}}), None)
+                .unwrap()
+                .event_id
+                .clone();
+            s.record(
+                "tool_success",
+                json!({"tool": "t", "result": text, "call_event_id": call}),
+                None,
+            )
+            .unwrap();
+        }
+        let report = sync_session(
+            store.as_ref(),
+            &session,
+            clock.as_ref(),
+            &mut rng,
+            &SyncOptions {
+                max_tries: 1000,
+                ..SyncOptions::default()
+            },
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{name}'s sync failed: {e}"));
+        tries += report.tries;
+        acknowledged.push(text);
+    }
+    (acknowledged, tries)
+}
+
+#[test]
+fn syncing_writers_keep_every_event_once_in_one_order_with_calls_beside_outcomes() {
+    for seed in 0..4u64 {
+        for (name, _backend, stores) in racing_stores(&format!("sync{seed}"), seed) {
+            let results = block_on(join_all(stores.iter().enumerate().map(|(w, store)| {
+                syncing_writer(
+                    store.clone(),
+                    "shared",
+                    ["a", "b", "c"][w],
+                    6,
+                    seed + w as u64,
+                )
+            })));
+            let loaded = block_on(load(stores[0].as_ref(), "shared"));
+            let events = loaded.event_log().all_events();
+            let mut saved: Vec<String> = events
+                .iter()
+                .filter(|e| e.kind == "user_input")
+                .filter_map(|e| e.data.as_str().map(str::to_string))
+                .collect();
+            let mut acknowledged: Vec<String> =
+                results.iter().flat_map(|(a, _)| a.clone()).collect();
+            saved.sort();
+            acknowledged.sort();
+            assert_eq!(saved, acknowledged, "{name}, seed {seed}: each event once");
+            assert_eq!(events.len(), 3 * 6 * 3, "{name}, seed {seed}");
+            // A turn's three events, recorded together, stay together.
+            for (i, e) in events.iter().enumerate() {
+                if e.kind == "user_input" {
+                    assert_eq!(events[i + 1].kind, "tool_call", "{name}, seed {seed}");
+                    assert_eq!(events[i + 2].kind, "tool_success", "{name}, seed {seed}");
+                    assert_eq!(
+                        events[i + 2].data["call_event_id"].as_str(),
+                        Some(events[i + 1].event_id.as_str())
+                    );
+                }
+            }
+            assert!(
+                events.windows(2).all(|w| w[0].timestamp <= w[1].timestamp),
+                "{name}, seed {seed}: times never decrease"
+            );
+            // Every reader sees one order.
+            let again = block_on(load(stores[1].as_ref(), "shared"));
+            let ids = |s: &Session| -> Vec<String> {
+                s.event_log()
+                    .all_events()
+                    .iter()
+                    .map(|e| e.event_id.clone())
+                    .collect()
+            };
+            assert_eq!(ids(&loaded), ids(&again));
+            if name != "memory" {
+                let tries: u32 = results.iter().map(|(_, t)| t).sum();
+                assert!(tries > 18, "{name}, seed {seed}: the writers never raced");
+            }
+        }
+    }
+}
+
+/// A store whose every save conflicts: another writer always got there first.
+struct AlwaysAhead {
+    inner: MemoryArtifactStore,
+    others: Cell<u32>,
+}
+
+#[async_trait(?Send)]
+impl SessionStore for AlwaysAhead {
+    async fn save_session(
+        &self,
+        session: &dyn context_compiler::session::SessionSource,
+    ) -> Result<context_compiler::session::SaveReport> {
+        // Another writer saves one event first.
+        let id = session.session_id()?;
+        let mut other = match self.inner.load_session(&id, env()).await? {
+            Some(s) => s,
+            None => fresh(&id),
+        };
+        let n = self.others.get();
+        self.others.set(n + 1);
+        say(&mut other, &format!("other-{n}"));
+        self.inner.save_session(&RefCell::new(other)).await?;
+        self.inner.save_session(session).await
+    }
+    async fn load_events(
+        &self,
+        session_id: &str,
+    ) -> Result<Option<context_compiler::session::SavedEvents>> {
+        self.inner.load_events(session_id).await
+    }
+    async fn list_sessions(&self) -> Result<Vec<String>> {
+        self.inner.list_sessions().await
+    }
+    async fn delete_session(&self, session_id: &str) -> Result<bool> {
+        self.inner.delete_session(session_id).await
+    }
+}
+
+#[test]
+fn a_sync_that_always_loses_gives_up_after_max_tries_with_nothing_lost() {
+    let store = AlwaysAhead {
+        inner: MemoryArtifactStore::new(StepClock::new(1000.0, 1.0)),
+        others: Cell::new(0),
+    };
+    let session = RefCell::new(fresh("busy"));
+    say(&mut session.borrow_mut(), "mine");
+    let clock = StepClock::new(0.0, 0.0);
+    let err = block_on(sync_session(
+        &store,
+        &session,
+        clock.as_ref(),
+        &mut IdRng::new(7),
+        &SyncOptions::default(),
+    ))
+    .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::StoreConflict);
+    assert!(err.message().contains("8 saves"), "{}", err.message());
+    // Eight tries, seven merges: the session holds the others' first seven
+    // events before its own, unsaved.
+    let held = texts(&session.borrow());
+    assert_eq!(held.last().map(String::as_str), Some("mine"));
+    assert_eq!(held.len(), 8);
+    assert!(!texts(&block_on(load(&store.inner, "busy"))).contains(&"mine".to_string()));
+    // The backoff waited between tries, within the jitter's ceilings.
+    let waited = clock.now_ms();
+    let ceiling: f64 = (2..=8)
+        .map(|t| retry_delay_ms(t, 1.0, &SyncOptions::default()))
+        .sum();
+    assert!(waited > 0.0 && waited <= ceiling, "{waited} of {ceiling}");
+}
+
+#[test]
+fn a_sync_after_the_session_was_deleted_saves_it_again_whole() {
+    let store = MemoryArtifactStore::new(StepClock::new(1000.0, 1.0));
+    let session = RefCell::new(fresh("gone"));
+    say(&mut session.borrow_mut(), "one");
+    let clock = StepClock::new(0.0, 0.0);
+    let mut rng = IdRng::new(1);
+    let options = SyncOptions::default();
+    let mut sync = || {
+        block_on(sync_session(
+            &store,
+            &session,
+            clock.as_ref(),
+            &mut rng,
+            &options,
+        ))
+        .unwrap()
+    };
+    sync();
+    assert!(block_on(store.delete_session("gone")).unwrap());
+    say(&mut session.borrow_mut(), "two");
+    let report = sync();
+    assert_eq!((report.tries, report.events_written), (1, 2));
+    assert_eq!(texts(&block_on(load(&store, "gone"))), ["one", "two"]);
+}
+
+#[test]
+fn retry_delays_are_jittered_below_a_doubling_ceiling() {
+    let o = SyncOptions::default();
+    assert_eq!(retry_delay_ms(2, 1.0, &o), 10.0);
+    assert_eq!(retry_delay_ms(3, 1.0, &o), 20.0);
+    assert_eq!(retry_delay_ms(8, 1.0, &o), 640.0);
+    assert_eq!(retry_delay_ms(20, 1.0, &o), 1000.0);
+    assert_eq!(retry_delay_ms(5, 0.5, &o), 40.0);
+    assert_eq!(retry_delay_ms(5, -3.0, &o), 0.0);
 }

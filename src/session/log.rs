@@ -449,6 +449,52 @@ impl EventLog {
     }
 
     /// Continues id sequencing after imported events.
+    /// This log with `saved` (another writer's saved log, checked as an
+    /// import) first and then its own events that `saved` lacks, in their
+    /// order, with the same clock, counter and id state. An own event
+    /// stamped earlier than the event before it takes that event's
+    /// timestamp, so the merged log's times never decrease. Fails with
+    /// [`ErrorCode::SessionBusy`] while events are queued.
+    pub(crate) fn merged(&self, saved: Vec<SessionEvent>) -> Result<(EventLog, usize)> {
+        if self.pending_len() > 0 {
+            return Err(Error::new(
+                ErrorCode::SessionBusy,
+                "the session is being changed and cannot be merged now",
+            ));
+        }
+        let known: std::collections::HashSet<&str> =
+            saved.iter().map(|e| e.event_id.as_str()).collect();
+        let own: Vec<SessionEvent> = self
+            .events
+            .iter()
+            .filter(|e| !known.contains(e.event_id.as_str()))
+            .cloned()
+            .collect();
+        // The saved events this log lacked (ids are unique in each).
+        let placed = (saved.len() + own.len()).saturating_sub(self.events.len());
+        let mut log = EventLog::with_env(self.clock.clone(), self.counter.clone(), 0);
+        log.ids = RefCell::new(Ids {
+            last_ms: 0,
+            seq: 0,
+            rng: self.ids.borrow().rng.clone(),
+        });
+        let mut last_ts = 0.0f64;
+        for mut event in saved.into_iter().chain(own) {
+            event.timestamp = event.timestamp.max(last_ts);
+            last_ts = event.timestamp;
+            let estimate = event.token_estimate;
+            log.push(event, Some(estimate))?;
+        }
+        log.resume_ids_after_import();
+        let ids = self.ids.borrow();
+        let merged = log.ids.get_mut();
+        if (ids.last_ms, ids.seq) > (merged.last_ms, merged.seq) {
+            (merged.last_ms, merged.seq) = (ids.last_ms, ids.seq);
+        }
+        drop(ids);
+        Ok((log, placed))
+    }
+
     pub(crate) fn resume_ids_after_import(&mut self) {
         if let Some(last) = self.events.last() {
             let ids = self.ids.get_mut();

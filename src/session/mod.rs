@@ -7,6 +7,7 @@ mod kinds;
 mod log;
 pub(crate) mod render;
 mod store;
+mod sync;
 mod usage;
 
 use std::cell::{Cell, RefCell};
@@ -33,6 +34,7 @@ pub use store::{
     plan_save, restore_session, stale_save, SavePlan, SaveReport, SavedEvents, SessionEnv,
     SessionSource, SessionStore,
 };
+pub use sync::{retry_delay_ms, sync_session, SyncOptions, SyncReport};
 pub use usage::{ModelUsage, UsageCorrection};
 
 /// Told of every event recorded in a session, with the session's id (a bus
@@ -94,6 +96,23 @@ impl Session {
             recall: RefCell::default(),
             last_compiled_tokens: Cell::default(),
         }
+    }
+
+    /// Places `saved`, the log another writer saved under this session's
+    /// id (events as exported, checked like an import), before this
+    /// session's events that it lacks: the saved log first, in its commit
+    /// order, then this session's own unsaved events in theirs, so the
+    /// session extends what is saved and its next save appends. An own
+    /// event stamped before the event now ahead of it takes that event's
+    /// timestamp. Returns how many saved events were new to this session.
+    /// The session's observer is not told of them: they were recorded
+    /// elsewhere.
+    pub fn merge_saved(&mut self, saved: &[Value]) -> Result<usize> {
+        let saved = parse_events(saved, "saved")?;
+        let (log, placed) = self.event_log.merged(saved)?;
+        self.event_log = log;
+        self.recall = RefCell::default();
+        Ok(placed)
     }
 
     /// The session id.

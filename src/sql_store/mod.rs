@@ -1,26 +1,30 @@
-//! Artifacts and sessions in SQLite, over
-//! a connection the host hands in, so one implementation serves every
-//! runtime's SQLite: `node:sqlite`, Deno's, `sql.js` and the official wasm
-//! build in browsers, Cloudflare D1 and Durable Object storage.
+//! Artifacts and sessions in SQL, over a connection the host hands in, so
+//! one implementation serves every runtime's SQLite (`node:sqlite`, Deno's,
+//! `sql.js` and the official wasm build in browsers, Cloudflare D1 and
+//! Durable Object storage) and PostgreSQL ([`SqlDialect`]).
 //!
-//! The schema ([`SCHEMA_VERSION`] 1, recorded in `acc_meta`):
+//! The schema ([`SCHEMA_VERSION`] 2, recorded in `acc_meta`):
 //!
 //! - `acc_artifacts(artifact_id, summary, size_bytes, mime_type, created_at,
 //!   source, session_id, content)`: one row per artifact, its content a BLOB
-//!   whose SHA-256 is `artifact_id`, verified on every read;
+//!   (`BYTEA`) whose SHA-256 is `artifact_id`, verified on every read;
 //! - `acc_artifact_sessions(session_id, artifact_id)`: which session stored
 //!   what (`list_handles(session)`);
-//! - `acc_sessions(session_id, event_count, last_event_id, saved_at)`: a saved
-//!   session's head;
+//! - `acc_sessions(session_id, event_count, last_event_id, saved_at,
+//!   version)`: a saved session's head, `version` moved by every save;
 //! - `acc_events(session_id, seq, event)`: its events, one JSON row each;
-//! - `acc_guard(ok)`, always empty: a save's first statement inserts a
-//!   failing row into it when the head is no longer the one the save read,
-//!   so a save that raced another aborts whole (`STORE_CONFLICT`) instead of
-//!   dropping the other's events.
+//! - `acc_guard(ok)`, always empty: a save moves the head with `UPDATE …
+//!   WHERE version = ?` (or inserts it, the first time) and then inserts a
+//!   row this table's CHECK refuses when that changed no row, so a save that
+//!   raced another aborts whole (`STORE_CONFLICT`) instead of dropping the
+//!   other's events. The check counts rows, so it holds under PostgreSQL's
+//!   `READ COMMITTED` with any number of writers, not only under SQLite's
+//!   one writer at a time.
 //!
 //! Every write is one [`SqlConnection::batch`], which the host runs as a
-//! transaction: a save appends the new events and moves the head together,
-//! or rewrites the session whole, or does nothing.
+//! transaction: a save moves the head and appends the new events together,
+//! or does nothing. Version 1 databases (no `version` column) are migrated
+//! on first use.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -38,8 +42,12 @@ use crate::session::{
     plan_save, stale_save, SavePlan, SaveReport, SavedEvents, SessionSource, SessionStore,
 };
 
+mod dialect;
+
+pub use dialect::SqlDialect;
+
 /// The schema version this code reads and writes.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// A value bound to a statement or read from a row.
 #[derive(Debug, Clone, PartialEq)]
@@ -83,23 +91,19 @@ pub trait SqlConnection {
     async fn batch(&self, statements: &[Statement]) -> Result<()>;
 }
 
-const CREATE: [&str; 6] = [
-    "CREATE TABLE IF NOT EXISTS acc_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS acc_artifacts (artifact_id TEXT PRIMARY KEY NOT NULL, summary TEXT NOT NULL, size_bytes INTEGER NOT NULL, mime_type TEXT NOT NULL, created_at REAL NOT NULL, source TEXT NOT NULL, session_id TEXT, content BLOB NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS acc_artifact_sessions (session_id TEXT NOT NULL, artifact_id TEXT NOT NULL, PRIMARY KEY (session_id, artifact_id))",
-    "CREATE TABLE IF NOT EXISTS acc_sessions (session_id TEXT PRIMARY KEY NOT NULL, event_count INTEGER NOT NULL, last_event_id TEXT, saved_at REAL NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS acc_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event TEXT NOT NULL, PRIMARY KEY (session_id, seq))",
-    "CREATE TABLE IF NOT EXISTS acc_guard (ok INTEGER NOT NULL CHECK (ok = 1))",
-];
-
-/// The head a save read: its event count and last event id.
-type Head = Option<(u64, Option<String>)>;
+/// A saved session's head: its event count, last event id and version.
+#[derive(Debug, Clone, PartialEq)]
+struct Head {
+    count: u64,
+    last: Option<String>,
+    version: i64,
+}
 
 const HANDLE_COLUMNS: &str =
     "a.artifact_id, a.summary, a.size_bytes, a.mime_type, a.created_at, a.source, a.session_id";
 
 fn corrupt(what: impl std::fmt::Display) -> Error {
-    Error::new(ErrorCode::StoreCorrupt, format!("sqlite store: {what}"))
+    Error::new(ErrorCode::StoreCorrupt, format!("sql store: {what}"))
 }
 
 fn text(v: &SqlValue, what: &str) -> Result<String> {
@@ -121,6 +125,13 @@ fn number(v: &SqlValue, what: &str) -> Result<f64> {
         SqlValue::Integer(i) => Ok(*i as f64),
         SqlValue::Real(r) => Ok(*r),
         other => Err(corrupt(format!("{what} is {other:?}, not a number"))),
+    }
+}
+
+fn integer(v: &SqlValue, what: &str) -> Result<i64> {
+    match v {
+        SqlValue::Integer(i) => Ok(*i),
+        other => Err(corrupt(format!("{what} is {other:?}, not an integer"))),
     }
 }
 
@@ -157,22 +168,10 @@ fn str_value(s: &str) -> SqlValue {
     SqlValue::Text(s.to_string())
 }
 
-/// Statements deleting the rows of each of `tables` whose `column` is `value`.
-fn deletes(tables: &[&str], column: &str, value: &str) -> Vec<Statement> {
-    tables
-        .iter()
-        .map(|t| {
-            Statement::new(
-                &format!("DELETE FROM {t} WHERE {column} = ?"),
-                vec![str_value(value)],
-            )
-        })
-        .collect()
-}
-
-/// Artifacts and saved sessions in SQLite (see the module docs).
+/// Artifacts and saved sessions in SQL (see the module docs).
 pub struct SqlArtifactStore<C> {
     conn: C,
+    dialect: SqlDialect,
     clock: Rc<dyn Clock>,
     hasher: Rc<dyn Hasher>,
     /// Whether the schema is known to be in place and current (checking it
@@ -181,11 +180,18 @@ pub struct SqlArtifactStore<C> {
 }
 
 impl<C: SqlConnection> SqlArtifactStore<C> {
-    /// A store over `conn`, stamping artifacts with `clock`; the schema is
-    /// created (or checked) by the first call.
+    /// A store over the SQLite connection `conn`, stamping artifacts with
+    /// `clock`; the schema is created (or checked, or migrated) by the first
+    /// call.
     pub fn new(conn: C, clock: Rc<dyn Clock>) -> Self {
+        SqlArtifactStore::with_dialect(conn, SqlDialect::Sqlite, clock)
+    }
+
+    /// A store over `conn`, a connection to a database speaking `dialect`.
+    pub fn with_dialect(conn: C, dialect: SqlDialect, clock: Rc<dyn Clock>) -> Self {
         SqlArtifactStore {
             conn,
+            dialect,
             clock,
             hasher: Rc::new(Sha2Hasher),
             ready: Cell::new(false),
@@ -204,34 +210,41 @@ impl<C: SqlConnection> SqlArtifactStore<C> {
     }
 
     /// Creates the tables when missing and checks the schema version: a
-    /// database written by a newer version is `STORE_UNSUPPORTED`.
+    /// version 1 database is migrated, one written by a newer version is
+    /// `STORE_UNSUPPORTED`.
     async fn ensure_schema(&self) -> Result<()> {
         if self.ready.get() {
             return Ok(());
         }
-        let mut create: Vec<Statement> = CREATE
+        let mut create: Vec<Statement> = self
+            .dialect
+            .create_tables()
             .iter()
             .map(|s| Statement::new(s, Vec::new()))
             .collect();
         create.push(Statement::new(
-            "INSERT OR IGNORE INTO acc_meta (key, value) VALUES ('schema_version', ?)",
+            &self.dialect.sql(
+                "INSERT INTO acc_meta (key, value) VALUES ('schema_version', ?) ON CONFLICT DO NOTHING",
+            ),
             vec![str_value(&SCHEMA_VERSION.to_string())],
         ));
         self.conn.batch(&create).await?;
-        let rows = self
-            .conn
-            .query(
-                "SELECT value FROM acc_meta WHERE key = 'schema_version'",
-                &[],
-            )
-            .await?;
-        let version = rows
-            .first()
-            .and_then(|r| r.first())
-            .map(|v| text(v, "schema_version"))
-            .transpose()?
-            .and_then(|v| v.parse::<u32>().ok())
-            .ok_or_else(|| corrupt("acc_meta has no schema_version"))?;
+        let mut version = self.schema_version().await?;
+        if version == 1 {
+            let migrate: Vec<Statement> = self
+                .dialect
+                .migrate_v1()
+                .iter()
+                .map(|s| Statement::new(s, Vec::new()))
+                .collect();
+            // Another writer migrating at the same time makes this batch
+            // fail (the column is there): the version read again decides.
+            let migrated = self.conn.batch(&migrate).await;
+            version = self.schema_version().await?;
+            if version == 1 {
+                migrated?;
+            }
+        }
         if version > SCHEMA_VERSION {
             return Err(Error::new(
                 ErrorCode::StoreUnsupported,
@@ -242,51 +255,99 @@ impl<C: SqlConnection> SqlArtifactStore<C> {
         Ok(())
     }
 
-    async fn rows(&self, sql: &str, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>> {
-        self.ensure_schema().await?;
-        self.conn.query(sql, params).await
+    async fn schema_version(&self) -> Result<u32> {
+        let rows = self
+            .conn
+            .query(
+                "SELECT value FROM acc_meta WHERE key = 'schema_version'",
+                &[],
+            )
+            .await?;
+        rows.first()
+            .and_then(|r| r.first())
+            .map(|v| text(v, "schema_version"))
+            .transpose()?
+            .and_then(|v| v.parse::<u32>().ok())
+            .ok_or_else(|| corrupt("acc_meta has no schema_version"))
     }
 
-    async fn write(&self, statements: &[Statement]) -> Result<()> {
+    async fn rows(&self, sql: &str, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>> {
         self.ensure_schema().await?;
-        self.conn.batch(statements).await
+        self.conn.query(&self.dialect.sql(sql), params).await
+    }
+
+    /// Runs `statements` (made by [`Self::statement`] or
+    /// [`SqlDialect::checked`]) as one transaction.
+    async fn write(&self, statements: Vec<Statement>) -> Result<()> {
+        self.ensure_schema().await?;
+        self.conn.batch(&statements).await
+    }
+
+    /// Statements deleting the rows of each of `tables` whose `column` is `value`.
+    fn deletes(&self, tables: &[&str], column: &str, value: &str) -> Vec<Statement> {
+        tables
+            .iter()
+            .map(|t| {
+                self.statement(
+                    &format!("DELETE FROM {t} WHERE {column} = ?"),
+                    vec![str_value(value)],
+                )
+            })
+            .collect()
+    }
+
+    /// `sql` and `params` as a statement of this store's dialect.
+    fn statement(&self, sql: &str, params: Vec<SqlValue>) -> Statement {
+        Statement::new(&self.dialect.sql(sql), params)
     }
 
     /// The saved head of `session_id`.
-    async fn head(&self, session_id: &str) -> Result<Head> {
+    async fn head(&self, session_id: &str) -> Result<Option<Head>> {
         let rows = self
             .rows(
-                "SELECT event_count, last_event_id FROM acc_sessions WHERE session_id = ?",
+                "SELECT event_count, last_event_id, version FROM acc_sessions WHERE session_id = ?",
                 &[str_value(session_id)],
             )
             .await?;
-        match rows.first() {
-            Some(row) if row.len() == 2 => Ok(Some((
-                count(&row[0], "event_count")?,
-                optional_text(&row[1], "last_event_id")?,
-            ))),
+        match rows.first().map(Vec::as_slice) {
+            Some([n, last, version]) => Ok(Some(Head {
+                count: count(n, "event_count")?,
+                last: optional_text(last, "last_event_id")?,
+                version: integer(version, "version")?,
+            })),
             Some(_) => Err(corrupt(format!("the head of session {session_id}"))),
             None => Ok(None),
         }
     }
-}
 
-/// The statement that aborts a save's transaction when the head of
-/// `session_id` is no longer `head` (a CHECK failure in `acc_guard`).
-fn head_guard(session_id: &str, head: &Head) -> Statement {
-    match head {
-        None => Statement::new(
-            "INSERT INTO acc_guard (ok) SELECT 0 WHERE EXISTS (SELECT 1 FROM acc_sessions WHERE session_id = ?)",
-            vec![str_value(session_id)],
-        ),
-        Some((n, last)) => Statement::new(
-            "INSERT INTO acc_guard (ok) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM acc_sessions WHERE session_id = ? AND event_count = ? AND last_event_id IS ?)",
-            vec![
-                str_value(session_id),
-                SqlValue::Integer(*n as i64),
-                last.as_deref().map_or(SqlValue::Null, str_value),
-            ],
-        ),
+    /// The statements moving the head of `id` from `saved` to `count`
+    /// events ending with `last`, which abort the transaction when another
+    /// save moved it first.
+    fn move_head(
+        &self,
+        id: &str,
+        saved: Option<&Head>,
+        count: usize,
+        last: Option<&str>,
+    ) -> Vec<Statement> {
+        let last = last.map_or(SqlValue::Null, str_value);
+        let now = SqlValue::Real(self.clock.now_ms());
+        match saved {
+            None => self.dialect.checked(
+                "INSERT INTO acc_sessions (session_id, event_count, last_event_id, saved_at, version) VALUES (?, ?, ?, ?, 1) ON CONFLICT (session_id) DO NOTHING",
+                vec![str_value(id), SqlValue::Integer(count as i64), last, now],
+            ),
+            Some(head) => self.dialect.checked(
+                "UPDATE acc_sessions SET event_count = ?, last_event_id = ?, saved_at = ?, version = version + 1 WHERE session_id = ? AND version = ?",
+                vec![
+                    SqlValue::Integer(count as i64),
+                    last,
+                    now,
+                    str_value(id),
+                    SqlValue::Integer(head.version),
+                ],
+            ),
+        }
     }
 }
 
@@ -301,8 +362,8 @@ impl<C: SqlConnection> ArtifactStore for SqlArtifactStore<C> {
         let id = content_id_by(self.hasher.as_ref(), content).await?;
         let handle =
             ArtifactHandle::describe(id.clone(), content, source, &options, self.clock.now_ms());
-        let mut statements = vec![Statement::new(
-            "INSERT OR IGNORE INTO acc_artifacts (artifact_id, summary, size_bytes, mime_type, created_at, source, session_id, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        let mut statements = vec![self.statement(
+            "INSERT INTO acc_artifacts (artifact_id, summary, size_bytes, mime_type, created_at, source, session_id, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             vec![
                 str_value(&id),
                 str_value(&handle.summary),
@@ -315,12 +376,12 @@ impl<C: SqlConnection> ArtifactStore for SqlArtifactStore<C> {
             ],
         )];
         if let Some(s) = &options.session_id {
-            statements.push(Statement::new(
-                "INSERT OR IGNORE INTO acc_artifact_sessions (session_id, artifact_id) VALUES (?, ?)",
+            statements.push(self.statement(
+                "INSERT INTO acc_artifact_sessions (session_id, artifact_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
                 vec![str_value(s), str_value(&id)],
             ));
         }
-        self.write(&statements).await?;
+        self.write(statements).await?;
         // The stored handle: the first store's, when this content was there already.
         let rows = self
             .rows(
@@ -392,7 +453,7 @@ impl<C: SqlConnection> ArtifactStore for SqlArtifactStore<C> {
         if !self.exists(artifact_id).await? {
             return Ok(false);
         }
-        self.write(&deletes(
+        self.write(self.deletes(
             &["acc_artifacts", "acc_artifact_sessions"],
             "artifact_id",
             artifact_id,
@@ -410,7 +471,7 @@ impl<C: SqlConnection> SessionStore for SqlArtifactStore<C> {
         // Read the session in one step: no await until it is serialised.
         let count = session.event_count()?;
         let plan = plan_save(
-            saved.as_ref().map(|(n, last)| (*n, last.as_deref())),
+            saved.as_ref().map(|h| (h.count, h.last.as_deref())),
             session,
         )?;
         let (from, rewritten) = match plan {
@@ -435,16 +496,15 @@ impl<C: SqlConnection> SessionStore for SqlArtifactStore<C> {
                 ))
             })
             .collect::<Result<Vec<_>>>()?;
-        let mut statements = Vec::with_capacity(events.len() + 3);
-        statements.push(head_guard(&id, &saved));
+        let last = events.last().map(|(e, _)| e.as_str());
+        // The head moves first: a racing save waits on its row, then finds
+        // it moved and aborts before writing an event.
+        let mut statements = self.move_head(&id, saved.as_ref(), count, last);
         if rewritten {
-            statements.push(Statement::new(
-                "DELETE FROM acc_events WHERE session_id = ?",
-                vec![str_value(&id)],
-            ));
+            statements.extend(self.deletes(&["acc_events"], "session_id", &id));
         }
         for (seq, (_, json)) in (from..).zip(events.iter()) {
-            statements.push(Statement::new(
+            statements.push(self.statement(
                 "INSERT INTO acc_events (session_id, seq, event) VALUES (?, ?, ?)",
                 vec![
                     str_value(&id),
@@ -453,16 +513,7 @@ impl<C: SqlConnection> SessionStore for SqlArtifactStore<C> {
                 ],
             ));
         }
-        statements.push(Statement::new(
-            "INSERT OR REPLACE INTO acc_sessions (session_id, event_count, last_event_id, saved_at) VALUES (?, ?, ?, ?)",
-            vec![
-                str_value(&id),
-                SqlValue::Integer(count as i64),
-                events.last().map_or(SqlValue::Null, |(e, _)| str_value(e)),
-                SqlValue::Real(self.clock.now_ms()),
-            ],
-        ));
-        if let Err(e) = self.write(&statements).await {
+        if let Err(e) = self.write(statements).await {
             // The guard (or an append's key) failed because another save
             // moved the head since this one read it: nothing was written.
             if self.head(&id).await.ok().as_ref() != Some(&saved) {
@@ -518,17 +569,18 @@ impl<C: SqlConnection> SessionStore for SqlArtifactStore<C> {
 
     async fn list_sessions(&self) -> Result<Vec<String>> {
         let rows = self
-            .rows(
-                "SELECT session_id FROM acc_sessions ORDER BY session_id",
-                &[],
-            )
+            .rows("SELECT session_id FROM acc_sessions", &[])
             .await?;
-        rows.iter()
+        // Sorted here: each database's collation orders text its own way.
+        let mut ids = rows
+            .iter()
             .map(|r| {
                 r.first()
                     .map_or_else(|| Err(corrupt("a session row")), |v| text(v, "session_id"))
             })
-            .collect()
+            .collect::<Result<Vec<_>>>()?;
+        ids.sort_unstable();
+        Ok(ids)
     }
 
     async fn delete_session(&self, session_id: &str) -> Result<bool> {
@@ -540,12 +592,8 @@ impl<C: SqlConnection> SessionStore for SqlArtifactStore<C> {
             .await?
             .is_empty();
         if exists {
-            self.write(&deletes(
-                &["acc_events", "acc_sessions"],
-                "session_id",
-                session_id,
-            ))
-            .await?;
+            self.write(self.deletes(&["acc_events", "acc_sessions"], "session_id", session_id))
+                .await?;
         }
         Ok(exists)
     }

@@ -99,6 +99,8 @@ export const factories = {
   IndexedDbArtifactStore: null, // browsers only: its methods are exercised in tests/js/browser.test.mjs
   KvArtifactStore: () => new lib.KvArtifactStore(mapKv()),
   SqliteArtifactStore: () => new lib.SqliteArtifactStore(lib.sqlConnection(new SQL.Database())),
+  // Its methods run against a real server in tests/js/postgres_store.test.mjs.
+  PostgresArtifactStore: () => new lib.PostgresArtifactStore({ query: async () => [], batch: async () => {} }),
 };
 
 /** A plausible value of `type` for the parameters not under test. */

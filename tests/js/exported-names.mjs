@@ -23,6 +23,7 @@ export const EXPORTED_NAMES = [
   "Session",
   "SessionTimeoutMonitor",
   "SleepHandler",
+  "PostgresArtifactStore",
   "SqliteArtifactStore",
   "TokenBudget",
   "ToolEvent",

@@ -6,7 +6,7 @@
 // but never read, is a drift between the TypeScript and the Rust side: the
 // data the package hands out is checked the other way round, by
 // type_drift.test.mjs.
-import { test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import ts from "typescript";
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -15,6 +15,7 @@ import { join } from "node:path";
 import * as lib from "agent-context-compiler";
 import { mapKv } from "../conformance/kv_adapters.mjs";
 import { program, callables, factories, plausible } from "./declared_api.mjs";
+import { pgSchema } from "./servers.mjs";
 
 const bus = () => new lib.EventBus();
 const llm = async () => "[]";
@@ -43,13 +44,23 @@ const VALID = {
   "SleepHandler.constructor(options)": { base: () => ({ bus: bus(), llm, memory: new lib.InMemoryBackend() }) },
 };
 
+let schema;
+/** A pool on a schema of the test server (dropped after the tests). */
+async function postgres() {
+  schema ??= await pgSchema("drift");
+  return schema.pool;
+}
+after(async () => schema?.drop());
+
 /** A store holding one saved session, and that session's id. */
 async function storeWithASession(owner) {
   // The factory's file system keeps nothing: a real directory here.
   const store =
     owner === "FsArtifactStore"
       ? new lib.FsArtifactStore({ baseDir: mkdtempSync(join(tmpdir(), "options-drift-")) })
-      : await factories[owner]();
+      : owner === "PostgresArtifactStore"
+        ? new lib.PostgresArtifactStore(lib.pgConnection(await postgres()))
+        : await factories[owner]();
   const session = new lib.Session();
   session.record("user_input", "hi");
   await store.saveSession(session);
@@ -68,7 +79,7 @@ const READ_LATER = {
   "orchestrateCompiled(options)": { keys: BUILD_A_HANDLER, valid: () => withBridge(VALID["orchestrateCompiled(options)"]) },
   // The counter of a loaded session: read once a saved session is found.
   ...Object.fromEntries(
-    ["MemoryArtifactStore", "FsArtifactStore", "KvArtifactStore", "SqliteArtifactStore"].map((owner) => [
+    ["MemoryArtifactStore", "FsArtifactStore", "KvArtifactStore", "SqliteArtifactStore", "PostgresArtifactStore"].map((owner) => [
       `${owner}.loadSession(options)`,
       { keys: ["tokenCounter"], valid: () => ({ setup: () => storeWithASession(owner) }) },
     ]),

@@ -60,7 +60,7 @@ test("seed: test_artifact_handle_summary_truncation", async () => {
   assert.ok(handle.summary.length <= 210, `${handle.summary.length}`);
 });
 
-test("the schema: tables, content as a BLOB, events as rows, version 1; a newer version is refused", async () => {
+test("the schema: tables, content as a BLOB, events as rows, version 2; a newer version is refused", async () => {
   const { db, store } = open();
   const s = new Session({ sessionId: "s" });
   s.record("user_input", "hello");
@@ -69,12 +69,32 @@ test("the schema: tables, content as a BLOB, events as rows, version 1; a newer 
   await store.saveSession(s);
   const tables = db.exec("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")[0].values.flat();
   assert.deepEqual(tables, ["acc_artifact_sessions", "acc_artifacts", "acc_events", "acc_guard", "acc_meta", "acc_sessions"]);
-  assert.deepEqual(db.exec("SELECT value FROM acc_meta WHERE key = 'schema_version'")[0].values, [["1"]]);
+  assert.deepEqual(db.exec("SELECT value FROM acc_meta WHERE key = 'schema_version'")[0].values, [["2"]]);
   assert.equal(db.exec("SELECT typeof(content) FROM acc_artifacts")[0].values[0][0], "blob");
   assert.deepEqual(db.exec("SELECT seq, json_extract(event, '$.kind') FROM acc_events ORDER BY seq")[0].values, [[0, "user_input"], [1, "assistant_output"]]);
-  assert.deepEqual(db.exec("SELECT event_count FROM acc_sessions")[0].values, [[2]]);
-  db.run("UPDATE acc_meta SET value = '2' WHERE key = 'schema_version'");
-  await assert.rejects(open(db).store.listSessions(), (e) => e.code === "STORE_UNSUPPORTED" && /schema version 2/.test(e.message));
+  assert.deepEqual(db.exec("SELECT event_count, version FROM acc_sessions")[0].values, [[2, 1]]);
+  s.record("user_input", "again");
+  await store.saveSession(s);
+  assert.deepEqual(db.exec("SELECT event_count, version FROM acc_sessions")[0].values, [[3, 2]], "every save moves the version");
+  db.run("UPDATE acc_meta SET value = '3' WHERE key = 'schema_version'");
+  await assert.rejects(open(db).store.listSessions(), (e) => e.code === "STORE_UNSUPPORTED" && /schema version 3/.test(e.message));
+});
+
+test("a schema version 1 database (no head version) is migrated, not refused", async () => {
+  const { db, store } = open();
+  const s = new Session({ sessionId: "old" });
+  s.record("user_input", "saved by version 1");
+  await store.saveSession(s);
+  // Version 1's tables: the same but for acc_sessions.version.
+  db.run("ALTER TABLE acc_sessions DROP COLUMN version");
+  db.run("UPDATE acc_meta SET value = '1' WHERE key = 'schema_version'");
+  const reopened = open(db).store;
+  const loaded = await reopened.loadSession("old");
+  assert.equal(loaded.exportJson(), s.exportJson());
+  assert.deepEqual(db.exec("SELECT value FROM acc_meta WHERE key = 'schema_version'")[0].values, [["2"]]);
+  loaded.record("user_input", "saved by version 2");
+  assert.deepEqual(await reopened.saveSession(loaded), { eventsWritten: 1, rewritten: false });
+  assert.deepEqual(db.exec("SELECT event_count, version FROM acc_sessions")[0].values, [[2, 1]]);
 });
 
 test("a save that fails inside its transaction keeps the previous session whole", async () => {

@@ -12,7 +12,9 @@ use wasm_bindgen::prelude::*;
 use crate::session::{counter_option, JsSession};
 use crate::types::ImportOptionsArg;
 use context_compiler::error::{Error, ErrorCode};
-use context_compiler::session::{SavedEvents, SessionEnv, SessionSource};
+use context_compiler::session::{
+    retry_delay_ms, SavedEvents, SessionEnv, SessionSource, SyncOptions,
+};
 use context_compiler_js::env::{seed, JsClock};
 
 #[wasm_bindgen(js_class = Session)]
@@ -35,6 +37,41 @@ impl JsSession {
         let events = self.inner.events_from(start)?;
         Ok(context_compiler::json_text::to_json_text(&events)
             .map_err(|e| Error::new(ErrorCode::NotSerializable, format!("session events ({e})")))?)
+    }
+
+    /// Places the events of `saved` (this session as a store holds it,
+    /// loaded after a save conflicted) before this session's own that it
+    /// lacks ([`context_compiler::Session::merge_saved`]); how many were new.
+    #[wasm_bindgen(js_name = __mergeSaved, skip_typescript)]
+    pub fn merge_saved(&self, saved: &JsSession) -> JsResult<usize> {
+        let events = saved.inner.events_from(0)?;
+        let raw = serde_json::to_value(&events)
+            .map_err(|e| Error::new(ErrorCode::NotSerializable, format!("saved events ({e})")))?;
+        let raw = raw.as_array().map(Vec::as_slice).unwrap_or_default();
+        let mut session = self.inner.try_borrow_mut().map_err(|_| {
+            Error::new(
+                ErrorCode::SessionBusy,
+                "the session is being changed and cannot be synced now",
+            )
+        })?;
+        Ok(session.merge_saved(raw)?)
+    }
+
+    /// The wait in ms before try `next_try` of `session.sync`
+    /// ([`context_compiler::session::retry_delay_ms`]).
+    #[wasm_bindgen(js_name = __retryDelayMs, skip_typescript)]
+    pub fn retry_delay_ms(
+        next_try: u32,
+        random: f64,
+        base_delay_ms: f64,
+        max_delay_ms: f64,
+    ) -> f64 {
+        let options = SyncOptions {
+            max_tries: 1,
+            base_delay_ms,
+            max_delay_ms,
+        };
+        retry_delay_ms(next_try, random, &options)
     }
 
     /// The session `session_id` rebuilt from the `expected` events a store

@@ -11,6 +11,7 @@ import type { EvidenceEntry } from "../../js/types/EvidenceEntry.js";
 import type { EvidencePack } from "../../js/types/EvidencePack.js";
 import type { ArtifactHandle } from "../../js/types/ArtifactHandle.js";
 import type { SaveReport } from "../../js/types/SaveReport.js";
+import type { SyncReport } from "../../js/types/SyncReport.js";
 import type { SchemaError } from "../../js/types/SchemaError.js";
 import type { ValidationResult } from "../../js/types/ValidationResult.js";
 import type { ZoneName } from "../../js/types/ZoneName.js";
@@ -26,7 +27,7 @@ import type { SearchHit } from "../../js/types/SearchHit.js";
 import type { RecalledTurn } from "../../js/types/RecalledTurn.js";
 import type { BudgetPlan } from "../../js/types/BudgetPlan.js";
 import type { ModelUsage } from "../../js/types/ModelUsage.js";
-export type { Json, SessionEvent, EvidenceEntry, EvidencePack, ArtifactHandle, SaveReport, SchemaError, ValidationResult, ZoneName, CompactionLevel, ZoneUsage, DropAction, Message, ContextItem, WindowDrop, CompiledContext, ContextStats, SearchHit, RecalledTurn, BudgetPlan, ModelUsage };
+export type { Json, SessionEvent, EvidenceEntry, EvidencePack, ArtifactHandle, SaveReport, SyncReport, SchemaError, ValidationResult, ZoneName, CompactionLevel, ZoneUsage, DropAction, Message, ContextItem, WindowDrop, CompiledContext, ContextStats, SearchHit, RecalledTurn, BudgetPlan, ModelUsage };
 
 /** Stable error codes carried by `error.code`. */
 export type ErrorCode =
@@ -87,6 +88,33 @@ export interface Session {
    * members left out), sharing its strings with `data`.
    */
   record(kind: SessionEventKind, data: Json, options?: RecordOptions): SessionEvent;
+  /**
+   * Saves this session to `store`, which other writers (processes, workers,
+   * tabs) save it to as well. When another writer saved first, the events
+   * it saved are loaded and placed before this session's own unsaved ones
+   * (the store's commit order, the same for every reader; the events
+   * recorded between two syncs stay together) and the save is tried again
+   * after a jittered backoff. Resolves once every event of this session is
+   * saved, each exactly once. After `maxTries` conflicts it rejects with
+   * `STORE_CONFLICT`: nothing is lost, the session holds what the others
+   * saved and its own events, unsaved, for the next `sync`.
+   */
+  sync(store: SyncStore, options?: SyncOptions): Promise<SyncReport>;
+}
+
+/** What `session.sync` saves to: any artifact store of this package, or an object with the same two methods. */
+export interface SyncStore {
+  saveSession(session: Session): Promise<SaveReport>;
+  loadSession(sessionId: string): Promise<Session | null>;
+}
+/** Options of `session.sync`. */
+export interface SyncOptions {
+  /** Saves tried at most before `STORE_CONFLICT`: 1 to 1000; default 8. */
+  maxTries?: number;
+  /** The backoff ceiling after the first conflict, in ms, doubled after each (the wait is drawn uniformly below it); default 10. */
+  baseDelayMs?: number;
+  /** The highest backoff ceiling, in ms; default 1000. */
+  maxDelayMs?: number;
 }
 
 export interface EventLog {

@@ -1,7 +1,9 @@
-//! `SqliteArtifactStore` for JS: the core's SQLite store over a connection
-//! object with async `query(sql, params)` and `batch(statements)` (the
-//! package's `sqlConnection` adapters make one from `node:sqlite`, Deno's
-//! SQLite, `sql.js`, Cloudflare D1 or a Durable Object's SQL storage).
+//! `SqliteArtifactStore` and `PostgresArtifactStore` for JS: the core's SQL
+//! store, in each dialect, over a connection object with async
+//! `query(sql, params)` and `batch(statements)` (the package's
+//! `sqlConnection` adapters make one from `node:sqlite`, Deno's SQLite,
+//! `sql.js`, Cloudflare D1 or a Durable Object's SQL storage; `pgConnection`
+//! from a `pg` `Pool` or `Client`).
 
 use std::rc::Rc;
 
@@ -21,7 +23,7 @@ use context_compiler_js::registry::Registration;
 use crate::js_kv::call_method;
 use crate::registry;
 use context_compiler::sql_store::{
-    SqlArtifactStore as CoreStore, SqlConnection, SqlValue, Statement,
+    SqlArtifactStore as CoreStore, SqlConnection, SqlDialect, SqlValue, Statement,
 };
 
 const CONNECTION_SHAPE: &str =
@@ -157,18 +159,57 @@ impl SqliteArtifactStore {
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "SqlConnectionLike")] connection: JsValue,
     ) -> JsResult<SqliteArtifactStore> {
-        require_methods(&connection, &["query", "batch"], CONNECTION_SHAPE)?;
-        let inner = Rc::new(
-            CoreStore::new(JsSql { this: connection }, Rc::new(JsClock))
-                .with_hasher(Rc::new(JsHasher)),
-        );
-        let weak: std::rc::Weak<dyn context_compiler::artifacts::ArtifactStore> =
-            Rc::downgrade(&(inner.clone() as Rc<dyn context_compiler::artifacts::ArtifactStore>));
+        let (inner, registration) = open(connection, SqlDialect::Sqlite)?;
         Ok(SqliteArtifactStore {
             inner,
-            registration: registry::register(weak),
+            registration,
         })
     }
 }
 
+/// The core store over `connection` in `dialect`, registered.
+fn open(connection: JsValue, dialect: SqlDialect) -> Result<(Rc<CoreStore<JsSql>>, Registration)> {
+    require_methods(&connection, &["query", "batch"], CONNECTION_SHAPE)?;
+    let inner = Rc::new(
+        CoreStore::with_dialect(JsSql { this: connection }, dialect, Rc::new(JsClock))
+            .with_hasher(Rc::new(JsHasher)),
+    );
+    let weak: std::rc::Weak<dyn context_compiler::artifacts::ArtifactStore> =
+        Rc::downgrade(&(inner.clone() as Rc<dyn context_compiler::artifacts::ArtifactStore>));
+    Ok((inner, registry::register(weak)))
+}
+
 context_compiler_js::store_methods!(SqliteArtifactStore, crate::registry::Stores);
+
+/// Artifacts and saved sessions in PostgreSQL: the same tables as
+/// `SqliteArtifactStore` (content in `BYTEA`, verified on read; one row per
+/// event), every write one transaction, and a save that raced another
+/// failing whole by `UPDATE … WHERE version = $n` and a row-count check,
+/// safe under `READ COMMITTED` with any number of writers. The schema is
+/// created (or migrated) by the first call.
+#[wasm_bindgen]
+pub struct PostgresArtifactStore {
+    inner: Rc<CoreStore<JsSql>>,
+    registration: Registration,
+}
+
+#[wasm_bindgen]
+impl PostgresArtifactStore {
+    /// A store over `connection`, an object with async `query(sql, params)`
+    /// (`$1` placeholders; rows as arrays or objects of column values in
+    /// `SELECT` order, `BIGINT`s as numbers) and `batch(statements)`
+    /// (running `[{ sql, params }]` in one transaction on one connection).
+    /// `pgConnection(pool)` makes one from a `pg` `Pool` or `Client`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "SqlConnectionLike")] connection: JsValue,
+    ) -> JsResult<PostgresArtifactStore> {
+        let (inner, registration) = open(connection, SqlDialect::Postgres)?;
+        Ok(PostgresArtifactStore {
+            inner,
+            registration,
+        })
+    }
+}
+
+context_compiler_js::store_methods!(PostgresArtifactStore, crate::registry::Stores);
