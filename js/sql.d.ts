@@ -1,9 +1,10 @@
 import type { SqlConnectionLike } from "../pkg/types/context_compiler_stores.js";
 /**
  * The connection `SqliteArtifactStore` takes, made from a `node:sqlite`
- * `DatabaseSync` (Node 22.5+, Deno) or a `sql.js` `Database`; an object that
- * already has `query` and `batch` is returned as it is. Anything else throws
- * `INVALID_ARGUMENT`.
+ * `DatabaseSync` (Node 22.5+, Deno), a `sql.js` `Database`, a Cloudflare
+ * Durable Object's SQLite storage (`ctx.storage`) or a D1 database (D1 is
+ * not run by the tests); an object that already has `query` and `batch` is
+ * returned as it is. Anything else throws `INVALID_ARGUMENT`.
  */
 export declare function sqlConnection(db: object): SqlConnectionLike;
 /**

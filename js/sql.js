@@ -1,5 +1,6 @@
 // sqlConnection(db): the connection SqliteArtifactStore takes, made from the
-// SQLite handle of the usual engines. Plain JS, no engine imported: the
+// SQLite handle of the usual engines; pgConnection(pool): the one
+// PostgresArtifactStore takes. Plain JS, no engine or client imported: the
 // caller opens the database and hands it in.
 import { codedError } from "./coded.js";
 
@@ -15,13 +16,31 @@ function transaction(exec, run, statements) {
   }
 }
 
+/** `params` as a Durable Object's `sql.exec` binds them: bytes as ArrayBuffers. */
+const durableParams = (params) => params.map((p) => (p instanceof Uint8Array ? p.slice().buffer : p));
+
 /**
  * A connection over `db`: a `node:sqlite` `DatabaseSync` (Node 22.5+, and
- * Deno's `node:sqlite`) or a `sql.js` `Database`. Any other object with
- * `query` and `batch` is returned as it is.
+ * Deno's `node:sqlite`), a `sql.js` `Database`, a Cloudflare Durable
+ * Object's storage with SQLite (`ctx.storage`) or a D1 database. Any other
+ * object with `query` and `batch` is returned as it is.
  */
 export function sqlConnection(db) {
   if (db !== null && typeof db === "object" && typeof db.query === "function" && typeof db.batch === "function") return db;
+  if (db !== null && typeof db === "object" && typeof db.sql?.exec === "function" && typeof db.transactionSync === "function") {
+    // A Durable Object's storage: transactionSync runs the statements atomically.
+    return {
+      query: (sql, params) => [...db.sql.exec(sql, ...durableParams(params)).raw()],
+      batch: (statements) => db.transactionSync(() => statements.forEach((s) => db.sql.exec(s.sql, ...durableParams(s.params)))),
+    };
+  }
+  if (db !== null && typeof db === "object" && typeof db.prepare === "function" && typeof db.batch === "function") {
+    // D1: batch() is one transaction; raw() gives the rows as arrays.
+    return {
+      query: (sql, params) => db.prepare(sql).bind(...params).raw(),
+      batch: (statements) => db.batch(statements.map((s) => db.prepare(s.sql).bind(...s.params))),
+    };
+  }
   if (db !== null && typeof db === "object" && typeof db.export === "function" && typeof db.exec === "function") {
     // sql.js: exec returns [{ columns, values }].
     return {
@@ -36,7 +55,7 @@ export function sqlConnection(db) {
       batch: (statements) => transaction((sql) => db.exec(sql), (sql, params) => db.prepare(sql).run(...params), statements),
     };
   }
-  throw codedError("INVALID_ARGUMENT", "sqlConnection takes a node:sqlite DatabaseSync, a sql.js Database, or an object with query and batch");
+  throw codedError("INVALID_ARGUMENT", "sqlConnection takes a node:sqlite DatabaseSync, a sql.js Database, a Durable Object's storage, a D1 database, or an object with query and batch");
 }
 
 /** PostgreSQL's `int8` (`BIGINT`) type oid: `pg` hands such columns back as strings. */

@@ -4,7 +4,8 @@
 // packed tarball installed into a fresh consumer, each over its own storage:
 // Node ES modules and CommonJS (files), Deno (Deno KV; the main and the web
 // entry), workerd (bundled with esbuild as wrangler does, the .wasm imported
-// as a module; a Durable Object's storage), and browser pages built by Vite
+// as a module; a Durable Object's storage, and the README's recipe of a
+// Durable Object with SQLite storage), and browser pages built by Vite
 // and by esbuild, loaded in headless Chromium (IndexedDB).
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -125,6 +126,28 @@ test("workerd, bundled as wrangler does, the .wasm imported as a module, Durable
   const limit = 3 * 1024 * 1024; // Cloudflare Workers, free plan: 3 MB after compression
   console.log(`workerd: the worker is ${(gz / 1024).toFixed(0)} KB gzipped (script and .wasm), Cloudflare's free-plan limit ${limit / 1024} KB`);
   assert.ok(gz < limit, `the worker (${gz} B gzipped) fits Cloudflare's free plan`);
+});
+
+test("workerd, the README's Durable Object recipe: SQLite storage, a reload in a new request, concurrent requests syncing", () => {
+  const out = join(consumer, "workerd-sql");
+  mkdirSync(join(out, "do-storage"), { recursive: true });
+  run(bin("esbuild"), [
+    "worker-sql.mjs", "--bundle", "--format=esm", "--platform=neutral", "--conditions=workerd,worker,browser",
+    "--external:*.wasm", `--outfile=${join(out, "worker-sql.js")}`, "--log-level=warning",
+  ], consumer);
+  copyFileSync(join(consumer, "node_modules/agent-context-compiler/pkg/context_compiler_bg.wasm"), join(out, "context_compiler.wasm"));
+  copyFileSync(join(consumer, "node_modules/agent-context-compiler/pkg/context_compiler_stores_bg.wasm"), join(out, "context_compiler_stores.wasm"));
+  copyFileSync(join(consumer, "workerd-sql.capnp"), join(out, "workerd-sql.capnp"));
+  const log = execFileSync(bin("workerd"), ["test", "workerd-sql.capnp"], { cwd: out, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  const line = log.split("\n").find((l) => l.startsWith("DURABLE "));
+  assert.ok(line, `the worker printed its result:\n${log}`);
+  const seen = JSON.parse(line.slice("DURABLE ".length));
+  assert.deepEqual(seen.first, { tries: 1, merged: 0, eventsWritten: 2 });
+  assert.deepEqual(seen.reloaded, { texts: ["first"], events: 2 }, "a new request reloads what the first saved");
+  assert.deepEqual(seen.written, Array(12).fill(2));
+  assert.equal(seen.after.events, 26);
+  assert.deepEqual([...seen.after.texts].sort(), ["first", ...Array.from({ length: 12 }, (_, i) => `c${i}`)].sort(), "every concurrent turn saved once");
+  assert.ok(readdirSync(join(out, "do-storage")).length > 0, "the object's SQLite database is on disk");
 });
 
 /** Loads `dir/index.html` in Chromium; resolves to the workload's result, failing on any page error. */

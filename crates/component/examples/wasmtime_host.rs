@@ -56,6 +56,21 @@ impl agent::context_compiler::artifact_kv::Host for Host {
                 .collect(),
         ))
     }
+    /// One instance owns this KV, so comparing and writing is atomic; a
+    /// KV shared by several instances or processes needs a real
+    /// compare-and-set here (see `put-if` in wit/world.wit).
+    fn put_if(
+        &mut self,
+        key: String,
+        value: Vec<u8>,
+        expected: Option<Vec<u8>>,
+    ) -> Result<bool, String> {
+        if self.kv.get(&key) != expected.as_ref() {
+            return Ok(false);
+        }
+        self.kv.insert(key, value);
+        Ok(true)
+    }
 }
 
 impl agent::context_compiler::tool_bridge::Host for Host {

@@ -38,6 +38,15 @@ impl KeyValue for HostKv {
     async fn list(&self, prefix: &str) -> Result<Option<Vec<String>>> {
         artifact_kv::list_keys(prefix).map_err(|m| failed("list", m))
     }
+
+    fn has_put_if(&self) -> bool {
+        true
+    }
+
+    async fn put_if(&self, key: &str, value: Vec<u8>, expected: Option<&Vec<u8>>) -> Result<bool> {
+        artifact_kv::put_if(key, &value, expected.map(Vec::as_slice))
+            .map_err(|m| failed("put-if", m))
+    }
 }
 
 /// The host's `tool-bridge` import; the host enforces the deadline.

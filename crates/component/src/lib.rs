@@ -12,6 +12,7 @@ mod context_window;
 mod exec;
 mod host;
 mod normalizer;
+mod session_store;
 mod sessions;
 mod tools;
 

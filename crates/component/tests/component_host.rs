@@ -15,7 +15,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::mpsc;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 use common::golden::{compile_options, export_doc, fixtures, limit};
@@ -41,11 +41,14 @@ use exports::agent::context_compiler::context_window::CompactionLevel;
 use exports::agent::context_compiler::tools::CallOptions;
 use exports::agent::context_compiler::types::{Error as WitError, ErrorCode};
 
+/// A KV several hosts (instances on several threads) may share.
+type SharedKv = Arc<Mutex<BTreeMap<String, Vec<u8>>>>;
+
 /// What the host gives the component: WASI, a KV, tools.
 struct Host {
     wasi: WasiCtx,
     table: ResourceTable,
-    kv: BTreeMap<String, Vec<u8>>,
+    kv: SharedKv,
     kv_fails: bool,
     tool_calls: Vec<(String, String, u64)>,
     bus_calls: Vec<(String, Value)>,
@@ -60,32 +63,57 @@ impl WasiView for Host {
     }
 }
 
+impl Host {
+    /// The KV, locked.
+    fn kv(&self) -> MutexGuard<'_, BTreeMap<String, Vec<u8>>> {
+        self.kv.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
 impl agent::context_compiler::artifact_kv::Host for Host {
     fn get(&mut self, key: String) -> Result<Option<Vec<u8>>, String> {
         if self.kv_fails {
             return Err("kv offline".into());
         }
-        Ok(self.kv.get(&key).cloned())
+        Ok(self.kv().get(&key).cloned())
     }
     fn put(&mut self, key: String, value: Vec<u8>) -> Result<(), String> {
         if self.kv_fails {
             return Err("kv offline".into());
         }
-        self.kv.insert(key, value);
+        self.kv().insert(key, value);
         Ok(())
     }
     fn delete(&mut self, key: String) -> Result<(), String> {
-        self.kv.remove(&key);
+        self.kv().remove(&key);
         Ok(())
     }
     fn list_keys(&mut self, prefix: String) -> Result<Option<Vec<String>>, String> {
         Ok(Some(
-            self.kv
+            self.kv()
                 .keys()
                 .filter(|k| k.starts_with(&prefix))
                 .cloned()
                 .collect(),
         ))
+    }
+    /// The compare and the write under the one lock every instance shares:
+    /// atomic against them all.
+    fn put_if(
+        &mut self,
+        key: String,
+        value: Vec<u8>,
+        expected: Option<Vec<u8>>,
+    ) -> Result<bool, String> {
+        if self.kv_fails {
+            return Err("kv offline".into());
+        }
+        let mut kv = self.kv();
+        if kv.get(&key) != expected.as_ref() {
+            return Ok(false);
+        }
+        kv.insert(key, value);
+        Ok(true)
     }
 }
 
@@ -170,6 +198,11 @@ fn instantiate() -> (Store<Host>, ContextCompiler) {
 
 /// A fresh host with `wasi` (e.g. a preopened directory) and instance.
 fn instantiate_with(wasi: WasiCtx) -> (Store<Host>, ContextCompiler) {
+    instantiate_sharing(wasi, SharedKv::default())
+}
+
+/// A fresh host with `wasi` and instance over `kv`, which other hosts may share.
+fn instantiate_sharing(wasi: WasiCtx, kv: SharedKv) -> (Store<Host>, ContextCompiler) {
     let (engine, component) = compiled();
     let mut linker = Linker::<Host>::new(engine);
     wasmtime_wasi::p2::add_to_linker_sync(&mut linker).unwrap();
@@ -177,7 +210,7 @@ fn instantiate_with(wasi: WasiCtx) -> (Store<Host>, ContextCompiler) {
     let host = Host {
         wasi,
         table: ResourceTable::new(),
-        kv: BTreeMap::new(),
+        kv,
         kv_fails: false,
         tool_calls: Vec::new(),
         bus_calls: Vec::new(),
@@ -475,7 +508,7 @@ fn golden_fixtures_compile_the_same_through_the_component() {
         // Externalised artifacts landed in the host's KV, verified and whole.
         for r in ctx.artifact_refs {
             assert!(
-                store.data().kv.contains_key(&format!("a/{}", r.handle)),
+                store.data().kv().contains_key(&format!("a/{}", r.handle)),
                 "{} not in the host kv",
                 r.handle
             );
@@ -598,11 +631,12 @@ fn tool_events_and_normalised_outputs_match_the_native_core() {
             let id = ours["artifact"]["artifactId"].as_str().unwrap();
             let stored = store
                 .data()
-                .kv
+                .kv()
                 .get(&format!("a/{id}"))
+                .cloned()
                 .expect("externalised to the host kv");
             assert!(
-                !String::from_utf8_lossy(stored).contains("sk-live-"),
+                !String::from_utf8_lossy(&stored).contains("sk-live-"),
                 "only redacted output is stored"
             );
         }
@@ -1102,7 +1136,10 @@ fn artifacts_go_to_files_in_a_preopened_directory_when_selected() {
         text.contains("src/file_299.rs") && !text.contains("sk-live-"),
         "the redacted output"
     );
-    assert!(store.data().kv.is_empty(), "nothing went to the host's KV");
+    assert!(
+        store.data().kv().is_empty(),
+        "nothing went to the host's KV"
+    );
     // The native filesystem store reads what the component wrote.
     let native = context_compiler::KvArtifactStore::new(
         context_compiler::FsKv::new(context_compiler::StdFileSystem::new(dir.join("artifacts"))),
@@ -1121,8 +1158,144 @@ fn artifacts_go_to_files_in_a_preopened_directory_when_selected() {
     select(&mut store, Backend::HostKv).unwrap();
     call(&mut store);
     assert!(
-        store.data().kv.contains_key(&format!("a/{id}")),
+        store.data().kv().contains_key(&format!("a/{id}")),
         "the host's KV again"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The user inputs of the session `id` saved in the instance's store.
+fn saved_texts(store: &mut Store<Host>, cc: &ContextCompiler, id: &str) -> Vec<String> {
+    let loaded = cc
+        .agent_context_compiler_session_store()
+        .call_load(&mut *store, id)
+        .unwrap()
+        .unwrap()
+        .expect("the session is saved");
+    let json = cc
+        .agent_context_compiler_sessions()
+        .session()
+        .call_export_json(&mut *store, loaded)
+        .unwrap()
+        .unwrap();
+    let doc: Value = serde_json::from_str(&json).unwrap();
+    doc["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "user_input")
+        .map(|e| e["data"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Saving and loading through the host's KV: a stale save is
+/// `store-conflict` and writes nothing; `sync` merges and saves.
+#[test]
+fn sessions_save_load_and_a_stale_save_conflicts() {
+    let (mut store, cc) = instantiate();
+    let sessions = cc.agent_context_compiler_sessions().session();
+    let saving = cc.agent_context_compiler_session_store();
+    let s = sessions.call_constructor(&mut store, Some("kept")).unwrap();
+    sessions
+        .call_record(&mut store, s, "user_input", "\"one\"", None)
+        .unwrap()
+        .unwrap();
+    let report = saving.call_save(&mut store, s).unwrap().unwrap();
+    assert_eq!((report.events_written, report.rewritten), (1, true));
+    assert_eq!(saved_texts(&mut store, &cc, "kept"), ["one"]);
+    // Two copies loaded from the same head: the second save is stale.
+    let a = saving
+        .call_load(&mut store, "kept")
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let b = saving
+        .call_load(&mut store, "kept")
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    for (copy, text) in [(a, "\"from a\""), (b, "\"from b\"")] {
+        sessions
+            .call_record(&mut store, copy, "user_input", text, None)
+            .unwrap()
+            .unwrap();
+    }
+    saving.call_save(&mut store, a).unwrap().unwrap();
+    let stale = saving.call_save(&mut store, b).unwrap().unwrap_err();
+    assert_eq!(stale.code, ErrorCode::StoreConflict, "{}", stale.message);
+    assert_eq!(saved_texts(&mut store, &cc, "kept"), ["one", "from a"]);
+    let synced = saving.call_sync(&mut store, b, 0).unwrap().unwrap();
+    assert_eq!(
+        (synced.tries, synced.merged, synced.events_written),
+        (2, 1, 1)
+    );
+    assert_eq!(
+        saved_texts(&mut store, &cc, "kept"),
+        ["one", "from a", "from b"]
+    );
+    assert_eq!(
+        saving.call_list_sessions(&mut store).unwrap().unwrap(),
+        ["kept"]
+    );
+    assert!(saving
+        .call_delete_session(&mut store, "kept")
+        .unwrap()
+        .unwrap());
+    assert!(saving
+        .call_load(&mut store, "kept")
+        .unwrap()
+        .unwrap()
+        .is_none());
+}
+
+/// Three instances on three threads over one host KV (its `put-if` atomic
+/// under one lock), each holding one session it records into and syncs:
+/// every event is saved exactly once, in one order.
+#[test]
+fn instances_on_threads_sharing_one_kv_sync_one_session_without_loss() {
+    let kv = SharedKv::default();
+    let writers: Vec<_> = (0..3)
+        .map(|w| {
+            let kv = kv.clone();
+            std::thread::spawn(move || {
+                let (mut store, cc) = instantiate_sharing(WasiCtx::builder().build(), kv);
+                let sessions = cc.agent_context_compiler_sessions().session();
+                let s = sessions
+                    .call_constructor(&mut store, Some("shared"))
+                    .unwrap();
+                let mut tries = 0;
+                for i in 0..20 {
+                    let text = json!(format!("w{w}-{i}")).to_string();
+                    sessions
+                        .call_record(&mut store, s, "user_input", &text, None)
+                        .unwrap()
+                        .unwrap();
+                    let report = cc
+                        .agent_context_compiler_session_store()
+                        .call_sync(&mut store, s, 1000)
+                        .unwrap()
+                        .unwrap_or_else(|e| panic!("sync failed: {}", e.message));
+                    tries += report.tries;
+                }
+                tries
+            })
+        })
+        .collect();
+    let tries: u32 = writers.into_iter().map(|w| w.join().unwrap()).sum();
+    let (mut store, cc) = instantiate_sharing(WasiCtx::builder().build(), kv);
+    let mut texts = saved_texts(&mut store, &cc, "shared");
+    let (mut other_store, other) =
+        instantiate_sharing(WasiCtx::builder().build(), store.data().kv.clone());
+    assert_eq!(
+        saved_texts(&mut other_store, &other, "shared"),
+        texts,
+        "one order"
+    );
+    texts.sort();
+    let mut expected: Vec<String> = (0..3)
+        .flat_map(|w| (0..20).map(move |i| format!("w{w}-{i}")))
+        .collect();
+    expected.sort();
+    assert_eq!(texts, expected, "every event exactly once");
+    assert!(tries >= 60, "{tries} tries");
 }
