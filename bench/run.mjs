@@ -156,6 +156,10 @@ console.log(`component size (wasm32-wasip2): ${component.length.toLocaleString("
 const { storageBench } = await import("./storage.mjs");
 await storageBench();
 
+// 4b. Many workers, one session: PostgreSQL and Redis beside LangGraph's PostgresSaver.
+const { sharedSessionsBench } = await import("./shared_sessions.mjs");
+await sharedSessionsBench();
+
 // 5. The tool-heavy agent loop: prompt-cache reuse, cost, budget, latency.
 const { agentLoopBench, formatBench } = await import("./agent_loop.mjs");
 await agentLoopBench();

@@ -255,13 +255,13 @@ fn backends(name: &str) -> Vec<(String, Box<dyn Backend>)> {
     ]
 }
 
+/// A backend's name, the backend, and store instances over it.
+type RacingStores = (String, Box<dyn Backend>, Vec<Rc<dyn SessionStore>>);
+
 /// Three store instances over each backend that several writers may share,
 /// each interleaving by its own seed; the backend is kept beside them (a
 /// directory is removed when it is dropped).
-fn racing_stores(
-    tag: &str,
-    seed: u64,
-) -> Vec<(String, Box<dyn Backend>, Vec<Rc<dyn SessionStore>>)> {
+fn racing_stores(tag: &str, seed: u64) -> Vec<RacingStores> {
     backends(tag)
         .into_iter()
         .filter(|(_, backend)| backend.multi_writer())

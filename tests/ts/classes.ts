@@ -26,6 +26,7 @@ import {
   SessionTimeoutMonitor,
   SleepHandler,
   SqliteArtifactStore,
+  PostgresArtifactStore,
   TokenBudget,
   ToolEvent,
   ToolInterruptHandler,
@@ -36,7 +37,10 @@ import {
   initSync,
   redact,
   sqlConnection,
+  pgConnection,
+  redisKv,
   type ErrorCode,
+  type SyncReport,
   type KeyValueLike,
   type Message,
   type SessionEvent,
@@ -77,6 +81,15 @@ export async function useEveryClass(bytes: Uint8Array): Promise<number> {
   void wrapped;
   // @ts-expect-error a connection has query and batch
   new SqliteArtifactStore({ query: async () => [] });
+
+  const postgres = new PostgresArtifactStore(pgConnection({ query: async () => ({ rows: [] }) }));
+  const synced: SyncReport = await session.sync(postgres, { maxTries: 3, baseDelayMs: 5 });
+  void synced.merged;
+  await session.sync(new KvArtifactStore(redisKv({})));
+  // @ts-expect-error maxTries is a number
+  await session.sync(postgres, { maxTries: "3" });
+  // @ts-expect-error sync takes a store
+  await session.sync("postgres://");
 
   const opened: Promise<IndexedDbArtifactStore> = IndexedDbArtifactStore.open({ databaseName: "ts" });
   // @ts-expect-error durability is one of three words
