@@ -5,7 +5,7 @@ import * as lib from "../../js/web.js";
 import { runStoreSuite } from "../conformance/store_suite.mjs";
 import { kvBackend, memoryBackend } from "../conformance/kv_adapters.mjs";
 import { deleteDatabase, indexedDbBackend, rawOpen } from "./idb_backend.mjs";
-import { twoWriters } from "../conformance/writers.mjs";
+import { syncedLog, syncingWriter, twoWriters } from "../conformance/writers.mjs";
 
 // The main module only: each test below loads the optional module it uses.
 await lib.init({ modules: [] });
@@ -69,6 +69,30 @@ globalThis.harness = {
     } finally {
       a.close();
       b.close();
+    }
+  },
+  /**
+   * One tab's writer of a session shared through IndexedDB database `name`:
+   * records `count` turns and syncs after each (tests/js/browser.test.mjs
+   * runs one in each of two tabs at once).
+   */
+  async syncingTab(name, tab, count) {
+    const store = await openIdb({ databaseName: name });
+    try {
+      return await syncingWriter(lib, store, "shared", tab, count);
+    } catch (e) {
+      return { error: `${e?.code ?? ""} ${e?.message ?? e}` };
+    } finally {
+      store.close();
+    }
+  },
+  /** What database `name` holds of the session the tabs shared. */
+  async syncedLog(name) {
+    const store = await openIdb({ databaseName: name });
+    try {
+      return await syncedLog(store, "shared");
+    } finally {
+      store.close();
     }
   },
   /**

@@ -78,3 +78,40 @@ export async function twoWriters(lib, [a, b], { racing = true, id = "shared", co
   }
   return { stale, acked: acked.length, conflicts: results[0].conflicts + results[1].conflicts };
 }
+
+/**
+ * Holds one session `id` for its whole life, recording `count` turns (a user
+ * input `<name>-<i>` and a reply) and syncing after each, as the README
+ * says. Resolves to { acked, tries }.
+ */
+export async function syncingWriter(lib, store, id, name, count) {
+  const session = new lib.Session({ sessionId: id });
+  const acked = [];
+  let tries = 0;
+  try {
+    for (let i = 0; i < count; i++) {
+      const text = `${name}-${i}`;
+      session.record("user_input", text);
+      session.record("assistant_output", `re ${text}`);
+      tries += (await session.sync(store, { maxTries: 1000 })).tries;
+      acked.push(text);
+    }
+  } finally {
+    session.free();
+  }
+  return { acked, tries };
+}
+
+/**
+ * What `store` holds of session `id` after syncing writers: the user inputs
+ * in order, and whether each is followed by its own reply.
+ */
+export async function syncedLog(store, id) {
+  const session = await store.loadSession(id);
+  if (session === null) return { texts: [], paired: true, ids: [] };
+  const events = JSON.parse(session.exportJson()).events;
+  session.free();
+  const texts = events.filter((e) => e.kind === "user_input").map((e) => e.data);
+  const paired = events.every((e, i) => e.kind !== "user_input" || events[i + 1]?.data === `re ${e.data}`);
+  return { texts, paired, ids: events.map((e) => e.eventId) };
+}

@@ -2,7 +2,7 @@
 // the store conformance suite against IndexedDB in a page and in a web worker
 // (plus the memory and KV stores in the browser), and IndexedDB's faults:
 // quota, blocked upgrade, deleted/closed database, hostile records, durability,
-// and a session surviving a page reload.
+// a session surviving a page reload, and two tabs syncing one session.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { BEHAVIOURS } from "../conformance/store_suite.mjs";
@@ -41,6 +41,26 @@ test("two stores over one IndexedDB: a stale save rejects whole, racing saves ke
   assert.deepEqual(out.stale, ["first", "from a"]);
   assert.equal(out.acked, 20);
   assert.ok(out.conflicts > 0, "the writers raced");
+});
+
+test("two tabs syncing one session through one IndexedDB keep every turn once, in one order", async () => {
+  const other = await openHarness(page.context());
+  try {
+    const name = `tabs-${Date.now()}`;
+    const [a, b] = await Promise.all([
+      page.evaluate(([n]) => globalThis.harness.syncingTab(n, "a", 15), [name]),
+      other.evaluate(([n]) => globalThis.harness.syncingTab(n, "b", 15), [name]),
+    ]);
+    assert.equal(a.error, undefined, a.error);
+    assert.equal(b.error, undefined, b.error);
+    const seen = await page.evaluate(([n]) => globalThis.harness.syncedLog(n), [name]);
+    const fromOther = await other.evaluate(([n]) => globalThis.harness.syncedLog(n), [name]);
+    assert.deepEqual([...seen.texts].sort(), [...a.acked, ...b.acked].sort(), "each acknowledged turn once");
+    assert.ok(seen.paired, "each turn's input and reply stay together");
+    assert.deepEqual(fromOther.ids, seen.ids, "both tabs read one order");
+  } finally {
+    await other.close();
+  }
 });
 
 async function checkSuite(t, results) {

@@ -114,7 +114,7 @@ test("session.sync: four writers, each holding its session, keep every event onc
       session.record("user_input", `w${w}-${i}`);
       const call = session.record("tool_call", { tool: "t", args: { i } });
       session.record("tool_success", { tool: "t", result: `r${w}-${i}`, call_event_id: call.eventId });
-      tries.push((await session.sync(store)).tries);
+      tries.push((await session.sync(store, { maxTries: 1000 })).tries);
     }
     session.free();
     return tries;
@@ -130,6 +130,25 @@ test("session.sync: four writers, each holding its session, keep every event onc
   const again = JSON.parse((await stores[3].loadSession("shared")).exportJson()).events;
   assert.deepEqual(again.map((e) => e.eventId), events.map((e) => e.eventId), "every reader sees one order");
   await Promise.all(pools.slice(1).map((p) => p.end()));
+});
+
+test("deleteSession racing a syncing writer: the writer's next sync saves its session again whole", async () => {
+  const { pool, another } = await schema("delete");
+  const deleter = another();
+  const store = new PostgresArtifactStore(pgConnection(pool));
+  const other = new PostgresArtifactStore(pgConnection(deleter));
+  const session = new Session({ sessionId: "d" });
+  let deleted = 0;
+  for (let i = 0; i < 20; i++) {
+    session.record("user_input", `turn ${i}`);
+    const syncing = session.sync(store);
+    if (i % 5 === 4 && i < 15) deleted += (await other.deleteSession("d")) ? 1 : 0;
+    await syncing;
+  }
+  assert.ok(deleted > 0, "a delete found the session");
+  const texts = await savedTexts(other, "d");
+  assert.deepEqual(texts, Array.from({ length: 20 }, (_, i) => `turn ${i}`), "the writer saved its whole session again");
+  await deleter.end();
 });
 
 test("session.sync options and arguments are checked", async () => {

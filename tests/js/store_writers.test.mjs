@@ -2,8 +2,9 @@
 // two store instances over a shared Map (with and without putIf), one sql.js
 // database and one directory; two real processes over one directory; a
 // failure injected at every write step of a save; a seeded kill loop over
-// files; two PersistentMemory instances over one store. Nothing acknowledged
-// is lost, a stale save rejects whole, the session always loads. The Rust
+// files; two PersistentMemory instances over one store; three writers
+// syncing one session. Nothing acknowledged is lost, a stale save rejects
+// whole, the session always loads. The Rust
 // suite (tests/store_writers.rs) runs the same natively; the browser harness
 // runs twoWriters over one IndexedDB.
 import { after, test } from "node:test";
@@ -17,7 +18,7 @@ import initSqlJs from "sql.js";
 import * as lib from "agent-context-compiler";
 import { nodeFiles } from "../../js/files.js";
 import { mapKv } from "../conformance/kv_adapters.mjs";
-import { savedTexts, twoWriters } from "../conformance/writers.mjs";
+import { savedTexts, syncedLog, syncingWriter, twoWriters } from "../conformance/writers.mjs";
 
 const { FsArtifactStore, KvArtifactStore, Session, SqliteArtifactStore, sqlConnection } = lib;
 const SQL = await initSqlJs();
@@ -54,6 +55,45 @@ for (const [name, make] of Object.entries(backends)) {
     assert.ok(seen.conflicts > 0, "the writers raced");
   });
 }
+
+for (const [name, make] of Object.entries(backends)) {
+  test(`three writers syncing one session, ${name}: every turn once, in one order, each input beside its reply`, async () => {
+    const [a, b] = make();
+    const runs = await Promise.all([a, b, a].map((store, w) => syncingWriter(lib, store, "shared", `w${w}`, 10)));
+    const seen = await syncedLog(a, "shared");
+    assert.deepEqual([...seen.texts].sort(), runs.flatMap((r) => r.acked).sort());
+    assert.ok(seen.paired);
+    assert.deepEqual((await syncedLog(b, "shared")).ids, seen.ids);
+  });
+}
+
+test("a sync that always meets another writer's save gives up after maxTries, keeping every event", async () => {
+  const inner = new lib.MemoryArtifactStore();
+  let saves = 0;
+  let loads = 0;
+  // Another writer always saves one event first.
+  const busy = {
+    async saveSession(session) {
+      saves++;
+      const other = (await inner.loadSession(session.sessionId)) ?? new Session({ sessionId: session.sessionId });
+      other.record("user_input", `other ${saves}`);
+      await inner.saveSession(other);
+      return inner.saveSession(session);
+    },
+    loadSession: (id) => (loads++, inner.loadSession(id)),
+  };
+  const s = new Session({ sessionId: "busy" });
+  s.record("user_input", "mine");
+  await assert.rejects(s.sync(busy, { maxTries: 5, baseDelayMs: 1 }), (e) => e.code === "STORE_CONFLICT" && /5 saves/.test(e.message));
+  assert.deepEqual([saves, loads], [5, 4], "five saves, a merge between each");
+  const held = JSON.parse(s.exportJson()).events.map((e) => e.data);
+  assert.deepEqual(held, ["other 1", "other 2", "other 3", "other 4", "mine"], "the others' events before the session's own, unsaved");
+  assert.ok(!(await savedTexts(inner, "busy")).includes("mine"));
+  // Once the other writer stops, the next sync saves it.
+  const report = await s.sync(inner);
+  assert.deepEqual(report, { tries: 2, merged: 1, eventsWritten: 1 });
+  assert.deepEqual(await savedTexts(inner, "busy"), ["other 1", "other 2", "other 3", "other 4", "other 5", "mine"]);
+});
 
 test("a KV without putIf (single writer) still rejects a stale save whole", async () => {
   const map = new Map();
