@@ -57,6 +57,18 @@ impl ToolBridge for Df {
     }
 }
 
+/// The data of the session's first `tool_call` event.
+fn first_call(shared: &RefCell<context_compiler::Session>) -> Value {
+    shared
+        .borrow()
+        .event_log()
+        .events()
+        .iter()
+        .find(|e| e.kind == "tool_call")
+        .map(|e| e.data.clone())
+        .expect("call")
+}
+
 /// The second request of a run whose first reply is `first`.
 fn second_request(
     first: Value,
@@ -149,14 +161,7 @@ fn gemini_thought_signatures_go_back_on_their_calls() {
         .find(|c| c["role"] == "model")
         .expect("model turn");
     assert_eq!(model_turn["parts"][0]["thoughtSignature"], "CiQB");
-    let call = shared
-        .borrow()
-        .event_log()
-        .events()
-        .iter()
-        .find(|e| e.kind == "tool_call")
-        .map(|e| e.data.clone())
-        .expect("call");
+    let call = first_call(&shared);
     assert_eq!(call["thought_signature"], "CiQB");
 }
 
@@ -171,14 +176,7 @@ fn reasoning_stays_out_of_other_formats() {
     );
     assert!(!request.to_string().contains("EqQB"));
     // It is recorded with the turn's first call (the reply had no text).
-    let call = shared
-        .borrow()
-        .event_log()
-        .events()
-        .iter()
-        .find(|e| e.kind == "tool_call")
-        .map(|e| e.data.clone())
-        .expect("call");
+    let call = first_call(&shared);
     assert_eq!(call["reasoning"]["format"], "anthropic");
 }
 
