@@ -10,9 +10,8 @@ use base64::Engine;
 use common::{block_on, session};
 use context_compiler::clock::SystemClock;
 use context_compiler::media::{attach, AttachOptions, MediaPart};
-use context_compiler::normalize::aligner::PerceptionAligner;
 use context_compiler::tools::{
-    AbortSignal, ToolBridge, ToolFailure, ToolInterruptHandler, ToolInterruptOptions, ToolOutput,
+    AbortSignal, ToolBridge, ToolFailure, ToolInterruptOptions, ToolOutput,
 };
 use context_compiler::working_context::checker::check_request;
 use context_compiler::working_context::DropAction;
@@ -251,16 +250,11 @@ fn screenshotted(store: Rc<MemoryArtifactStore>, calls: usize) -> Rc<std::cell::
         .borrow_mut()
         .record("user_input", json!({"text": "Take a screenshot."}), None)
         .unwrap();
-    let handler = ToolInterruptHandler::new(
-        Rc::new(Screenshots),
-        PerceptionAligner::default(),
-        shared.clone(),
-        common::StepClock::new(1.0, 1.0),
-        ToolInterruptOptions {
-            artifact_store: Some(store),
-            ..ToolInterruptOptions::default()
-        },
-    );
+    let options = ToolInterruptOptions {
+        artifact_store: Some(store),
+        ..ToolInterruptOptions::default()
+    };
+    let handler = common::tool_handler(Rc::new(Screenshots), &shared, options);
     for _ in 0..calls {
         block_on(handler.call("screenshot", json!({}), None)).expect("call");
     }

@@ -9,11 +9,10 @@ use std::rc::Rc;
 
 use async_trait::async_trait;
 use common::{block_on, session};
-use context_compiler::normalize::aligner::PerceptionAligner;
 use context_compiler::runner::{run_compiled, Agent, Model, ModelReply, ModelRequest, RunOptions};
 use context_compiler::tools::{
-    request_tool_tokens, request_tools, AbortSignal, ToolBridge, ToolFailure, ToolInterruptHandler,
-    ToolInterruptOptions, ToolOutput,
+    request_tool_tokens, request_tools, AbortSignal, ToolBridge, ToolFailure, ToolInterruptOptions,
+    ToolOutput,
 };
 use context_compiler::{
     Compactor, CompileOptions, ContextCompiler, DefaultTokenCounter, ErrorCode, HistorySelector,
@@ -240,13 +239,8 @@ impl ToolBridge for Inventory {
 #[test]
 fn recorded_usage_keeps_requests_within_the_budget_in_the_provider_tokens() {
     let shared = Rc::new(RefCell::new(session("usage")));
-    let handler = ToolInterruptHandler::new(
-        Rc::new(Inventory),
-        PerceptionAligner::default(),
-        shared.clone(),
-        common::StepClock::new(1.0, 1.0),
-        ToolInterruptOptions::default(),
-    );
+    let handler =
+        common::tool_handler(Rc::new(Inventory), &shared, ToolInterruptOptions::default());
     let model = Rc::new(Scripted {
         requests: RefCell::new(Vec::new()),
     });

@@ -9,10 +9,9 @@ use std::rc::Rc;
 
 use async_trait::async_trait;
 use common::{block_on, session};
-use context_compiler::normalize::aligner::PerceptionAligner;
 use context_compiler::runner::{run_compiled, Agent, Model, ModelReply, ModelRequest, RunOptions};
 use context_compiler::tools::{
-    AbortSignal, ToolBridge, ToolFailure, ToolInterruptHandler, ToolInterruptOptions, ToolOutput,
+    AbortSignal, ToolBridge, ToolFailure, ToolInterruptOptions, ToolOutput,
 };
 use context_compiler::working_context::checker::check_request;
 use context_compiler::{
@@ -75,13 +74,7 @@ fn second_request(
     format: ProviderFormat,
 ) -> (Value, Rc<RefCell<context_compiler::Session>>) {
     let shared = Rc::new(RefCell::new(session("reasoning")));
-    let handler = ToolInterruptHandler::new(
-        Rc::new(Df),
-        PerceptionAligner::default(),
-        shared.clone(),
-        common::StepClock::new(1.0, 1.0),
-        ToolInterruptOptions::default(),
-    );
+    let handler = common::tool_handler(Rc::new(Df), &shared, ToolInterruptOptions::default());
     let model = Rc::new(Scripted {
         first,
         format,

@@ -10,13 +10,12 @@ use std::rc::Rc;
 
 use async_trait::async_trait;
 use common::{block_on, session};
-use context_compiler::normalize::aligner::PerceptionAligner;
 use context_compiler::runner::{
     run_compiled, Agent, Model, ModelAnswer, ModelReply, ModelRequest, ReplyStream, RunOptions,
     StreamDelta, StreamFormat, StreamReader,
 };
 use context_compiler::tools::{
-    AbortSignal, ToolBridge, ToolFailure, ToolInterruptHandler, ToolInterruptOptions, ToolOutput,
+    AbortSignal, ToolBridge, ToolFailure, ToolInterruptOptions, ToolOutput,
 };
 use context_compiler::{
     Compactor, ContextCompiler, Error, ErrorCode, HistorySelector, Layout, Result,
@@ -378,13 +377,7 @@ impl ToolBridge for Logs {
 
 fn agent(model: Streaming) -> Agent {
     let shared = Rc::new(RefCell::new(session("stream")));
-    let handler = ToolInterruptHandler::new(
-        Rc::new(Logs),
-        PerceptionAligner::default(),
-        shared.clone(),
-        common::StepClock::new(1.0, 1.0),
-        ToolInterruptOptions::default(),
-    );
+    let handler = common::tool_handler(Rc::new(Logs), &shared, ToolInterruptOptions::default());
     Agent {
         session: shared,
         compiler: ContextCompiler::with_layout(

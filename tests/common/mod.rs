@@ -6,11 +6,13 @@ pub mod golden;
 pub mod memory;
 pub mod model;
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use context_compiler::clock::Clock;
+use context_compiler::normalize::aligner::PerceptionAligner;
 use context_compiler::tokens::{DefaultTokenCounter, TokenCounter};
+use context_compiler::tools::{ToolBridge, ToolInterruptHandler, ToolInterruptOptions};
 use context_compiler::Session;
 
 /// A clock that advances by `step` milliseconds on every reading.
@@ -127,4 +129,20 @@ impl TokenCounter for CountingCounter {
     fn message_overhead(&self) -> u64 {
         3
     }
+}
+
+/// A tool handler over `bridge` recording into `session`, with the default
+/// normaliser and a step clock (1 ms a reading).
+pub fn tool_handler(
+    bridge: Rc<dyn ToolBridge>,
+    session: &Rc<RefCell<Session>>,
+    options: ToolInterruptOptions,
+) -> ToolInterruptHandler {
+    ToolInterruptHandler::new(
+        bridge,
+        PerceptionAligner::default(),
+        session.clone(),
+        StepClock::new(1.0, 1.0),
+        options,
+    )
 }
