@@ -3,10 +3,10 @@
 // uses, as a Node project (@types/node, no DOM lib) and as a browser project
 // (the DOM lib, no @types/node), plus the newest libs. Every class has a
 // wrong call under `@ts-expect-error`, so a typing that accepts it fails.
-import { test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -16,6 +16,8 @@ const sources = readdirSync(join(root, "tests/ts")).filter((n) => n.endsWith(".t
 
 function consumer() {
   const dir = mkdtempSync(join(tmpdir(), "acc-ts-"));
+  // 20 MB a run: removed when the tests end.
+  after(() => rmSync(dir, { recursive: true, force: true }));
   execFileSync("npm", ["pack", "--silent", "--pack-destination", dir], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
   const tarball = readdirSync(dir).find((n) => n.endsWith(".tgz"));
   const app = join(dir, "app");
