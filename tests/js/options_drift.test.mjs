@@ -9,7 +9,7 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import ts from "typescript";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as lib from "agent-context-compiler";
@@ -44,6 +44,14 @@ const VALID = {
   "SleepHandler.constructor(options)": { base: () => ({ bus: bus(), llm, memory: new lib.InMemoryBackend() }) },
 };
 
+const scratchDirs = [];
+/** A temporary directory, removed when the tests end. */
+function scratch() {
+  scratchDirs.push(mkdtempSync(join(tmpdir(), "options-drift-")));
+  return scratchDirs.at(-1);
+}
+after(() => scratchDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
 let schema;
 /** A pool on a schema of the test server (dropped after the tests). */
 async function postgres() {
@@ -57,7 +65,7 @@ async function storeWithASession(owner) {
   // The factory's file system keeps nothing: a real directory here.
   const store =
     owner === "FsArtifactStore"
-      ? new lib.FsArtifactStore({ baseDir: mkdtempSync(join(tmpdir(), "options-drift-")) })
+      ? new lib.FsArtifactStore({ baseDir: scratch() })
       : owner === "PostgresArtifactStore"
         ? new lib.PostgresArtifactStore(lib.pgConnection(await postgres()))
         : await factories[owner]();

@@ -1,9 +1,9 @@
 // The packed tarball installs into a fresh consumer and works from both
 // entries (what a user gets from the registry, not the repository layout).
-import { test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -12,6 +12,7 @@ const npm = (args, cwd) => execFileSync("npm", args, { cwd, encoding: "utf8", st
 
 test("the packed package installs and runs in a fresh consumer", () => {
   const dir = mkdtempSync(join(tmpdir(), "acc-pack-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
   npm(["pack", "--silent", "--pack-destination", dir], root);
   const tarball = readdirSync(dir).find((n) => n.endsWith(".tgz"));
   assert.ok(tarball, "npm pack produced a tarball");
