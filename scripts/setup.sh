@@ -3,31 +3,12 @@
 # Usage: scripts/setup.sh [--browser] [--servers]
 #   --browser also installs Debian's chromium; --servers Debian's postgresql
 #   and redis-server (scripts/with-servers.sh starts them for the tests).
+# The downloads (npm ci, Debian's packages) run beside the one install that
+# compiles (wasm-bindgen-cli); their output is printed when they end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 WASM_BINDGEN_VERSION=0.2.130
-
-need_targets=()
-installed_targets=$(rustup target list --installed)
-for t in wasm32-unknown-unknown wasm32-wasip2; do
-  grep -qx "$t" <<<"$installed_targets" || need_targets+=("$t")
-done
-if ((${#need_targets[@]})); then
-  echo "setup: adding rustup targets ${need_targets[*]}"
-  rustup target add "${need_targets[@]}"
-fi
-
-if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION\$"; then
-  echo "setup: installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (takes a few minutes)"
-  # Not --locked: the CLI's locked dependency set does not resolve here.
-  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
-fi
-
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "setup: npm ci"
-  npm ci --no-audit --no-fund
-fi
 
 browser=false
 servers=false
@@ -39,20 +20,80 @@ for flag in "$@"; do
   esac
 done
 
+need_targets=()
+installed_targets=$(rustup target list --installed)
+for t in wasm32-unknown-unknown wasm32-wasip2; do
+  grep -qx "$t" <<<"$installed_targets" || need_targets+=("$t")
+done
+if ((${#need_targets[@]})); then
+  echo "setup: adding rustup targets ${need_targets[*]}"
+  rustup target add "${need_targets[@]}"
+fi
+
+logs=$(mktemp -d -t acc-setup-XXXXXX)
+pids=()
+names=()
+trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$logs"' EXIT
+
+# Runs "$@" in the background, its output kept in a log until `finish`.
+beside() {
+  local name=$1
+  shift
+  "$@" >"$logs/$name.log" 2>&1 </dev/null &
+  pids+=($!)
+  names+=("$name")
+}
+
+# Waits for everything `beside` started; prints each one's output; fails if one failed.
+finish() {
+  local i rc failed=0
+  for i in "${!pids[@]}"; do
+    rc=0
+    wait "${pids[$i]}" || rc=$?
+    cat "$logs/${names[$i]}.log"
+    if ((rc != 0)); then
+      echo "setup: ${names[$i]} failed (exit $rc)" >&2
+      failed=1
+    fi
+  done
+  pids=()
+  names=()
+  return "$failed"
+}
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: npm ci"
+  beside npm-ci npm ci --no-audit --no-fund
+fi
+
 apt_install() {
-  sudo_cmd=()
+  local sudo_cmd=()
   [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
   export DEBIAN_FRONTEND=noninteractive
   "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "$@" ||
     { "${sudo_cmd[@]}" apt-get update && "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "$@"; }
 }
 
+packages=()
 if $servers && { ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || ! command -v redis-server >/dev/null; }; then
   echo "setup: installing Debian's postgresql and redis-server for the storage tests"
-  apt_install postgresql redis-server
+  packages+=(postgresql redis-server)
 fi
-
 if $browser && ! command -v chromium >/dev/null; then
   echo "setup: installing Debian's chromium and chromium-driver for the browser tests"
-  apt_install chromium chromium-driver
+  packages+=(chromium chromium-driver)
 fi
+if ((${#packages[@]})); then
+  beside apt apt_install "${packages[@]}"
+fi
+
+if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION\$"; then
+  echo "setup: installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (takes a minute or two)"
+  # Only the `wasm-bindgen` binary, without the test runner's TLS (rustls
+  # and ring, which compile C): nothing here downloads through it.
+  # Not --locked: the CLI's locked dependency set does not resolve here.
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force \
+    --no-default-features --bin wasm-bindgen
+fi
+
+finish

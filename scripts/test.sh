@@ -1,35 +1,69 @@
 #!/usr/bin/env bash
-# Runs every test: formatting, lints, the component build and its wasmtime
-# host tests, the native core's tests, the wasm build,
-# the TypeScript check of the generated types, and the JS tests against the
-# built package.
+# Runs every test: formatting, lints (clippy -D warnings on every crate, for
+# each target it is built for), the layering rule, the wasm build, the
+# component build and its wasmtime host tests, the native tests, the
+# TypeScript check of the generated types, and the JS tests against the built
+# package (servers, headless Chromium, the other runtimes). Prints each
+# stage's wall time and the total at the end (scripts/stages.sh).
+#
+# Each crate is built once per profile and target, and stages that share no
+# build directory run side by side (2 cores): the wasm lints (a check in the
+# dev profile) beside the release wasm build, whose link-time optimisations
+# and wasm-opt runs are single-threaded; the JS tests (about one core) beside
+# the component build and the native tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # A one-off run gains nothing from incremental compilation and its cache
 # takes close to a gigabyte; a developer iterating can set CARGO_INCREMENTAL=1.
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
+. scripts/stages.sh
 
-bash scripts/setup.sh --browser --servers
-cargo fmt --check
-# Every crate natively (the core with its tests, the bindings, the
-# component's wasmtime host test), then each wasm crate for its target.
-cargo clippy --workspace --all-targets --exclude agent-context-compiler-tokenizer -- -D warnings
-cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-text -- -D warnings
-cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-recall -- -D warnings
-cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-js -- -D warnings
-cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-npm -- -D warnings
-cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-bus -- -D warnings
-cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-stores -- -D warnings
-cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-schema -- -D warnings
-cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-tokenizer --features o200k_base -- -D warnings
-cargo clippy --target wasm32-wasip2 -p agent-context-compiler-component -- -D warnings
+# The crates built for wasm32-unknown-unknown, linted for it: one check for
+# the crates that share the core's features (the core without `jsonschema`),
+# one for the schema module (the core with it), one for the tokenizer (its
+# encoding), and the component for wasm32-wasip2.
+wasm_lint() {
+  cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-text -p agent-context-compiler-recall \
+    -p agent-context-compiler-js -p agent-context-compiler-npm -p agent-context-compiler-bus \
+    -p agent-context-compiler-stores -- -D warnings
+  cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-schema -- -D warnings
+  cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-tokenizer --features o200k_base -- -D warnings
+  cargo clippy --target wasm32-wasip2 -p agent-context-compiler-component -- -D warnings
+}
+
+# The TypeScript consumers' check, then the JS tests with a throwaway
+# PostgreSQL and Redis up (the storage tests).
+js_tests() {
+  stage typescript npx tsc -p tests/ts/tsconfig.json
+  stage js-tests bash scripts/with-servers.sh node --test tests/js/
+}
+
+# Every crate natively, with its tests, linted as it compiles: the clippy
+# driver is the workspace's compiler (what `cargo clippy` sets up for a check,
+# here for the test build), so the dependencies, wasmtime's among them, are
+# compiled once, for the tests, and not a second time for a check. The same
+# lints as `cargo clippy --workspace --all-targets -- -D warnings` (there are
+# no bench targets). Then the tests, the doctests and the component's host
+# example, whose binary the test build made.
+native_tests() {
+  local packages=(--workspace --exclude agent-context-compiler-tokenizer)
+  RUSTC_WORKSPACE_WRAPPER=$(rustup which clippy-driver)
+  CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
+  export RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
+  cargo test "${packages[@]}" --no-run --message-format=json-render-diagnostics >target/native-tests.jsonl
+  cargo test "${packages[@]}"
+  example=$(node scripts/artifact.mjs target/native-tests.jsonl example wasmtime_host)
+  "$example"
+}
+
+stage setup bash scripts/setup.sh --browser --servers
+stage fmt cargo fmt --check
 # The core alone, with no wasm crate in its dependency tree.
-bash scripts/check-core.sh
-bash scripts/build-component.sh
-cargo test
-cargo test -p agent-context-compiler-text -p agent-context-compiler-recall -p agent-context-compiler-npm -p agent-context-compiler-component
-cargo run --quiet -p agent-context-compiler-component --example wasmtime_host
-bash scripts/build.sh
-npx tsc -p tests/ts/tsconfig.json
-# The JS tests with a throwaway PostgreSQL and Redis up (the storage tests).
-bash scripts/with-servers.sh node --test tests/js/
+stage check-core bash scripts/check-core.sh
+stage_bg wasm-lint wasm_lint
+stage wasm-build bash scripts/build.sh
+stage_bg js js_tests
+stage component-build bash scripts/build-component.sh
+stage_wait wasm-lint
+stage native native_tests
+stage_wait js
