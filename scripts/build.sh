@@ -10,7 +10,9 @@
 # (context_compiler_o200k_base, context_compiler_cl100k_base from
 # crates/tokenizer-wasm), loaded only by loadTokenizer.
 #
-# Each module's wasm-bindgen and wasm-opt (single-threaded) run in the
+# The JS glue comes from tools/bindgen (acc-bindgen: wasm-bindgen's own
+# library at the version the modules link, built here in the `tool`
+# profile). Each module's glue and wasm-opt (single-threaded) run in the
 # background as soon as its cargo build is done, beside the next build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,12 +29,15 @@ build() {
   cargo build --release --target wasm32-unknown-unknown "$@"
 }
 
+cargo build --profile tool -p agent-context-compiler-bindgen
+bindgen=target/tool/acc-bindgen
+
 # The glue and the optimised module for target/modules/$1.wasm, in the background.
 finish() {
   local name=$1
   (
     set -euo pipefail
-    wasm-bindgen --target web --out-dir pkg --out-name "$name" "target/modules/$name.wasm"
+    "$bindgen" --target web --out-dir pkg --out-name "$name" "target/modules/$name.wasm"
     # wasm-opt from the npm binaryen package (Debian's binaryen 108 emits modules that fail to load).
     node node_modules/binaryen/bin/wasm-opt -Oz --strip-debug --strip-producers --enable-bulk-memory --enable-nontrapping-float-to-int \
       --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue --enable-simd \
@@ -73,7 +78,7 @@ done
 # declare their own init functions over js/host-types.d.ts.
 mkdir -p pkg/types
 for name in context_compiler context_compiler_bus context_compiler_stores; do
-  wasm-bindgen --target bundler --out-dir target/types --out-name "$name" "target/modules/$name.wasm"
+  "$bindgen" --target bundler --out-dir target/types --out-name "$name" "target/modules/$name.wasm"
   cp "target/types/$name.d.ts" "pkg/types/$name.d.ts"
 done
 

@@ -3,12 +3,11 @@
 # Usage: scripts/setup.sh [--browser] [--servers]
 #   --browser also installs Debian's chromium; --servers Debian's postgresql
 #   and redis-server (scripts/with-servers.sh starts them for the tests).
-# The downloads (npm ci, Debian's packages) run beside the one install that
-# compiles (wasm-bindgen-cli); their output is printed when they end.
+# The downloads (npm ci, Debian's packages) run side by side; their output
+# is printed when they end. wasm-bindgen's glue generator is not installed:
+# scripts/build.sh builds it with the workspace (tools/bindgen).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-
-WASM_BINDGEN_VERSION=0.2.130
 
 browser=false
 servers=false
@@ -85,15 +84,6 @@ if $browser && ! command -v chromium >/dev/null; then
 fi
 if ((${#packages[@]})); then
   beside apt apt_install "${packages[@]}"
-fi
-
-if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION\$"; then
-  echo "setup: installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (takes a minute or two)"
-  # Only the `wasm-bindgen` binary, without the test runner's TLS (rustls
-  # and ring, which compile C): nothing here downloads through it.
-  # Not --locked: the CLI's locked dependency set does not resolve here.
-  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force \
-    --no-default-features --bin wasm-bindgen
 fi
 
 finish

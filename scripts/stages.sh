@@ -11,8 +11,9 @@
 # first failing command fails the stage. Stages nest (a background stage may
 # run stages of its own). When the script exits, for whatever reason, the
 # table of stage times is printed (each stage's wall time, when it started,
-# and the total), background stages still running are stopped, and the
-# output of those that failed or were stopped is printed.
+# the processor time it used, and the totals), background stages still
+# running are stopped, and the output of those that failed or were stopped
+# is printed.
 
 STAGE_DIR=$(mktemp -d -t acc-stages-XXXXXX)
 STAGE_T0=$EPOCHREALTIME
@@ -26,10 +27,29 @@ _stage_us() {
   echo "${t//[.,]/}"
 }
 
-# A duration in microseconds as minutes and seconds, e.g. 4m05s.
+# A duration in microseconds as minutes and seconds (rounded), e.g. 4m05s.
 _stage_fmt() {
-  local s=$(($1 / 1000000))
+  local s=$((($1 + 500000) / 1000000))
   printf '%dm%02ds' $((s / 60)) $((s % 60))
+}
+
+# Sets REPLY to the processor time (user + system, in microseconds) of this
+# shell's finished children, from the `times` builtin (which must run in
+# this shell: in a command substitution's subshell it counts nothing).
+_stage_cpu_us() {
+  local self children user sys m s t
+  times >"$STAGE_DIR/.times.$BASHPID"
+  { read -r self; read -r user sys; } <"$STAGE_DIR/.times.$BASHPID"
+  rm -f "$STAGE_DIR/.times.$BASHPID"
+  children=0
+  for t in "$user" "$sys"; do
+    m=${t%%m*}
+    s=${t#*m}
+    s=${s%s}
+    s=${s//[.,]/}
+    children=$((children + m * 60000000 + 10#$s * 1000))
+  done
+  REPLY=$children
 }
 
 _stage_begin() {
@@ -37,15 +57,18 @@ _stage_begin() {
   _stage_us >"$STAGE_DIR/$1.start"
 }
 
+# Records the end of stage $1: its exit status $2 and processor time $3.
 _stage_end() {
-  echo "$(_stage_us) $2" >"$STAGE_DIR/$1.end"
+  echo "$(_stage_us) $2 $3" >"$STAGE_DIR/$1.end"
 }
 
 stage() {
-  local name=$1 rc
+  local name=$1 rc cpu
   shift
   _stage_begin "$name"
   echo "==> stage $name: $*"
+  _stage_cpu_us
+  cpu=$REPLY
   set +e
   (
     set -euo pipefail
@@ -53,7 +76,8 @@ stage() {
   )
   rc=$?
   set -e
-  _stage_end "$name" "$rc"
+  _stage_cpu_us
+  _stage_end "$name" "$rc" $((REPLY - cpu))
   if ((rc != 0)); then
     echo "==> stage $name failed (exit $rc)" >&2
   fi
@@ -72,7 +96,8 @@ stage_bg() {
       "$@"
     ) >"$STAGE_DIR/$name.log" 2>&1 </dev/null
     rc=$?
-    _stage_end "$name" "$rc"
+    _stage_cpu_us
+    _stage_end "$name" "$rc" "$REPLY"
     exit "$rc"
   ) &
   echo $! >"$STAGE_DIR/$name.pid"
@@ -94,12 +119,16 @@ stage_wait() {
   ((${#failed[@]} == 0))
 }
 
-# The table of stage times, in the order the stages started.
+# The table of stage times, in the order the stages started: wall time, when
+# the stage started (from the script's start), processor time (user +
+# system, of the stage's finished processes; a nested stage's time is also
+# in its parent's), and the totals, with how busy the machine's cores were.
 stage_report() {
-  local now total start end rc line name status
+  local now t0 total start end rc cpu line name status f n
   now=$(_stage_us)
+  t0=${STAGE_T0//[.,]/}
   echo
-  echo "Stage times (wall clock; 'from' is when the stage started):"
+  echo "Stage times (wall clock, from the start, processor time):"
   for line in $(for f in "$STAGE_DIR"/*.start; do
     [ -e "$f" ] || continue
     n=${f##*/}
@@ -107,18 +136,21 @@ stage_report() {
   done | sort -n); do
     start=${line%%:*}
     name=${line#*:}
+    cpu=
     if [ -e "$STAGE_DIR/$name.end" ]; then
-      read -r end rc <"$STAGE_DIR/$name.end"
+      read -r end rc cpu <"$STAGE_DIR/$name.end"
       if ((rc == 0)); then status=ok; else status="failed (exit $rc)"; fi
     else
       end=$now
-      status="stopped"
+      status=stopped
     fi
-    printf '  %-20s %8s   from %7s   %s\n' "$name" "$(_stage_fmt $((end - start)))" \
-      "+$(_stage_fmt $((start - ${STAGE_T0//[.,]/})))" "$status"
+    printf '  %-18s %8s   from %7s   cpu %8s   %s\n' "$name" "$(_stage_fmt $((end - start)))" \
+      "+$(_stage_fmt $((start - t0)))" "${cpu:+$(_stage_fmt "$cpu")}" "$status"
   done
-  total=$((now - ${STAGE_T0//[.,]/}))
-  printf '  %-20s %8s\n' total "$(_stage_fmt "$total")"
+  total=$((now - t0))
+  _stage_cpu_us
+  printf '  %-18s %8s                   cpu %8s   (%d%% of %d cores)\n' total "$(_stage_fmt "$total")" \
+    "$(_stage_fmt "$REPLY")" $((REPLY * 100 / (total * $(nproc) + 1))) "$(nproc)"
 }
 
 _stage_exit() {
