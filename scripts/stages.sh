@@ -63,21 +63,25 @@ _stage_end() {
 }
 
 stage() {
-  local name=$1 rc cpu
+  local name=$1 rc
   shift
   _stage_begin "$name"
   echo "==> stage $name: $*"
-  _stage_cpu_us
-  cpu=$REPLY
   set +e
+  # The stage's processor time is counted in a subshell of its own: this
+  # shell's own count also takes in background stages that end meanwhile.
   (
-    set -euo pipefail
-    "$@"
+    (
+      set -euo pipefail
+      "$@"
+    )
+    rc=$?
+    _stage_cpu_us
+    _stage_end "$name" "$rc" "$REPLY"
+    exit "$rc"
   )
   rc=$?
   set -e
-  _stage_cpu_us
-  _stage_end "$name" "$rc" $((REPLY - cpu))
   if ((rc != 0)); then
     echo "==> stage $name failed (exit $rc)" >&2
   fi

@@ -7,10 +7,11 @@
 # stage's wall time and the total at the end (scripts/stages.sh).
 #
 # Each crate is built once per profile and target, and stages that share no
-# build directory run side by side (2 cores): the wasm lints (a check in the
-# dev profile) beside the release wasm build, whose link-time optimisations
-# and wasm-opt runs are single-threaded; the JS tests (about one core) beside
-# the component build and the native tests.
+# build directory run side by side (2 cores): the dev profile's (the wasm
+# lints, then the native test build) beside the release profile's (the wasm
+# modules, whose link-time optimisations and wasm-opt runs are
+# single-threaded, then the component), and the JS tests (about one core)
+# beside both once the package is built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # A one-off run gains nothing from incremental compilation and its cache
@@ -43,27 +44,40 @@ js_tests() {
 # here for the test build), so the dependencies, wasmtime's among them, are
 # compiled once, for the tests, and not a second time for a check. The same
 # lints as `cargo clippy --workspace --all-targets -- -D warnings` (there are
-# no bench targets). Then the tests, the doctests and the component's host
-# example, whose binary the test build made.
+# no bench targets).
+native_cargo_test() {
+  RUSTC_WORKSPACE_WRAPPER=$(rustup which clippy-driver) \
+    CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__" \
+    cargo test --workspace --exclude agent-context-compiler-tokenizer "$@"
+}
+
+# The native build, its messages kept to find the example's binary.
+native_build() {
+  native_cargo_test --no-run --message-format=json-render-diagnostics >target/native-tests.jsonl
+}
+
+# The dev-profile lane: the wasm lints, then the native build (both hold
+# target/debug), beside the release builds.
+dev_lane() {
+  stage wasm-lint wasm_lint
+  stage native-build native_build
+}
+
+# The native tests and doctests, and the component's host example, whose
+# binary the native build made (the component must be built first).
 native_tests() {
-  local packages=(--workspace --exclude agent-context-compiler-tokenizer)
-  RUSTC_WORKSPACE_WRAPPER=$(rustup which clippy-driver)
-  CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
-  export RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
-  cargo test "${packages[@]}" --no-run --message-format=json-render-diagnostics >target/native-tests.jsonl
-  cargo test "${packages[@]}"
-  example=$(node scripts/artifact.mjs target/native-tests.jsonl example wasmtime_host)
-  "$example"
+  native_cargo_test
+  "$(node scripts/artifact.mjs target/native-tests.jsonl example wasmtime_host)"
 }
 
 stage setup bash scripts/setup.sh --browser --servers
 stage fmt cargo fmt --check
 # The core alone, with no wasm crate in its dependency tree.
 stage check-core bash scripts/check-core.sh
-stage_bg wasm-lint wasm_lint
+stage_bg dev dev_lane
 stage wasm-build bash scripts/build.sh
 stage_bg js js_tests
 stage component-build bash scripts/build-component.sh
-stage_wait wasm-lint
-stage native native_tests
+stage_wait dev
+stage native-tests native_tests
 stage_wait js
