@@ -39,16 +39,23 @@ js_tests() {
   stage js-tests bash scripts/with-servers.sh node --test tests/js/
 }
 
-# Every crate natively, with its tests, linted as it compiles: the clippy
-# driver is the workspace's compiler (what `cargo clippy` sets up for a check,
-# here for the test build), so the dependencies, wasmtime's among them, are
-# compiled once, for the tests, and not a second time for a check. The same
-# lints as `cargo clippy --workspace --all-targets -- -D warnings` (there are
-# no bench targets).
-native_cargo_test() {
+# Cargo with the clippy driver as the workspace's compiler (what `cargo
+# clippy` sets up for a check, here for a build): the workspace's crates are
+# linted (-D warnings) as they compile, so lints and tests share one build,
+# and the dependencies, wasmtime's among them, are compiled once, for the
+# tests, not a second time for a check.
+clippy_cargo() {
   RUSTC_WORKSPACE_WRAPPER=$(rustup which clippy-driver) \
     CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__" \
-    cargo test --workspace --exclude agent-context-compiler-tokenizer "$@"
+    cargo "$@"
+}
+
+# Every crate natively, with its tests: the same lints as `cargo clippy
+# --workspace --all-targets -- -D warnings` (there are no bench targets).
+# The build tool is tested in the profile scripts/build.sh builds it in.
+native_cargo_test() {
+  clippy_cargo test --workspace --exclude agent-context-compiler-tokenizer \
+    --exclude agent-context-compiler-bindgen "$@"
 }
 
 # The native build, its messages kept to find the example's binary.
@@ -77,6 +84,7 @@ stage check-core bash scripts/check-core.sh
 stage_bg dev dev_lane
 stage wasm-build bash scripts/build.sh
 stage_bg js js_tests
+stage bindgen-tool clippy_cargo test --profile tool -p agent-context-compiler-bindgen
 stage component-build bash scripts/build-component.sh
 stage_wait dev
 stage native-tests native_tests
