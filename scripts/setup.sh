@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs what the build and tests need; idempotent and quick when all is there.
-# Usage: scripts/setup.sh [--browser] [--servers]
+# Usage: scripts/setup.sh [--browser] [--servers] [--targets-only | --packages-only]
 #   --browser also installs Debian's chromium; --servers Debian's postgresql
 #   and redis-server (scripts/with-servers.sh starts them for the tests).
+#   --targets-only adds the rustup targets and stops there (all cargo needs);
+#   --packages-only does the rest (npm ci, Debian's packages), which
+#   scripts/test.sh runs beside its first cargo stages.
 # The downloads (npm ci, Debian's packages) run side by side; their output
 # is printed when they end. wasm-bindgen's glue generator is not installed:
 # scripts/build.sh builds it with the workspace (tools/bindgen).
@@ -11,23 +14,34 @@ cd "$(dirname "$0")/.."
 
 browser=false
 servers=false
+targets=true
+packages=true
 for flag in "$@"; do
   case "$flag" in
     --browser) browser=true ;;
     --servers) servers=true ;;
+    --targets-only) packages=false ;;
+    --packages-only) targets=false ;;
     *) echo "setup: unknown option $flag" >&2; exit 2 ;;
   esac
 done
-
-need_targets=()
-installed_targets=$(rustup target list --installed)
-for t in wasm32-unknown-unknown wasm32-wasip2; do
-  grep -qx "$t" <<<"$installed_targets" || need_targets+=("$t")
-done
-if ((${#need_targets[@]})); then
-  echo "setup: adding rustup targets ${need_targets[*]}"
-  rustup target add "${need_targets[@]}"
+if ! $targets && ! $packages; then
+  echo "setup: --targets-only and --packages-only exclude each other" >&2
+  exit 2
 fi
+
+if $targets; then
+  need_targets=()
+  installed_targets=$(rustup target list --installed)
+  for t in wasm32-unknown-unknown wasm32-wasip2; do
+    grep -qx "$t" <<<"$installed_targets" || need_targets+=("$t")
+  done
+  if ((${#need_targets[@]})); then
+    echo "setup: adding rustup targets ${need_targets[*]}"
+    rustup target add "${need_targets[@]}"
+  fi
+fi
+$packages || exit 0
 
 logs=$(mktemp -d -t acc-setup-XXXXXX)
 pids=()
@@ -73,17 +87,17 @@ apt_install() {
     { "${sudo_cmd[@]}" apt-get update && "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "$@"; }
 }
 
-packages=()
+debs=()
 if $servers && { ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || ! command -v redis-server >/dev/null; }; then
   echo "setup: installing Debian's postgresql and redis-server for the storage tests"
-  packages+=(postgresql redis-server)
+  debs+=(postgresql redis-server)
 fi
 if $browser && ! command -v chromium >/dev/null; then
   echo "setup: installing Debian's chromium and chromium-driver for the browser tests"
-  packages+=(chromium chromium-driver)
+  debs+=(chromium chromium-driver)
 fi
-if ((${#packages[@]})); then
-  beside apt apt_install "${packages[@]}"
+if ((${#debs[@]})); then
+  beside apt apt_install "${debs[@]}"
 fi
 
 finish

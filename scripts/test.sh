@@ -45,9 +45,27 @@ js_tests() {
 # and the dependencies, wasmtime's among them, are compiled once, for the
 # tests, not a second time for a check.
 clippy_cargo() {
-  RUSTC_WORKSPACE_WRAPPER=$(rustup which clippy-driver) \
-    CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__" \
-    cargo "$@"
+  local driver
+  driver=$(rustup which clippy-driver)
+  clippy_lints_builds "$driver"
+  RUSTC_WORKSPACE_WRAPPER=$driver CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__" cargo "$@"
+}
+
+# Fails unless the clippy driver $1 refuses a lint in a build (not only in a
+# check), which is what clippy_cargo counts on.
+clippy_lints_builds() {
+  local dir rc=0
+  dir=$(mktemp -d)
+  echo 'pub fn copied(x: &u32) -> u32 { x.clone() }' >"$dir/canary.rs"
+  CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__" "$1" --edition 2021 --crate-type lib \
+    --emit link -o "$dir/canary.rlib" "$dir/canary.rs" >"$dir/out" 2>&1 || rc=$?
+  if ((rc == 0)) || ! grep -q clone_on_copy "$dir/out"; then
+    cat "$dir/out" >&2
+    echo "test: the clippy driver built code that breaks a lint (clippy::clone_on_copy): builds would go unlinted" >&2
+    rm -rf "$dir"
+    return 1
+  fi
+  rm -rf "$dir"
 }
 
 # Every crate natively, with its tests: the same lints as `cargo clippy
@@ -77,11 +95,15 @@ native_tests() {
   "$(node scripts/artifact.mjs target/native-tests.jsonl example wasmtime_host)"
 }
 
-stage setup bash scripts/setup.sh --browser --servers
+stage targets bash scripts/setup.sh --targets-only
+# The downloads (npm ci, Debian's packages) beside the first cargo stages.
+stage_bg packages bash scripts/setup.sh --packages-only --browser --servers
 stage fmt cargo fmt --check
 # The core alone, with no wasm crate in its dependency tree.
 stage check-core bash scripts/check-core.sh
 stage_bg dev dev_lane
+# wasm-opt comes from node_modules.
+stage_wait packages
 stage wasm-build bash scripts/build.sh
 stage_bg js js_tests
 stage bindgen-tool clippy_cargo test --profile tool -p agent-context-compiler-bindgen

@@ -164,6 +164,36 @@ mod tests {
         }
     }
 
+    /// The versions of package `name` in the workspace's Cargo.lock.
+    fn locked_versions(lock: &str, name: &str) -> Vec<String> {
+        let mut versions = Vec::new();
+        let mut lines = lock.lines();
+        while let Some(line) = lines.next() {
+            if line == format!("name = \"{name}\"") {
+                if let Some(version) = lines.next().and_then(|l| l.strip_prefix("version = ")) {
+                    versions.push(version.trim_matches('"').to_string());
+                }
+            }
+        }
+        versions
+    }
+
+    #[test]
+    fn the_generator_is_the_version_the_modules_link() {
+        // A module linked against another wasm-bindgen than the generator's
+        // fails to bind ("a different bindgen format"): bump them together.
+        let lock =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../Cargo.lock"))
+                .expect("the workspace's Cargo.lock");
+        let linked = locked_versions(&lock, "wasm-bindgen");
+        assert_eq!(
+            linked.len(),
+            1,
+            "one wasm-bindgen in the workspace: {linked:?}"
+        );
+        assert_eq!(locked_versions(&lock, "wasm-bindgen-cli-support"), linked);
+    }
+
     #[test]
     fn a_missing_input_is_an_error_naming_it() {
         let dir = std::env::temp_dir().join(format!("acc-bindgen-test-{}", std::process::id()));
