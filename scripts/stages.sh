@@ -158,21 +158,32 @@ stage_report() {
 }
 
 _stage_exit() {
-  local rc=$? f name
+  local rc=$? f name end status
+  # No job notices ("Terminated") for the stages stopped below.
+  set +m
   for f in "$STAGE_DIR"/*.pid; do
     [ -e "$f" ] || continue
     name=${f##*/}
     name=${name%.pid}
-    # Still running: the script is ending early. Stop it, and show what it printed.
-    kill -TERM -- "-$(<"$f")" 2>/dev/null || true
-    wait "$(<"$f")" 2>/dev/null || true
-    echo "==> stage $name was stopped; it had printed:" >&2
+    if [ -e "$STAGE_DIR/$name.end" ]; then
+      # Ended, but the script ended before waiting for it: show its output
+      # if it failed.
+      read -r end status _ <"$STAGE_DIR/$name.end"
+      ((status == 0)) && continue
+      echo "==> stage $name failed (exit $status); it printed:" >&2
+    else
+      # Still running: stop it, and show what it printed.
+      kill -TERM -- "-$(<"$f")" 2>/dev/null || true
+      wait "$(<"$f")" 2>/dev/null || true
+      echo "==> stage $name was stopped; it had printed:" >&2
+    fi
     tail -n 200 "$STAGE_DIR/$name.log" >&2 || true
   done
   stage_report
   rm -rf "$STAGE_DIR"
   exit "$rc"
 }
+
 trap _stage_exit EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
