@@ -32,16 +32,27 @@ build() {
 cargo build --profile tool -p agent-context-compiler-bindgen
 bindgen=target/tool/acc-bindgen
 
-# The glue and the optimised module for target/modules/$1.wasm, in the background.
+# wasm-opt from the npm binaryen package (Debian's binaryen 108 emits modules
+# that fail to load).
+wasm_opt_flags=(-Oz --strip-debug --strip-producers --enable-bulk-memory --enable-nontrapping-float-to-int
+  --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue --enable-simd)
+binaryen_version=$(node -p 'require("./node_modules/binaryen/package.json").version')
+
+# The glue and the optimised module for target/modules/$1.wasm, in the
+# background; skipped when pkg/ holds them already for the same module bytes,
+# wasm-opt version and flags (target/modules/$1.stamp).
 finish() {
-  local name=$1
+  local name=$1 stamp
+  stamp="$(sha256sum <"target/modules/$name.wasm" | cut -c1-64) binaryen $binaryen_version ${wasm_opt_flags[*]}"
+  if [ -f "pkg/$name.js" ] && [ -f "pkg/${name}_bg.wasm" ] && [ "$(cat "target/modules/$name.stamp" 2>/dev/null)" = "$stamp" ]; then
+    return
+  fi
+  rm -f "target/modules/$name.stamp"
   (
     set -euo pipefail
     "$bindgen" --target web --out-dir pkg --out-name "$name" "target/modules/$name.wasm"
-    # wasm-opt from the npm binaryen package (Debian's binaryen 108 emits modules that fail to load).
-    node node_modules/binaryen/bin/wasm-opt -Oz --strip-debug --strip-producers --enable-bulk-memory --enable-nontrapping-float-to-int \
-      --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue --enable-simd \
-      "pkg/${name}_bg.wasm" -o "pkg/${name}_bg.wasm"
+    node node_modules/binaryen/bin/wasm-opt "${wasm_opt_flags[@]}" "pkg/${name}_bg.wasm" -o "pkg/${name}_bg.wasm"
+    echo "$stamp" >"target/modules/$name.stamp"
   ) >"$logs/$name.log" 2>&1 &
   pids+=($!)
   names+=("$name")
