@@ -1,9 +1,13 @@
 //! Property: whatever the session held (a greeting first, whitespace-only
 //! turns and replies, outcomes recorded with the provider's own call ids and
-//! no call, retried calls, made-up tool names, oversized questions), every
-//! pipeline and layout renders requests every provider accepts: the
-//! providers' rules (`context_compiler::working_context::checker`) find
-//! nothing in any format, and the budget holds.
+//! no call, retried calls, made-up tool names, oversized questions, phase
+//! results, reasoning to send back, images and files), every pipeline and
+//! layout renders requests every provider accepts: the providers' rules
+//! (`context_compiler::working_context::checker`) find nothing in any
+//! format, and the budget holds. And in the zoned layout nothing a user, a
+//! model or a tool wrote (a marker planted in their texts, in memories and
+//! in what recall and compaction bring back) reaches a `system`,
+//! `developer`, `instructions` or `systemInstruction` part.
 mod common;
 
 use std::rc::Rc;
@@ -13,8 +17,8 @@ use context_compiler::clock::SystemClock;
 use context_compiler::working_context::checker::{check_request, check_request_for};
 use context_compiler::TokenCounter;
 use context_compiler::{
-    ArtifactAttacher, Compactor, ContextCompiler, ErrorCode, HistorySelector, InMemoryBackend,
-    Layout, MemoryArtifactStore, MemoryPreloader, Processor, ProviderFormat,
+    ArtifactAttacher, Compactor, ContextCompiler, ErrorCode, HistoryRecall, HistorySelector,
+    InMemoryBackend, Layout, MemoryArtifactStore, MemoryPreloader, Processor, ProviderFormat,
 };
 use proptest::prelude::*;
 use serde_json::json;
@@ -23,12 +27,18 @@ use serde_json::json;
 enum Ev {
     /// A user turn, with media when the second field says (see [`media`]).
     User(String, u8),
-    Assistant(String),
-    /// A call recorded as a `tool_call` event, then its outcome.
+    /// A reply, with reasoning to send back when the second field says (see
+    /// [`reasoning`]).
+    Assistant(String, u8),
+    /// A phase result (an assistant's text).
+    Phase(String),
+    /// A call recorded as a `tool_call` event (with reasoning as the runner
+    /// records a reply's that had no text), then its outcome.
     Call {
         name: String,
         ok: bool,
         output: String,
+        reasoning: u8,
     },
     /// Outcomes recorded with a provider's call id and no call; several for
     /// one id are a retry.
@@ -39,13 +49,74 @@ enum Ev {
     },
 }
 
-fn text() -> impl Strategy<Value = String> {
+/// What every text a user, a model or a tool wrote may carry: it must never
+/// reach a system part in the zoned layout.
+const MARK: &str = "PLANTED-MARK-7Q";
+
+fn unmarked() -> impl Strategy<Value = String> {
     prop_oneof![
         4 => "[a-z ]{1,60}",
+        // Words the questions share with earlier turns, for recall.
+        2 => "(disk|backup|nightly|job|primary|export|volume)( (disk|backup|nightly|job|primary|export|volume|why|the)){0,8}",
         2 => prop_oneof![Just(String::new()), Just("\n\n".to_string()), Just("  \t ".to_string())],
         1 => "[a-zA-Z0-9{}\":,\\[\\] \n]{0,300}",
         1 => (1usize..60).prop_map(|n| "2026-11-25 ERROR worker failed job\n".repeat(n * 40)),
     ]
+}
+
+fn text() -> impl Strategy<Value = String> {
+    (unmarked(), any::<bool>()).prop_map(|(t, mark)| if mark { format!("{t} {MARK}") } else { t })
+}
+
+/// Reasoning for an event's data, as the runner records it: none, Anthropic
+/// thinking (signed, or redacted), Responses reasoning items, by `which`.
+fn reasoning(which: u8) -> Option<serde_json::Value> {
+    match which % 5 {
+        1 => Some(json!({"format": "anthropic", "items": [
+            {"type": "thinking", "thinking": format!("the disk is full {MARK}"), "signature": "sig-1"}
+        ]})),
+        2 => Some(json!({"format": "anthropic", "items": [
+            {"type": "redacted_thinking", "data": "opaque"},
+            {"type": "thinking", "thinking": "check the volume", "signature": "sig-2"}
+        ]})),
+        3 => Some(json!({"format": "openai-responses", "items": [
+            {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "enc"}
+        ]})),
+        _ => None,
+    }
+}
+
+/// Everything a request gives system authority to, as JSON text: system and
+/// developer messages, instructions, the system blocks and instruction.
+fn authority_text(request: &serde_json::Value, format: ProviderFormat) -> String {
+    let system_messages = |messages: &serde_json::Value| -> String {
+        messages
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|m| matches!(m["role"].as_str(), Some("system" | "developer")))
+            .map(|m| m.to_string())
+            .collect()
+    };
+    match format {
+        ProviderFormat::Plain | ProviderFormat::OpenAi => system_messages(request),
+        ProviderFormat::OpenAiResponses => {
+            format!(
+                "{}{}",
+                request["instructions"],
+                system_messages(&request["input"])
+            )
+        }
+        ProviderFormat::Anthropic => request["system"].to_string(),
+        ProviderFormat::Gemini => request["systemInstruction"].to_string(),
+        ProviderFormat::AiSdk => {
+            format!(
+                "{}{}",
+                request["instructions"],
+                system_messages(&request["messages"])
+            )
+        }
+    }
 }
 
 fn tool_name() -> impl Strategy<Value = String> {
@@ -71,8 +142,10 @@ fn call_id() -> impl Strategy<Value = String> {
 fn event() -> impl Strategy<Value = Ev> {
     prop_oneof![
         3 => (text(), any::<u8>()).prop_map(|(t, m)| Ev::User(t, m)),
-        3 => text().prop_map(Ev::Assistant),
-        2 => (tool_name(), any::<bool>(), text()).prop_map(|(name, ok, output)| Ev::Call { name, ok, output }),
+        3 => (text(), any::<u8>()).prop_map(|(t, r)| Ev::Assistant(t, r)),
+        1 => text().prop_map(Ev::Phase),
+        2 => (tool_name(), any::<bool>(), text(), any::<u8>())
+            .prop_map(|(name, ok, output, reasoning)| Ev::Call { name, ok, output, reasoning }),
         2 => (call_id(), tool_name(), prop::collection::vec((any::<bool>(), text()), 1..3))
             .prop_map(|(id, name, outcomes)| Ev::Orphans { id, name, outcomes }),
     ]
@@ -131,6 +204,8 @@ proptest! {
         compact in any::<bool>(),
         attach in any::<bool>(),
         memories in any::<bool>(),
+        pinned in any::<bool>(),
+        recall in any::<bool>(),
         zoned in any::<bool>(),
     ) {
         let mut s = session("rules");
@@ -141,9 +216,17 @@ proptest! {
         for e in &events {
             match e {
                 Ev::User(t, m) => { s.record("user_input", json!({"text": t, "media": media(*m, &store)}), None).unwrap(); }
-                Ev::Assistant(t) => { s.record("assistant_output", json!({"content": t}), None).unwrap(); }
-                Ev::Call { name, ok, output } => {
-                    let id = s.record("tool_call", json!({"tool_name": name, "arguments": {"q": 1}}), None).unwrap().event_id.clone();
+                Ev::Assistant(t, r) => {
+                    let mut data = json!({"content": t});
+                    if let Some(r) = reasoning(*r) { data["reasoning"] = r; }
+                    s.record("assistant_output", data, None).unwrap();
+                }
+                Ev::Phase(t) => { s.record("phase_result", json!({"text": t}), None).unwrap(); }
+                Ev::Call { name, ok, output, reasoning: r } => {
+                    let mut call = json!({"tool_name": name, "arguments": {"q": 1}});
+                    if let Some(r) = reasoning(*r) { call["reasoning"] = r; }
+                    if r % 5 == 4 { call["thought_signature"] = json!("gemini-sig"); }
+                    let id = s.record("tool_call", call, None).unwrap().event_id.clone();
                     let (kind, mut data) = outcome(*ok, name, &id, output);
                     // A tool's output may carry media too.
                     data["media"] = media(output.len() as u8, &store);
@@ -159,11 +242,13 @@ proptest! {
         }
         let mut processors: Vec<Rc<dyn Processor>> = Vec::new();
         if selector { processors.push(Rc::new(HistorySelector::new(keep_first, keep_last))); }
-        if memories {
+        if memories || pinned {
             let mem = Rc::new(InMemoryBackend::new());
-            mem.store("m", "the nightly job writes to db-primary", "core");
-            processors.push(Rc::new(MemoryPreloader::new(mem, 3)));
+            mem.store("m", &format!("the nightly job writes to db-primary {MARK}"), "core");
+            mem.store("n", "the backup volume is export", "core");
+            processors.push(Rc::new(if pinned { MemoryPreloader::pinned(mem, 3) } else { MemoryPreloader::new(mem, 3) }));
         }
+        if recall { processors.push(Rc::new(HistoryRecall::new())); }
         if compact { processors.push(Rc::new(Compactor::new())); }
         if attach {
             processors.push(Rc::new(ArtifactAttacher::new(Rc::new(MemoryArtifactStore::new(Rc::new(SystemClock))), 2048)));
@@ -177,6 +262,10 @@ proptest! {
                     let request = ctx.to_provider_messages(format);
                     let broken = check_request(&request, format);
                     prop_assert!(broken.is_empty(), "{}: {:?}\n{}", format.as_str(), broken, serde_json::to_string_pretty(&request).unwrap());
+                    if zoned {
+                        let authority = authority_text(&request, format);
+                        prop_assert!(!authority.contains(MARK), "{} gives system authority to untrusted text:\n{}", format.as_str(), authority);
+                    }
                 }
                 // Rendered for a model, no breakpoint is below its minimum.
                 for model in ["claude-sonnet-4-5", "claude-3-5-haiku-latest", "claude-opus-4-5"] {

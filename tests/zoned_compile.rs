@@ -115,7 +115,7 @@ fn zones_in_order_with_the_goal_at_both_ends() {
         "pinned first turn"
     );
     let last = m.last().unwrap();
-    assert_eq!(last.role, "system");
+    assert_eq!(last.role, "user", "the per-turn tail is a user message");
     assert_eq!(
         last.content,
         "## Current Task\nReading the logs\n\n## Goal (restated)\nFind why the nightly job fails"
@@ -675,9 +675,15 @@ fn pinned_memories_stay_in_persistent_and_are_recorded_once() {
             .count()
     };
     let first = block_on(c.compile_with(&mut s, 10_000, &options())).unwrap();
-    let persistent = first.to_messages()[1].content.clone();
+    // The goal and state digest (the host's) stay in the PERSISTENT system
+    // message; the pinned memories are a user message right after it.
+    let messages = first.to_messages();
+    assert_eq!(messages[1].role, "system");
+    assert!(!messages[1].content.contains("## Pinned memories"));
+    assert_eq!(messages[2].role, "user");
+    let persistent = messages[2].content.clone();
     assert!(
-        persistent.contains("## Pinned memories\n- [disk]: The /data volume"),
+        persistent.starts_with("## Pinned memories\n- [disk]: The /data volume"),
         "{persistent}"
     );
     assert_eq!(pinned_events(&s), 1);
@@ -689,12 +695,12 @@ fn pinned_memories_stay_in_persistent_and_are_recorded_once() {
         "Who do I page before deleting exports?",
     );
     let second = block_on(c.compile_with(&mut s, 10_000, &options())).unwrap();
-    let persistent2 = second.to_messages()[1].content.clone();
+    let persistent2 = second.to_messages()[2].content.clone();
     assert!(persistent2.starts_with(&persistent));
     assert!(persistent2.contains("- [oncall]: Page the data team"));
     assert_eq!(pinned_events(&s), 2);
     let third = block_on(c.compile_with(&mut s, 10_000, &options())).unwrap();
-    assert_eq!(third.to_messages()[1].content, persistent2);
+    assert_eq!(third.to_messages()[2].content, persistent2);
     assert_eq!(pinned_events(&s), 2, "recorded once");
     assert!(third.memory_hits.is_empty(), "pinned, not per-turn");
     let imported = Session::import_json(

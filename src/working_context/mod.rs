@@ -72,6 +72,21 @@ pub struct HistoryMessage {
     /// them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub media: Vec<crate::media::MediaPart>,
+    /// Which of the zoned layout's own messages this is (`None` for a
+    /// conversation message): the renderers place cache marks by it.
+    #[serde(skip)]
+    pub(crate) part: Option<LayoutPart>,
+}
+
+/// The messages the zoned layout writes itself, around the conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LayoutPart {
+    /// The pinned memories and the compaction summary: one user message
+    /// right after the leading system messages.
+    Memory,
+    /// The per-turn tail: recalled turns, memories, artifacts, tool
+    /// results, the task state and the goal restated; one user message, last.
+    Tail,
 }
 
 /// The user message put before a conversation that would otherwise start
@@ -139,6 +154,7 @@ impl HistoryMessage {
             position: None,
             reasoning: None,
             media: Vec::new(),
+            part: None,
         }
     }
 

@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use crate::working_context::names::{
     is_provider_name, provider_call_id, provider_tool_name, PROVIDER_NAME_MAX,
 };
-use crate::working_context::{has_text, media_parts, HistoryMessage};
+use crate::working_context::{has_text, media_parts, HistoryMessage, LayoutPart};
 use crate::zones::Zone;
 
 /// The message shapes [`crate::WorkingContext::to_provider_messages`] renders.
@@ -256,6 +256,15 @@ fn object_input(arguments: &Value) -> Value {
     }
 }
 
+/// Whether an Anthropic content block is a thinking block (signed or
+/// redacted).
+fn is_thinking(block: &Value) -> bool {
+    matches!(
+        block.get("type").and_then(Value::as_str),
+        Some("thinking" | "redacted_thinking")
+    )
+}
+
 fn text_block(text: &str) -> Value {
     json!({"type": "text", "text": text})
 }
@@ -324,16 +333,40 @@ fn anthropic(messages: &[HistoryMessage]) -> Value {
             continue;
         }
         match out.last_mut() {
-            Some((last_role, last_blocks)) if last_role == role => last_blocks.extend(blocks),
+            Some((last_role, last_blocks)) if last_role == role => {
+                // Merged into the previous assistant message (a phase
+                // result, a reply before this one): its thinking blocks go
+                // after the ones there and before any other block, as
+                // Anthropic requires; marks already placed move with them.
+                let at = last_blocks.iter().take_while(|b| is_thinking(b)).count();
+                let thinking: Vec<Value> =
+                    blocks.iter().filter(|b| is_thinking(b)).cloned().collect();
+                let moved = thinking.len();
+                if moved > 0 && at < last_blocks.len() {
+                    let idx = out.len() - 1;
+                    for (m, b) in landed.iter_mut().flatten() {
+                        if *m == idx && *b >= at {
+                            *b += moved;
+                        }
+                    }
+                    let last_blocks = &mut out[idx].1;
+                    last_blocks.splice(at..at, thinking);
+                    last_blocks.extend(blocks.into_iter().filter(|b| !is_thinking(b)));
+                } else {
+                    last_blocks.extend(blocks);
+                }
+            }
             _ => out.push((role.to_string(), blocks)),
         }
         let idx = out.len() - 1;
         landed[i] = Some((idx, out[idx].1.len() - 1));
     }
 
-    // Cache breakpoints at the ends of the stable zones: SYSTEM, the last
-    // system block (PERSISTENT / summary), WORKING, and the conversation
-    // before the per-turn tail.
+    // Cache breakpoints at the ends of the stable parts, at most four: the
+    // leading system blocks (the host's SYSTEM and PERSISTENT text), the
+    // memory message (pinned memories and the compaction summary), WORKING,
+    // and the conversation before the per-turn tail; then the end of the
+    // SYSTEM zone alone if one is left.
     let last_of = |pred: &dyn Fn(&HistoryMessage) -> bool| {
         messages
             .iter()
@@ -343,10 +376,11 @@ fn anthropic(messages: &[HistoryMessage]) -> Value {
             .filter_map(|(i, _)| landed[i])
             .next_back()
     };
+    let memory_end = last_of(&|m| m.part == Some(LayoutPart::Memory));
     let working_end = last_of(&|m| m.zone != Some(Zone::Recent));
     let tail_is_last = messages
         .last()
-        .is_some_and(|m| m.role == "system" && m.zone == Some(Zone::Recent) && !m.is_tool_result());
+        .is_some_and(|m| m.part == Some(LayoutPart::Tail));
     let conversation_end = if tail_is_last && messages.len() > lead {
         let n = messages.len() - 1;
         messages[lead..n]
@@ -357,25 +391,27 @@ fn anthropic(messages: &[HistoryMessage]) -> Value {
     } else {
         landed.iter().flatten().copied().next_back()
     };
-    let mut system_marks: Vec<usize> = system_zone_end.into_iter().collect();
-    if !system.is_empty() {
-        system_marks.push(system.len() - 1);
-    }
-    system_marks.dedup();
-    let mut message_marks: Vec<(usize, usize)> =
-        working_end.into_iter().chain(conversation_end).collect();
+    let mut message_marks: Vec<(usize, usize)> = memory_end
+        .into_iter()
+        .chain(working_end)
+        .chain(conversation_end)
+        .collect();
     message_marks.dedup();
     let mut budget = 4usize;
-    for i in system_marks {
-        if budget > 0 {
-            system[i]["cache_control"] = json!({"type": "ephemeral"});
-            budget -= 1;
-        }
+    let last_system = system.len().checked_sub(1);
+    if let Some(i) = last_system {
+        system[i]["cache_control"] = json!({"type": "ephemeral"});
+        budget -= 1;
     }
     for (m, b) in message_marks {
         if budget > 0 {
             out[m].1[b]["cache_control"] = json!({"type": "ephemeral"});
             budget -= 1;
+        }
+    }
+    if let Some(i) = system_zone_end.filter(|&i| Some(i) != last_system) {
+        if budget > 0 {
+            system[i]["cache_control"] = json!({"type": "ephemeral"});
         }
     }
 
@@ -395,11 +431,12 @@ fn anthropic(messages: &[HistoryMessage]) -> Value {
 }
 
 /// The Vercel AI SDK's `{ instructions, messages }`, spread into
-/// `generateText` / `streamText`: the leading zones as `SystemModelMessage[]`
-/// (the `ai` package refuses system messages among `messages`), with
-/// Anthropic cache `providerOptions` at the ends of SYSTEM and of the last
-/// leading zone; the conversation as `ModelMessage[]`, later system text
-/// (the per-turn tail) as user text after it.
+/// `generateText` / `streamText`: the leading system zones as
+/// `SystemModelMessage[]` (the `ai` package refuses system messages among
+/// `messages`), with Anthropic cache `providerOptions` at the ends of SYSTEM
+/// and of the last leading zone; then the memory message (cache
+/// `providerOptions` too), the conversation and the per-turn tail as
+/// `ModelMessage[]`.
 fn ai_sdk(messages: &[HistoryMessage]) -> Value {
     let lead = leading_system(messages);
     let mut instructions: Vec<Value> = messages[..lead]
@@ -467,9 +504,14 @@ fn ai_sdk(messages: &[HistoryMessage]) -> Value {
             parts.extend(m.media.iter().map(media_parts::ai_sdk));
             out.push(json!({"role": "user", "content": parts}));
         } else {
-            // System text after the conversation started goes in as user
-            // text: the AI SDK takes system text in `instructions` only.
-            out.push(json!({"role": "user", "content": m.content}));
+            // The layout's own user messages, and system text after the
+            // conversation started: the AI SDK takes system text in
+            // `instructions` only. The memory message ends a stable part.
+            let mut message = json!({"role": "user", "content": m.content});
+            if m.part == Some(LayoutPart::Memory) {
+                message["providerOptions"] = cache.clone();
+            }
+            out.push(message);
         }
     }
     json!({"instructions": instructions, "messages": out})
@@ -485,12 +527,13 @@ fn leading_text(messages: &[HistoryMessage]) -> String {
         .join("\n\n")
 }
 
-/// OpenAI Responses `{ instructions, input }`: the leading zones as the
-/// instructions (a stable prefix, which OpenAI caches automatically); the
-/// conversation as input items: each message as a `message` item, an
-/// assistant's calls as `function_call` items after its text, each result
-/// as a `function_call_output` item; later system text (the per-turn tail)
-/// as a `developer` message.
+/// OpenAI Responses `{ instructions, input }`: the leading system zones as
+/// the instructions (a stable prefix, which OpenAI caches automatically);
+/// the memory message, the conversation and the per-turn tail as input
+/// items: each message as a `message` item, an assistant's calls as
+/// `function_call` items after its text, each result as a
+/// `function_call_output` item; system text after the conversation started
+/// (a host's) as a `developer` message.
 fn openai_responses(messages: &[HistoryMessage]) -> Value {
     let lead = leading_system(messages);
     let mut input: Vec<Value> = Vec::new();
@@ -575,7 +618,8 @@ fn gemini_name(name: &str) -> Cow<'_, str> {
 /// to alternate); an assistant's calls as `functionCall` parts after its
 /// text, their results as `functionResponse` parts of the next `user` turn
 /// (`{ output }`, or `{ error }` for a failure), each with the call's id;
-/// later system text (the per-turn tail) as user text.
+/// the memory message, the per-turn tail and later system text as user
+/// text.
 fn gemini(messages: &[HistoryMessage]) -> Value {
     let lead = leading_system(messages);
     let instruction: Vec<Value> = messages[..lead]

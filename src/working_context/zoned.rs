@@ -9,7 +9,7 @@ use crate::working_context::media_parts;
 use crate::working_context::provider::prepare;
 use crate::working_context::{
     artifact_line, conversation_start, memory_line, placeholder_at, recalled_line, tool_line,
-    HistoryMessage, Message, WorkingContext, CONVERSATION_START,
+    HistoryMessage, LayoutPart, Message, WorkingContext, CONVERSATION_START,
 };
 use crate::zones::{self, Zone, ZoneUsage};
 
@@ -110,19 +110,44 @@ fn system_zone_text(ctx: &WorkingContext) -> String {
     )
 }
 
+/// The PERSISTENT zone's system text: the goal and the state digest, both
+/// the host's.
 fn persistent_zone_text(ctx: &WorkingContext) -> String {
-    let mut text = zones::persistent_text(ctx.goal.as_deref(), ctx.state_digest.as_ref());
-    if !ctx.pinned_memories.is_empty() {
-        if !text.is_empty() {
-            text.push_str("\n\n");
-        }
-        let lines: Vec<String> = ctx.pinned_memories.iter().map(memory_line).collect();
-        text.push_str(&format!("{}\n{}", zones::PINNED_HEADING, lines.join("\n")));
-    }
-    text
+    zones::persistent_text(ctx.goal.as_deref(), ctx.state_digest.as_ref())
 }
 
-/// The last message of the RECENT zone: per-turn memory hits, artifact
+/// The pinned memories' section (PERSISTENT): empty when there are none.
+fn pinned_text(ctx: &WorkingContext) -> String {
+    if ctx.pinned_memories.is_empty() {
+        return String::new();
+    }
+    let lines: Vec<String> = ctx.pinned_memories.iter().map(memory_line).collect();
+    format!("{}\n{}", zones::PINNED_HEADING, lines.join("\n"))
+}
+
+/// The compaction summary's section (WORKING): empty when there is none.
+fn summary_section(ctx: &WorkingContext) -> String {
+    ctx.summary
+        .as_deref()
+        .filter(|s| !s.is_empty())
+        .map(zones::summary_text)
+        .unwrap_or_default()
+}
+
+/// The text of the memory message after the leading system messages: the
+/// pinned memories, then the compaction summary. Both are made of what
+/// users, models and tools wrote, so they go in a user message, never in
+/// a system one. Empty when there is neither.
+fn memory_text(pinned: &str, summary: &str) -> String {
+    match (pinned.is_empty(), summary.is_empty()) {
+        (true, _) => summary.to_string(),
+        (false, true) => pinned.to_string(),
+        (false, false) => format!("{pinned}\n\n{summary}"),
+    }
+}
+
+/// The last message of the RECENT zone, a user message: turns recalled
+/// from earlier (quoted, not instructions), per-turn memory hits, artifact
 /// references and tool results a processor added, the task state, and the
 /// goal restated last. Empty when there is none of these.
 pub(crate) fn tail_text(ctx: &WorkingContext) -> String {
@@ -155,9 +180,19 @@ pub(crate) fn tail_text(ctx: &WorkingContext) -> String {
     sections.join("\n\n")
 }
 
-fn section(zone: Zone, content: String) -> HistoryMessage {
+/// One of the leading system messages (SYSTEM, PERSISTENT): what the host
+/// gave, nothing else.
+fn system_section(zone: Zone, content: String) -> HistoryMessage {
     let mut m = HistoryMessage::new("system", content);
     m.zone = Some(zone);
+    m
+}
+
+/// A user message the layout writes itself (the memory message, the tail).
+fn user_part(zone: Zone, part: LayoutPart, content: String) -> HistoryMessage {
+    let mut m = HistoryMessage::new("user", content);
+    m.zone = Some(zone);
+    m.part = Some(part);
     m
 }
 
@@ -172,16 +207,26 @@ fn history_zone(h: &HistoryMessage, index: usize, recent: usize) -> Zone {
     }
 }
 
-/// The zoned layout's messages, each with its zone.
+/// The zoned layout's messages, each with its zone: the host's system
+/// text (SYSTEM, then PERSISTENT's goal and state digest), the memory
+/// message (pinned memories and the compaction summary, as a user), the
+/// conversation, and the per-turn tail (as a user, last).
 pub(crate) fn messages(ctx: &WorkingContext) -> Vec<HistoryMessage> {
     let mut out = Vec::with_capacity(ctx.history.len() + 4);
-    out.push(section(Zone::System, system_zone_text(ctx)));
+    out.push(system_section(Zone::System, system_zone_text(ctx)));
     let persistent = persistent_zone_text(ctx);
     if !persistent.is_empty() {
-        out.push(section(Zone::Persistent, persistent));
+        out.push(system_section(Zone::Persistent, persistent));
     }
-    if let Some(summary) = ctx.summary.as_deref().filter(|s| !s.is_empty()) {
-        out.push(section(Zone::Working, zones::summary_text(summary)));
+    let summary = summary_section(ctx);
+    let memory = memory_text(&pinned_text(ctx), &summary);
+    if !memory.is_empty() {
+        let zone = if summary.is_empty() {
+            Zone::Persistent
+        } else {
+            Zone::Working
+        };
+        out.push(user_part(zone, LayoutPart::Memory, memory));
     }
     let recent = recent_start(&ctx.history);
     let placeholder = placeholder_at(&ctx.history);
@@ -199,7 +244,7 @@ pub(crate) fn messages(ctx: &WorkingContext) -> Vec<HistoryMessage> {
     }
     let tail = tail_text(ctx);
     if !tail.is_empty() {
-        out.push(section(Zone::Recent, tail));
+        out.push(user_part(Zone::Recent, LayoutPart::Tail, tail));
     }
     out
 }
@@ -220,11 +265,23 @@ pub(crate) fn usage(ctx: &WorkingContext, counter: &dyn TokenCounter) -> ZoneUsa
             memo.count(counter, &persistent) + overhead,
         );
     }
-    if let Some(summary) = ctx.summary.as_deref().filter(|s| !s.is_empty()) {
-        usage.add(
-            Zone::Working,
-            memo.count(counter, &zones::summary_text(summary)) + overhead,
-        );
+    // The memory message: the pinned memories' share in PERSISTENT, the
+    // rest (the summary, and the message's overhead when there is one) in
+    // WORKING; the two add up to the message's own count.
+    let pinned = pinned_text(ctx);
+    let summary = summary_section(ctx);
+    let memory = memory_text(&pinned, &summary);
+    if !memory.is_empty() {
+        let total = memo.count(counter, &memory) + overhead;
+        let pinned_tokens = if summary.is_empty() {
+            total
+        } else if pinned.is_empty() {
+            0
+        } else {
+            memo.count(counter, &pinned).min(total)
+        };
+        usage.add(Zone::Persistent, pinned_tokens);
+        usage.add(Zone::Working, total - pinned_tokens);
     }
     let recent = recent_start(&ctx.history);
     for (i, h) in ctx.history.iter().enumerate() {

@@ -98,7 +98,7 @@ test("openai, anthropic and ai-sdk messages pair every call with its result", as
     });
   }
   assert.equal(openai.filter((x) => x.role === "tool").length, 4);
-  assert.equal(openai.at(-1).role, "system");
+  assert.equal(openai.at(-1).role, "user", "the per-turn tail is a user message");
 
   const anthropic = ctx.toMessages({ format: "anthropic" });
   assert.equal(anthropic.system.length, 2);
