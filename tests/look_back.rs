@@ -345,3 +345,160 @@ proptest! {
         prop_assert_eq!(joined, &text[start..]);
     }
 }
+
+/// A tool returning `environ`: NUL-separated text holding secrets.
+struct Environ;
+
+const GITHUB_TOKEN: &str = "ghp_R8x2Lq9ZtW4mN7vB1cK3pD6fH0jS5aYeU2oI";
+const AWS_KEY: &str = "AKIAQWERTYUIOPASDFGH";
+const DB_PASSWORD: &str = "Xy9!wq83_passw0rdzz";
+
+fn environ() -> Vec<u8> {
+    let mut out = Vec::new();
+    for i in 0..40 {
+        out.extend_from_slice(format!("VAR_{i}=ordinary value number {i}").as_bytes());
+        out.push(0);
+        if i % 10 == 3 {
+            out.extend_from_slice(format!("GITHUB_TOKEN={GITHUB_TOKEN}").as_bytes());
+            out.push(0);
+            out.extend_from_slice(format!("AWS_ACCESS_KEY_ID={AWS_KEY}").as_bytes());
+            out.push(0);
+            out.extend_from_slice(
+                format!("DATABASE_URL=postgres://app:{DB_PASSWORD}@db:5432/app").as_bytes(),
+            );
+            out.push(0);
+        }
+    }
+    out
+}
+
+#[async_trait(?Send)]
+impl ToolBridge for Environ {
+    async fn execute(
+        &self,
+        _name: &str,
+        _arguments: &Value,
+        _signal: &AbortSignal,
+        _deadline_ms: f64,
+    ) -> std::result::Result<ToolOutput, ToolFailure> {
+        Ok(ToolOutput::Bytes(environ()))
+    }
+}
+
+/// Whether `text` holds any 8-byte run of a secret's body.
+fn leaks(text: &str) -> Option<&'static str> {
+    [GITHUB_TOKEN, AWS_KEY, DB_PASSWORD]
+        .into_iter()
+        .find(|secret| (0..=secret.len() - 8).any(|at| text.contains(&secret[at..at + 8])))
+}
+
+/// Text with NUL separators is text: redacted before it is stored, and no
+/// page `read_artifact` returns, from any offset, holds a piece of a
+/// secret (a page once started four bytes into a token and returned its
+/// body).
+#[test]
+fn no_page_from_any_offset_reads_back_a_secret() {
+    let session = Rc::new(RefCell::new(session("environ")));
+    let store = Rc::new(MemoryArtifactStore::new(StepClock::new(0.0, 1.0)));
+    let handler = ToolInterruptHandler::new(
+        Rc::new(Environ),
+        PerceptionAligner::default(),
+        session.clone(),
+        StepClock::new(1_700_000_000_000.0, 1.0),
+        ToolInterruptOptions {
+            artifact_store: Some(store.clone() as Rc<dyn ArtifactStore>),
+            externalize_threshold: 256,
+        },
+    )
+    .with_look_back();
+    let stored = block_on(handler.call("environ", json!({}), None)).unwrap();
+    assert_eq!(stored.kind, ToolEventKind::Success);
+    let handle = stored.artifact.expect("externalised").artifact_id;
+    let bytes = block_on(store.retrieve(&handle)).unwrap().unwrap();
+    let kept = String::from_utf8(bytes).expect("stored as text");
+    assert!(kept.contains('\0'), "the separators are kept");
+    assert_eq!(leaks(&kept), None, "redacted before it was stored");
+    assert!(kept.contains("VAR_39=ordinary value number 39"));
+    let total = kept.len();
+    for length in [7, 64] {
+        for offset in 0..total {
+            let event = block_on(handler.call(
+                READ_ARTIFACT,
+                json!({"handle": handle, "offset": offset, "length": length}),
+                None,
+            ))
+            .unwrap();
+            assert_eq!(event.kind, ToolEventKind::Success, "{event:?}");
+            let page = parsed(&event.result);
+            assert_eq!(
+                page["totalBytes"], total,
+                "offsets are in the redacted text"
+            );
+            let text = page["text"].as_str().unwrap();
+            assert_eq!(
+                leaks(text),
+                None,
+                "offset {offset}, length {length}: {text:?}"
+            );
+        }
+    }
+    // Nor do the events: the session only ever held redacted text.
+    let log = session.borrow().export_json();
+    assert_eq!(leaks(&log), None);
+}
+
+/// A store shared by many conversations: a session reads back only what
+/// its own events name; another session's handle is as unknown as a
+/// made-up one, whichever session stored the bytes first.
+#[test]
+fn read_artifact_reads_only_the_sessions_own_artifacts() {
+    let store = Rc::new(MemoryArtifactStore::new(StepClock::new(0.0, 1.0)));
+    let a = Rc::new(RefCell::new(session("a")));
+    let b = Rc::new(RefCell::new(session("b")));
+    let reader_a = handler(&a, &store).with_look_back();
+    let reader_b = handler(&b, &store).with_look_back();
+    // B's private output, stored in the shared store.
+    let private = block_on(store.store(
+        b"B's payroll export: salary figures",
+        "tool:export",
+        context_compiler::artifacts::StoreOptions {
+            session_id: Some("b".into()),
+            ..Default::default()
+        },
+    ))
+    .unwrap()
+    .artifact_id;
+    b.borrow_mut()
+        .record(
+            "artifact_stored",
+            json!({"handle": private, "source": "tool:export", "size_bytes": 34}),
+            None,
+        )
+        .unwrap();
+    let unknown =
+        block_on(reader_a.call(READ_ARTIFACT, json!({"handle": "f".repeat(64)}), None)).unwrap();
+    let foreign = block_on(reader_a.call(READ_ARTIFACT, json!({"handle": private}), None)).unwrap();
+    assert_eq!(foreign.kind, ToolEventKind::Error);
+    assert_eq!(
+        foreign.error.as_deref().map(|e| e.replace(&private, "H")),
+        unknown
+            .error
+            .as_deref()
+            .map(|e| e.replace(&"f".repeat(64), "H")),
+        "the same error as an unknown handle"
+    );
+    let own = block_on(reader_b.call(READ_ARTIFACT, json!({"handle": private}), None)).unwrap();
+    assert_eq!(own.kind, ToolEventKind::Success, "{own:?}");
+    // Both sessions store the same bytes: one copy, first stored by A; B
+    // reads it too, as its own events name it.
+    let shared = block_on(reader_a.call("big", json!({}), None)).unwrap();
+    let handle = shared.artifact.unwrap().artifact_id;
+    let again = block_on(reader_b.call("big", json!({}), None)).unwrap();
+    assert_eq!(again.artifact.unwrap().artifact_id, handle);
+    for reader in [&reader_a, &reader_b] {
+        let page =
+            block_on(reader.call(READ_ARTIFACT, json!({"handle": handle, "length": 64}), None))
+                .unwrap();
+        assert_eq!(page.kind, ToolEventKind::Success, "{page:?}");
+    }
+}

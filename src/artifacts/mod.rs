@@ -154,12 +154,9 @@ pub const SUMMARY_HEAD_BYTES: usize = SUMMARY_MAX_CHARS * 4 + 4;
 
 /// The summary of content whose first bytes are `head` (`whole` when they
 /// are all of it).
-/// Whether `head` (the whole content when `whole`) is not text: it holds a
-/// NUL byte or is not UTF-8 (but for a character cut at its end).
+/// Whether `head` (the whole content when `whole`) is not text: it is not
+/// UTF-8 (but for a character cut at its end). NUL bytes are text.
 fn is_binary(head: &[u8], whole: bool) -> bool {
-    if head.contains(&0) {
-        return true;
-    }
     match std::str::from_utf8(head) {
         Ok(_) => false,
         Err(e) => whole || e.error_len().is_some() || head.len() - e.valid_up_to() > 3,
@@ -167,10 +164,11 @@ fn is_binary(head: &[u8], whole: bool) -> bool {
 }
 
 fn summary_of_head(head: &[u8], whole: bool) -> String {
-    let text = String::from_utf8_lossy(head);
+    // NUL separators read as spaces (and no text column refuses them).
+    let text = String::from_utf8_lossy(head).replace('\0', " ");
     let mut chars = text.char_indices();
     let cut = match chars.nth(SUMMARY_MAX_CHARS) {
-        None if whole => return text.into_owned(),
+        None if whole => return text,
         None => text.len(),
         Some((i, _)) => i,
     };

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
@@ -169,6 +169,9 @@ pub struct EventLog {
     pinned_memories: Vec<usize>,
     last_user_input: Option<usize>,
     externalized: HashMap<String, ArtifactRef>,
+    /// Every artifact id an event names (stored outputs, externalised
+    /// outcomes, images and files): what this session may read back.
+    named_artifacts: HashSet<String>,
     usage: UsageCorrection,
     total_tokens: u64,
     ids: RefCell<Ids>,
@@ -206,6 +209,7 @@ impl EventLog {
             pinned_memories: Vec::new(),
             last_user_input: None,
             externalized: HashMap::new(),
+            named_artifacts: HashSet::new(),
             usage: UsageCorrection::default(),
             total_tokens: 0,
             ids: RefCell::new(Ids {
@@ -439,6 +443,8 @@ impl EventLog {
                 self.externalized.insert(source_event, aref);
             }
         }
+        self.named_artifacts
+            .extend(render::artifacts_named(&event.kind, &event.data));
         self.total_tokens = self.total_tokens.saturating_add(event.token_estimate);
         self.meta.push(EventMeta {
             rendered_tokens,
@@ -639,6 +645,15 @@ impl EventLog {
     /// The artifact that the tool outcome `event_id` was externalised to.
     pub fn externalized(&self, event_id: &str) -> Option<&ArtifactRef> {
         self.externalized.get(event_id)
+    }
+
+    /// Whether an event of this log names the artifact `artifact_id` (an
+    /// `artifact_stored` record, an outcome externalised to it, an image or
+    /// file part): the artifacts a session may read back from a store that
+    /// other sessions share. Which session stored the bytes first does not
+    /// decide: content-addressed stores keep one copy for all.
+    pub fn names_artifact(&self, artifact_id: &str) -> bool {
+        self.named_artifacts.contains(artifact_id)
     }
 }
 

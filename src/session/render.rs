@@ -6,7 +6,8 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use crate::session::kinds::{
-    ASSISTANT_OUTPUT, PHASE_RESULT, TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT, USER_INPUT,
+    ARTIFACT_STORED, ASSISTANT_OUTPUT, PHASE_RESULT, TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT,
+    USER_INPUT,
 };
 use crate::tokens::TokenCounter;
 use crate::working_context::{ArtifactRef, MemoryHit};
@@ -180,6 +181,22 @@ pub(crate) fn externalized_ref(data: &Value) -> Option<(String, ArtifactRef)> {
             tokens: None,
         },
     ))
+}
+
+/// The artifact ids the event `kind` with `data` names: its `handle` (an
+/// `artifact_stored` record, an outcome externalised to a store), and the
+/// artifacts of its image and file parts.
+pub(crate) fn artifacts_named(kind: &str, data: &Value) -> Vec<String> {
+    let mut named = Vec::new();
+    if kind == ARTIFACT_STORED || matches!(kind, TOOL_SUCCESS | TOOL_ERROR | TOOL_TIMEOUT) {
+        if let Some(handle) = str_field(data, &["handle", "artifact_id", "artifactId"]) {
+            named.push(handle.to_string());
+        }
+    }
+    if let Ok(parts) = crate::media::parts_of(data) {
+        named.extend(parts.into_iter().filter_map(|p| p.artifact));
+    }
+    named
 }
 
 #[cfg(test)]

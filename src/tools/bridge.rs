@@ -13,9 +13,10 @@ pub enum ToolOutput {
     Text(String),
     /// A structured value.
     Json(Value),
-    /// Bytes (a file read, a screenshot): text when they are UTF-8 without
-    /// NUL bytes, otherwise kept whole in the artifact store, never in a
-    /// prompt (and never as base64).
+    /// Bytes (a file read, a screenshot): text when they are UTF-8 (NUL
+    /// bytes included: `/proc/<pid>/environ`, `find -print0`), normalised
+    /// and redacted like any text; otherwise kept whole in the artifact
+    /// store, never in a prompt (and never as base64).
     Bytes(Vec<u8>),
 }
 
@@ -36,16 +37,16 @@ pub enum ToolContent {
 
 impl ToolOutput {
     /// The output as text or binary content: JSON values serialised, bytes
-    /// that are UTF-8 (and hold no NUL) as text.
+    /// that are UTF-8 as text (NUL bytes included: text that a tool
+    /// separated with them is still text, and is redacted as such).
     pub fn into_content(self) -> ToolContent {
         match self {
             ToolOutput::Text(s) => ToolContent::Text(s),
             ToolOutput::Json(v) => ToolContent::Text(v.to_string()),
-            ToolOutput::Bytes(bytes) if !bytes.contains(&0) => match String::from_utf8(bytes) {
+            ToolOutput::Bytes(bytes) => match String::from_utf8(bytes) {
                 Ok(text) => ToolContent::Text(text),
                 Err(e) => binary(e.into_bytes()),
             },
-            ToolOutput::Bytes(bytes) => binary(bytes),
         }
     }
 }

@@ -11,6 +11,7 @@ use async_trait::async_trait;
 use serde_json::{json, Value};
 
 use crate::artifacts::ArtifactStore;
+use crate::normalize::redact::redact;
 use crate::recall::event_text;
 use crate::session::Session;
 use crate::tools::{AbortSignal, ToolBridge, ToolFailure, ToolOutput};
@@ -72,12 +73,23 @@ pub fn look_back_definitions() -> Value {
     ])
 }
 
+/// How many redacted texts `read_artifact` keeps for its next pages.
+const REDACTED_CACHE: usize = 8;
+
 /// A bridge that runs the look-back tools itself and hands every other call
 /// to the host's bridge (or fails it, when there is none).
+///
+/// `read_artifact` serves only what the session's own events name (its
+/// stored outputs, externalised outcomes, images and files, and its events
+/// by id), whatever else a shared store holds; and it pages the whole text
+/// redacted once, so that no page boundary can cut a secret into pieces the
+/// redaction would not know.
 pub struct LookBackBridge {
     inner: Option<Rc<dyn ToolBridge>>,
     session: Rc<RefCell<Session>>,
     store: Option<Rc<dyn ArtifactStore>>,
+    /// The redacted texts read last, newest last: (handle or event id, text).
+    redacted: RefCell<Vec<(String, Rc<str>)>>,
 }
 
 impl LookBackBridge {
@@ -91,7 +103,33 @@ impl LookBackBridge {
             inner,
             session,
             store,
+            redacted: RefCell::new(Vec::new()),
         }
+    }
+
+    /// The redacted text kept for `key`, if any (it becomes the newest).
+    fn cached(&self, key: &str) -> Option<Rc<str>> {
+        let mut cache = self.redacted.borrow_mut();
+        let i = cache.iter().position(|(k, _)| k == key)?;
+        let entry = cache.remove(i);
+        let text = entry.1.clone();
+        cache.push(entry);
+        Some(text)
+    }
+
+    /// `text` (the content of `key`) with its secrets redacted, the whole
+    /// text at once; kept for the next pages of the same key.
+    fn redacted(&self, key: &str, text: &str) -> Rc<str> {
+        if let Some(text) = self.cached(key) {
+            return text;
+        }
+        let text: Rc<str> = Rc::from(redact(text).text);
+        let mut cache = self.redacted.borrow_mut();
+        if cache.len() >= REDACTED_CACHE {
+            cache.remove(0);
+        }
+        cache.push((key.to_string(), text.clone()));
+        text
     }
 
     fn search(&self, arguments: &Value) -> Result<ToolOutput, ToolFailure> {
@@ -146,24 +184,42 @@ impl LookBackBridge {
         let offset = byte_count(arguments, "offset", 0, usize::MAX)?;
         let length = byte_count(arguments, "length", DEFAULT_PAGE_BYTES, MAX_PAGE_BYTES)?.max(1);
         if let Some(text) = self.event_text(handle)? {
+            let text = self.redacted(&format!("event:{handle}"), &text);
             return Ok(read_page(handle, &text, offset, length));
+        }
+        let unknown = || failed(&format!("no stored output has the handle '{handle}'"));
+        // Another session's handle is as unknown as a made-up one.
+        let named = self
+            .session
+            .try_borrow()
+            .map_err(|_| failed("the session is in use; read again"))?
+            .event_log()
+            .names_artifact(handle);
+        if !named {
+            return Err(unknown());
         }
         let store = self
             .store
             .as_ref()
             .ok_or_else(|| failed("no artifact store: nothing was stored to read"))?;
-        let content = store
-            .retrieve(handle)
-            .await
-            .map_err(|e| failed(&format!("the artifact could not be read: {e}")))?
-            .ok_or_else(|| failed(&format!("no stored output has the handle '{handle}'")))?;
-        let text = std::str::from_utf8(&content).map_err(|_| {
-            failed(&format!(
-                "the output '{handle}' is binary ({}), not text",
-                crate::tools::sniff_mime(&content)
-            ))
-        })?;
-        Ok(read_page(handle, text, offset, length))
+        let key = format!("artifact:{handle}");
+        let text = if let Some(text) = self.cached(&key) {
+            text
+        } else {
+            let content = store
+                .retrieve(handle)
+                .await
+                .map_err(|e| failed(&format!("the artifact could not be read: {e}")))?
+                .ok_or_else(unknown)?;
+            let text = std::str::from_utf8(&content).map_err(|_| {
+                failed(&format!(
+                    "the output '{handle}' is binary ({}), not text",
+                    crate::tools::sniff_mime(&content)
+                ))
+            })?;
+            self.redacted(&key, text)
+        };
+        Ok(read_page(handle, &text, offset, length))
     }
 
     /// The whole text of the session event `id` (a cut message names its
