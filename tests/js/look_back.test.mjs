@@ -3,7 +3,8 @@
 // calls; read_artifact pages an externalised output back whole.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { HistoryRecall, MemoryArtifactStore, Session, lookBackToolDefinitions, runCompiled } from "agent-context-compiler";
+import { readFileSync } from "node:fs";
+import { HistoryRecall, MemoryArtifactStore, Session, attachMedia, lookBackToolDefinitions, runCompiled } from "agent-context-compiler";
 
 test("lookBackToolDefinitions gives both tools with JSON Schemas", () => {
   const defs = lookBackToolDefinitions();
@@ -81,4 +82,32 @@ test("read_artifact pages an externalised output back whole; a bad handle is a t
 
 test("lookBackTools must be a boolean", async () => {
   await assert.rejects(runCompiled("hi", { budget: 100, model: async () => ({ content: "x" }), lookBackTools: "yes" }), { code: "INVALID_ARGUMENT" });
+});
+
+test("lookBackTools with an artifactStore and no bridge: read_artifact reads the session's stored output and its images reach the model", async () => {
+  const store = new MemoryArtifactStore();
+  // A session whose earlier run stored an output (as the handler records it).
+  const text = Array.from({ length: 200 }, (_, i) => `row ${i}: ok`).join("\n");
+  const handle = (await store.store(text, "tool:dump", { sessionId: "stored" })).artifactId;
+  const chart = await attachMedia(store, new Uint8Array(readFileSync(new URL("../fixtures/media/chart.png", import.meta.url))));
+  const session = new Session({ sessionId: "stored" });
+  session.record("user_input", { content: "Dump the table, and here is the chart.", media: [chart] });
+  session.record("artifact_stored", { handle, source: "tool:dump", size_bytes: text.length });
+  let page = null;
+  let first = null;
+  const model = async (messages, { step }) => {
+    if (step === 0) {
+      first = messages;
+      return { toolCalls: [{ id: "r1", name: "read_artifact", arguments: { handle, length: 20 } }] };
+    }
+    page = JSON.parse(messages.filter((m) => m.role === "tool").at(-1).content);
+    return { content: "read" };
+  };
+  const run = await runCompiled("What is in row 0?", { session, budget: 4000, model, lookBackTools: true, artifactStore: store });
+  assert.equal(run.steps[0].toolEvents[0].kind, "tool_success", run.steps[0].toolEvents[0].error);
+  assert.equal(page.text, text.slice(0, 20));
+  // The stored image is sent as an image, not as a reference line.
+  const parts = first.filter((m) => m.role === "user" && Array.isArray(m.content)).flatMap((m) => m.content);
+  assert.ok(parts.some((p) => p.type === "image_url" && p.image_url.url.startsWith("data:image/png;base64,")), JSON.stringify(first));
+  session.free();
 });

@@ -27,7 +27,9 @@ use context_compiler::runner::{
 use context_compiler::session::Session;
 use context_compiler::tokens::DefaultTokenCounter;
 use context_compiler::tools::look_back::LookBackBridge;
-use context_compiler::tools::{AbortSignal, ToolChoice, ToolInterruptHandler as CoreHandler};
+use context_compiler::tools::{
+    AbortSignal, ToolChoice, ToolInterruptHandler as CoreHandler, ToolInterruptOptions,
+};
 use context_compiler::working_context::{Layout, ProviderFormat};
 use context_compiler_js::convert::{bool_option, describe, js_to_json, option, to_js};
 use context_compiler_js::env::{seed, JsClock};
@@ -510,13 +512,27 @@ fn prepare<T: AsRef<JsValue>>(
     let absent = |v: &JsValue| v.is_undefined() || v.is_null();
     let look_back = bool_option(options, "lookBackTools", false)?;
     let tool_handler = match (absent(&handler), absent(&bridge)) {
-        (true, true) if look_back => Some(Rc::new(CoreHandler::new(
-            Rc::new(LookBackBridge::new(None, shared.clone(), None)),
-            Default::default(),
-            shared.clone(),
-            Rc::new(JsClock),
-            Default::default(),
-        ))),
+        (true, true) if look_back => {
+            // No tools of the host's: a handler for the look-back tools
+            // alone, over the run's artifact store (which also serves the
+            // session's stored images and files).
+            let store = get("artifactStore")?;
+            let store = if absent(&store) {
+                None
+            } else {
+                Some(crate::artifact_store_arg::artifact_store_arg(&store, "options.artifactStore")?)
+            };
+            Some(Rc::new(CoreHandler::new(
+                Rc::new(LookBackBridge::new(None, shared.clone(), store.clone())),
+                Default::default(),
+                shared.clone(),
+                Rc::new(JsClock),
+                ToolInterruptOptions {
+                    artifact_store: store,
+                    ..Default::default()
+                },
+            )))
+        }
         (true, true) => None,
         (false, true) => Some(
             registry::tool_handler(&handler)
