@@ -253,14 +253,17 @@ function readOptions(options) {
   // An array is not an options object: Rust rejects it, naming it.
   if (typeof options === "object" && options !== null && !Array.isArray(options)) {
     let value;
+    let redact;
     let threw = false;
     try {
       value = options.tokenEstimate;
+      redact = options.redact;
     } catch {
       threw = true;
     }
-    // Rust reads a getter that threw once more, and names the option.
-    if (threw) rest = options;
+    // Rust reads a getter that threw once more, and names the option; and
+    // reads `redact` (Session.record's) itself.
+    if (threw || redact !== undefined) rest = options;
     else if (Number.isSafeInteger(value) && value >= 0) estimate = value;
     else if (value !== undefined && value !== null) rest = { tokenEstimate: value };
   } else if (options !== undefined && options !== null) {

@@ -100,7 +100,9 @@ export function readAnswer(kind, data) {
     eventId: String.fromCharCode.apply(null, idCodes),
     timestamp: answer[0],
     kind,
-    data,
+    // Recording redacted a tool event's secrets: the data walked still
+    // holds them, the recorded data does not.
+    data: answer[3] === 1 ? glue.__takeRedactedData() : data,
     tokenEstimate: answer[1],
   };
 }

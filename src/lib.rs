@@ -78,8 +78,8 @@ pub use runner::{
     StreamReader, ToolSpec,
 };
 pub use session::{
-    record_shared, EventLog, EvidencePack, ModelUsage, SaveReport, Session, SessionEvent,
-    SessionStore,
+    record_shared, EventLog, EvidencePack, ModelUsage, RecordOptions, SaveReport, Session,
+    SessionEvent, SessionStore,
 };
 pub use tokens::{estimate_tokens, DefaultTokenCounter, TokenCounter, WordsTokenCounter};
 pub use working_context::{

@@ -319,3 +319,61 @@ fn imported_timestamps_beyond_a_date_are_refused() {
     good["events"][0]["timestamp"] = json!(8.64e15 + 1.0);
     assert!(import_err(&good.to_string()).contains("timestamp"));
 }
+
+/// `record` redacts a tool event's output, error and arguments before they
+/// are stored, exported or counted (the README records `tool_success`
+/// directly); `record_with { redact: false }` records them as given.
+#[test]
+fn recording_a_tool_event_redacts_its_secrets() {
+    use context_compiler::session::RecordOptions;
+    const TOKEN: &str = "sk-proj-4fGh8JkL2mN6pQ9rStUvWxYz0123456789abcdefAB";
+    let mut s = Session::new();
+    let result = format!("config loaded: OPENAI_API_KEY={TOKEN}\n").repeat(40);
+    let success = s
+        .record(
+            "tool_success",
+            json!({"tool": "env", "result": result}),
+            None,
+        )
+        .unwrap()
+        .clone();
+    assert!(!success.data.to_string().contains(TOKEN));
+    let redacted = success.data["result"].as_str().unwrap().to_string();
+    assert_eq!(
+        success.token_estimate,
+        s.event_log().counter().count(&redacted),
+        "counted after redaction"
+    );
+    s.record(
+        "tool_error",
+        json!({"tool": "env", "error": format!("bad key {TOKEN}")}),
+        None,
+    )
+    .unwrap();
+    s.record(
+        "tool_call",
+        json!({"tool_name": "login", "arguments": {"apiKey": TOKEN}}),
+        None,
+    )
+    .unwrap();
+    s.record("tool_success", json!(format!("key={TOKEN}")), None)
+        .unwrap();
+    assert!(!s.export_json().contains(TOKEN), "{}", s.export_json());
+    // The caller that redacted itself.
+    let given = s
+        .record_with(
+            "tool_success",
+            json!({"tool": "env", "result": format!("key={TOKEN}")}),
+            RecordOptions {
+                token_estimate: None,
+                redact: false,
+            },
+        )
+        .unwrap();
+    assert!(given.data.to_string().contains(TOKEN));
+    // A user's own words are recorded as given.
+    let user = s
+        .record("user_input", json!({"text": TOKEN}), None)
+        .unwrap();
+    assert_eq!(user.data["text"], TOKEN);
+}

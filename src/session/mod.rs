@@ -5,6 +5,7 @@ mod evidence;
 mod export;
 mod kinds;
 mod log;
+mod redaction;
 pub(crate) mod render;
 mod store;
 mod sync;
@@ -30,6 +31,7 @@ pub use kinds::{
     PHASE_RESULT, TOOL_CALL, TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT, USER_INPUT,
 };
 pub use log::{CompactionState, EventLog, SessionEvent, MAX_DATA_DEPTH};
+pub use redaction::{redact_event_data, RecordOptions};
 pub use store::{
     plan_save, restore_session, stale_save, SavePlan, SaveReport, SavedEvents, SessionEnv,
     SessionSource, SessionStore,
@@ -184,14 +186,33 @@ impl Session {
     }
 
     /// Records an event. When `token_estimate` is `None` the session's token
-    /// counter estimates it from the event's content.
+    /// counter estimates it from the event's content. A tool event's
+    /// output, error and arguments are redacted first (see
+    /// [`redact_event_data`]); [`Session::record_with`] can leave them as
+    /// they are.
     pub fn record(
         &mut self,
         kind: impl Into<String>,
         data: Value,
         token_estimate: Option<u64>,
     ) -> Result<&SessionEvent> {
-        let event = self.event_log.append(kind, data, token_estimate)?;
+        self.record_with(kind, data, RecordOptions::estimate(token_estimate))
+    }
+
+    /// Records an event as `options` say: its token estimate, and whether a
+    /// tool event's output, error and arguments are redacted first (they
+    /// are by default; the count is of the redacted data).
+    pub fn record_with(
+        &mut self,
+        kind: impl Into<String>,
+        mut data: Value,
+        options: RecordOptions,
+    ) -> Result<&SessionEvent> {
+        let kind = kind.into();
+        if options.redact {
+            redact_event_data(&kind, &mut data);
+        }
+        let event = self.event_log.append(kind, data, options.token_estimate)?;
         if let Some(observe) = &self.observer {
             observe(&self.session_id, event);
         }
@@ -258,42 +279,47 @@ impl Session {
 /// never fails because of a compile: when nothing else holds the session
 /// the event is appended; while a compile reads it, the event is stamped,
 /// counted and returned now and indexed when the compile ends (readers see
-/// it at once through [`EventLog::all_events`]).
+/// it at once through [`EventLog::all_events`]). A tool event's output,
+/// error and arguments are redacted first, as [`Session::record`] does.
 pub fn record_shared(
     session: &RefCell<Session>,
     kind: impl Into<String>,
     data: Value,
     token_estimate: Option<u64>,
 ) -> Result<SessionEvent> {
-    record_shared_then(session, kind, data, token_estimate, SessionEvent::clone)
+    record_shared_then(
+        session,
+        kind,
+        data,
+        RecordOptions::estimate(token_estimate),
+        SessionEvent::clone,
+    )
 }
 
-/// [`record_shared`], returning what `then` takes from the recorded event
-/// instead of a copy of it.
+/// [`record_shared`] as `options` say, returning what `then` takes from the
+/// recorded event instead of a copy of it.
 pub fn record_shared_then<T>(
     session: &RefCell<Session>,
     kind: impl Into<String>,
     data: Value,
-    token_estimate: Option<u64>,
+    options: RecordOptions,
     then: impl FnOnce(&SessionEvent) -> T,
 ) -> Result<T> {
-    record_shared_owned(session, kind.into(), data, token_estimate, then)
-}
-
-/// [`record_shared_then`] with the kind already a `String`.
-fn record_shared_owned<T>(
-    session: &RefCell<Session>,
-    kind: String,
-    data: Value,
-    token_estimate: Option<u64>,
-    then: impl FnOnce(&SessionEvent) -> T,
-) -> Result<T> {
+    let kind = kind.into();
+    let mut data = data;
+    if options.redact {
+        redact_event_data(&kind, &mut data);
+    }
+    let options = RecordOptions {
+        redact: false,
+        ..options
+    };
     if let Ok(mut s) = session.try_borrow_mut() {
-        return s.record(kind, data, token_estimate).map(then);
+        return s.record_with(kind, data, options).map(then);
     }
     match session.try_borrow() {
         Ok(s) => {
-            let event = s.event_log.enqueue(kind, data, token_estimate)?;
+            let event = s.event_log.enqueue(kind, data, options.token_estimate)?;
             if let Some(observe) = &s.observer {
                 observe(&s.session_id, &event);
             }

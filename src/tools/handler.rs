@@ -13,8 +13,8 @@ use crate::normalize::aligner::PerceptionAligner;
 use crate::normalize::redact::{redact, redact_json};
 use crate::race::{race, First};
 use crate::session::{
-    record_shared, Session, SessionEvent, ARTIFACT_STORED, TOOL_CALL, TOOL_ERROR, TOOL_SUCCESS,
-    TOOL_TIMEOUT,
+    record_shared_then, RecordOptions, Session, SessionEvent, ARTIFACT_STORED, TOOL_CALL,
+    TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT,
 };
 use crate::tools::look_back::{is_look_back, LookBackBridge};
 use crate::tools::{AbortSignal, ToolBridge, ToolContent, ToolEvent, ToolEventKind, ToolFailure};
@@ -117,8 +117,14 @@ impl ToolInterruptHandler {
         }
     }
 
+    /// Records a call's event: its text was redacted on the way in (the
+    /// output in steps, under the call's deadline), so not again.
     fn record(&self, kind: &str, data: Value) -> Result<SessionEvent> {
-        record_shared(&self.session, kind, data, None)
+        let options = RecordOptions {
+            redact: false,
+            ..RecordOptions::default()
+        };
+        record_shared_then(&self.session, kind, data, options, SessionEvent::clone)
     }
 
     /// Indexes for recall the whole output stored for the outcome

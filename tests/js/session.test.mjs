@@ -1,7 +1,7 @@
 // The seed's test_session, ported, plus ids, export/import and bad input.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { EventLog, Session, countTokens } from "agent-context-compiler";
+import { ContextCompiler, EventLog, HistorySelector, Session, countTokens } from "agent-context-compiler";
 import { rejectsWithCode } from "./helpers.mjs";
 
 test("event log append and filter", () => {
@@ -312,4 +312,28 @@ test("a counter or an options getter that records elsewhere during a record leav
   assert.deepEqual(other.eventLog.events.map((e) => e.kind), ["from_counter", "from_getter"]);
   assert.equal(other.eventLog.events[1].data, "q".repeat(2000));
   assert.notEqual(second.eventId, other.eventLog.events[1].eventId);
+});
+
+test("record redacts a tool event's output, error and arguments (the README's quick start records tool_success itself); { redact: false } keeps them", async () => {
+  const token = "sk-proj-4fGh8JkL2mN6pQ9rStUvWxYz0123456789abcdefAB";
+  const session = new Session({ sessionId: "redacts" });
+  session.record("user_input", { text: "Why did the nightly job fail?" });
+  const logs = `INFO starting\nOPENAI_API_KEY=${token}\nERROR disk full\n`.repeat(30);
+  const success = session.record("tool_success", { tool: "read_logs", result: logs });
+  assert.ok(!JSON.stringify(success.data).includes(token), "the returned event is the recorded one");
+  assert.match(success.data.result, /ERROR disk full/);
+  assert.equal(success.tokenEstimate, countTokens(success.data.result), "counted after redaction");
+  session.record("tool_error", { tool: "login", error: `rejected ${token}` });
+  session.record("tool_call", { tool_name: "login", arguments: { apiKey: token } });
+  assert.ok(!session.exportJson().includes(token));
+  const ctx = await new ContextCompiler({ layout: "zoned", processors: [new HistorySelector()] }).compile(session, 32_000, { systemPrompt: "You are an SRE." });
+  assert.ok(!JSON.stringify(ctx.toMessages({ format: "openai" })).includes(token));
+  ctx.free();
+  const kept = session.record("tool_success", { tool: "env", result: `key=${token}` }, { redact: false });
+  assert.equal(kept.data.result, `key=${token}`);
+  assert.throws(() => session.record("tool_success", { result: "x" }, { redact: "no" }), { code: "INVALID_ARGUMENT" });
+  // A user's own words, and an event log's append, are recorded as given.
+  assert.equal(session.record("user_input", { text: token }).data.text, token);
+  assert.equal(session.eventLog.append("tool_success", { result: token }).data.result, token);
+  session.free();
 });

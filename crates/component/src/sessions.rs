@@ -4,7 +4,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::bindings::exports::agent::context_compiler::sessions::{
-    Error, Guest, GuestSession, SearchHit, Session as SessionHandle,
+    Error, Guest, GuestSession, RecordOptions, SearchHit, Session as SessionHandle,
 };
 use super::{parse_json, to_json, wit_error, Component};
 use context_compiler::clock::{os_seed, SystemClock};
@@ -74,6 +74,22 @@ impl GuestSession for SessionResource {
         let data = parse_json(&data_json, "data-json")?;
         let mut session = self.inner.try_borrow_mut().map_err(|_| busy())?;
         let event = session.record(&kind, data, token_estimate)?;
+        to_json(event)
+    }
+
+    fn record_with(
+        &self,
+        kind: String,
+        data_json: String,
+        options: RecordOptions,
+    ) -> Result<String, Error> {
+        let data = parse_json(&data_json, "data-json")?;
+        let mut session = self.inner.try_borrow_mut().map_err(|_| busy())?;
+        let options = context_compiler::session::RecordOptions {
+            token_estimate: options.token_estimate,
+            redact: options.redact.unwrap_or(true),
+        };
+        let event = session.record_with(&kind, data, options)?;
         to_json(event)
     }
 

@@ -1299,3 +1299,49 @@ fn instances_on_threads_sharing_one_kv_sync_one_session_without_loss() {
     assert_eq!(texts, expected, "every event exactly once");
     assert!(tries >= 60, "{tries} tries");
 }
+
+/// `record` redacts a tool event's output, error and arguments, as the
+/// native session does; `record-with { redact: false }` records them as
+/// given, for a host that redacted them itself.
+#[test]
+fn recording_a_tool_event_redacts_its_secrets_unless_told_not_to() {
+    use exports::agent::context_compiler::sessions::RecordOptions;
+    let (mut store, cc) = instantiate();
+    let sessions = cc.agent_context_compiler_sessions().session();
+    let s = sessions.call_constructor(&mut store, None).unwrap();
+    let token = "sk-proj-4fGh8JkL2mN6pQ9rStUvWxYz0123456789abcdefAB";
+    let data = format!(r#"{{"tool": "env", "result": "OPENAI_API_KEY={token}"}}"#);
+    let recorded = sessions
+        .call_record(&mut store, s, "tool_success", &data, None)
+        .unwrap()
+        .unwrap();
+    assert!(!recorded.contains(token), "{recorded}");
+    let call = format!(r#"{{"tool_name": "login", "arguments": {{"token": "{token}"}}}}"#);
+    let recorded = sessions
+        .call_record(&mut store, s, "tool_call", &call, None)
+        .unwrap()
+        .unwrap();
+    assert!(!recorded.contains(token), "{recorded}");
+    let kept = sessions
+        .call_record_with(
+            &mut store,
+            s,
+            "tool_success",
+            &data,
+            RecordOptions {
+                token_estimate: Some(7),
+                redact: Some(false),
+            },
+        )
+        .unwrap()
+        .unwrap();
+    assert!(kept.contains(token), "{kept}");
+    let kept: Value = serde_json::from_str(&kept).unwrap();
+    assert_eq!(kept["tokenEstimate"], 7);
+    let all = sessions.call_events_json(&mut store, s).unwrap().unwrap();
+    assert_eq!(
+        all.matches(token).count(),
+        1,
+        "only the event recorded as given"
+    );
+}

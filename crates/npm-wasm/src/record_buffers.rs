@@ -26,7 +26,7 @@ use crate::tape;
 use context_compiler::error::{Error, ErrorCode, Result};
 use context_compiler::session::SessionEvent;
 
-/// The fewest numbers the tape buffer holds once sized (the answer's three).
+/// The fewest numbers the tape buffer holds once sized (the answer's four).
 const MIN_TAPE: usize = 8;
 /// The fewest bytes the text buffer holds once sized (an event id).
 const MIN_TEXT: usize = 64;
@@ -36,6 +36,8 @@ const KEEP_TEXT: usize = 1 << 20;
 thread_local! {
     static TAPE: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
     static TEXT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// The data of the event just recorded, when recording redacted it.
+    static REDACTED: RefCell<Option<Value>> = const { RefCell::new(None) };
 }
 
 /// Grows `buffer` to at least `len` items (and `min`), keeping what it
@@ -121,10 +123,12 @@ pub(crate) fn with_text_bytes<T>(text_len: u32, f: impl FnOnce(&[u8]) -> Option<
 
 /// Writes what js/record.js builds the returned event from: the timestamp
 /// and the token estimate into the tape buffer, the id's length after them
-/// and the id into the text buffer. Buffers never sized get nothing (the
-/// event could not have been read from them).
-pub(crate) fn answer(event: &SessionEvent) {
+/// and whether recording redacted the data (then the recorded data waits in
+/// [`take_redacted_data`]), and the id into the text buffer. Buffers never
+/// sized get nothing (the event could not have been read from them).
+pub(crate) fn answer(event: &SessionEvent, redacted: bool) {
     let id = event.event_id.as_bytes();
+    REDACTED.with(|cell| *cell.borrow_mut() = redacted.then(|| event.data.clone()));
     TEXT.with(|cell| {
         let mut text = cell.borrow_mut();
         if text.len() < id.len() {
@@ -132,11 +136,24 @@ pub(crate) fn answer(event: &SessionEvent) {
         }
         text[..id.len()].copy_from_slice(id);
         TAPE.with(|cell| {
-            if let Some([timestamp, estimate, id_len, ..]) = cell.borrow_mut().get_mut(..MIN_TAPE) {
+            if let Some([timestamp, estimate, id_len, redacted_flag, ..]) =
+                cell.borrow_mut().get_mut(..MIN_TAPE)
+            {
                 *timestamp = event.timestamp;
                 *estimate = event.token_estimate as f64;
                 *id_len = id.len() as f64;
+                *redacted_flag = if redacted { 1.0 } else { 0.0 };
             }
         });
     });
+}
+
+/// The data of the event just recorded, when recording redacted it (the
+/// data js/record.js walked still holds the secrets); `undefined` otherwise.
+#[wasm_bindgen(js_name = __takeRedactedData, skip_typescript)]
+pub fn take_redacted_data() -> JsValue {
+    REDACTED
+        .with(|cell| cell.borrow_mut().take())
+        .and_then(|data| context_compiler_js::convert::to_js(&data).ok())
+        .unwrap_or(JsValue::UNDEFINED)
 }

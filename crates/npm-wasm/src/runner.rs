@@ -520,7 +520,10 @@ fn prepare<T: AsRef<JsValue>>(
             let store = if absent(&store) {
                 None
             } else {
-                Some(crate::artifact_store_arg::artifact_store_arg(&store, "options.artifactStore")?)
+                Some(crate::artifact_store_arg::artifact_store_arg(
+                    &store,
+                    "options.artifactStore",
+                )?)
             };
             Some(Rc::new(CoreHandler::new(
                 Rc::new(LookBackBridge::new(None, shared.clone(), store.clone())),

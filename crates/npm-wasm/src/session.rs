@@ -14,7 +14,9 @@ use crate::artifact_store_arg::artifact_store_arg;
 use crate::counter::JsTokenCounter;
 use crate::record_buffers;
 use context_compiler::error::{Error, ErrorCode, Result};
-use context_compiler_js::convert::{count, describe, js_to_json, option, string, to_js, whole};
+use context_compiler_js::convert::{
+    bool_option, count, describe, js_to_json, option, string, to_js, whole,
+};
 use context_compiler_js::env::{seed, JsClock};
 use context_compiler_js::error::to_js_error;
 use context_compiler_js::options::{optional_string, usize_option};
@@ -24,8 +26,8 @@ use context_compiler_js::registry::Registration;
 use crate::registry;
 use context_compiler::recall::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT};
 use context_compiler::session::{
-    record_shared, record_shared_then, EventLog as CoreLog, ModelUsage, Session as CoreSession,
-    SessionEvent, SessionObserver, MODEL_USAGE,
+    record_shared, record_shared_then, redact_event_data, EventLog as CoreLog, ModelUsage,
+    RecordOptions, Session as CoreSession, SessionEvent, SessionObserver, MODEL_USAGE,
 };
 use context_compiler::tokens::{DefaultTokenCounter, TokenCounter, WordsTokenCounter};
 
@@ -72,7 +74,7 @@ fn busy_error() -> Error {
 /// it is a count (negative: none given), sparing a read across the
 /// boundary per call (it cost more than counting a short event); anything
 /// else it hands on as `options`, read and rejected here as every option is.
-fn buffered_estimate(estimate: f64, options: &Option<RecordOptionsArg>) -> Result<Option<u64>> {
+fn buffered_estimate<T: AsRef<JsValue>>(estimate: f64, options: &Option<T>) -> Result<Option<u64>> {
     if options.is_some() {
         return count(
             &option(options, "tokenEstimate", "options")?,
@@ -183,7 +185,10 @@ impl JsSession {
     /// Records the event js/record.js wrote into the record buffers
     /// (`kindUnits` of -1: `kind` is not a string), with the token estimate
     /// it read from the options (see [`buffered_estimate`]); `record`,
-    /// defined there, calls it and builds the returned event from the answer.
+    /// defined there, calls it and builds the returned event from the
+    /// answer. A tool event's output, error and arguments are redacted
+    /// first unless `options.redact` is `false` (js/record.js hands the
+    /// options on when `redact` is given).
     #[wasm_bindgen(js_name = __recordBuffered, skip_typescript)]
     pub fn record_buffered(
         &self,
@@ -192,10 +197,23 @@ impl JsSession {
         tape_len: u32,
         text_len: u32,
         estimate: f64,
-        options: Option<RecordOptionsArg>,
+        options: Option<SessionRecordOptionsArg>,
     ) -> JsResult<()> {
-        self.event_log()
-            .append_buffered(kind, kind_units, tape_len, text_len, estimate, options)
+        let kind_units = u32::try_from(kind_units).map_err(|_| kind_not_a_string(&kind))?;
+        // Read out of the buffers before anything (an options getter)
+        // could record meanwhile.
+        let (kind, mut data) = record_buffers::take(kind_units, tape_len, text_len)?;
+        let token_estimate = buffered_estimate(estimate, &options)?;
+        let redacted =
+            bool_option(&options, "redact", true)? && redact_event_data(&kind, &mut data) > 0;
+        let options = RecordOptions {
+            token_estimate,
+            redact: false,
+        };
+        record_shared_then(&self.inner, kind, data, options, |event| {
+            record_buffers::answer(event, redacted)
+        })?;
+        Ok(())
     }
 
     /// Feeds `bus` from this session: each `user_input` emits
@@ -459,14 +477,20 @@ impl EventLog {
         // could record meanwhile.
         let (kind, data) = record_buffers::take(kind_units, tape_len, text_len)?;
         let estimate = buffered_estimate(estimate, &options)?;
+        // An event log appends as given: `Session.record` is what redacts.
+        let answer = |event: &SessionEvent| record_buffers::answer(event, false);
         match &self.owner {
-            Owner::Own(log) => record_buffers::answer(
+            Owner::Own(log) => answer(
                 log.try_borrow_mut()
                     .map_err(|_| busy())?
                     .append(kind, data, estimate)?,
             ),
             Owner::Session(s) => {
-                record_shared_then(s, kind, data, estimate, record_buffers::answer)?
+                let options = RecordOptions {
+                    token_estimate: estimate,
+                    redact: false,
+                };
+                record_shared_then(s, kind, data, options, answer)?
             }
         }
         Ok(())

@@ -73,6 +73,14 @@ export interface SearchOptions {
 }
 /** `tokenEstimate`: a non-negative integer; computed from the content when absent. */
 export interface RecordOptions { tokenEstimate?: number }
+/**
+ * `Session.record`'s options: the token estimate, and `redact` (default
+ * `true`): a tool event's output (`tool_success.result`), error
+ * (`tool_error.error`) and arguments (`tool_call.arguments`) are redacted
+ * before they are recorded, and counted after; `false` for a caller that
+ * redacted them itself.
+ */
+export interface SessionRecordOptions extends RecordOptions { redact?: boolean }
 
 /** Event kinds the compiler understands; any other non-empty string is allowed too. */
 export type SessionEventKind =
@@ -87,7 +95,7 @@ export interface Session {
    * returned event's `data` is its JSON form (`toJSON` applied, `undefined`
    * members left out), sharing its strings with `data`.
    */
-  record(kind: SessionEventKind, data: Json, options?: RecordOptions): SessionEvent;
+  record(kind: SessionEventKind, data: Json, options?: SessionRecordOptions): SessionEvent;
   /**
    * Saves this session to `store`, which other writers (processes, workers,
    * tabs) save it to as well. When another writer saved first, the events
@@ -595,6 +603,9 @@ extern "C" {
     /// The `RecordOptions` object (checked at run time, typed in TypeScript).
     #[wasm_bindgen(typescript_type = "RecordOptions")]
     pub type RecordOptionsArg;
+    /// The `SessionRecordOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "SessionRecordOptions")]
+    pub type SessionRecordOptionsArg;
     /// The `SessionOptions` object (checked at run time, typed in TypeScript).
     #[wasm_bindgen(typescript_type = "SessionOptions")]
     pub type SessionOptionsArg;
