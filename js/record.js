@@ -247,7 +247,7 @@ function encodeMembers(enc, v, depth) {
  */
 const given = { estimate: -1, options: undefined };
 
-function readOptions(options) {
+function readOptions(options, withRedact) {
   let estimate = -1;
   let rest;
   // An array is not an options object: Rust rejects it, naming it.
@@ -257,7 +257,7 @@ function readOptions(options) {
     let threw = false;
     try {
       value = options.tokenEstimate;
-      redact = options.redact;
+      if (withRedact) redact = options.redact;
     } catch {
       threw = true;
     }
@@ -275,12 +275,13 @@ function readOptions(options) {
 }
 
 /**
- * Encodes `data`, reads `options`, writes `kind` and the data into the
- * record buffers and calls `write(kind, kindUnits, tapeLength, textLength,
- * estimate, options)`, which records it and answers in the buffers;
- * returns the event.
+ * Encodes `data`, reads `options` (`redact` too when `withRedact`: a
+ * session's record has it, an event log's append does not), writes `kind`
+ * and the data into the record buffers and calls `write(kind, kindUnits,
+ * tapeLength, textLength, estimate, options)`, which records it and
+ * answers in the buffers; returns the event.
  */
-function recordWith(kind, data, options, write) {
+function recordWith(kind, data, options, withRedact, write) {
   if (typeof kind !== "string") {
     // Rust names what is wrong with the kind, before the data is looked at.
     return write(kind, -1, 0, 0, -1, undefined);
@@ -294,7 +295,7 @@ function recordWith(kind, data, options, write) {
     // An options getter may record meanwhile: read them before the
     // buffers are written. Nothing below runs JavaScript of the caller's
     // until `write`, so nothing else writes the buffers meanwhile.
-    readOptions(options);
+    readOptions(options, withRedact);
     const { estimate, options: rest } = given;
     given.options = undefined;
     const textLength = writeText(enc.parts, enc.payload);
@@ -319,7 +320,7 @@ Object.defineProperty(glue.Session.prototype, "record", {
   writable: true,
   /** Records an event and returns it. `data` must be JSON-compatible. */
   value: function record(kind, data, options) {
-    return recordWith(kind, data, options, (k, units, tape, text, estimate, rest) => this.__recordBuffered(k, units, tape, text, estimate, rest));
+    return recordWith(kind, data, options, true, (k, units, tape, text, estimate, rest) => this.__recordBuffered(k, units, tape, text, estimate, rest));
   },
 });
 
@@ -328,6 +329,6 @@ Object.defineProperty(glue.EventLog.prototype, "append", {
   writable: true,
   /** Appends an event and returns it. `data` must be JSON-compatible. */
   value: function append(kind, data, options) {
-    return recordWith(kind, data, options, (k, units, tape, text, estimate, rest) => this.__appendBuffered(k, units, tape, text, estimate, rest));
+    return recordWith(kind, data, options, false, (k, units, tape, text, estimate, rest) => this.__appendBuffered(k, units, tape, text, estimate, rest));
   },
 });

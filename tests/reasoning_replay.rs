@@ -216,3 +216,156 @@ fn replayed_reasoning_is_counted_and_only_the_current_turns_is_sent() {
     );
     assert!(check_request(&sent, ProviderFormat::Anthropic).is_empty());
 }
+
+/// Thinks `thinking` and calls `df` for `steps` replies, then answers; keeps
+/// every request in `format`.
+struct Thinker {
+    thinking: String,
+    steps: usize,
+    format: ProviderFormat,
+    seen: RefCell<Vec<Value>>,
+}
+
+#[async_trait(?Send)]
+impl Model for Thinker {
+    async fn respond(&self, request: ModelRequest<'_>) -> Result<ModelReply> {
+        self.seen
+            .borrow_mut()
+            .push(request.context.to_provider_messages(self.format));
+        if request.step < self.steps {
+            ModelReply::from_json(&json!({"type": "message", "role": "assistant", "content": [
+                {"type": "thinking", "thinking": format!("{} (step {})", self.thinking, request.step), "signature": format!("sig{}", request.step)},
+                {"type": "tool_use", "id": format!("toolu_{}", request.step), "name": "df", "input": {}}
+            ]}))
+        } else {
+            Ok(ModelReply::text("The disk is full."))
+        }
+    }
+}
+
+/// Runs a thinking tool loop of `steps` steps at `budget`, rendering each
+/// request in `format`; the requests and the session.
+fn thinking_loop(
+    thinking: &str,
+    steps: usize,
+    budget: u64,
+    format: ProviderFormat,
+) -> (Vec<Value>, Rc<RefCell<context_compiler::Session>>) {
+    let shared = Rc::new(RefCell::new(session("thinking")));
+    let handler = common::tool_handler(Rc::new(Df), &shared, ToolInterruptOptions::default());
+    let model = Rc::new(Thinker {
+        thinking: thinking.to_string(),
+        steps,
+        format,
+        seen: RefCell::new(Vec::new()),
+    });
+    let agent = Agent {
+        session: shared.clone(),
+        compiler: ContextCompiler::with_layout(
+            vec![
+                Rc::new(HistorySelector::new(1, usize::MAX)),
+                Rc::new(context_compiler::Compactor::default()),
+            ],
+            Layout::Zoned,
+        ),
+        model: model.clone(),
+        tools: Some(Rc::new(handler)),
+        guard: None,
+    };
+    let mut options = RunOptions::new(budget, "You are an SRE.");
+    options.compile.format = Some(format);
+    options.max_steps = steps + 1;
+    let run = block_on(run_compiled(
+        "Why did the nightly job fail on db-primary?",
+        &agent,
+        &options,
+    ))
+    .expect("run");
+    assert!(run.within_budget);
+    let seen = model.seen.borrow().clone();
+    (seen, shared)
+}
+
+/// Reasoning is the first thing to go under pressure, never the question:
+/// a 13-step Anthropic thinking loop at 16k (about 1.6k tokens of thinking
+/// a step) keeps the question in every request; signed thinking is sent
+/// whole or not at all, the oldest step's first, and every request passes
+/// the checker.
+#[test]
+fn under_pressure_reasoning_goes_before_the_question() {
+    let thinking =
+        "The disk on db-primary may be full; check df, then the quota, then the backups. "
+            .repeat(80);
+    let (requests, _) = thinking_loop(&thinking, 13, 16_000, ProviderFormat::Anthropic);
+    assert_eq!(requests.len(), 14);
+    let mut dropped_some = false;
+    for (i, request) in requests.iter().enumerate() {
+        let text = request.to_string();
+        assert!(
+            text.contains("Why did the nightly job fail on db-primary?"),
+            "request {i} lost the question"
+        );
+        assert!(
+            check_request(request, ProviderFormat::Anthropic).is_empty(),
+            "request {i}"
+        );
+        // Whole blocks only: a block sent is as recorded, with its signature.
+        let blocks: Vec<&Value> = request["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|m| m["content"].as_array().into_iter().flatten())
+            .filter(|b| b["type"] == "thinking")
+            .collect();
+        for b in &blocks {
+            assert!(
+                b["thinking"].as_str().unwrap().starts_with(&thinking),
+                "cut: request {i}"
+            );
+            assert!(b["signature"].as_str().unwrap().starts_with("sig"));
+        }
+        // The newest step's thinking stays while any is sent; older go first.
+        let steps: Vec<usize> = blocks
+            .iter()
+            .map(|b| b["signature"].as_str().unwrap()[3..].parse().unwrap())
+            .collect();
+        if i > 0 && steps.len() < i {
+            dropped_some = true;
+            if let Some(&newest) = steps.last() {
+                assert_eq!(newest, i - 1, "request {i}: {steps:?}");
+            }
+            assert!(
+                steps.windows(2).all(|w| w[1] == w[0] + 1),
+                "request {i}: the oldest go first: {steps:?}"
+            );
+        }
+    }
+    assert!(dropped_some, "the budget made the loop drop reasoning");
+}
+
+/// Reasoning is counted only where the format sends it: one 20k-token
+/// thinking block does not push the question out of an OpenAI request,
+/// which never carries it.
+#[test]
+fn reasoning_is_not_counted_in_a_format_that_does_not_send_it() {
+    let thinking = "word ".repeat(80_000);
+    for format in [ProviderFormat::OpenAi, ProviderFormat::Anthropic] {
+        let (requests, _) = thinking_loop(&thinking, 1, 16_000, format);
+        let last = requests.last().unwrap().to_string();
+        assert!(
+            last.contains("Why did the nightly job fail on db-primary?"),
+            "{}",
+            format.as_str()
+        );
+        assert!(
+            last.contains("/data 100% used"),
+            "{}: the tool result stays",
+            format.as_str()
+        );
+        assert!(
+            !last.contains("word word word"),
+            "{}: too big to send",
+            format.as_str()
+        );
+    }
+}

@@ -11,7 +11,7 @@ use crate::normalize::summary::summarize_text;
 use crate::session::render::{self, render, Rendered};
 use crate::session::{EventLog, TOOL_CALL, TOOL_ERROR, TOOL_TIMEOUT};
 use crate::working_context::names::{provider_call_id, provider_tool_name};
-use crate::working_context::{has_text, EMPTY_OUTPUT};
+use crate::working_context::{has_text, ProviderFormat, EMPTY_OUTPUT};
 use crate::working_context::{
     reasoning_tokens, zoned_message_tokens, ArtifactRef, HistoryMessage, ToolCallPart,
 };
@@ -22,13 +22,25 @@ const MASK_SUMMARY_CHARS: usize = 200;
 /// The reasoning the event at `position` holds to send back (`reasoning`,
 /// as the runner records it, when it is `{ format, items }`), only when the
 /// event is in the current turn (after the newest user input): providers
-/// ask for the reasoning of the tool loop under way and drop the rest.
-fn reasoning_at(log: &EventLog, position: usize) -> Option<Value> {
+/// ask for the reasoning of the tool loop under way and drop the rest. And
+/// only when the compile's `format` sends it (its own format's; any,
+/// without a format): what a request will not carry is not counted.
+fn reasoning_at(log: &EventLog, position: usize, format: Option<ProviderFormat>) -> Option<Value> {
     if log.last_user_input_position().is_some_and(|u| position < u) {
         return None;
     }
     let r = log.events().get(position)?.data.get("reasoning")?;
-    (r.get("format")?.is_string() && r.get("items")?.is_array()).then(|| r.clone())
+    let named = r.get("format")?.as_str()?;
+    if format.is_some_and(|f| f.as_str() != named) {
+        return None;
+    }
+    r.get("items")?.is_array().then(|| r.clone())
+}
+
+/// Whether a compile in `format` sends a call's thought signature (only
+/// Gemini's requests carry one; without a format it is counted).
+fn sends_signatures(format: Option<ProviderFormat>) -> bool {
+    format.is_none_or(|f| f == ProviderFormat::Gemini)
 }
 
 /// A tool result's content when its output is in an artifact store.
@@ -174,7 +186,7 @@ impl<'a> ExchangeBuilder<'a> {
         let event = &self.log.events()[position];
         let mut m = HistoryMessage::new(role, content);
         m.event_id = Some(event.event_id.clone());
-        m.reasoning = reasoning_at(self.log, position);
+        m.reasoning = reasoning_at(self.log, position, self.pricing.format);
         m.media = priced_media(&event.data, self.pricing);
         // With media, the text names each part too: counted whole.
         m.tokens = m.media.is_empty().then(|| {
@@ -246,7 +258,7 @@ impl<'a> ExchangeBuilder<'a> {
         if !result.media.is_empty() {
             result.tokens = None;
         }
-        let reasoning = reasoning_at(self.log, call_position);
+        let reasoning = reasoning_at(self.log, call_position, self.pricing.format);
         if let Some(assistant) = self.out.last_mut() {
             assistant.tool_calls.push(call);
             assistant.tokens = None;
@@ -274,6 +286,7 @@ impl<'a> ExchangeBuilder<'a> {
                 .data
                 .get("thought_signature")
                 .and_then(Value::as_str)
+                .filter(|_| sends_signatures(self.pricing.format))
                 .map(str::to_string),
         };
         self.call(call, name, position, outcome_position);

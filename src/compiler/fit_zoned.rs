@@ -131,18 +131,41 @@ pub(crate) fn cut_question(
     })
 }
 
+/// Drops the reasoning of the oldest assistant message that carries any
+/// (whole: signed reasoning is never cut), recording it; `false` when none
+/// does. The newest step's reasoning goes last.
+fn drop_oldest_reasoning(ctx: &mut WorkingContext, counter: &dyn TokenCounter) -> bool {
+    let Some(i) = ctx.history.iter().position(|h| h.reasoning.is_some()) else {
+        return false;
+    };
+    let m = &mut ctx.history[i];
+    let saved = crate::working_context::reasoning_tokens(m.reasoning.as_ref(), counter);
+    m.reasoning = None;
+    m.tokens = None;
+    ctx.dropped.push(DroppedItem::new(
+        Section::Reasoning,
+        DropAction::Dropped,
+        m.event_id.clone(),
+        saved,
+    ));
+    true
+}
+
 /// Makes the zoned `ctx` fit `budget` under `counter` and sets its exact
 /// token count and zone usage.
 ///
-/// In order: takes out WORKING's images and files (their references
-/// stay), then drops the oldest WORKING turns (a call always with its
-/// results); drops per-turn tool results, artifact references and memory
-/// hits; drops pinned turns; takes out the other images and files; then cuts the newest user message down to half
-/// the budget (its head and tail stay), then truncates the largest text
-/// (the newest user message last); when no text is left, drops the RECENT turns after
-/// the newest user message, then, when even that is not enough, the rest.
-/// Every change is recorded in `ctx.dropped`. Fails with
-/// [`ErrorCode::BudgetTooSmall`] only when the SYSTEM zone's structure
+/// In order: drops the reasoning turns would send back (whole, the oldest
+/// step's first, the current step's last); takes out WORKING's images and
+/// files (their references stay), then drops the oldest WORKING turns (a
+/// call always with its results); drops per-turn tool results, artifact
+/// references and memory hits; drops pinned turns; takes out the other
+/// images and files; then cuts the newest user message down to half the
+/// budget (its head and tail stay), then truncates the largest text but
+/// the newest user message; when no other text is left, drops the RECENT
+/// turns after the newest user message, oldest first, then cuts the newest
+/// user message, then drops what is left: the question goes only when
+/// nothing else is left. Every change is recorded in `ctx.dropped`. Fails
+/// with [`ErrorCode::BudgetTooSmall`] only when the SYSTEM zone's structure
 /// (policies, tools, preferences) and the state digest alone do not fit.
 pub(crate) fn fit_zoned(
     mut ctx: WorkingContext,
@@ -165,6 +188,10 @@ pub(crate) fn fit_zoned(
             .count();
         let recent = recent_start(&ctx.history).max(pinned);
 
+        // 0. Reasoning: the first thing to go.
+        if drop_oldest_reasoning(&mut ctx, counter) {
+            continue;
+        }
         // 1. The images and files of WORKING, oldest first, then its
         // oldest turns.
         if strip_first_media(&mut ctx, pinned..recent) {
@@ -233,22 +260,26 @@ pub(crate) fn fit_zoned(
         let question = newest_user
             .and_then(|u| size(&ctx, Slot::History(u)))
             .filter(|(t, _)| *t > budget / 2);
-        let largest = question.or_else(|| {
-            slots
-                .iter()
-                .copied()
-                .filter(|&s| Some(s) != newest_user.map(Slot::History))
-                .filter_map(|s| size(&ctx, s))
-                .max_by_key(|(t, _)| *t)
-                .or_else(|| newest_user.and_then(|u| size(&ctx, Slot::History(u))))
-        });
-        let Some((tokens, slot)) = largest else {
-            // Only structure is left: the turns after the newest user
-            // message, then any turn (the empty newest user message last).
+        let others = slots
+            .iter()
+            .copied()
+            .filter(|&s| Some(s) != newest_user.map(Slot::History))
+            .filter_map(|s| size(&ctx, s))
+            .max_by_key(|(t, _)| *t);
+        // No other text is left: the turns after the newest user message
+        // go, oldest first, before the question is cut any further.
+        if question.is_none() && others.is_none() {
             if let Some(u) = newest_user.filter(|u| u + 1 < ctx.history.len()) {
                 drop_turn(&mut ctx, u + 1, counter);
                 continue;
             }
+        }
+        let largest = question
+            .or(others)
+            .or_else(|| newest_user.and_then(|u| size(&ctx, Slot::History(u))));
+        let Some((tokens, slot)) = largest else {
+            // Only structure is left: any turn (the empty newest user
+            // message last).
             if let Some(last) = ctx.history.len().checked_sub(1) {
                 let start = (0..=last)
                     .rev()

@@ -17,7 +17,7 @@ use serde_json::{json, Map, Value};
 use super::{InMemoryBackend, MemoryEntry, MemoryFilter, MemoryStore};
 use crate::error::{Error, ErrorCode, Result};
 use crate::lock::AsyncLock;
-use crate::session::{record_shared, SaveReport, Session, SessionEnv, SessionStore};
+use crate::session::{record_shared_as_given, SaveReport, Session, SessionEnv, SessionStore};
 
 /// Journal event: an entry stored (`{ entry }`).
 pub const MEMORY_PUT: &str = "memory_put";
@@ -119,7 +119,13 @@ impl PersistentMemory {
         let recalls = std::mem::take(&mut *self.unsaved_recalls.borrow_mut());
         if !recalls.is_empty() {
             let at: Map<String, Value> = recalls.into_iter().map(|(k, t)| (k, json!(t))).collect();
-            record_shared(&self.journal, MEMORY_RECALLED, json!({ "at": at }), Some(0))?;
+            record_shared_as_given(
+                &self.journal,
+                MEMORY_RECALLED.to_string(),
+                json!({ "at": at }),
+                Some(0),
+                |_| (),
+            )?;
         }
         let mut attempts = 0;
         loop {
@@ -160,7 +166,7 @@ impl PersistentMemory {
                 .collect()
         };
         for (kind, data) in ours {
-            merged.record(kind, data, Some(0))?;
+            merged.record_as_given(kind, data, Some(0))?;
         }
         self.index.clear();
         for event in merged.event_log().all_events().iter() {
@@ -170,8 +176,10 @@ impl PersistentMemory {
         Ok(())
     }
 
+    /// Records a journal event: it counts nothing (it never enters a
+    /// context) and holds memory entries, no tool's text to redact.
     fn journal(&self, kind: &str, data: Value) -> Result<()> {
-        record_shared(&self.journal, kind, data, Some(0)).map(|_| ())
+        record_shared_as_given(&self.journal, kind.to_string(), data, Some(0), |_| ())
     }
 }
 

@@ -212,7 +212,20 @@ impl Session {
         if options.redact {
             redact_event_data(&kind, &mut data);
         }
-        let event = self.event_log.append(kind, data, options.token_estimate)?;
+        self.record_as_given(kind, data, options.token_estimate)
+    }
+
+    /// Records an event as given, nothing redacted: for the library's own
+    /// records that never hold a tool's text (a memory journal), through a
+    /// path that does not link the redaction rules into modules without
+    /// them.
+    pub(crate) fn record_as_given(
+        &mut self,
+        kind: String,
+        data: Value,
+        token_estimate: Option<u64>,
+    ) -> Result<&SessionEvent> {
+        let event = self.event_log.append(kind, data, token_estimate)?;
         if let Some(observe) = &self.observer {
             observe(&self.session_id, event);
         }
@@ -310,16 +323,24 @@ pub fn record_shared_then<T>(
     if options.redact {
         redact_event_data(&kind, &mut data);
     }
-    let options = RecordOptions {
-        redact: false,
-        ..options
-    };
+    record_shared_as_given(session, kind, data, options.token_estimate, then)
+}
+
+/// [`record_shared_then`] with nothing redacted (see
+/// [`Session::record_as_given`]).
+pub(crate) fn record_shared_as_given<T>(
+    session: &RefCell<Session>,
+    kind: String,
+    data: Value,
+    token_estimate: Option<u64>,
+    then: impl FnOnce(&SessionEvent) -> T,
+) -> Result<T> {
     if let Ok(mut s) = session.try_borrow_mut() {
-        return s.record_with(kind, data, options).map(then);
+        return s.record_as_given(kind, data, token_estimate).map(then);
     }
     match session.try_borrow() {
         Ok(s) => {
-            let event = s.event_log.enqueue(kind, data, options.token_estimate)?;
+            let event = s.event_log.enqueue(kind, data, token_estimate)?;
             if let Some(observe) = &s.observer {
                 observe(&s.session_id, &event);
             }

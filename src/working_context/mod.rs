@@ -309,6 +309,9 @@ pub enum Section {
     Goal,
     /// The task state (zoned layout).
     TaskState,
+    /// Reasoning a turn would send back to the provider (its thinking
+    /// blocks or reasoning items, dropped whole).
+    Reasoning,
 }
 
 /// What the budget step did to an item.

@@ -219,8 +219,11 @@ test("pinned memories stay in the PERSISTENT zone, recorded once", async () => {
   const pinned = () => session.eventLog.events.filter((e) => e.kind === "memory_hit" && e.data.pinned === true);
   const a = await compiler.compile(session, 32_000, OPTIONS);
   const b = await compiler.compile(session, 32_000, OPTIONS);
-  assert.match(a.toMessages()[1].content, /## Pinned memories\n- \[disk\]: The \/data volume/);
-  assert.equal(b.toMessages()[1].content, a.toMessages()[1].content);
+  // After the host's goal and state digest (system), as a user message.
+  assert.equal(a.toMessages()[1].role, "system");
+  assert.deepEqual({ ...a.toMessages()[2], content: "" }, { role: "user", content: "" });
+  assert.match(a.toMessages()[2].content, /^## Pinned memories\n- \[disk\]: The \/data volume/);
+  assert.equal(b.toMessages()[2].content, a.toMessages()[2].content);
   assert.equal(pinned().length, 1);
   assert.deepEqual(b.toJSON().pinnedMemories.map((m) => m.key), ["disk"]);
   assert.deepEqual(b.memoryHits, []);

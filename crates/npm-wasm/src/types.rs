@@ -161,7 +161,7 @@ export interface MemoryHit { key: string; content: string; category?: string }
 export interface ArtifactRef { handle: string; summary: string; sizeBytes: number; source?: string; eventId?: string }
 export interface ToolResult { tool: string; result: string; eventId?: string }
 export interface DroppedItem {
-  section: "systemPrompt" | "history" | "memoryHits" | "artifactRefs" | "toolResults" | "recalled" | "summary" | "goal" | "taskState";
+  section: "systemPrompt" | "history" | "memoryHits" | "artifactRefs" | "toolResults" | "recalled" | "summary" | "goal" | "taskState" | "reasoning";
   action: "dropped" | "truncated";
   eventId?: string;
   tokensRemoved: number;
