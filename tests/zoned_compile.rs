@@ -830,3 +830,44 @@ fn an_oversized_first_question_keeps_its_head_and_tail() {
         }
     }
 }
+
+/// A first reply that was a bare tool call: the first answer came after the
+/// call and its result, and it is never rendered before them. History keeps
+/// the session's order; only turns before any tool exchange are pinned.
+#[test]
+fn a_first_answer_after_its_tool_call_stays_after_it() {
+    let mut s = session("order");
+    say(&mut s, "user_input", "How full is /data?");
+    let id = call(&mut s, "df", json!({}));
+    ok(&mut s, "df", &id, "/data 93% used");
+    say(&mut s, "assistant_output", "It is 93% full.");
+    for i in 0..12 {
+        say(&mut s, "user_input", &format!("And now ({i})?"));
+        say(&mut s, "assistant_output", &format!("Still 93% ({i})."));
+    }
+    say(&mut s, "user_input", "Thanks. Anything else?");
+    let c = zoned(vec![Rc::new(HistorySelector::default())]);
+    let ctx = block_on(c.compile_with(&mut s, 10_000, &options())).unwrap();
+    let openai = ctx.to_provider_messages(ProviderFormat::OpenAi);
+    let messages = openai.as_array().unwrap();
+    let position = |pred: &dyn Fn(&serde_json::Value) -> bool| messages.iter().position(pred);
+    let answer = position(&|m| m["content"] == "It is 93% full.");
+    let result = position(&|m| m["role"] == "tool");
+    if let (Some(answer), Some(result)) = (answer, result) {
+        assert!(result < answer, "{openai:#}");
+    }
+    // In session order, whatever was selected.
+    let positions: Vec<usize> = ctx.history.iter().filter_map(|h| h.position).collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "{positions:?}");
+    assert_eq!(
+        ctx.history[0].zone,
+        Some(context_compiler::Zone::Persistent),
+        "the question is pinned"
+    );
+    assert_eq!(ctx.history[0].content, "How full is /data?");
+    assert_ne!(
+        ctx.history[1].zone,
+        Some(context_compiler::Zone::Persistent),
+        "the answer is not"
+    );
+}

@@ -116,10 +116,19 @@ pub(crate) fn select(
     let mut available = budget.saturating_sub(ctx.measure(counter));
 
     let conv = log.conversation();
+    let timeline = log.timeline();
     let recent_from = log.last_user_input_position().unwrap_or(events.len());
     // The newest user message and what follows it are RECENT, never pinned:
     // they are kept whatever they cost (the fit cuts them last).
     let pinned = &conv[..keep_first.min(conv.partition_point(|&p| p < recent_from))];
+    // Pinned turns are rendered first: only those before any tool exchange
+    // are pinned, so that history keeps the session's order (a first answer
+    // after its tool call is never shown before the call).
+    let pinned = &pinned[..pinned
+        .iter()
+        .zip(timeline)
+        .take_while(|(p, t)| p == t)
+        .count()];
     let mut pinned_kept = Vec::with_capacity(pinned.len());
     for (i, &p) in pinned.iter().enumerate() {
         let cost = log.rendered_tokens(p) + overhead;
@@ -134,7 +143,6 @@ pub(crate) fn select(
     let lo = boundary
         .map_or(0, |b| b + 1)
         .max(keep_last_floor(conv, keep_last, events.len()));
-    let timeline = log.timeline();
     let start = timeline.partition_point(|&p| p < lo.min(recent_from));
     let mut selected = Vec::new();
     let mut walk = timeline[start..].iter().rev();
