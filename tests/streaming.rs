@@ -507,3 +507,60 @@ fn a_stream_that_fails_or_a_listener_that_fails_keeps_the_text() {
         json!({"text": "Let me look.", "partial": true})
     );
 }
+
+/// A Chat Completions stream that ends after the chunk naming a call, before
+/// any arguments or a finish reason: the call does not run (once it ran as
+/// `delete_branch({})`); the run fails with MODEL_FAILED keeping the text.
+/// A call whose arguments arrived whole runs without a finish reason (some
+/// servers leave it out).
+#[test]
+fn a_stream_cut_after_naming_a_call_runs_no_call() {
+    let cut = vec![
+        json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Deleting it."}, "finish_reason": null}]}),
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_1", "type": "function", "function": {"name": "delete_branch", "arguments": ""}}]}, "finish_reason": null}]}),
+    ];
+    let mut reader = StreamReader::new(None);
+    for c in &cut {
+        reader.push(c).unwrap();
+    }
+    assert_eq!(reader.unfinished_call(), Some("delete_branch"));
+    assert!(reader.finish().unwrap().tool_calls.is_empty());
+    let a = agent(Streaming {
+        first: cut.clone(),
+        after_first: After::End,
+        later: Vec::new(),
+        calls: RefCell::new(0),
+    });
+    let e = block_on(run_compiled("Clean up", &a, &RunOptions::new(4000, "S."))).expect_err("cut");
+    assert_eq!(e.code(), ErrorCode::ModelFailed);
+    assert!(e.message().contains("delete_branch"), "{}", e.message());
+    let recorded = events(&a);
+    assert!(
+        recorded.iter().all(|(k, _)| k != "tool_call"),
+        "{recorded:?}"
+    );
+    assert_eq!(
+        recorded.last().unwrap().1,
+        json!({"text": "Deleting it.", "partial": true})
+    );
+    // Half its arguments: cut too.
+    let mut half = cut.clone();
+    half.push(json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": "{\"name\": \"ma"}}]}, "finish_reason": null}]}));
+    let mut reader = StreamReader::new(None);
+    half.iter().for_each(|c| {
+        reader.push(c).unwrap();
+    });
+    assert_eq!(reader.unfinished_call(), Some("delete_branch"));
+    // Whole arguments and no finish reason: it runs.
+    let mut whole = openai_chunks();
+    whole.retain(|c| c["choices"][0]["finish_reason"] != "tool_calls");
+    let b = agent(Streaming {
+        first: whole,
+        after_first: After::End,
+        later: vec![json!({"choices": [{"delta": {"content": "Done."}, "finish_reason": "stop"}]})],
+        calls: RefCell::new(0),
+    });
+    let result = block_on(run_compiled("Read", &b, &RunOptions::new(4000, "S."))).expect("run");
+    assert_eq!(result.result, "Done.");
+    assert!(events(&b).iter().any(|(k, _)| k == "tool_success"));
+}

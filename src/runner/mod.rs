@@ -424,7 +424,16 @@ async fn read_stream(
     let failure = loop {
         let chunk = match race(stream.next_chunk(), options.signal.aborted()).await {
             First::Left(Ok(Some(chunk))) => chunk,
-            First::Left(Ok(None)) => return reader.finish(),
+            First::Left(Ok(None)) => match reader.unfinished_call() {
+                // Cut in the middle of a call: it does not run.
+                Some(name) => {
+                    break Error::new(
+                        ErrorCode::ModelFailed,
+                        format!("the model's stream ended before its call to '{name}' was whole; the call was not run"),
+                    )
+                }
+                None => return reader.finish(),
+            },
             First::Left(Err(e)) => break e,
             First::Right(reason) => break aborted(&reason),
         };

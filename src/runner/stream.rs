@@ -538,10 +538,35 @@ impl StreamReader {
         Ok(())
     }
 
+    /// Whether the call `c` arrived whole: the format said so, or (Chat
+    /// Completions, whose servers may leave out the choice's finish) its
+    /// arguments are a whole JSON value.
+    fn whole(&self, c: &StreamedCall) -> bool {
+        c.complete
+            || (self.format == Some(StreamFormat::OpenAi)
+                && (c.whole.is_some()
+                    || serde_json::from_str::<Value>(&c.arguments).is_ok_and(|v| v.is_object())))
+    }
+
+    /// The name of a call the stream started and did not finish (a stream
+    /// cut after the chunk naming a call, before its arguments): such a call
+    /// must not run. `None` when every call arrived whole.
+    pub fn unfinished_call(&self) -> Option<&str> {
+        self.calls.iter().find(|c| !self.whole(c)).map(|c| {
+            if c.name.is_empty() {
+                "a tool"
+            } else {
+                c.name.as_str()
+            }
+        })
+    }
+
     /// The whole reply, once the stream has ended: its text, its complete
     /// tool calls (a call the stream never finished is left out, so none
-    /// is recorded without an outcome), and the usage it reported.
+    /// is recorded without an outcome; see [`StreamReader::unfinished_call`]),
+    /// and the usage it reported.
     pub fn finish(self) -> Result<ModelReply> {
+        let whole: Vec<bool> = self.calls.iter().map(|c| self.whole(c)).collect();
         let usage = if self.usage.is_empty() {
             None
         } else {
@@ -554,13 +579,12 @@ impl StreamReader {
                 })?,
             )
         };
-        // Chat Completions marks no call whole but by finishing the choice,
-        // which some servers leave out: its calls are whole at the end.
-        let whole_at_end = self.format == Some(StreamFormat::OpenAi);
         let tool_calls: Vec<RequestedToolCall> = self
             .calls
             .into_iter()
-            .filter(|c| (c.complete || whole_at_end) && !c.name.is_empty())
+            .zip(whole)
+            .filter(|(c, whole)| *whole && !c.name.is_empty())
+            .map(|(c, _)| c)
             .map(|c| RequestedToolCall {
                 signature: c.signature,
                 name: c.name,
