@@ -8,6 +8,8 @@
 //! that rendering stays synchronous.
 
 pub mod cost;
+mod pdf;
+pub use pdf::{pdf_pages, UNKNOWN_PAGES};
 
 use std::rc::Rc;
 
@@ -235,31 +237,6 @@ pub fn describe(bytes: &[u8], media_type: Option<&str>) -> Result<MediaPart> {
     })
 }
 
-/// A PDF's page count from its page objects (`/Type /Page`, not `/Pages`);
-/// at least 1. A compressed object stream hides them: then the count is a
-/// byte estimate, one page per 50 KB.
-pub fn pdf_pages(bytes: &[u8]) -> u32 {
-    let mut pages = 0u32;
-    let mut i = 0;
-    while let Some(at) = find(&bytes[i..], b"/Type") {
-        let mut j = i + at + 5;
-        while j < bytes.len() && matches!(bytes[j], b' ' | b'\r' | b'\n' | b'\t') {
-            j += 1;
-        }
-        if bytes[j..].starts_with(b"/Page") && !bytes[j..].starts_with(b"/Pages") {
-            pages = pages.saturating_add(1);
-        }
-        i = j;
-    }
-    if pages == 0 {
-        pages = u32::try_from(bytes.len().div_ceil(50_000)).unwrap_or(u32::MAX);
-    }
-    pages.max(1)
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
-}
 
 /// Options of [`attach`].
 #[derive(Debug, Clone, Default)]
@@ -354,11 +331,4 @@ mod tests {
         assert_eq!(parts_of(&json!({"text": "hi"})).unwrap(), vec![]);
     }
 
-    #[test]
-    fn pdf_pages_are_counted_from_page_objects() {
-        let pdf = b"%PDF-1.4\n1 0 obj << /Type /Pages /Kids [2 0 R 3 0 R] >>\n2 0 obj << /Type /Page >>\n3 0 obj <</Type/Page>>\n";
-        assert_eq!(pdf_pages(pdf), 2);
-        assert_eq!(pdf_pages(b"%PDF-1.7 compressed"), 1);
-        assert_eq!(pdf_pages(&vec![b'x'; 120_000]), 3);
-    }
 }

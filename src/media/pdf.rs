@@ -1,0 +1,244 @@
+//! A PDF's page count, which the providers price a document by.
+//!
+//! Read, in order: the linearisation dictionary's `/N`; the largest `/Count`
+//! of a `/Type /Pages` dictionary (the page tree's root holds them all);
+//! the same inside compressed object streams (`/Type /ObjStm`, Flate), where
+//! every PDF 1.5+ writer puts the page tree; the `/Type /Page` objects
+//! counted, in the open and in those streams. When none of these reads (a
+//! broken or encrypted file), [`UNKNOWN_PAGES`].
+
+use miniz_oxide::inflate::decompress_to_vec_zlib_with_limit;
+
+/// The page count assumed for a PDF whose count cannot be read: the
+/// documented assumption, so that an unreadable document is not priced as
+/// one page.
+pub const UNKNOWN_PAGES: u32 = 10;
+
+/// At most this many bytes are inflated from one object stream, and from
+/// all of a file's together: a hostile stream (a zip bomb) stops there.
+const MAX_INFLATED: usize = 64 << 20;
+
+/// The page count of `bytes` (see the module documentation); at least 1.
+pub fn pdf_pages(bytes: &[u8]) -> u32 {
+    if let Some(n) = linearized_pages(bytes) {
+        return n.max(1);
+    }
+    if let Some(n) = tree_count(bytes) {
+        return n.max(1);
+    }
+    let streams = object_streams(bytes);
+    if let Some(n) = streams.iter().filter_map(|s| tree_count(s)).max() {
+        return n.max(1);
+    }
+    let objects = page_objects(bytes) + streams.iter().map(|s| page_objects(s)).sum::<u32>();
+    if objects > 0 {
+        return objects;
+    }
+    UNKNOWN_PAGES
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Every start of `needle` in `haystack`.
+fn find_all<'a>(haystack: &'a [u8], needle: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let at = from + find(haystack.get(from..)?, needle)?;
+        from = at + needle.len();
+        Some(at)
+    })
+}
+
+fn skip_space(bytes: &[u8], mut i: usize) -> usize {
+    while i < bytes.len() && matches!(bytes[i], b' ' | b'\r' | b'\n' | b'\t' | b'\x0c' | 0) {
+        i += 1;
+    }
+    i
+}
+
+/// The non-negative integer at `bytes[i..]` (after white space).
+fn integer_at(bytes: &[u8], i: usize) -> Option<u32> {
+    let start = skip_space(bytes, i);
+    let digits = bytes[start..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    std::str::from_utf8(&bytes[start..start + digits])
+        .ok()?
+        .parse()
+        .ok()
+}
+
+/// The integer value of `key` in the dictionary text `dict` (`/N 60`),
+/// when `key` is followed by a delimiter.
+fn key_value(dict: &[u8], key: &[u8]) -> Option<u32> {
+    find_all(dict, key)
+        .filter(|&at| {
+            dict.get(at + key.len())
+                .is_some_and(|b| !b.is_ascii_alphanumeric())
+        })
+        .find_map(|at| integer_at(dict, at + key.len()))
+}
+
+/// The dictionary around `at` (from the `<<` opening it to its `>>`,
+/// nested ones included), at most 4 KB either side.
+fn enclosing_dict(bytes: &[u8], at: usize) -> &[u8] {
+    let lo = at.saturating_sub(4096);
+    let mut depth = 0i32;
+    let mut start = lo;
+    let mut i = at;
+    while i > lo {
+        i -= 1;
+        if bytes[i..].starts_with(b">>") {
+            depth += 1;
+        } else if bytes[i..].starts_with(b"<<") {
+            if depth == 0 {
+                start = i;
+                break;
+            }
+            depth -= 1;
+        }
+    }
+    let hi = (at + 4096).min(bytes.len());
+    let mut depth = 0i32;
+    let mut end = hi;
+    let mut j = start + 2;
+    while j + 1 < hi {
+        if bytes[j..].starts_with(b"<<") {
+            depth += 1;
+            j += 2;
+        } else if bytes[j..].starts_with(b">>") {
+            if depth == 0 {
+                end = j + 2;
+                break;
+            }
+            depth -= 1;
+            j += 2;
+        } else {
+            j += 1;
+        }
+    }
+    &bytes[start.min(end)..end]
+}
+
+/// `/N` of the linearisation dictionary, which comes first in the file.
+fn linearized_pages(bytes: &[u8]) -> Option<u32> {
+    let head = &bytes[..bytes.len().min(2048)];
+    let at = find(head, b"/Linearized")?;
+    key_value(enclosing_dict(bytes, at), b"/N")
+}
+
+/// Where `/Type /Pages` (any white space) starts in `bytes`.
+fn pages_types(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    find_all(bytes, b"/Type").filter(move |&at| {
+        let j = skip_space(bytes, at + 5);
+        bytes[j..].starts_with(b"/Pages") && !bytes.get(j + 6).is_some_and(u8::is_ascii_alphanumeric)
+    })
+}
+
+/// The largest `/Count` of a `/Type /Pages` dictionary in `bytes`.
+fn tree_count(bytes: &[u8]) -> Option<u32> {
+    pages_types(bytes)
+        .filter_map(|at| key_value(enclosing_dict(bytes, at), b"/Count"))
+        .max()
+}
+
+/// How many `/Type /Page` objects (not `/Pages`) `bytes` holds.
+fn page_objects(bytes: &[u8]) -> u32 {
+    let count = find_all(bytes, b"/Type")
+        .filter(|&at| {
+            let j = skip_space(bytes, at + 5);
+            bytes[j..].starts_with(b"/Page")
+                && !bytes.get(j + 5).is_some_and(u8::is_ascii_alphanumeric)
+        })
+        .count();
+    u32::try_from(count).unwrap_or(u32::MAX)
+}
+
+/// The inflated contents of the file's Flate-compressed object streams
+/// (`/Type /ObjStm`), within [`MAX_INFLATED`] bytes in all.
+fn object_streams(bytes: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut budget = MAX_INFLATED;
+    for at in find_all(bytes, b"/ObjStm") {
+        let dict = enclosing_dict(bytes, at);
+        if find(dict, b"/FlateDecode").is_none() || find(dict, b"/DecodeParms").is_some() {
+            continue;
+        }
+        // The stream's data follows the dictionary: `stream`, an end of
+        // line, the data, `endstream`.
+        let after = at + find(&bytes[at..], b">>").unwrap_or(0);
+        let Some(keyword) = find(&bytes[after..], b"stream") else {
+            continue;
+        };
+        let mut start = after + keyword + 6;
+        if bytes[start..].starts_with(b"\r\n") {
+            start += 2;
+        } else if bytes[start..].starts_with(b"\n") || bytes[start..].starts_with(b"\r") {
+            start += 1;
+        }
+        let end = match key_value(dict, b"/Length") {
+            Some(n) if start + n as usize <= bytes.len() => start + n as usize,
+            _ => match find(&bytes[start..], b"endstream") {
+                Some(e) => start + e,
+                None => continue,
+            },
+        };
+        if let Ok(inflated) = decompress_to_vec_zlib_with_limit(&bytes[start..end], budget) {
+            budget -= inflated.len();
+            out.push(inflated);
+        }
+        if budget == 0 {
+            break;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use miniz_oxide::deflate::compress_to_vec_zlib;
+
+    #[test]
+    fn the_page_tree_counts() {
+        let pdf = b"%PDF-1.4\n1 0 obj << /Type /Pages /Kids [2 0 R 3 0 R] /Count 2 >>\n2 0 obj << /Type /Page /Parent 1 0 R >>\n3 0 obj <</Type/Page/Parent 1 0 R>>\n";
+        assert_eq!(pdf_pages(pdf), 2);
+        // The root's count, not a kid's nor an outline's.
+        let nested = b"%PDF-1.4 << /Type /Pages /Count 7 /Kids [] >> << /Type /Pages /Count 3 >> << /Type /Outlines /Count 40 >>";
+        assert_eq!(pdf_pages(nested), 7);
+        let linearized = b"%PDF-1.6\n1 0 obj <</Linearized 1/L 19293/H [1155 192]/O 124/E 2550/N 60/T 18422>>";
+        assert_eq!(pdf_pages(linearized), 60);
+    }
+
+    #[test]
+    fn compressed_object_streams_are_read() {
+        let objects = b"2 0 4 30 << /Type /Pages /Count 60 /Kids [4 0 R] >> << /Type /Page >>";
+        let data = compress_to_vec_zlib(objects, 6);
+        let mut pdf = format!(
+            "%PDF-1.5\n5 0 obj << /Type /ObjStm /N 2 /First 8 /Filter /FlateDecode /Length {} >>\nstream\n",
+            data.len()
+        )
+        .into_bytes();
+        pdf.extend_from_slice(&data);
+        pdf.extend_from_slice(b"\nendstream\nendobj\n");
+        assert_eq!(pdf_pages(&pdf), 60);
+    }
+
+    #[test]
+    fn what_cannot_be_read_counts_the_assumed_pages() {
+        assert_eq!(pdf_pages(b"%PDF-1.7 nothing readable"), UNKNOWN_PAGES);
+        assert_eq!(pdf_pages(b""), UNKNOWN_PAGES);
+        // A stream that does not inflate, a count with no digits.
+        let broken = b"%PDF-1.5 << /Type /ObjStm /Filter /FlateDecode /Length 4 >> stream\nabcd\nendstream << /Type /Pages /Count >>";
+        assert_eq!(pdf_pages(broken), UNKNOWN_PAGES);
+        // A zip bomb inflates no further than the limit.
+        let bomb = compress_to_vec_zlib(&vec![b' '; MAX_INFLATED + 1024], 9);
+        let mut pdf = b"%PDF-1.5 << /Type /ObjStm /Filter /FlateDecode >> stream\n".to_vec();
+        pdf.extend_from_slice(&bomb);
+        pdf.extend_from_slice(b"\nendstream");
+        assert_eq!(pdf_pages(&pdf), UNKNOWN_PAGES);
+    }
+}
