@@ -406,7 +406,11 @@ fn the_single_system_layout_sends_a_users_image_too() {
 #[test]
 fn a_pdf_counts_its_pages_however_it_was_written() {
     for name in ["deck-plain.pdf", "deck-objstm.pdf", "deck-linearized.pdf"] {
-        let bytes = std::fs::read(format!("{}/tests/fixtures/media/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let bytes = std::fs::read(format!(
+            "{}/tests/fixtures/media/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
         assert_eq!(context_compiler::media::pdf_pages(&bytes), 60, "{name}");
         let part = context_compiler::media::describe(&bytes, None).unwrap();
         assert_eq!(part.pages, Some(60), "{name}");

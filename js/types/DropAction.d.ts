@@ -3,4 +3,4 @@
 /**
  * What the budget step did to an item.
  */
-export type DropAction = "dropped" | "truncated" | "summarized" | "masked";
+export type DropAction = "dropped" | "truncated" | "summarized" | "masked" | "refused";

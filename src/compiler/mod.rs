@@ -235,6 +235,11 @@ impl ContextCompiler {
             ctx.compaction_level =
                 CompactionLevel::for_utilization(ctx.token_count as f64 / budget as f64);
         }
+        // What the request's provider would refuse is not sent (nor counted).
+        if let Some(format) = ctx.media_pricing.format {
+            ctx.withhold_refused_media(format);
+            ctx.measure(counter);
+        }
         let ctx = match ctx.layout {
             Layout::SingleSystem => {
                 let mut ctx = fit::fit_to_budget(ctx, budget, counter)?;

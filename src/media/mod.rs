@@ -237,7 +237,6 @@ pub fn describe(bytes: &[u8], media_type: Option<&str>) -> Result<MediaPart> {
     })
 }
 
-
 /// Options of [`attach`].
 #[derive(Debug, Clone, Default)]
 pub struct AttachOptions {
@@ -330,5 +329,4 @@ mod tests {
         assert!(parts_of(&json!({"media": "x"})).is_err());
         assert_eq!(parts_of(&json!({"text": "hi"})).unwrap(), vec![]);
     }
-
 }

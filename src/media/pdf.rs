@@ -134,7 +134,8 @@ fn linearized_pages(bytes: &[u8]) -> Option<u32> {
 fn pages_types(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
     find_all(bytes, b"/Type").filter(move |&at| {
         let j = skip_space(bytes, at + 5);
-        bytes[j..].starts_with(b"/Pages") && !bytes.get(j + 6).is_some_and(u8::is_ascii_alphanumeric)
+        bytes[j..].starts_with(b"/Pages")
+            && !bytes.get(j + 6).is_some_and(u8::is_ascii_alphanumeric)
     })
 }
 
@@ -209,7 +210,8 @@ mod tests {
         // The root's count, not a kid's nor an outline's.
         let nested = b"%PDF-1.4 << /Type /Pages /Count 7 /Kids [] >> << /Type /Pages /Count 3 >> << /Type /Outlines /Count 40 >>";
         assert_eq!(pdf_pages(nested), 7);
-        let linearized = b"%PDF-1.6\n1 0 obj <</Linearized 1/L 19293/H [1155 192]/O 124/E 2550/N 60/T 18422>>";
+        let linearized =
+            b"%PDF-1.6\n1 0 obj <</Linearized 1/L 19293/H [1155 192]/O 124/E 2550/N 60/T 18422>>";
         assert_eq!(pdf_pages(linearized), 60);
     }
 

@@ -75,6 +75,9 @@ pub fn check_request_for(
         ProviderFormat::Gemini => gemini(request, &mut r),
         ProviderFormat::Plain => plain(request, &mut r),
     }
+    for (rule, path, message) in crate::working_context::media_limits::check(request, format) {
+        r.add(rule, path, message);
+    }
     r.0
 }
 

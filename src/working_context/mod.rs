@@ -1,6 +1,7 @@
 //! The compiled, budget-aware view of a session, ready for a model call.
 
 pub mod checker;
+mod media_limits;
 mod media_parts;
 pub mod names;
 mod provider;
@@ -329,6 +330,10 @@ pub enum DropAction {
     /// The item (a tool output) was replaced by a placeholder by light
     /// compaction (the event stays searchable and recallable).
     Masked,
+    /// An image or file the request's provider would refuse (over its
+    /// size, dimension or count limits): its reference line is sent instead,
+    /// saying why.
+    Refused,
 }
 
 /// A record of an item the compiler dropped or truncated to fit the budget.
@@ -682,6 +687,21 @@ impl WorkingContext {
                 out
             }
             Layout::Zoned => zoned::messages(self),
+        }
+    }
+
+    /// Sends as their reference lines the images and files that `format`'s
+    /// provider would refuse (see [`media_limits`]), recording each message
+    /// that lost some in `dropped` ([`DropAction::Refused`]).
+    pub(crate) fn withhold_refused_media(&mut self, format: ProviderFormat) {
+        for (i, tokens) in media_limits::keep_within(&mut self.history, format, true) {
+            let event_id = self.history[i].event_id.clone();
+            self.dropped.push(DroppedItem::new(
+                Section::History,
+                DropAction::Refused,
+                event_id,
+                tokens,
+            ));
         }
     }
 

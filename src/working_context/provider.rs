@@ -133,9 +133,13 @@ pub(crate) fn prepared(messages: &[HistoryMessage]) -> Vec<HistoryMessage> {
         .collect()
 }
 
-/// Renders `messages` (a context's messages with zones) in `format`.
+/// Renders `messages` (a context's messages with zones) in `format`. A
+/// part the provider would refuse (too large, too many) is sent as its
+/// reference line, saying why (see [`super::media_limits`]).
 pub(crate) fn render(messages: &[HistoryMessage], format: ProviderFormat) -> Value {
-    let messages = &prepared(messages);
+    let mut messages = prepared(messages);
+    super::media_limits::keep_within(&mut messages, format, false);
+    let messages = &messages;
     match format {
         ProviderFormat::OpenAi => openai(messages),
         ProviderFormat::Anthropic => anthropic(messages),
