@@ -350,6 +350,70 @@ async fn run<B: Backend>(b: &B, name: &str) {
             assert_eq!(store.list_sessions().await.unwrap(), vec!["b/2"]);
             assert!(store.load_session("a#1", env()).await.unwrap().is_none());
         }
+        "session_ids" => {
+            let upper = "X".repeat(1024);
+            let cjk = "東".repeat(341);
+            for id in [&upper, &cjk] {
+                store.save_session(&recorded(id, 2)).await.unwrap();
+                let loaded = store.load_session(id, env()).await.unwrap().unwrap();
+                assert_eq!(loaded.session_id(), id.as_str());
+                assert_eq!(loaded.event_log().len(), 4);
+            }
+            let mut expected = vec![upper.clone(), cjk.clone()];
+            expected.sort();
+            assert_eq!(store.list_sessions().await.unwrap(), expected);
+            for bad in [
+                "x".repeat(1025),
+                "東".repeat(342),
+                "a\0b".to_string(),
+                String::new(),
+            ] {
+                let code = |e: context_compiler::Error| e.code();
+                let s = RefCell::new(session(&bad));
+                assert_eq!(
+                    store.save_session(&s).await.map_err(code).unwrap_err(),
+                    ErrorCode::InvalidArgument
+                );
+                assert_eq!(
+                    store
+                        .load_session(&bad, env())
+                        .await
+                        .map(|_| ())
+                        .map_err(code)
+                        .unwrap_err(),
+                    ErrorCode::InvalidArgument
+                );
+                assert_eq!(
+                    store.delete_session(&bad).await.map_err(code).unwrap_err(),
+                    ErrorCode::InvalidArgument
+                );
+                assert_eq!(
+                    store
+                        .store(b"by a bad id", "x", opts(Some(&bad)))
+                        .await
+                        .map_err(code)
+                        .unwrap_err(),
+                    ErrorCode::InvalidArgument
+                );
+                assert_eq!(
+                    store
+                        .list_handles(Some(&bad))
+                        .await
+                        .map_err(code)
+                        .unwrap_err(),
+                    ErrorCode::InvalidArgument
+                );
+            }
+            assert_eq!(
+                store.list_sessions().await.unwrap(),
+                expected,
+                "nothing written"
+            );
+            assert!(
+                store.list_handles(None).await.unwrap().is_empty(),
+                "nothing stored"
+            );
+        }
         other => panic!("no behaviour named {other}"),
     }
 }

@@ -564,3 +564,126 @@ fn a_stream_cut_after_naming_a_call_runs_no_call() {
     assert_eq!(result.result, "Done.");
     assert!(events(&b).iter().any(|(k, _)| k == "tool_success"));
 }
+
+/// 16 MiB of every kind of delta, in 128-byte pieces: text, tool-call
+/// arguments and Anthropic's thinking. Kept whole per piece, a reader copies
+/// what it holds on each delta (about a terabyte here) and never finishes;
+/// appended, it reads them at the speed of the bytes.
+#[test]
+fn every_delta_kind_accumulates_in_linear_time() {
+    const PIECES: usize = 1 << 17;
+    let piece = "abcdefgh".repeat(16);
+    let whole = piece.repeat(PIECES);
+    let arguments = |i: usize| match i {
+        0 => format!("{{\"x\":\"{piece}"),
+        i if i == PIECES - 1 => format!("{piece}\"}}"),
+        _ => piece.clone(),
+    };
+    // Each format's chunks for piece `i`.
+    type Chunks<'a> = Box<dyn Fn(usize) -> Vec<Value> + 'a>;
+    let streams: Vec<(&str, Chunks)> = vec![
+        (
+            "anthropic",
+            Box::new(|i| {
+                let mut c = vec![
+                    json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": piece}}),
+                    json!({"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": piece}}),
+                    json!({"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta", "partial_json": arguments(i)}}),
+                ];
+                if i == 0 {
+                    c.splice(0..0, [
+                        json!({"type": "message_start", "message": {"usage": {"input_tokens": 1}}}),
+                        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}),
+                        json!({"type": "content_block_start", "index": 2, "content_block": {"type": "tool_use", "id": "t1", "name": "big"}}),
+                    ]);
+                }
+                if i == PIECES - 1 {
+                    c.push(json!({"type": "content_block_stop", "index": 2}));
+                }
+                c
+            }),
+        ),
+        (
+            "openai",
+            Box::new(|i| {
+                let finish = if i == PIECES - 1 {
+                    json!("tool_calls")
+                } else {
+                    Value::Null
+                };
+                vec![
+                    json!({"choices": [{"index": 0, "finish_reason": finish, "delta": {
+                        "content": piece,
+                        "tool_calls": [{"index": 0, "id": if i == 0 { "c1" } else { "" }, "function": {"name": if i == 0 { "big" } else { "" }, "arguments": arguments(i)}}]
+                    }}]}),
+                ]
+            }),
+        ),
+        (
+            "responses",
+            Box::new(|i| {
+                let mut c = vec![
+                    json!({"type": "response.output_text.delta", "item_id": "m1", "delta": piece}),
+                    json!({"type": "response.function_call_arguments.delta", "item_id": "f1", "delta": arguments(i)}),
+                ];
+                if i == 0 {
+                    c.insert(0, json!({"type": "response.output_item.added", "item": {"type": "function_call", "id": "f1", "call_id": "c1", "name": "big"}}));
+                }
+                if i == PIECES - 1 {
+                    c.push(json!({"type": "response.output_item.done", "item": {"type": "function_call", "id": "f1", "call_id": "c1", "name": "big", "arguments": format!("{{\"x\":\"{whole}\"}}")}}));
+                }
+                c
+            }),
+        ),
+        (
+            "ai-sdk",
+            Box::new(|i| {
+                let mut c = vec![
+                    json!({"type": "text-delta", "id": "t", "text": piece}),
+                    json!({"type": "tool-input-delta", "id": "c1", "delta": arguments(i)}),
+                ];
+                if i == 0 {
+                    c.insert(
+                        0,
+                        json!({"type": "tool-input-start", "id": "c1", "toolName": "big"}),
+                    );
+                }
+                if i == PIECES - 1 {
+                    c.push(json!({"type": "tool-call", "toolCallId": "c1", "toolName": "big", "input": format!("{{\"x\":\"{whole}\"}}")}));
+                }
+                c
+            }),
+        ),
+    ];
+    let started = std::time::Instant::now();
+    for (name, chunks) in &streams {
+        let mut reader = StreamReader::new(None);
+        for i in 0..PIECES {
+            for c in chunks(i) {
+                reader.push(&c).expect(name);
+            }
+        }
+        let reply = reader.finish().expect(name);
+        assert_eq!(reply.text.len(), whole.len(), "{name}: text");
+        assert!(reply.text == whole, "{name}: text in order");
+        let args = reply.tool_calls[0].arguments.as_ref().expect(name);
+        assert!(
+            args["x"].as_str() == Some(whole.as_str()),
+            "{name}: arguments"
+        );
+        if *name == "anthropic" {
+            let thought = &reply.reasoning.expect("reasoning").items[0]["thinking"];
+            assert!(
+                thought.as_str() == Some(whole.as_str()),
+                "thinking in order"
+            );
+        }
+    }
+    // A bound twenty times what a debug build takes here (6 s), which the
+    // copying reader misses by hours.
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(120),
+        "{:?}",
+        started.elapsed()
+    );
+}

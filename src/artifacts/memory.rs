@@ -11,6 +11,7 @@ use crate::artifacts::{
 };
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
+use crate::session::{check_optional_session_id, check_session_id};
 use crate::session::{
     plan_save, stale_save, SavePlan, SaveReport, SavedEvents, SessionEvent, SessionSource,
     SessionStore,
@@ -86,6 +87,7 @@ impl ArtifactStore for MemoryArtifactStore {
         source: &str,
         options: StoreOptions,
     ) -> Result<ArtifactHandle> {
+        check_optional_session_id(options.session_id.as_deref())?;
         let id = content_id_by(self.hasher.as_ref(), content).await?;
         let mut entries = self.entries.borrow_mut();
         if let Some(existing) = entries.get_mut(&id) {
@@ -130,6 +132,7 @@ impl ArtifactStore for MemoryArtifactStore {
     }
 
     async fn list_handles(&self, session_id: Option<&str>) -> Result<Vec<ArtifactHandle>> {
+        check_optional_session_id(session_id)?;
         let entries = self.entries.borrow();
         Ok(entries
             .values()
@@ -147,6 +150,7 @@ impl ArtifactStore for MemoryArtifactStore {
 impl SessionStore for MemoryArtifactStore {
     async fn save_session(&self, session: &dyn SessionSource) -> Result<SaveReport> {
         let session_id = session.session_id()?;
+        check_session_id(&session_id)?;
         let saved = self
             .sessions
             .borrow()
@@ -174,6 +178,7 @@ impl SessionStore for MemoryArtifactStore {
     }
 
     async fn load_events(&self, session_id: &str) -> Result<Option<SavedEvents>> {
+        check_session_id(session_id)?;
         let sessions = self.sessions.borrow();
         let Some(events) = sessions.get(session_id) else {
             return Ok(None);
@@ -194,6 +199,7 @@ impl SessionStore for MemoryArtifactStore {
     }
 
     async fn delete_session(&self, session_id: &str) -> Result<bool> {
+        check_session_id(session_id)?;
         Ok(self.sessions.borrow_mut().remove(session_id).is_some())
     }
 }

@@ -10,6 +10,10 @@
 //!   `[a-z0-9_-]` (so no name is special, and none differs from another only
 //!   by case), and the last one gets the suffix `.rec`, so a key never names
 //!   the directory of another;
+//! - a segment whose encoding is longer than [`MAX_SEGMENT_BYTES`] (a
+//!   long session id: file systems take names of at most 255 bytes) is
+//!   named by its hash instead, `~` and 32 hex digits, and the file
+//!   `~{hash}.name` beside it keeps the segment, so listing finds the key;
 //! - artifacts fan out by the first two characters of their id:
 //!   `a/{id}` is `a/{id[..2]}/{id}.rec`;
 //! - every file is written to a temporary name beside it, synced, and renamed
@@ -108,7 +112,15 @@ impl<F: FileSystem> FsKv<F> {
 /// store over files.
 pub type FsArtifactStore<F> = KvArtifactStore<FsKv<F>>;
 
-fn encode_segment(segment: &str) -> String {
+/// The longest encoded key segment a file or directory is named by; a
+/// longer one is named by its hash (the rest of a file name's 255 bytes
+/// holds the suffixes and a temporary name's).
+pub const MAX_SEGMENT_BYTES: usize = 160;
+
+/// The suffix of the file that keeps a hashed segment.
+const NAME_SUFFIX: &str = ".name";
+
+fn percent_encode(segment: &str) -> String {
     let mut out = String::with_capacity(segment.len());
     for b in segment.bytes() {
         match b {
@@ -117,6 +129,24 @@ fn encode_segment(segment: &str) -> String {
         }
     }
     out
+}
+
+/// The name of `segment` in a path: percent-encoded, or `~` and its hash
+/// when that is longer than [`MAX_SEGMENT_BYTES`].
+fn encode_segment(segment: &str) -> String {
+    let encoded = percent_encode(segment);
+    if encoded.len() <= MAX_SEGMENT_BYTES {
+        return encoded;
+    }
+    format!(
+        "~{}",
+        &crate::artifacts::content_id(segment.as_bytes())[..32]
+    )
+}
+
+/// Whether a path segment is a hashed one (see [`encode_segment`]).
+fn is_hashed(segment: &str) -> bool {
+    segment.len() == 33 && segment.starts_with('~')
 }
 
 fn decode_segment(segment: &str) -> Option<String> {
@@ -151,17 +181,52 @@ pub(crate) fn key_path(key: &str) -> String {
     format!("{}{RECORD_SUFFIX}", segments.join("/"))
 }
 
-/// The key a file holds, or `None` for a file that holds none (a temporary
-/// file, or one the store did not write).
-pub(crate) fn path_key(path: &str) -> Option<String> {
-    let path = path.strip_suffix(RECORD_SUFFIX)?;
-    let mut segments: Vec<&str> = path.split('/').collect();
-    if segments.len() >= 3 && segments[0] == "a" {
-        segments.remove(1);
+/// The path of the file that keeps the hashed segment `parts[i]` of a
+/// path: beside it.
+fn keeper(parts: &[&str], i: usize) -> String {
+    let mut at = parts[..i].join("/");
+    if !at.is_empty() {
+        at.push('/');
     }
-    let decoded: Option<Vec<String>> = segments.into_iter().map(decode_segment).collect();
-    let key = decoded?.join("/");
-    (key_path(&key) == format!("{path}{RECORD_SUFFIX}")).then_some(key)
+    format!("{at}{}{NAME_SUFFIX}", parts[i])
+}
+
+/// The segments of `key` named by their hash, as `(the file keeping it,
+/// the segment)`.
+fn hashed_names(key: &str) -> Vec<(String, String)> {
+    let raw: Vec<&str> = key.split('/').collect();
+    let encoded = with_fan_out(raw.iter().map(|s| encode_segment(s)).collect());
+    let parts: Vec<&str> = encoded.iter().map(String::as_str).collect();
+    let fanned = parts.len() > raw.len();
+    (0..parts.len())
+        .filter(|&i| is_hashed(parts[i]))
+        .map(|i| {
+            let segment = raw[if fanned && i >= 2 { i - 1 } else { i }];
+            (keeper(&parts, i), segment.to_string())
+        })
+        .collect()
+}
+
+/// The key a file holds, or `None` for a file that holds none (a temporary
+/// file, or one the store did not write); a hashed segment is read by
+/// `named` from the path of the file that keeps it.
+fn path_key_named(path: &str, named: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    let stem = path.strip_suffix(RECORD_SUFFIX)?;
+    let parts: Vec<&str> = stem.split('/').collect();
+    let fanned = parts.len() >= 3 && parts[0] == "a";
+    let mut decoded = Vec::with_capacity(parts.len());
+    for (i, segment) in parts.iter().enumerate() {
+        if fanned && i == 1 {
+            continue;
+        }
+        decoded.push(if is_hashed(segment) {
+            named(&keeper(&parts, i))?
+        } else {
+            decode_segment(segment)?
+        });
+    }
+    let key = decoded.join("/");
+    (key_path(&key) == path).then_some(key)
 }
 
 /// The directory holding the versions of `key` (written by `put_if`):
@@ -174,12 +239,12 @@ fn versions_dir(key: &str) -> String {
 }
 
 /// The key a file under a versions directory belongs to, or `None` for any
-/// other file.
-fn version_key(path: &str) -> Option<String> {
+/// other file (a hashed segment read by `named`, see [`path_key_named`]).
+fn version_key(path: &str, named: &dyn Fn(&str) -> Option<String>) -> Option<String> {
     let (dir, name) = path.rsplit_once('/')?;
     let stem = dir.strip_suffix(VERSIONS_SUFFIX)?;
     name.parse::<u64>().ok()?;
-    path_key(&format!("{stem}{RECORD_SUFFIX}"))
+    path_key_named(&format!("{stem}{RECORD_SUFFIX}"), named)
 }
 
 /// The directory to walk for the keys starting with `prefix`.
@@ -205,6 +270,19 @@ impl<F: FileSystem> FsKv<F> {
             .collect();
         numbers.sort_unstable();
         Ok(numbers)
+    }
+
+    /// Writes the files that keep `key`'s hashed segments, when they do not
+    /// hold them yet (before the key's own file: a listing then finds it).
+    async fn keep_names(&self, key: &str) -> Result<()> {
+        for (path, segment) in hashed_names(key) {
+            let kept = self.fs.read(&path).await?.map(KvValue::into_vec);
+            if kept.as_deref() != Some(segment.as_bytes()) {
+                let bytes = F::Bytes::from_parts(&[segment.as_bytes()]);
+                self.fs.write_atomic(&path, bytes).await?;
+            }
+        }
+        Ok(())
     }
 
     /// The newest version of the key whose versions are in `dir` and its
@@ -236,6 +314,7 @@ impl<F: FileSystem> KeyValue for FsKv<F> {
     }
 
     async fn put(&self, key: &str, value: F::Bytes) -> Result<()> {
+        self.keep_names(key).await?;
         self.fs.write_atomic(&key_path(key), value).await
     }
 
@@ -249,10 +328,31 @@ impl<F: FileSystem> KeyValue for FsKv<F> {
     }
 
     async fn list(&self, prefix: &str) -> Result<Option<Vec<String>>> {
-        let files = self.fs.list_files(&list_dir(prefix)).await?;
+        let dir = list_dir(prefix);
+        let files = self.fs.list_files(&dir).await?;
+        // The segments named by their hash: those kept in the listing, and
+        // those of the listed directory itself (kept above it).
+        let mut names = std::collections::HashMap::new();
+        let keepers = files
+            .iter()
+            .filter(|f| f.ends_with(NAME_SUFFIX))
+            .cloned()
+            .chain(
+                hashed_names(&format!("{prefix}x"))
+                    .into_iter()
+                    .map(|(p, _)| p),
+            );
+        for keeper in keepers {
+            if let Some(bytes) = self.fs.read(&keeper).await? {
+                if let Ok(segment) = String::from_utf8(bytes.into_vec()) {
+                    names.insert(keeper, segment);
+                }
+            }
+        }
+        let named = |keeper: &str| names.get(keeper).cloned();
         let mut keys: Vec<String> = files
             .iter()
-            .filter_map(|p| path_key(p).or_else(|| version_key(p)))
+            .filter_map(|p| path_key_named(p, &named).or_else(|| version_key(p, &named)))
             .filter(|k| k.starts_with(prefix))
             .collect();
         keys.sort();
@@ -292,6 +392,7 @@ impl<F: FileSystem> KeyValue for FsKv<F> {
             return Ok(false);
         }
         let next = base + 1;
+        self.keep_names(key).await?;
         if !self.fs.create_new(&format!("{dir}/{next}"), value).await? {
             return Ok(false);
         }
@@ -315,6 +416,11 @@ impl<F: FileSystem> KeyValue for FsKv<F> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The key a file holds, no segment hashed.
+    fn path_key(path: &str) -> Option<String> {
+        path_key_named(path, &|_| None)
+    }
 
     #[test]
     fn keys_map_to_files_and_back() {
@@ -354,6 +460,25 @@ mod tests {
         ] {
             assert_eq!(path_key(path), None, "{path}");
         }
+    }
+
+    #[test]
+    fn a_long_segment_is_named_by_its_hash_and_kept_beside_it() {
+        let id = "東".repeat(300);
+        let key = format!("s/{id}/2/0-5");
+        let path = key_path(&key);
+        let hashed = &path[2..35];
+        assert!(is_hashed(hashed), "{path}");
+        assert!(path.split('/').all(|s| s.len() <= MAX_SEGMENT_BYTES + 4));
+        let names = hashed_names(&key);
+        assert_eq!(names, [(format!("s/{hashed}.name"), id.clone())]);
+        assert_eq!(path_key(&path), None, "unread, the hash names no key");
+        let named = |p: &str| (p == names[0].0).then(|| id.clone());
+        assert_eq!(path_key_named(&path, &named).as_deref(), Some(key.as_str()));
+        // A name file that says another segment names nothing.
+        let wrong = |_: &str| Some("other".to_string());
+        assert_eq!(path_key_named(&path, &wrong), None);
+        assert_eq!(hashed_names("s/short/1"), []);
     }
 
     #[test]

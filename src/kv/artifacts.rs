@@ -14,6 +14,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::kv::framed::{Content, Framed, Record};
 use crate::kv::{escape_key_part, KeyValue, KvValue};
 use crate::race::{race, First};
+use crate::session::check_optional_session_id;
 
 /// The default largest value written to the store: 64 KiB, Deno KV's limit,
 /// so the default layout fits every common store.
@@ -247,6 +248,7 @@ impl<K: KeyValue> KvArtifactStore<K> {
         source: &str,
         options: StoreOptions,
     ) -> Result<PreparedArtifact<K::Value>> {
+        check_optional_session_id(options.session_id.as_deref())?;
         let id = hex(digest);
         let key = self.artifact_key(&id);
         let meta = ArtifactMeta {
@@ -336,6 +338,7 @@ impl<K: KeyValue> ArtifactStore for KvArtifactStore<K> {
     }
 
     async fn list_handles(&self, session_id: Option<&str>) -> Result<Vec<ArtifactHandle>> {
+        check_optional_session_id(session_id)?;
         let ids: Vec<String> = match session_id {
             Some(s) => {
                 let prefix = self.session_index_prefix(s);

@@ -11,6 +11,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::kv::framed::{json_from_bytes, parse_record, Content, Framed, Record};
 use crate::kv::value::same_value;
 use crate::kv::{escape_key_part, unescape_key_part, KeyValue, KvArtifactStore, KvValue};
+use crate::session::check_session_id;
 use crate::session::{
     plan_save, stale_save, SavePlan, SaveReport, SavedEvents, SessionSource, SessionStore,
 };
@@ -37,11 +38,12 @@ struct Segment {
     sha256: String,
 }
 
-/// A saved session's head: what a load reads first.
+/// A saved session's head: what a load reads first. The session's id is
+/// its key's (heads written before held it too: it is ignored), so that a
+/// head's size does not grow with the id's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Head {
-    session_id: String,
     generation: u64,
     event_count: u64,
     last_event_id: Option<String>,
@@ -219,6 +221,7 @@ impl<K: KeyValue> KvArtifactStore<K> {
 impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
     async fn save_session(&self, session: &dyn SessionSource) -> Result<SaveReport> {
         let session_id = session.session_id()?;
+        check_session_id(&session_id)?;
         let key = self.head_key(&session_id);
         let stored = self.read_head(&session_id).await?;
         // A head that cannot be read is replaced, conditionally on its bytes.
@@ -248,7 +251,6 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
             };
             let generation = old.map_or(0, |h| h.generation + 1);
             let fresh = Head {
-                session_id: session_id.clone(),
                 generation,
                 event_count: count,
                 last_event_id,
@@ -347,6 +349,7 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
     }
 
     async fn load_events(&self, session_id: &str) -> Result<Option<SavedEvents>> {
+        check_session_id(session_id)?;
         // A segment missing or replaced under a head another writer has
         // moved since is a head read too early: read it again.
         let mut attempts = 0;
@@ -388,6 +391,7 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
     }
 
     async fn delete_session(&self, session_id: &str) -> Result<bool> {
+        check_session_id(session_id)?;
         let key = self.head_key(session_id);
         let Some(record) = self.read_record(&key).await? else {
             return Ok(false);

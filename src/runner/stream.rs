@@ -434,13 +434,15 @@ impl StreamReader {
                         if let Some((_, Value::Object(block))) =
                             self.reasoning.iter_mut().find(|(k, _)| *k == key)
                         {
-                            let mut text = block
-                                .get(field)
-                                .and_then(Value::as_str)
-                                .unwrap_or("")
-                                .to_string();
-                            text.push_str(text_of(delta, field));
-                            block.insert(field.into(), Value::String(text));
+                            // Appended where it is, so a long thought
+                            // costs what its length does.
+                            let more = text_of(delta, field);
+                            match block.get_mut(field) {
+                                Some(Value::String(text)) => text.push_str(more),
+                                _ => {
+                                    block.insert(field.into(), Value::String(more.to_string()));
+                                }
+                            }
                         }
                     }
                     _ => {}

@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
 use crate::session::log::{EventLog, SessionEvent};
+use crate::session::usage::MAX_SAFE_INTEGER;
 use crate::session::Session;
 use crate::tokens::TokenCounter;
 
@@ -23,8 +24,6 @@ const VERSION: u64 = 1;
 /// The latest instant a JavaScript `Date` holds (year 275760), in ms: a
 /// later timestamp would pin every event recorded after the import.
 const MAX_TIMESTAMP_MS: f64 = 8.64e15;
-/// Integers above this do not survive a trip through a JavaScript number.
-const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 fn invalid(path: &str, what: impl std::fmt::Display) -> Error {
     Error::new(ErrorCode::InvalidSessionImport, format!("{path}: {what}"))
@@ -78,6 +77,9 @@ impl Session {
             Some(id) if !id.is_empty() => id.to_string(),
             _ => return Err(invalid("$.sessionId", "expected a non-empty string")),
         };
+        if let Err(e) = crate::session::check_session_id(&session_id) {
+            return Err(invalid("$.sessionId", e.message()));
+        }
         let raw_events = root
             .get("events")
             .and_then(Value::as_array)

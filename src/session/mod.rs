@@ -3,6 +3,7 @@
 
 mod evidence;
 mod export;
+mod ids;
 mod kinds;
 mod log;
 mod redaction;
@@ -26,6 +27,7 @@ use render::{render, Rendered};
 pub use evidence::{evidence_kind, EvidenceEntry, EvidencePack};
 pub use export::parse_events;
 pub use export::SESSION_FORMAT;
+pub use ids::{check_optional_session_id, check_session_id, MAX_SESSION_ID_BYTES};
 pub use kinds::{
     ARTIFACT_STORED, ASSISTANT_OUTPUT, CONTEXT_COMPACTED, GUARD_DECISION, MEMORY_HIT, MODEL_USAGE,
     PHASE_RESULT, TOOL_CALL, TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT, USER_INPUT,
@@ -236,12 +238,14 @@ impl Session {
     /// event), with `counted_tokens`, the session's count of that request:
     /// by default the count of the latest compile of this session. Compiles
     /// derive their correction from these events (see
-    /// [`EventLog::usage_correction`]).
+    /// [`EventLog::usage_correction`]). A count above 2⁵³ − 1 is
+    /// [`ErrorCode::InvalidTokenCount`].
     pub fn record_usage(
         &mut self,
         usage: &ModelUsage,
         counted_tokens: Option<u64>,
     ) -> Result<&SessionEvent> {
+        usage.check(counted_tokens)?;
         let data = self.usage_event_data(usage, counted_tokens);
         self.record(MODEL_USAGE, data, None)
     }

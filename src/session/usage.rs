@@ -22,7 +22,16 @@ pub struct ModelUsage {
     pub output_tokens: u64,
 }
 
-/// The field of `v` named by the first of `keys` present, as a count.
+/// Integers above this do not survive a trip through a JavaScript number.
+pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// `x` as a count when it is a whole, non-negative number.
+fn whole(x: f64) -> Option<u64> {
+    (x >= 0.0 && x.fract() == 0.0 && x <= MAX_SAFE_INTEGER as f64).then_some(x as u64)
+}
+
+/// The field of `v` named by the first of `keys` present, as a count: a
+/// non-negative safe integer, else [`ErrorCode::InvalidTokenCount`].
 fn count(v: &Value, keys: &[&str]) -> Result<Option<u64>> {
     for key in keys {
         let (outer, inner) = key
@@ -35,11 +44,11 @@ fn count(v: &Value, keys: &[&str]) -> Result<Option<u64>> {
         match field {
             None | Some(Value::Null) => continue,
             Some(n) => {
-                return match n.as_f64() {
-                    Some(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 => Ok(Some(x as u64)),
+                return match n.as_u64().or_else(|| n.as_f64().and_then(whole)) {
+                    Some(x) if x <= MAX_SAFE_INTEGER => Ok(Some(x)),
                     _ => Err(Error::new(
-                        ErrorCode::InvalidArgument,
-                        format!("usage.{key} must be a non-negative integer (got {n})"),
+                        ErrorCode::InvalidTokenCount,
+                        format!("usage.{key} must be a non-negative safe integer (got {n})"),
                     )),
                 }
             }
@@ -62,7 +71,10 @@ impl ModelUsage {
     /// - Gemini's `usageMetadata` `{ promptTokenCount,
     ///   cachedContentTokenCount, candidatesTokenCount }`.
     ///
-    /// Anything else is [`ErrorCode::InvalidArgument`].
+    /// A count that is not a non-negative safe integer (at most 2⁵³ − 1,
+    /// so that it survives a JavaScript number) is
+    /// [`ErrorCode::InvalidTokenCount`]; anything else that is not usage is
+    /// [`ErrorCode::InvalidArgument`].
     pub fn from_json(v: &Value) -> Result<ModelUsage> {
         let invalid = |m: &str| Error::new(ErrorCode::InvalidArgument, m.to_string());
         if !v.is_object() {
@@ -107,7 +119,14 @@ impl ModelUsage {
         .unwrap_or(0);
         let input_tokens = if anthropic {
             let written = count(v, &["cache_creation_input_tokens"])?.unwrap_or(0);
-            input.saturating_add(written).saturating_add(cache_read)
+            let total = input.saturating_add(written).saturating_add(cache_read);
+            if total > MAX_SAFE_INTEGER {
+                return Err(Error::new(
+                    ErrorCode::InvalidTokenCount,
+                    format!("usage: input, cache-write and cache-read tokens add up to {total}, more than a safe integer"),
+                ));
+            }
+            total
         } else {
             input
         };
@@ -116,6 +135,27 @@ impl ModelUsage {
             cached_input_tokens: cache_read.min(input_tokens),
             output_tokens: output,
         })
+    }
+
+    /// [`ErrorCode::InvalidTokenCount`] unless every count, and
+    /// `counted_tokens`, is a safe integer.
+    pub fn check(&self, counted_tokens: Option<u64>) -> Result<()> {
+        let counts = [
+            ("inputTokens", Some(self.input_tokens)),
+            ("cachedInputTokens", Some(self.cached_input_tokens)),
+            ("outputTokens", Some(self.output_tokens)),
+            ("countedTokens", counted_tokens),
+        ];
+        match counts
+            .iter()
+            .find(|(_, n)| n.is_some_and(|n| n > MAX_SAFE_INTEGER))
+        {
+            Some((key, Some(n))) => Err(Error::new(
+                ErrorCode::InvalidTokenCount,
+                format!("usage.{key} must be a safe integer (got {n})"),
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// The `model_usage` event's data: the usage and, when known, the
@@ -223,17 +263,32 @@ mod tests {
 
     #[test]
     fn bad_usage_is_refused_with_a_code() {
-        for bad in [
-            json!(3),
-            json!({}),
-            json!({"inputTokens": -1}),
-            json!({"inputTokens": 1.5}),
-            json!({"inputTokens": "many"}),
-            json!({"inputTokens": 10, "outputTokens": {}}),
-        ] {
+        for bad in [json!(3), json!({}), json!({"outputTokens": 3})] {
             let e = ModelUsage::from_json(&bad).expect_err("refused");
             assert_eq!(e.code(), ErrorCode::InvalidArgument, "{bad}");
         }
+        for bad in [
+            json!({"inputTokens": -1}),
+            json!({"inputTokens": 1.5}),
+            json!({"inputTokens": "many"}),
+            json!({"inputTokens": 1e300}),
+            json!({"inputTokens": 9_007_199_254_740_992_u64}),
+            json!({"inputTokens": u64::MAX}),
+            json!({"inputTokens": 10, "outputTokens": {}}),
+            json!({"prompt_tokens": 10, "prompt_tokens_details": {"cached_tokens": 1e20}}),
+            json!({"input_tokens": 1, "cache_creation_input_tokens": f64::MAX}),
+            json!({"input_tokens": MAX_SAFE_INTEGER, "cache_read_input_tokens": 1}),
+        ] {
+            let e = ModelUsage::from_json(&bad).expect_err("refused");
+            assert_eq!(e.code(), ErrorCode::InvalidTokenCount, "{bad}");
+        }
+        let largest =
+            json!({"inputTokens": MAX_SAFE_INTEGER, "outputTokens": 9.007_199_254_740_991e15});
+        let usage = ModelUsage::from_json(&largest).expect("the largest safe integer is a count");
+        assert_eq!(
+            (usage.input_tokens, usage.output_tokens),
+            (MAX_SAFE_INTEGER, MAX_SAFE_INTEGER)
+        );
     }
 
     #[test]

@@ -38,6 +38,7 @@ use crate::artifacts::{
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
 use crate::json_text::to_json_text;
+use crate::session::{check_optional_session_id, check_session_id};
 use crate::session::{
     plan_save, stale_save, SavePlan, SaveReport, SavedEvents, SessionSource, SessionStore,
 };
@@ -359,6 +360,7 @@ impl<C: SqlConnection> ArtifactStore for SqlArtifactStore<C> {
         source: &str,
         options: StoreOptions,
     ) -> Result<ArtifactHandle> {
+        check_optional_session_id(options.session_id.as_deref())?;
         let id = content_id_by(self.hasher.as_ref(), content).await?;
         let handle =
             ArtifactHandle::describe(id.clone(), content, source, &options, self.clock.now_ms());
@@ -431,6 +433,7 @@ impl<C: SqlConnection> ArtifactStore for SqlArtifactStore<C> {
     }
 
     async fn list_handles(&self, session_id: Option<&str>) -> Result<Vec<ArtifactHandle>> {
+        check_optional_session_id(session_id)?;
         let rows = match session_id {
             None => self.rows(&format!("SELECT {HANDLE_COLUMNS} FROM acc_artifacts a"), &[]).await?,
             Some(s) => {
@@ -467,6 +470,7 @@ impl<C: SqlConnection> ArtifactStore for SqlArtifactStore<C> {
 impl<C: SqlConnection> SessionStore for SqlArtifactStore<C> {
     async fn save_session(&self, session: &dyn SessionSource) -> Result<SaveReport> {
         let id = session.session_id()?;
+        check_session_id(&id)?;
         let saved = self.head(&id).await?;
         // Read the session in one step: no await until it is serialised.
         let count = session.event_count()?;
@@ -531,6 +535,7 @@ impl<C: SqlConnection> SessionStore for SqlArtifactStore<C> {
     }
 
     async fn load_events(&self, session_id: &str) -> Result<Option<SavedEvents>> {
+        check_session_id(session_id)?;
         let head = self
             .rows(
                 "SELECT event_count FROM acc_sessions WHERE session_id = ?",
@@ -584,6 +589,7 @@ impl<C: SqlConnection> SessionStore for SqlArtifactStore<C> {
     }
 
     async fn delete_session(&self, session_id: &str) -> Result<bool> {
+        check_session_id(session_id)?;
         let exists = !self
             .rows(
                 "SELECT 1 FROM acc_sessions WHERE session_id = ?",

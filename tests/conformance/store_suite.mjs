@@ -161,6 +161,37 @@ const cases = {
     eq(await store.listSessions(), ["b/2"], "after delete");
     eq(await store.loadSession("a#1"), null, "load after delete");
   },
+
+  async session_ids(lib, store) {
+    const upper = "X".repeat(1024);
+    const cjk = "東".repeat(341);
+    for (const id of [upper, cjk]) {
+      await store.saveSession(recorded(lib, id, 2));
+      const loaded = await store.loadSession(id);
+      eq(loaded.sessionId, id, "loaded id");
+      eq(loaded.eventLog.length, 4, "loaded events");
+      loaded.free?.();
+    }
+    const expected = [upper, cjk].sort();
+    eq(await store.listSessions(), expected, "listed");
+    // A lone surrogate is refused, not rewritten to U+FFFD (two ids one).
+    const bad = ["x".repeat(1025), "東".repeat(342), "a\u0000b", "a\ud800", "a\udfff"];
+    for (const id of bad) {
+      await rejectsWith(store.loadSession(id), "INVALID_ARGUMENT");
+      await rejectsWith(store.deleteSession(id), "INVALID_ARGUMENT");
+      await rejectsWith(store.store(pattern(10, 1), "x", { sessionId: id }), "INVALID_ARGUMENT");
+      await rejectsWith(store.listHandles(id), "INVALID_ARGUMENT");
+      let refused = null;
+      try {
+        new lib.Session({ sessionId: id });
+      } catch (e) {
+        refused = e;
+      }
+      eq(refused?.code, "INVALID_ARGUMENT", `new Session with ${JSON.stringify(id.slice(0, 8))}`);
+    }
+    eq(await store.listSessions(), expected, "nothing written");
+    eq((await store.listHandles()).length, 0, "nothing stored");
+  },
 };
 
 /**

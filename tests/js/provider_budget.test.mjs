@@ -104,12 +104,33 @@ test("session.recordUsage reads every provider's usage and answers the latest co
     assert.deepEqual(event.data, { inputTokens: input, cachedInputTokens: cached, outputTokens: 7, countedTokens: ctx.tokenCount }, JSON.stringify(usage));
   }
   assert.equal(session.recordUsage({ inputTokens: 10 }, { countedTokens: 9 }).data.countedTokens, 9);
-  for (const bad of [null, 3, {}, { inputTokens: -1 }, { inputTokens: "many" }, { prompt_tokens: 1.5 }]) {
+  for (const bad of [null, 3, {}, { outputTokens: 3 }]) {
     await rejectsWithCode(() => session.recordUsage(bad), "INVALID_ARGUMENT");
   }
-  await rejectsWithCode(() => session.recordUsage({ inputTokens: 1 }, { countedTokens: -2 }), "INVALID_ARGUMENT");
+  const before = session.eventLog.length;
+  // A count that is not a non-negative safe integer is a bad token count,
+  // never stored clamped (1e300 was once recorded as 2^64 - 1).
+  for (const bad of [
+    { inputTokens: -1 },
+    { inputTokens: "many" },
+    { prompt_tokens: 1.5 },
+    { inputTokens: 1e300 },
+    { inputTokens: 2 ** 53 },
+    { inputTokens: Infinity },
+    { inputTokens: NaN },
+    { inputTokens: 10, outputTokens: 1e300 },
+    { prompt_tokens: 10, prompt_tokens_details: { cached_tokens: 1e20 } },
+    { input_tokens: Number.MAX_SAFE_INTEGER, cache_read_input_tokens: 5 },
+  ]) {
+    await rejectsWithCode(() => session.recordUsage(bad), "INVALID_TOKEN_COUNT");
+  }
+  for (const counted of [-2, 1e300, 2 ** 53, 0.5, "9"]) {
+    await rejectsWithCode(() => session.recordUsage({ inputTokens: 1 }, { countedTokens: counted }), "INVALID_TOKEN_COUNT");
+  }
+  assert.equal(session.eventLog.length, before, "nothing recorded for refused usage");
+  assert.equal(session.recordUsage({ inputTokens: Number.MAX_SAFE_INTEGER }, { countedTokens: Number.MAX_SAFE_INTEGER }).data.inputTokens, Number.MAX_SAFE_INTEGER);
   const next = await zoned().compile(session, 4_000);
-  assert.equal(next.budgetPlan.usageSamples, 6);
+  assert.equal(next.budgetPlan.usageSamples, 7);
   assert.ok(next.toMessages().every((m) => !m.content.includes("inputTokens")), "usage events render into no context");
 });
 

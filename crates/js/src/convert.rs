@@ -29,7 +29,14 @@ fn not_json(path: &str, what: &str) -> Error {
 /// `JSON.stringify` does; objects with `toJSON` (e.g. `Date`) use it.
 pub fn js_to_json(value: &JsValue, path: &str) -> Result<Value> {
     let mut stack = Vec::new();
-    convert(value, path, 0, &mut stack)
+    convert(value, path, 0, &mut stack, ErrorCode::NotSerializable)
+}
+
+/// Like [`js_to_json`], but a `NaN` or `Infinity` is `non_finite` (for data
+/// made of counts, where it is a bad count rather than bad JSON).
+pub fn js_to_json_counts(value: &JsValue, path: &str, non_finite: ErrorCode) -> Result<Value> {
+    let mut stack = Vec::new();
+    convert(value, path, 0, &mut stack, non_finite)
 }
 
 // Catching forms of `Array.isArray` and `Object.keys`: a `Proxy` whose trap
@@ -42,7 +49,13 @@ extern "C" {
     fn object_keys(value: &Object) -> std::result::Result<Array, JsValue>;
 }
 
-fn convert(v: &JsValue, path: &str, depth: usize, stack: &mut Vec<JsValue>) -> Result<Value> {
+fn convert(
+    v: &JsValue,
+    path: &str,
+    depth: usize,
+    stack: &mut Vec<JsValue>,
+    non_finite: ErrorCode,
+) -> Result<Value> {
     if v.is_null() {
         return Ok(Value::Null);
     }
@@ -54,7 +67,8 @@ fn convert(v: &JsValue, path: &str, depth: usize, stack: &mut Vec<JsValue>) -> R
     }
     if let Some(n) = v.as_f64() {
         if !n.is_finite() {
-            return Err(not_json(path, "a non-finite number (NaN or Infinity)"));
+            let e = not_json(path, "a non-finite number (NaN or Infinity)");
+            return Err(Error::new(non_finite, e.message().to_string()));
         }
         if n.fract() == 0.0 && n.abs() <= MAX_SAFE_INTEGER {
             return Ok(Value::Number(Number::from(n as i64)));
@@ -107,7 +121,7 @@ fn convert(v: &JsValue, path: &str, depth: usize, stack: &mut Vec<JsValue>) -> R
             )
         })?;
         stack.push(v.clone());
-        let out = convert(&replaced, path, depth + 1, stack);
+        let out = convert(&replaced, path, depth + 1, stack, non_finite);
         stack.pop();
         return out;
     }
@@ -121,7 +135,13 @@ fn convert(v: &JsValue, path: &str, depth: usize, stack: &mut Vec<JsValue>) -> R
         let mut items = Vec::with_capacity(length.min(1 << 16) as usize);
         for i in 0..length {
             let item = Reflect::get_u32(v, i).map_err(|_| trapped("element getter"))?;
-            items.push(convert(&item, &format!("{path}[{i}]"), depth + 1, stack)?);
+            items.push(convert(
+                &item,
+                &format!("{path}[{i}]"),
+                depth + 1,
+                stack,
+                non_finite,
+            )?);
         }
         Ok(Value::Array(items))
     } else {
@@ -134,7 +154,7 @@ fn convert(v: &JsValue, path: &str, depth: usize, stack: &mut Vec<JsValue>) -> R
             if item.is_undefined() {
                 continue;
             }
-            let child = convert(&item, &format!("{path}.{k}"), depth + 1, stack)?;
+            let child = convert(&item, &format!("{path}.{k}"), depth + 1, stack, non_finite)?;
             map.insert(k, child);
         }
         Ok(Value::Object(map))
@@ -286,6 +306,23 @@ pub fn string(value: &JsValue, what: &str) -> Result<String> {
             format!("{what} must be a string (got {})", describe(value)),
         )
     })
+}
+
+/// A session id (argument `what`): a string, and well-formed: a lone UTF-16
+/// surrogate would become U+FFFD and two ids one session. The stores check
+/// the rest (`context_compiler::session::check_session_id`).
+pub fn session_id(value: &JsValue, what: &str) -> Result<String> {
+    let id = string(value, what)?;
+    if value
+        .dyn_ref::<js_sys::JsString>()
+        .is_some_and(|s| !s.is_valid_utf16())
+    {
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!("{what} holds a lone surrogate: it is not well-formed Unicode"),
+        ));
+    }
+    Ok(id)
 }
 
 /// Bytes from a `Uint8Array` (or any typed-array view), an `ArrayBuffer`, or

@@ -79,6 +79,19 @@ pub fn optional_string<T: AsRef<JsValue>>(
     }
 }
 
+/// An optional session id option (see [`crate::convert::session_id`]).
+pub fn optional_session_id<T: AsRef<JsValue>>(
+    options: &Option<T>,
+    key: &str,
+) -> Result<Option<String>> {
+    let v = option(options, key, "options")?;
+    if v.is_undefined() || v.is_null() {
+        Ok(None)
+    } else {
+        crate::convert::session_id(&v, &format!("options.{key}")).map(Some)
+    }
+}
+
 /// A string option with a default (a prompt, say).
 pub fn string_option<T: AsRef<JsValue>>(
     options: &Option<T>,

@@ -10,7 +10,7 @@ use wasm_bindgen::JsValue;
 use crate::convert::{bytes, options_arg, string, to_js};
 use crate::env::{seed, JsClock};
 use crate::error::to_js_error;
-use crate::options::optional_string;
+use crate::options::{optional_session_id, optional_string};
 use crate::promise::spawn;
 use crate::registry::Module;
 use context_compiler::artifacts::{ArtifactStore, StoreOptions};
@@ -32,7 +32,7 @@ pub fn store_args<T: AsRef<JsValue>>(
         string(source, "source")?,
         StoreOptions {
             mime_type: optional_string(options, "mimeType")?,
-            session_id: optional_string(options, "sessionId")?,
+            session_id: optional_session_id(options, "sessionId")?,
         },
     ))
 }
@@ -56,6 +56,12 @@ pub fn store<T: AsRef<JsValue>>(
 /// The string argument `value`, or a rejected promise (`INVALID_ARGUMENT`).
 pub fn string_arg(value: &JsValue, what: &str) -> std::result::Result<String, Promise> {
     string(value, what).map_err(reject)
+}
+
+/// The `sessionId` argument (see [`crate::convert::session_id`]), or the
+/// rejected promise to return.
+fn session_id_arg(value: &JsValue) -> std::result::Result<String, Promise> {
+    crate::convert::session_id(value, "sessionId").map_err(reject)
 }
 
 /// `retrieve(artifactId)`.
@@ -86,7 +92,7 @@ pub fn list_handles(store: Rc<dyn ArtifactStore>, session_id: &JsValue) -> Promi
     let session_id = if session_id.is_undefined() || session_id.is_null() {
         None
     } else {
-        match string_arg(session_id, "sessionId") {
+        match session_id_arg(session_id) {
             Ok(id) => Some(id),
             Err(p) => return p,
         }
@@ -156,7 +162,7 @@ pub fn load_session<M: StoreModule, T: AsRef<JsValue>>(
     session_id: &JsValue,
     options: &Option<T>,
 ) -> Promise {
-    let session_id = match string_arg(session_id, "sessionId") {
+    let session_id = match session_id_arg(session_id) {
         Ok(id) => id,
         Err(p) => return p,
     };
@@ -181,7 +187,7 @@ pub fn list_sessions(store: Rc<dyn SessionStore>) -> Promise {
 
 /// `deleteSession(sessionId)`.
 pub fn delete_session(store: Rc<dyn SessionStore>, session_id: &JsValue) -> Promise {
-    let session_id = match string_arg(session_id, "sessionId") {
+    let session_id = match session_id_arg(session_id) {
         Ok(id) => id,
         Err(p) => return p,
     };

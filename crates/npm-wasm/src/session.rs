@@ -15,7 +15,7 @@ use crate::counter::JsTokenCounter;
 use crate::record_buffers;
 use context_compiler::error::{Error, ErrorCode, Result};
 use context_compiler_js::convert::{
-    bool_option, count, describe, js_to_json, option, string, to_js, whole,
+    bool_option, count, describe, js_to_json_counts, option, string, to_js, whole,
 };
 use context_compiler_js::env::{seed, JsClock};
 use context_compiler_js::error::to_js_error;
@@ -157,7 +157,11 @@ impl JsSession {
         let id = if id.is_undefined() || id.is_null() {
             None
         } else {
-            Some(string(&id, "options.sessionId")?).filter(|s| !s.is_empty())
+            let id = context_compiler_js::convert::session_id(&id, "options.sessionId")?;
+            if !id.is_empty() {
+                context_compiler::session::check_session_id(&id)?;
+            }
+            Some(id).filter(|s| !s.is_empty())
         };
         let counter = counter_option(&options, "options")?;
         Ok(JsSession::wrap(Rc::new(RefCell::new(
@@ -279,11 +283,12 @@ impl JsSession {
         #[wasm_bindgen(unchecked_param_type = "ProviderUsage")] usage: JsValue,
         options: Option<RecordUsageOptionsArg>,
     ) -> JsResult<JsValue> {
-        let usage = ModelUsage::from_json(&js_to_json(&usage, "usage")?)?;
+        let usage = js_to_json_counts(&usage, "usage", ErrorCode::InvalidTokenCount)?;
+        let usage = ModelUsage::from_json(&usage)?;
         let counted = count(
             &option(&options, "countedTokens", "options")?,
             "options.countedTokens",
-            ErrorCode::InvalidArgument,
+            ErrorCode::InvalidTokenCount,
         )?;
         let data = self
             .inner

@@ -23,6 +23,7 @@ use context_compiler::artifacts::{
 };
 use context_compiler::clock::Clock;
 use context_compiler::error::{Error, ErrorCode, Result};
+use context_compiler::session::{check_optional_session_id, check_session_id};
 use context_compiler::session::{
     plan_save, stale_save, SavePlan, SaveReport, SavedEvents, SessionSource, SessionStore,
 };
@@ -292,6 +293,7 @@ impl ArtifactStore for IdbStore {
         source: &str,
         options: StoreOptions,
     ) -> Result<ArtifactHandle> {
+        check_optional_session_id(options.session_id.as_deref())?;
         let id = content_id_by(&JsHasher, content).await?;
         let tx = self.transaction(&[&self.names.artifacts], true)?;
         let os = Self::object_store(&tx, &self.names.artifacts)?;
@@ -357,6 +359,7 @@ impl ArtifactStore for IdbStore {
     }
 
     async fn list_handles(&self, session_id: Option<&str>) -> Result<Vec<ArtifactHandle>> {
+        check_optional_session_id(session_id)?;
         let tx = self.transaction(&[&self.names.artifacts], false)?;
         let os = Self::object_store(&tx, &self.names.artifacts)?;
         let req = match session_id {
@@ -391,6 +394,7 @@ impl ArtifactStore for IdbStore {
 impl SessionStore for IdbStore {
     async fn save_session(&self, session: &dyn SessionSource) -> Result<SaveReport> {
         let session_id = session.session_id()?;
+        check_session_id(&session_id)?;
         let tx = self.transaction(&[&self.names.sessions, &self.names.events], true)?;
         let heads = Self::object_store(&tx, &self.names.sessions)?;
         let events_store = Self::object_store(&tx, &self.names.events)?;
@@ -456,6 +460,7 @@ impl SessionStore for IdbStore {
     }
 
     async fn load_events(&self, session_id: &str) -> Result<Option<SavedEvents>> {
+        check_session_id(session_id)?;
         let tx = self.transaction(&[&self.names.sessions, &self.names.events], false)?;
         let heads = Self::object_store(&tx, &self.names.sessions)?;
         let events_store = Self::object_store(&tx, &self.names.events)?;
@@ -509,6 +514,7 @@ impl SessionStore for IdbStore {
     }
 
     async fn delete_session(&self, session_id: &str) -> Result<bool> {
+        check_session_id(session_id)?;
         let tx = self.transaction(&[&self.names.sessions, &self.names.events], true)?;
         let heads = Self::object_store(&tx, &self.names.sessions)?;
         let events_store = Self::object_store(&tx, &self.names.events)?;
