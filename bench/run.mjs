@@ -159,6 +159,8 @@ await storageBench();
 // 4b. Many workers, one session: PostgreSQL and Redis beside LangGraph's PostgresSaver.
 const { sharedSessionsBench } = await import("./shared_sessions.mjs");
 await sharedSessionsBench();
+const { syncContentionBench } = await import("./sync_contention.mjs");
+await syncContentionBench();
 
 // 5. The tool-heavy agent loop: prompt-cache reuse, cost, budget, latency.
 const { agentLoopBench, formatBench } = await import("./agent_loop.mjs");

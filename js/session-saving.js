@@ -17,7 +17,7 @@ for (const name of ["__eventCount", "__eventId", "__eventsJson"]) {
 /** The host's `restoreSession` for the stores module: a main-module `Session` from saved events. */
 export const restoreSession = guarded(glue.Session.__restore, "Session.__restore", { needsReady: true });
 
-for (const name of ["__mergeSaved"]) {
+for (const name of ["__mergeSaved", "__mergeSavedTail", "__savedPrefix", "__noteSaved", "__syncPace", "__noteSync"]) {
   glue.Session.prototype[name] = guarded(glue.Session.prototype[name], `Session.${name}`);
 }
 const retryDelayMs = guarded(glue.Session.__retryDelayMs, "Session.__retryDelayMs");
@@ -42,11 +42,34 @@ function syncOptions(options) {
 }
 
 /**
+ * Merges into `session` what other writers saved to `store` since the
+ * events the session knows it holds: only those (`__loadEventsAfter`), or
+ * the whole saved session from a store without that method. How many
+ * saved events were new.
+ */
+async function mergeWhatIsNew(session, store, id) {
+  if (typeof store.__loadEventsAfter === "function") {
+    const [known, lastEventId] = session.__savedPrefix();
+    const tail = await store.__loadEventsAfter(id, known, lastEventId);
+    return tail === null ? 0 : session.__mergeSavedTail(tail.eventsJson, tail.start, tail.expected);
+  }
+  const saved = await store.loadSession(id);
+  if (saved === null || saved === undefined) return 0;
+  try {
+    return session.__mergeSaved(saved);
+  } finally {
+    saved.free();
+  }
+}
+
+/**
  * `session.sync(store, options)`: saves the session to a store other writers
  * save it to as well. On `STORE_CONFLICT` it waits a jittered backoff, loads
- * what they saved, places it before this session's own unsaved events
- * (`__mergeSaved`) and saves again, at most `maxTries` times; then it
- * rejects with `STORE_CONFLICT`, its own events unsaved for the next sync. The loop of `sync_session` in the core, over a
+ * what they saved since its last save and places it before this session's
+ * own unsaved events (`mergeWhatIsNew`), and saves again, at most
+ * `maxTries` times; then it rejects with `STORE_CONFLICT`, its own events
+ * unsaved for the next sync. A session whose syncs lately had to contend
+ * waits before its first save too (`Session::sync_pace` in the core). The loop of `sync_session` in the core, over a
  * store of the other WebAssembly instance.
  */
 async function sync(store, options) {
@@ -56,28 +79,30 @@ async function sync(store, options) {
   }
   const id = this.sessionId;
   let merged = 0;
+  const wait = (next) => new Promise((resolve) => setTimeout(resolve, retryDelayMs(next, Math.random(), baseDelayMs, maxDelayMs)));
+  // Paced as a retry after `pace` conflicts when its syncs lately had to contend.
+  const pace = this.__syncPace();
+  if (pace > 0) await wait(pace + 1);
   for (let tries = 1; ; tries++) {
     let conflict;
     try {
+      // What the save holds at least (it reads the session when ready to write).
+      const count = this.__eventCount();
       const report = await store.saveSession(this);
+      this.__noteSaved(count);
+      this.__noteSync(tries, true);
       return { tries, merged, eventsWritten: report.eventsWritten };
     } catch (e) {
       if (e?.code !== "STORE_CONFLICT") throw e;
       conflict = e;
     }
     if (tries >= maxTries) {
+      this.__noteSync(tries, false);
       throw codedError("STORE_CONFLICT", `session ${id}: ${maxTries} saves met other writers' saves; the session holds every event, its own unsaved: sync again`, conflict);
     }
     // Wait first, then load: the merged session is as fresh as can be when saved.
-    await new Promise((resolve) => setTimeout(resolve, retryDelayMs(tries + 1, Math.random(), baseDelayMs, maxDelayMs)));
-    const saved = await store.loadSession(id);
-    if (saved !== null && saved !== undefined) {
-      try {
-        merged += this.__mergeSaved(saved);
-      } finally {
-        saved.free();
-      }
-    }
+    await wait(tries + 1);
+    merged += await mergeWhatIsNew(this, store, id);
   }
 }
 

@@ -111,3 +111,6 @@ stage component-build bash scripts/build-component.sh
 stage_wait dev
 stage native-tests native_tests
 stage_wait js
+# Writer processes racing to sync one session: how many syncs give up
+# depends on how busy the machine is, so it runs alone, last.
+stage contention bash scripts/with-servers.sh node --test tests/contention/

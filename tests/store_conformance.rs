@@ -341,6 +341,52 @@ async fn run<B: Backend>(b: &B, name: &str) {
             let loaded = store.load_session("same-id", env()).await.unwrap().unwrap();
             assert_eq!(loaded.export_json(), other.borrow().export_json());
         }
+        "session_tail" => {
+            let s = recorded("tail", 2);
+            store.save_session(&s).await.unwrap();
+            for i in 0..3 {
+                s.borrow_mut()
+                    .record("user_input", json!(format!("more {i}")), None)
+                    .unwrap();
+                store.save_session(&s).await.unwrap();
+            }
+            let exported: serde_json::Value =
+                serde_json::from_str(&s.borrow().export_json()).unwrap();
+            let events = exported["events"].as_array().unwrap().clone();
+            let id = |i: usize| events[i]["eventId"].as_str().unwrap().to_string();
+            let tail = store
+                .load_events_after("tail", 4, Some(&id(3)))
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!((tail.start, tail.expected), (4, 7));
+            assert_eq!(tail.events, events[4..]);
+            let nothing_new = store
+                .load_events_after("tail", 7, Some(&id(6)))
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!((nothing_new.start, nothing_new.events.len()), (7, 0));
+            for (known, last) in [
+                (4, Some("not-its-id")),
+                (4, None),
+                (9, Some(id(3).as_str())),
+                (0, None),
+            ] {
+                let whole = store
+                    .load_events_after("tail", known, last)
+                    .await
+                    .unwrap()
+                    .unwrap();
+                assert_eq!((whole.start, whole.expected), (0, 7), "{known} {last:?}");
+                assert_eq!(whole.events, events, "{known} {last:?}");
+            }
+            assert!(store
+                .load_events_after("missing", 1, Some(&id(0)))
+                .await
+                .unwrap()
+                .is_none());
+        }
         "session_list_delete" => {
             store.save_session(&recorded("b/2", 1)).await.unwrap();
             store.save_session(&recorded("a#1", 1)).await.unwrap();

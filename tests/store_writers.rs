@@ -707,3 +707,247 @@ fn retry_delays_are_jittered_below_a_doubling_ceiling() {
     assert_eq!(retry_delay_ms(5, 0.5, &o), 40.0);
     assert_eq!(retry_delay_ms(5, -3.0, &o), 0.0);
 }
+
+/// A store that reports the events each reload after a conflict handed
+/// back, and refuses to read a whole saved log.
+struct TailOnly {
+    inner: KvArtifactStore<MemoryKv>,
+    reloaded: RefCell<Vec<(u64, usize)>>,
+}
+
+#[async_trait(?Send)]
+impl SessionStore for TailOnly {
+    async fn save_session(
+        &self,
+        session: &dyn context_compiler::session::SessionSource,
+    ) -> Result<context_compiler::session::SaveReport> {
+        self.inner.save_session(session).await
+    }
+    async fn load_events(
+        &self,
+        _session_id: &str,
+    ) -> Result<Option<context_compiler::session::SavedEvents>> {
+        Err(Error::new(
+            ErrorCode::StoreFailed,
+            "a sync read the whole saved log",
+        ))
+    }
+    async fn load_events_after(
+        &self,
+        session_id: &str,
+        known: u64,
+        last_event_id: Option<&str>,
+    ) -> Result<Option<context_compiler::session::SavedTail>> {
+        let tail = self
+            .inner
+            .load_events_after(session_id, known, last_event_id)
+            .await?;
+        if let Some(t) = &tail {
+            self.reloaded.borrow_mut().push((t.start, t.events.len()));
+        }
+        Ok(tail)
+    }
+    async fn list_sessions(&self) -> Result<Vec<String>> {
+        self.inner.list_sessions().await
+    }
+    async fn delete_session(&self, session_id: &str) -> Result<bool> {
+        self.inner.delete_session(session_id).await
+    }
+}
+
+#[test]
+fn a_conflicted_sync_reloads_only_what_other_writers_saved_since_its_last_save() {
+    let store = TailOnly {
+        inner: KvArtifactStore::new(
+            MemoryKv::new(),
+            StepClock::new(1000.0, 1.0),
+            KvStoreOptions::default(),
+        )
+        .unwrap(),
+        reloaded: RefCell::default(),
+    };
+    let clock = StepClock::new(0.0, 0.0);
+    let mut rng = IdRng::new(3);
+    let sync = |session: &RefCell<Session>, rng: &mut IdRng| {
+        block_on(sync_session(
+            &store,
+            session,
+            clock.as_ref(),
+            rng,
+            &SyncOptions::default(),
+        ))
+        .unwrap()
+    };
+    let mine = RefCell::new(fresh("shared"));
+    for i in 0..50 {
+        say(&mut mine.borrow_mut(), &format!("mine-{i}"));
+    }
+    assert_eq!(sync(&mine, &mut rng).tries, 1);
+    // Another writer loads it, adds two events and saves.
+    let theirs = RefCell::new(block_on(load(&store.inner, "shared")));
+    say(&mut theirs.borrow_mut(), "theirs-0");
+    say(&mut theirs.borrow_mut(), "theirs-1");
+    block_on(store.inner.save_session(&theirs)).unwrap();
+    say(&mut mine.borrow_mut(), "mine-50");
+    let report = sync(&mine, &mut rng);
+    assert_eq!((report.tries, report.merged), (2, 2));
+    assert_eq!(
+        *store.reloaded.borrow(),
+        [(50, 2)],
+        "only the two new events"
+    );
+    let held = texts(&mine.borrow());
+    assert_eq!(held[49..], ["mine-49", "theirs-0", "theirs-1", "mine-50"]);
+    assert_eq!(texts(&block_on(load(&store.inner, "shared"))), held);
+    // A loaded session knows what it holds too (its own save above was no
+    // sync: what it saved then comes back, and is no merge).
+    say(&mut theirs.borrow_mut(), "theirs-2");
+    let report = sync(&theirs, &mut rng);
+    assert_eq!((report.tries, report.merged), (2, 1));
+    assert_eq!(store.reloaded.borrow()[1], (50, 3));
+    assert_eq!(
+        texts(&block_on(load(&store.inner, "shared")))[50..],
+        ["theirs-0", "theirs-1", "mine-50", "theirs-2"]
+    );
+}
+
+/// A token counter that counts its calls.
+struct CallCounter(Cell<usize>);
+
+impl context_compiler::tokens::TokenCounter for CallCounter {
+    fn count(&self, text: &str) -> u64 {
+        self.0.set(self.0.get() + 1);
+        DefaultTokenCounter.count(text)
+    }
+}
+
+#[test]
+fn a_merged_tail_counts_only_the_events_new_to_the_session() {
+    let store = KvArtifactStore::new(
+        MemoryKv::new(),
+        StepClock::new(1000.0, 1.0),
+        KvStoreOptions::default(),
+    )
+    .unwrap();
+    let counter = Rc::new(CallCounter(Cell::new(0)));
+    let env = env();
+    let mine = RefCell::new(Session::with_env(
+        Some("counted".into()),
+        env.clock,
+        counter.clone(),
+        env.seed,
+    ));
+    for i in 0..40 {
+        say(&mut mine.borrow_mut(), &format!("mine-{i}"));
+    }
+    block_on(store.save_session(&mine)).unwrap();
+    mine.borrow().note_saved(40);
+    let theirs = RefCell::new(block_on(load(&store, "counted")));
+    say(&mut theirs.borrow_mut(), "theirs");
+    block_on(store.save_session(&theirs)).unwrap();
+    say(&mut mine.borrow_mut(), "mine-40");
+    let (known, last) = {
+        let s = mine.borrow();
+        let (known, last) = s.saved_prefix();
+        (known, last.map(str::to_string))
+    };
+    assert_eq!(known, 40);
+    let tail = block_on(store.load_events_after("counted", known, last.as_deref()))
+        .unwrap()
+        .unwrap();
+    let before = counter.0.get();
+    assert_eq!(mine.borrow_mut().merge_saved_tail(&tail).unwrap(), 1);
+    assert_eq!(
+        counter.0.get() - before,
+        1,
+        "one event counted: the new one"
+    );
+    assert_eq!(mine.borrow().saved_prefix().0, 41);
+    let held = texts(&mine.borrow());
+    assert_eq!(held[39..], ["mine-39", "theirs", "mine-40"]);
+    // The counts kept are the ones a fresh count gives.
+    let recounted = SessionEnv {
+        clock: StepClock::new(0.0, 1.0),
+        counter: Rc::new(DefaultTokenCounter),
+        seed: 1,
+    }
+    .session("counted", mine.borrow().event_log().events().to_vec())
+    .unwrap();
+    assert_eq!(
+        recounted.event_log().total_tokens(),
+        mine.borrow().event_log().total_tokens()
+    );
+    // A tail whose length disagrees with its count is refused whole.
+    let mut bad = tail.clone();
+    bad.expected += 1;
+    let err = mine.borrow_mut().merge_saved_tail(&bad).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::StoreCorrupt);
+    assert_eq!(texts(&mine.borrow()), held);
+}
+
+#[test]
+fn a_session_whose_syncs_lost_races_paces_its_next_first_save() {
+    let store = AlwaysAhead {
+        inner: MemoryArtifactStore::new(StepClock::new(1000.0, 1.0)),
+        others: Cell::new(0),
+    };
+    let session = RefCell::new(fresh("paced"));
+    say(&mut session.borrow_mut(), "mine");
+    let clock = StepClock::new(0.0, 0.0);
+    let mut rng = IdRng::new(11);
+    let options = SyncOptions {
+        max_tries: 3,
+        ..SyncOptions::default()
+    };
+    assert_eq!(session.borrow().sync_pace(), 0);
+    block_on(sync_session(
+        &store,
+        &session,
+        clock.as_ref(),
+        &mut rng,
+        &options,
+    ))
+    .unwrap_err();
+    assert_eq!(session.borrow().sync_pace(), 1, "a sync that gave up");
+    // Alone now: the first save waits, within the first retry's ceiling.
+    let alone = MemoryArtifactStore::new(StepClock::new(1000.0, 1.0));
+    let before = clock.now_ms();
+    let report = block_on(sync_session(
+        &alone,
+        &session,
+        clock.as_ref(),
+        &mut rng,
+        &options,
+    ))
+    .unwrap();
+    let waited = clock.now_ms() - before;
+    assert_eq!(report.tries, 1);
+    assert!(
+        waited > 0.0 && waited <= retry_delay_ms(2, 1.0, &options),
+        "{waited}"
+    );
+    assert_eq!(session.borrow().sync_pace(), 0, "saved at the first try");
+    say(&mut session.borrow_mut(), "again");
+    let before = clock.now_ms();
+    block_on(sync_session(
+        &alone,
+        &session,
+        clock.as_ref(),
+        &mut rng,
+        &options,
+    ))
+    .unwrap();
+    assert_eq!(clock.now_ms(), before, "no wait once syncs go through");
+    // The pace follows the tries: up on a lost race, kept at two (the
+    // first save of a shared session meets what others saved: no race),
+    // capped.
+    let s = session.borrow();
+    for (tries, saved, pace) in [(3, true, 1), (2, true, 1), (5, true, 2), (1, true, 1)] {
+        s.note_sync(tries, saved);
+        assert_eq!(s.sync_pace(), pace, "{tries} {saved}");
+    }
+    for _ in 0..20 {
+        s.note_sync(8, false);
+    }
+    assert_eq!(s.sync_pace(), context_compiler::session::MAX_SYNC_PACE);
+}

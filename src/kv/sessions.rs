@@ -13,7 +13,8 @@ use crate::kv::value::same_value;
 use crate::kv::{escape_key_part, unescape_key_part, KeyValue, KvArtifactStore, KvValue};
 use crate::session::check_session_id;
 use crate::session::{
-    plan_save, stale_save, SavePlan, SaveReport, SavedEvents, SessionSource, SessionStore,
+    plan_save, stale_save, SavePlan, SaveReport, SavedEvents, SavedTail, SessionSource,
+    SessionStore,
 };
 
 /// After this many appended segments the next save rewrites the session as
@@ -170,10 +171,26 @@ impl<K: KeyValue> KvArtifactStore<K> {
         Ok(same_value(self.kv_get(key).await?.as_ref(), Some(&written)))
     }
 
-    /// The events of `head`'s segments, each verified against its digest.
-    async fn read_segments(&self, session_id: &str, head: &Head) -> Result<Vec<Value>> {
+    /// The events of `head`'s segments from the first that holds position
+    /// `from` on, each verified against its digest, and the position of the
+    /// first event read.
+    async fn read_segments(
+        &self,
+        session_id: &str,
+        head: &Head,
+        from: u64,
+    ) -> Result<(u64, Vec<Value>)> {
+        let first = head
+            .segments
+            .iter()
+            .position(|seg| seg.end > from)
+            .unwrap_or(head.segments.len());
+        let offset = head
+            .segments
+            .get(first)
+            .map_or(head.event_count, |s| s.start);
         let mut raw: Vec<Value> = Vec::new();
-        for seg in &head.segments {
+        for seg in &head.segments[first..] {
             let (key, record) = self
                 .read_segment(session_id, head.generation, seg)
                 .await
@@ -199,7 +216,36 @@ impl<K: KeyValue> KvArtifactStore<K> {
             }
             raw.extend(events);
         }
-        Ok(raw)
+        Ok((offset, raw))
+    }
+
+    /// The saved log of `session_id` from the segment holding position
+    /// `from` on: its head's event count, the position of the first event
+    /// read, and the events. A segment missing or replaced under a head
+    /// another writer has moved since is a head read too early: it is read
+    /// again.
+    async fn read_log(
+        &self,
+        session_id: &str,
+        from: u64,
+    ) -> Result<Option<(u64, u64, Vec<Value>)>> {
+        let mut attempts = 0;
+        loop {
+            let Some(stored) = self.read_head(session_id).await? else {
+                return Ok(None);
+            };
+            let head = stored.parsed?;
+            match self.read_segments(session_id, &head, from).await {
+                Ok((offset, events)) => return Ok(Some((head.event_count, offset, events))),
+                Err(e) => {
+                    attempts += 1;
+                    let now = self.kv_get(&self.head_key(session_id)).await?;
+                    if attempts >= LOAD_ATTEMPTS || same_value(now.as_ref(), Some(&stored.raw)) {
+                        return Err(e);
+                    }
+                }
+            }
+        }
     }
 
     async fn delete_segments(&self, session_id: &str, head: &Head) -> Result<()> {
@@ -350,30 +396,47 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
 
     async fn load_events(&self, session_id: &str) -> Result<Option<SavedEvents>> {
         check_session_id(session_id)?;
-        // A segment missing or replaced under a head another writer has
-        // moved since is a head read too early: read it again.
-        let mut attempts = 0;
-        loop {
-            let Some(stored) = self.read_head(session_id).await? else {
-                return Ok(None);
-            };
-            let head = stored.parsed?;
-            match self.read_segments(session_id, &head).await {
-                Ok(events) => {
-                    return Ok(Some(SavedEvents {
-                        events,
-                        expected: head.event_count,
-                    }))
-                }
-                Err(e) => {
-                    attempts += 1;
-                    let now = self.kv_get(&self.head_key(session_id)).await?;
-                    if attempts >= LOAD_ATTEMPTS || same_value(now.as_ref(), Some(&stored.raw)) {
-                        return Err(e);
-                    }
-                }
-            }
+        Ok(self
+            .read_log(session_id, 0)
+            .await?
+            .map(|(expected, _, events)| SavedEvents { events, expected }))
+    }
+
+    /// Reads only the segments from the one holding event `known - 1` (to
+    /// check it is `last_event_id`) on.
+    async fn load_events_after(
+        &self,
+        session_id: &str,
+        known: u64,
+        last_event_id: Option<&str>,
+    ) -> Result<Option<SavedTail>> {
+        check_session_id(session_id)?;
+        let (Some(last), Some(before)) = (last_event_id, known.checked_sub(1)) else {
+            return Ok(self
+                .load_events(session_id)
+                .await?
+                .map(|s| s.after(0, None)));
+        };
+        let Some((expected, offset, mut events)) = self.read_log(session_id, before).await? else {
+            return Ok(None);
+        };
+        let at = before
+            .checked_sub(offset)
+            .and_then(|i| events.get(i as usize));
+        if expected < known
+            || at.and_then(|e| e.get("eventId")).and_then(Value::as_str) != Some(last)
+        {
+            // Not the log this writer saved into (deleted and saved anew).
+            return Ok(self
+                .load_events(session_id)
+                .await?
+                .map(|s| s.after(0, None)));
         }
+        Ok(Some(SavedTail {
+            start: known,
+            events: events.split_off((known - offset) as usize),
+            expected,
+        }))
     }
 
     async fn list_sessions(&self) -> Result<Vec<String>> {

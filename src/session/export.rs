@@ -112,6 +112,8 @@ impl Session {
             observer: None,
             recall: Default::default(),
             last_compiled_tokens: Cell::default(),
+            saved_prefix: Cell::default(),
+            sync_pace: Cell::default(),
         })
     }
 }

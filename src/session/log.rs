@@ -288,7 +288,7 @@ impl EventLog {
             let estimate = event.token_estimate;
             // Counted when it was queued: should a host counter fail now, it
             // is indexed with the default counter's rendered count.
-            let _ = self.index(event, Some(estimate), false);
+            let _ = self.index(event, Some(estimate), false, None);
         }
     }
 
@@ -380,27 +380,41 @@ impl EventLog {
     /// updating every index; fails, adding nothing, when the counter could
     /// not count it.
     pub(crate) fn push(&mut self, event: SessionEvent, token_estimate: Option<u64>) -> Result<()> {
-        self.index(event, token_estimate, true)
+        self.index(event, token_estimate, true, None)
     }
 
     /// Adds an event, counting it and updating every index. When the
     /// counter failed, `strict` fails before anything changes; otherwise
-    /// the event goes in with the counts the counter answered.
+    /// the event goes in with the counts the counter answered. `counted`:
+    /// the event's rendered tokens when this counter counted them already
+    /// (an event of this log placed again by a merge); its estimate is then
+    /// `token_estimate`'s.
     fn index(
         &mut self,
         mut event: SessionEvent,
         token_estimate: Option<u64>,
         strict: bool,
+        counted: Option<u64>,
     ) -> Result<()> {
         let index = self.events.len();
-        // Only this event's counts decide.
-        let _ = self.counter.take_failure();
-        let (rendered, rendered_tokens, estimate) = self.counts(&event.kind, &event.data);
-        if let Some(e) = self.counter.take_failure() {
-            if strict {
-                return Err(e);
+        let (rendered, rendered_tokens, estimate) = match counted {
+            Some(tokens) => (
+                render::render(&event.kind, &event.data),
+                tokens,
+                event.token_estimate,
+            ),
+            None => {
+                // Only this event's counts decide.
+                let _ = self.counter.take_failure();
+                let counts = self.counts(&event.kind, &event.data);
+                if let Some(e) = self.counter.take_failure() {
+                    if strict {
+                        return Err(e);
+                    }
+                }
+                counts
             }
-        }
+        };
         event.token_estimate = token_estimate.unwrap_or(estimate);
         match &rendered {
             Some(Rendered::Message { .. }) => {
@@ -454,30 +468,62 @@ impl EventLog {
         Ok(())
     }
 
-    /// Continues id sequencing after imported events.
-    /// This log with `saved` (another writer's saved log, checked as an
-    /// import) first and then its own events that `saved` lacks, in their
-    /// order, with the same clock, counter and id state. An own event
-    /// stamped earlier than the event before it takes that event's
-    /// timestamp, so the merged log's times never decrease. Fails with
-    /// [`ErrorCode::SessionBusy`] while events are queued.
-    pub(crate) fn merged(&self, saved: Vec<SessionEvent>) -> Result<(EventLog, usize)> {
+    /// This log with `saved` (another writer's saved log from its event
+    /// `start` on, checked as an import; this log's first `start` events are
+    /// the saved log's first) placed after those `start` events, then this
+    /// log's own events that `saved` lacks, in their order, with the same
+    /// clock, counter and id state. An own event stamped earlier than the
+    /// event before it takes that event's timestamp, so the merged log's
+    /// times never decrease. The events this log held keep their counts:
+    /// only the saved events new to it are counted. Returns the log and how
+    /// many saved events were new. Fails with [`ErrorCode::SessionBusy`]
+    /// while events are queued.
+    pub(crate) fn merged(
+        &self,
+        start: usize,
+        saved: Vec<SessionEvent>,
+    ) -> Result<(EventLog, usize)> {
         if self.pending_len() > 0 {
             return Err(Error::new(
                 ErrorCode::SessionBusy,
                 "the session is being changed and cannot be merged now",
             ));
         }
-        let known: std::collections::HashSet<&str> =
-            saved.iter().map(|e| e.event_id.as_str()).collect();
-        let own: Vec<SessionEvent> = self
-            .events
+        let Some(after) = self.events.get(start..) else {
+            return Err(Error::new(
+                ErrorCode::StoreCorrupt,
+                format!(
+                    "saved events from position {start} cannot follow a session of {} events",
+                    self.events.len()
+                ),
+            ));
+        };
+        // Where each of this log's events past `start` is, by id.
+        let held: HashMap<&str, usize> = after
             .iter()
-            .filter(|e| !known.contains(e.event_id.as_str()))
-            .cloned()
+            .enumerate()
+            .map(|(i, e)| (e.event_id.as_str(), start + i))
             .collect();
-        // The saved events this log lacked (ids are unique in each).
-        let placed = (saved.len() + own.len()).saturating_sub(self.events.len());
+        let known: HashSet<&str> = saved.iter().map(|e| e.event_id.as_str()).collect();
+        let own: Vec<usize> = (start..self.events.len())
+            .filter(|&i| !known.contains(self.events[i].event_id.as_str()))
+            .collect();
+        drop(known);
+        let placed = saved
+            .iter()
+            .filter(|e| !held.contains_key(e.event_id.as_str()))
+            .count();
+        let saved: Vec<(SessionEvent, Option<u64>)> = saved
+            .into_iter()
+            .map(|e| {
+                let counted = held
+                    .get(e.event_id.as_str())
+                    .map(|&i| self.meta[i].rendered_tokens);
+                (e, counted)
+            })
+            .collect();
+        drop(held);
+        let ours = |i: usize| (self.events[i].clone(), Some(self.meta[i].rendered_tokens));
         let mut log = EventLog::with_env(self.clock.clone(), self.counter.clone(), 0);
         log.ids = RefCell::new(Ids {
             last_ms: 0,
@@ -485,11 +531,15 @@ impl EventLog {
             rng: self.ids.borrow().rng.clone(),
         });
         let mut last_ts = 0.0f64;
-        for mut event in saved.into_iter().chain(own) {
+        let events = (0..start)
+            .map(ours)
+            .chain(saved)
+            .chain(own.into_iter().map(ours));
+        for (mut event, counted) in events {
             event.timestamp = event.timestamp.max(last_ts);
             last_ts = event.timestamp;
             let estimate = event.token_estimate;
-            log.push(event, Some(estimate))?;
+            log.index(event, Some(estimate), true, counted)?;
         }
         log.resume_ids_after_import();
         let ids = self.ids.borrow();
@@ -501,6 +551,7 @@ impl EventLog {
         Ok((log, placed))
     }
 
+    /// Continues id sequencing after imported events.
     pub(crate) fn resume_ids_after_import(&mut self) {
         if let Some(last) = self.events.last() {
             let ids = self.ids.get_mut();

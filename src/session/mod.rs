@@ -35,10 +35,10 @@ pub use kinds::{
 pub use log::{CompactionState, EventLog, SessionEvent, MAX_DATA_DEPTH};
 pub use redaction::{redact_event_data, RecordOptions};
 pub use store::{
-    plan_save, restore_session, stale_save, SavePlan, SaveReport, SavedEvents, SessionEnv,
-    SessionSource, SessionStore,
+    plan_save, restore_session, stale_save, SavePlan, SaveReport, SavedEvents, SavedTail,
+    SessionEnv, SessionSource, SessionStore,
 };
-pub use sync::{retry_delay_ms, sync_session, SyncOptions, SyncReport};
+pub use sync::{retry_delay_ms, sync_session, SyncOptions, SyncReport, MAX_SYNC_PACE};
 pub use usage::{ModelUsage, UsageCorrection};
 
 /// Told of every event recorded in a session, with the session's id (a bus
@@ -57,6 +57,11 @@ pub struct Session {
     /// The token count of the latest compile of this session, which a
     /// usage recorded without its own count answers.
     last_compiled_tokens: Cell<Option<u64>>,
+    /// How many of its first events a store is known to hold, in this
+    /// order (see [`Session::saved_prefix`]).
+    saved_prefix: Cell<usize>,
+    /// How hard its recent syncs had to contend (see [`Session::sync_pace`]).
+    sync_pace: Cell<u32>,
 }
 
 impl std::fmt::Debug for Session {
@@ -99,6 +104,8 @@ impl Session {
             observer: None,
             recall: RefCell::default(),
             last_compiled_tokens: Cell::default(),
+            saved_prefix: Cell::default(),
+            sync_pace: Cell::default(),
         }
     }
 
@@ -112,11 +119,79 @@ impl Session {
     /// The session's observer is not told of them: they were recorded
     /// elsewhere.
     pub fn merge_saved(&mut self, saved: &[Value]) -> Result<usize> {
+        self.merge_saved_after(0, saved, saved.len() as u64)
+    }
+
+    /// Like [`Session::merge_saved`], with only what a store saved after
+    /// the events this session knows it holds ([`Session::saved_prefix`]),
+    /// as [`SessionStore::load_events_after`] reads it: its events stay
+    /// where they are, counted, and only the new ones are counted. A tail
+    /// whose length disagrees with its count is [`ErrorCode::StoreCorrupt`].
+    pub fn merge_saved_tail(&mut self, tail: &SavedTail) -> Result<usize> {
+        if tail.start.saturating_add(tail.events.len() as u64) != tail.expected {
+            return Err(Error::new(
+                ErrorCode::StoreCorrupt,
+                format!(
+                    "saved session {}: the stored events do not match its head",
+                    self.session_id
+                ),
+            ));
+        }
+        let start = usize::try_from(tail.start).unwrap_or(usize::MAX);
+        self.merge_saved_after(start, &tail.events, tail.expected)
+    }
+
+    fn merge_saved_after(&mut self, start: usize, saved: &[Value], expected: u64) -> Result<usize> {
         let saved = parse_events(saved, "saved")?;
-        let (log, placed) = self.event_log.merged(saved)?;
+        let (log, placed) = self.event_log.merged(start, saved)?;
         self.event_log = log;
         self.recall = RefCell::default();
+        self.saved_prefix
+            .set(usize::try_from(expected).unwrap_or(usize::MAX));
         Ok(placed)
+    }
+
+    /// How many of this session's first events a store is known to hold in
+    /// this order (0 when none is known: a new or imported session), and
+    /// the id of the last of them. Set when the session is loaded, saved by
+    /// a sync ([`Session::note_saved`]) or merged with what a store holds.
+    pub fn saved_prefix(&self) -> (u64, Option<&str>) {
+        let events = self.event_log.events();
+        let known = self.saved_prefix.get().min(events.len());
+        let last = known
+            .checked_sub(1)
+            .and_then(|i| events.get(i))
+            .map(|e| e.event_id.as_str());
+        (known as u64, last)
+    }
+
+    /// Notes that a store holds this session's first `count` events, in
+    /// this order (a save of them succeeded).
+    pub fn note_saved(&self, count: usize) {
+        self.saved_prefix.set(count);
+    }
+
+    /// How hard this session's recent syncs had to contend with other
+    /// writers, from 0 to [`sync::MAX_SYNC_PACE`]: a sync waits before its
+    /// first save as a retry after `pace` conflicts would (see
+    /// [`retry_delay_ms`]), so that a writer whose saves just went through
+    /// does not take the store again ahead of those backing off.
+    pub fn sync_pace(&self) -> u32 {
+        self.sync_pace.get()
+    }
+
+    /// Notes how a sync ended: saved after `tries` saves, or gave up. A
+    /// sync that lost a race (more than two tries: the first save of a
+    /// shared session meets the events others saved since, which is no
+    /// race) or gave up raises the pace; one saved at its first try lowers
+    /// it.
+    pub fn note_sync(&self, tries: u32, saved: bool) {
+        let pace = self.sync_pace.get();
+        self.sync_pace.set(match (saved, tries) {
+            (false, _) | (true, 3..) => (pace + 1).min(sync::MAX_SYNC_PACE),
+            (true, 2) => pace,
+            (true, _) => pace.saturating_sub(1),
+        });
     }
 
     /// The session id.

@@ -28,13 +28,16 @@ impl SessionEnv {
     /// continued in this environment; fails when the counter cannot count
     /// them.
     pub fn session(self, session_id: &str, events: Vec<SessionEvent>) -> Result<Session> {
-        Session::from_events(
+        let saved = events.len();
+        let session = Session::from_events(
             session_id.to_string(),
             events,
             self.clock,
             self.counter,
             self.seed,
-        )
+        )?;
+        session.note_saved(saved);
+        Ok(session)
     }
 }
 
@@ -175,6 +178,43 @@ impl SavedEvents {
     pub fn restore(&self, session_id: &str, env: SessionEnv) -> Result<Session> {
         restore_session(session_id, &self.events, self.expected, env)
     }
+
+    /// These events after the first `known`, when the saved log still
+    /// begins with the events a writer knew it saved (its event
+    /// `known - 1` is `last_event_id`); otherwise all of them.
+    pub fn after(mut self, known: u64, last_event_id: Option<&str>) -> SavedTail {
+        let start = match (known, last_event_id) {
+            (0, _) | (_, None) => 0,
+            (n, Some(last)) => {
+                let at = usize::try_from(n - 1).unwrap_or(usize::MAX);
+                let id = self.events.get(at).and_then(|e| e.get("eventId"));
+                if id.and_then(serde_json::Value::as_str) == Some(last) {
+                    n
+                } else {
+                    0
+                }
+            }
+        };
+        SavedTail {
+            start,
+            events: self.events.split_off(start as usize),
+            expected: self.expected,
+        }
+    }
+}
+
+/// What a store saved of a session after the events a writer knew it
+/// saved ([`SessionStore::load_events_after`]), not yet checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SavedTail {
+    /// The position of the first of `events` in the saved log: the count
+    /// the writer knew, or 0 when the saved log no longer begins with the
+    /// events it knew (deleted and saved anew) and `events` is all of it.
+    pub start: u64,
+    /// The stored events from `start` on (JSON, as exported).
+    pub events: Vec<serde_json::Value>,
+    /// The count of the whole saved log, as the store's own record says.
+    pub expected: u64,
 }
 
 /// Saving and loading sessions.
@@ -189,6 +229,24 @@ pub trait SessionStore {
     async fn save_session(&self, session: &dyn SessionSource) -> Result<SaveReport>;
     /// The events saved under `session_id`, or `None` when there is none.
     async fn load_events(&self, session_id: &str) -> Result<Option<SavedEvents>>;
+    /// The events saved under `session_id` after the first `known`, which a
+    /// writer knows it saved, the last of them `last_event_id` (what a
+    /// sync reloads after a conflict: only what other writers added); all
+    /// of them when the saved log no longer begins with those (see
+    /// [`SavedTail::start`]). `None` when nothing is saved under the id.
+    /// By default the whole log is read and cut; backends read only the
+    /// end.
+    async fn load_events_after(
+        &self,
+        session_id: &str,
+        known: u64,
+        last_event_id: Option<&str>,
+    ) -> Result<Option<SavedTail>> {
+        Ok(self
+            .load_events(session_id)
+            .await?
+            .map(|saved| saved.after(known, last_event_id)))
+    }
     /// The session saved under `session_id`, or `None` when there is none;
     /// stored events that do not make a valid session are
     /// [`ErrorCode::StoreCorrupt`].

@@ -4,9 +4,14 @@
 //! Sessions are append-only, so two writers' saves never disagree about an
 //! event, only about the order: a save that finds the store moved on fails
 //! whole with [`ErrorCode::StoreConflict`] (see
-//! [`crate::session::SavePlan::Stale`]); `sync_session` then loads the saved
-//! log, places it before the session's own unsaved events
-//! ([`Session::merge_saved`]) and saves again, after a jittered backoff. The
+//! [`crate::session::SavePlan::Stale`]); `sync_session` then loads what
+//! other writers saved since the events the session knows the store holds
+//! ([`Session::saved_prefix`], [`SessionStore::load_events_after`]), places
+//! it before the session's own unsaved events
+//! ([`Session::merge_saved_tail`]) and saves again, after a jittered backoff.
+//! A session whose syncs lately had to contend waits before its first save
+//! too ([`Session::sync_pace`]), so the writers whose saves go through do
+//! not keep the store from those backing off. The
 //! saved order is the commit order, the same for every reader; the events
 //! one writer saves together stay together (a tool call recorded with its
 //! outcome between two syncs is never split). No lock is taken, so none can
@@ -55,6 +60,9 @@ pub struct SyncReport {
     pub events_written: u64,
 }
 
+/// The highest [`Session::sync_pace`].
+pub const MAX_SYNC_PACE: u32 = 6;
+
 /// The wait before try `next_try` (2 or more) of a sync: "full jitter",
 /// `random` (in [0, 1)) times `base_delay_ms` doubled for each conflict so
 /// far, capped at `max_delay_ms`.
@@ -81,15 +89,27 @@ pub async fn sync_session(
     let max_tries = options.max_tries.max(1);
     let mut merged = 0u64;
     let mut tries = 0;
+    let pace = session.try_borrow().map_err(|_| busy())?.sync_pace();
+    if pace > 0 {
+        // Paced as a retry after `pace` conflicts (see `Session::sync_pace`).
+        let random = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        clock.sleep(retry_delay_ms(pace + 1, random, options)).await;
+    }
     loop {
         tries += 1;
+        // What the save holds at least (it reads the session when it is
+        // ready to write, perhaps with more recorded by then).
+        let count = session.try_borrow().map_err(|_| busy())?.event_log().len();
         let conflict = match store.save_session(session).await {
             Ok(report) => {
+                let session = session.try_borrow().map_err(|_| busy())?;
+                session.note_saved(count);
+                session.note_sync(tries, true);
                 return Ok(SyncReport {
                     tries,
                     merged,
                     events_written: report.events_written,
-                })
+                });
             }
             Err(e) if e.code() == ErrorCode::StoreConflict => e,
             Err(e) => return Err(e),
@@ -100,6 +120,10 @@ pub async fn sync_session(
             .session_id()
             .to_string();
         if tries >= max_tries {
+            session
+                .try_borrow()
+                .map_err(|_| busy())?
+                .note_sync(tries, false);
             return Err(Error::new(
                 ErrorCode::StoreConflict,
                 format!(
@@ -115,11 +139,18 @@ pub async fn sync_session(
         clock
             .sleep(retry_delay_ms(tries + 1, random, options))
             .await;
-        if let Some(saved) = store.load_events(&id).await? {
+        // Only what other writers saved since the events this session
+        // knows the store holds.
+        let (known, last) = {
+            let session = session.try_borrow().map_err(|_| busy())?;
+            let (known, last) = session.saved_prefix();
+            (known, last.map(str::to_string))
+        };
+        if let Some(tail) = store.load_events_after(&id, known, last.as_deref()).await? {
             let placed = session
                 .try_borrow_mut()
                 .map_err(|_| busy())?
-                .merge_saved(&saved.events)?;
+                .merge_saved_tail(&tail)?;
             merged += placed as u64;
         }
     }

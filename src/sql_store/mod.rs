@@ -40,7 +40,8 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::json_text::to_json_text;
 use crate::session::{check_optional_session_id, check_session_id};
 use crate::session::{
-    plan_save, stale_save, SavePlan, SaveReport, SavedEvents, SessionSource, SessionStore,
+    plan_save, stale_save, SavePlan, SaveReport, SavedEvents, SavedTail, SessionSource,
+    SessionStore,
 };
 
 mod dialect;
@@ -303,6 +304,50 @@ impl<C: SqlConnection> SqlArtifactStore<C> {
     }
 
     /// The saved head of `session_id`.
+    /// The saved events of `session_id` from position `from` on that its
+    /// head counts, and that count; `None` when nothing is saved under it.
+    async fn events_from(
+        &self,
+        session_id: &str,
+        from: u64,
+    ) -> Result<Option<(u64, Vec<serde_json::Value>)>> {
+        let head = self
+            .rows(
+                "SELECT event_count FROM acc_sessions WHERE session_id = ?",
+                &[str_value(session_id)],
+            )
+            .await?;
+        let Some(expected) = head.first().and_then(|r| r.first()) else {
+            return Ok(None);
+        };
+        let expected = count(expected, "event_count")?;
+        // The events the head counts: a save committed since the head was
+        // read only adds events after them.
+        let rows = self
+            .rows(
+                "SELECT event FROM acc_events WHERE session_id = ? AND seq >= ? AND seq < ? ORDER BY seq",
+                &[
+                    str_value(session_id),
+                    SqlValue::Integer(i64::try_from(from).unwrap_or(i64::MAX)),
+                    SqlValue::Integer(i64::try_from(expected).unwrap_or(i64::MAX)),
+                ],
+            )
+            .await?;
+        let events = rows
+            .iter()
+            .map(|r| {
+                let t = r
+                    .first()
+                    .map(|v| text(v, "event"))
+                    .transpose()?
+                    .unwrap_or_default();
+                serde_json::from_str(&t)
+                    .map_err(|e| corrupt(format!("an event of session {session_id}: {e}")))
+            })
+            .collect::<Result<Vec<serde_json::Value>>>()?;
+        Ok(Some((expected, events)))
+    }
+
     async fn head(&self, session_id: &str) -> Result<Option<Head>> {
         let rows = self
             .rows(
@@ -536,38 +581,42 @@ impl<C: SqlConnection> SessionStore for SqlArtifactStore<C> {
 
     async fn load_events(&self, session_id: &str) -> Result<Option<SavedEvents>> {
         check_session_id(session_id)?;
-        let head = self
-            .rows(
-                "SELECT event_count FROM acc_sessions WHERE session_id = ?",
-                &[str_value(session_id)],
-            )
-            .await?;
-        let Some(expected) = head.first().and_then(|r| r.first()) else {
+        Ok(self
+            .events_from(session_id, 0)
+            .await?
+            .map(|(expected, events)| SavedEvents { events, expected }))
+    }
+
+    /// Reads only the rows from event `known - 1` (to check it is
+    /// `last_event_id`) on.
+    async fn load_events_after(
+        &self,
+        session_id: &str,
+        known: u64,
+        last_event_id: Option<&str>,
+    ) -> Result<Option<SavedTail>> {
+        check_session_id(session_id)?;
+        let (Some(last), Some(before)) = (last_event_id, known.checked_sub(1)) else {
+            return Ok(self
+                .load_events(session_id)
+                .await?
+                .map(|s| s.after(0, None)));
+        };
+        let Some((expected, mut events)) = self.events_from(session_id, before).await? else {
             return Ok(None);
         };
-        let expected = count(expected, "event_count")?;
-        // The events the head counts: a save committed since the head was
-        // read only adds events after them.
-        let rows = self
-            .rows(
-                "SELECT event FROM acc_events WHERE session_id = ? AND seq < ? ORDER BY seq",
-                &[str_value(session_id), SqlValue::Integer(expected as i64)],
-            )
-            .await?;
-        let raw = rows
-            .iter()
-            .map(|r| {
-                let t = r
-                    .first()
-                    .map(|v| text(v, "event"))
-                    .transpose()?
-                    .unwrap_or_default();
-                serde_json::from_str(&t)
-                    .map_err(|e| corrupt(format!("an event of session {session_id}: {e}")))
-            })
-            .collect::<Result<Vec<serde_json::Value>>>()?;
-        Ok(Some(SavedEvents {
-            events: raw,
+        let first = events.first().and_then(|e| e.get("eventId"));
+        if expected < known || first.and_then(serde_json::Value::as_str) != Some(last) {
+            // Not the log this writer saved into (deleted and saved anew).
+            return Ok(self
+                .load_events(session_id)
+                .await?
+                .map(|s| s.after(0, None)));
+        }
+        events.remove(0);
+        Ok(Some(SavedTail {
+            start: known,
+            events,
             expected,
         }))
     }

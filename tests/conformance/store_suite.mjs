@@ -152,6 +152,26 @@ const cases = {
     await store.saveSession(other);
     eq((await store.loadSession("same-id")).exportJson(), other.exportJson(), "the other log after delete");
   },
+  async session_tail(lib, store) {
+    const s = recorded(lib, "tail", 2);
+    await store.saveSession(s);
+    for (let i = 0; i < 3; i++) {
+      s.record("user_input", `more ${i}`);
+      await store.saveSession(s);
+    }
+    const events = JSON.parse(s.exportJson()).events;
+    const tail = await store.__loadEventsAfter("tail", 4, events[3].eventId);
+    eq([tail.start, tail.expected], [4, 7], "tail start and count");
+    eq(JSON.parse(tail.eventsJson), events.slice(4), "tail events");
+    const nothingNew = await store.__loadEventsAfter("tail", 7, events[6].eventId);
+    eq([nothingNew.start, JSON.parse(nothingNew.eventsJson).length], [7, 0], "nothing new");
+    for (const [known, last] of [[4, "not-its-id"], [4, null], [9, events[3].eventId], [0, null]]) {
+      const whole = await store.__loadEventsAfter("tail", known, last);
+      eq([whole.start, whole.expected], [0, 7], `whole log for ${known} ${last}`);
+      eq(JSON.parse(whole.eventsJson), events, `whole log events for ${known} ${last}`);
+    }
+    eq(await store.__loadEventsAfter("missing", 1, events[0].eventId), null, "unknown session");
+  },
   async session_list_delete(lib, store) {
     await store.saveSession(recorded(lib, "b/2", 1));
     await store.saveSession(recorded(lib, "a#1", 1));

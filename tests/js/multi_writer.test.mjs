@@ -6,17 +6,15 @@
 // sees the same order, and both sessions load.
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import * as lib from "agent-context-compiler";
 import pg from "pg";
 import Redis from "ioredis";
 import { pgSchema, serverUrl } from "./servers.mjs";
+import { spawnWriter } from "./contention.mjs";
 
-const child = fileURLToPath(new URL("./children/sync_writer.mjs", import.meta.url));
 const WORKERS = 6;
 const EVENTS = 60;
 const SESSIONS = 2;
@@ -25,23 +23,7 @@ after(async () => {
   for (const c of cleanups) await c();
 });
 
-/** Starts a worker; `lines` fills as it prints, `done` resolves at its exit. */
-function worker(backend, where, name, seed, role = "worker") {
-  const proc = spawn(process.execPath, [child, backend, where, name, String(EVENTS), String(SESSIONS), String(seed), role], { stdio: ["ignore", "pipe", "pipe"] });
-  const state = { proc, lines: [], err: "", onLine: () => {} };
-  let partial = "";
-  proc.stdout.on("data", (d) => {
-    const parts = (partial + d).split("\n");
-    partial = parts.pop();
-    for (const line of parts) {
-      state.lines.push(line);
-      state.onLine(line);
-    }
-  });
-  proc.stderr.on("data", (d) => (state.err += d));
-  state.done = new Promise((resolve) => proc.on("exit", (code, signal) => resolve({ code, signal })));
-  return state;
-}
+const worker = (backend, where, name, seed, role = "worker") => spawnWriter(backend, where, name, { events: EVENTS, sessions: SESSIONS, seed, role });
 
 async function run(backend, where, openStores) {
   const workers = Array.from({ length: WORKERS }, (_, w) => worker(backend, where, `w${w}`, 1000 + w, w === 0 ? "victim" : "worker"));

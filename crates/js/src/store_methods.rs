@@ -14,7 +14,7 @@ use crate::options::{optional_session_id, optional_string};
 use crate::promise::spawn;
 use crate::registry::Module;
 use context_compiler::artifacts::{ArtifactStore, StoreOptions};
-use context_compiler::error::{Error, Result};
+use context_compiler::error::{Error, ErrorCode, Result};
 use context_compiler::memory::PersistentMemory;
 use context_compiler::session::{SavedEvents, SessionEnv, SessionSource, SessionStore};
 
@@ -180,6 +180,47 @@ pub fn load_session<M: StoreModule, T: AsRef<JsValue>>(
     })
 }
 
+/// `__loadEventsAfter(sessionId, known, lastEventId)`: what `session.sync`
+/// reloads after a conflict ([`SessionStore::load_events_after`]), as
+/// `{ eventsJson, start, expected }`, or `null` when nothing is saved.
+pub fn load_events_after(
+    store: Rc<dyn SessionStore>,
+    session_id: &JsValue,
+    known: &JsValue,
+    last_event_id: &JsValue,
+) -> Promise {
+    let args = session_id_arg(session_id).and_then(|id| {
+        let known = crate::convert::count(known, "known", ErrorCode::InvalidArgument)
+            .map_err(reject)?
+            .unwrap_or(0);
+        let last = if last_event_id.is_null() || last_event_id.is_undefined() {
+            None
+        } else {
+            Some(string_arg(last_event_id, "lastEventId")?)
+        };
+        Ok((id, known, last))
+    });
+    let (session_id, known, last) = match args {
+        Ok(args) => args,
+        Err(p) => return p,
+    };
+    spawn(async move {
+        let Some(tail) = store
+            .load_events_after(&session_id, known, last.as_deref())
+            .await?
+        else {
+            return Ok(JsValue::NULL);
+        };
+        let events_json = serde_json::to_string(&tail.events)
+            .map_err(|e| Error::new(ErrorCode::StoreCorrupt, format!("saved events ({e})")))?;
+        to_js(&serde_json::json!({
+            "eventsJson": events_json,
+            "start": tail.start,
+            "expected": tail.expected,
+        }))
+    })
+}
+
 /// `listSessions()`.
 pub fn list_sessions(store: Rc<dyn SessionStore>) -> Promise {
     spawn(async move { to_js(&store.list_sessions().await?) })
@@ -303,6 +344,23 @@ macro_rules! store_methods {
                     self.inner.clone(),
                     &session_id,
                     &options,
+                )
+            }
+
+            /// What `session.sync` reloads after a conflict: the events saved
+            /// after the first `known` (internal).
+            #[wasm_bindgen(js_name = __loadEventsAfter, skip_typescript)]
+            pub fn load_events_after(
+                &self,
+                #[wasm_bindgen(js_name = sessionId)] session_id: wasm_bindgen::JsValue,
+                known: wasm_bindgen::JsValue,
+                #[wasm_bindgen(js_name = lastEventId)] last_event_id: wasm_bindgen::JsValue,
+            ) -> js_sys::Promise {
+                $crate::store_methods::load_events_after(
+                    self.inner.clone(),
+                    &session_id,
+                    &known,
+                    &last_event_id,
                 )
             }
 

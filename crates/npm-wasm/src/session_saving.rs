@@ -13,9 +13,17 @@ use crate::session::{counter_option, JsSession};
 use crate::types::ImportOptionsArg;
 use context_compiler::error::{Error, ErrorCode};
 use context_compiler::session::{
-    retry_delay_ms, SavedEvents, SessionEnv, SessionSource, SyncOptions,
+    retry_delay_ms, SavedEvents, SavedTail, SessionEnv, SessionSource, SyncOptions,
 };
+use context_compiler_js::convert::whole;
 use context_compiler_js::env::{seed, JsClock};
+
+fn busy() -> Error {
+    Error::new(
+        ErrorCode::SessionBusy,
+        "the session is being changed and cannot be synced now",
+    )
+}
 
 #[wasm_bindgen(js_class = Session)]
 impl JsSession {
@@ -48,13 +56,85 @@ impl JsSession {
         let raw = serde_json::to_value(&events)
             .map_err(|e| Error::new(ErrorCode::NotSerializable, format!("saved events ({e})")))?;
         let raw = raw.as_array().map(Vec::as_slice).unwrap_or_default();
-        let mut session = self.inner.try_borrow_mut().map_err(|_| {
-            Error::new(
-                ErrorCode::SessionBusy,
-                "the session is being changed and cannot be synced now",
-            )
-        })?;
+        let mut session = self.inner.try_borrow_mut().map_err(|_| busy())?;
         Ok(session.merge_saved(raw)?)
+    }
+
+    /// `[known, lastEventId]`: how many of this session's first events a
+    /// store is known to hold, and the id of the last of them
+    /// ([`context_compiler::Session::saved_prefix`]).
+    #[wasm_bindgen(js_name = __savedPrefix, skip_typescript)]
+    pub fn saved_prefix(&self) -> JsResult<js_sys::Array> {
+        let session = self.inner.try_borrow().map_err(|_| busy())?;
+        let (known, last) = session.saved_prefix();
+        let last = last.map_or(JsValue::NULL, JsValue::from_str);
+        Ok(js_sys::Array::of2(&JsValue::from_f64(known as f64), &last))
+    }
+
+    /// Notes that a store holds this session's first `count` events (a
+    /// save read at least that many succeeded).
+    #[wasm_bindgen(js_name = __noteSaved, skip_typescript)]
+    pub fn note_saved(&self, count: usize) -> JsResult<()> {
+        self.inner
+            .try_borrow()
+            .map_err(|_| busy())?
+            .note_saved(count);
+        Ok(())
+    }
+
+    /// How hard this session's recent syncs had to contend
+    /// ([`context_compiler::Session::sync_pace`]).
+    #[wasm_bindgen(js_name = __syncPace, skip_typescript)]
+    pub fn sync_pace(&self) -> JsResult<u32> {
+        Ok(self.inner.try_borrow().map_err(|_| busy())?.sync_pace())
+    }
+
+    /// Notes how a sync ended: saved after `tries` saves, or gave up
+    /// ([`context_compiler::Session::note_sync`]).
+    #[wasm_bindgen(js_name = __noteSync, skip_typescript)]
+    pub fn note_sync(&self, tries: u32, saved: bool) -> JsResult<()> {
+        self.inner
+            .try_borrow()
+            .map_err(|_| busy())?
+            .note_sync(tries, saved);
+        Ok(())
+    }
+
+    /// Places what a store saved after this session's saved prefix
+    /// (`__loadEventsAfter`'s answer: `events_json` from position `start`,
+    /// `expected` in all) before this session's own unsaved events
+    /// ([`context_compiler::Session::merge_saved_tail`]); how many were new.
+    #[wasm_bindgen(js_name = __mergeSavedTail, skip_typescript)]
+    pub fn merge_saved_tail(
+        &self,
+        events_json: &str,
+        start: f64,
+        expected: f64,
+    ) -> JsResult<usize> {
+        let id = self
+            .inner
+            .try_borrow()
+            .map_err(|_| busy())?
+            .session_id()
+            .to_string();
+        let corrupt = |what: String| {
+            Error::new(
+                ErrorCode::StoreCorrupt,
+                format!("saved session {id}: {what}"),
+            )
+        };
+        let events = serde_json::from_str(events_json)
+            .map_err(|e| corrupt(format!("its events are not JSON ({e})")))?;
+        let (Some(start), Some(expected)) = (whole(start), whole(expected)) else {
+            return Err(corrupt("its event counts are not counts".to_string()).into());
+        };
+        let tail = SavedTail {
+            start,
+            events,
+            expected,
+        };
+        let mut session = self.inner.try_borrow_mut().map_err(|_| busy())?;
+        Ok(session.merge_saved_tail(&tail)?)
     }
 
     /// The wait in ms before try `next_try` of `session.sync`

@@ -1,0 +1,88 @@
+// `session.sync` under contention, with its default tries (8): writer
+// processes record 60 events each into the same two sessions through one
+// backend (a directory, PostgreSQL, Redis), syncing a session once three
+// of its events are unsaved (tests/js/children/sync_writer.mjs). Six
+// writers, five runs per backend: at most 1 % of syncs give up (on this
+// 2-core machine, about 1 in 3,000 on PostgreSQL and Redis, 1 in 300 on a
+// directory, whose saves take two fsyncs); sixteen writers, one run: at
+// most 3 % on PostgreSQL and Redis (0.5-0.7 % measured; 4-5 % when every
+// conflict reloaded the whole saved log and a writer whose saves went
+// through took the store again at once), 6 % on a directory (1.7-3 %;
+// 10.5 % before).
+// Nothing acknowledged is lost, nothing saved twice.
+//
+// Timing-sensitive: scripts/test.sh runs it alone, once the other stages
+// are done, not beside the cargo builds.
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as lib from "agent-context-compiler";
+import Redis from "ioredis";
+import { pgSchema, serverUrl } from "../js/servers.mjs";
+import { contend } from "../js/contention.mjs";
+
+const cleanups = [];
+after(async () => {
+  for (const c of cleanups) await c();
+});
+
+/** A fresh place on `backend` for one run, and the stores to read it back. */
+async function place(backend, run) {
+  if (backend === "files") {
+    const dir = mkdtempSync(join(tmpdir(), "acc-contention-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    return { where: dir, open: async () => new lib.FsArtifactStore({ baseDir: dir }) };
+  }
+  if (backend === "redis") {
+    const prefix = `contention${process.pid}_${run}:`;
+    return {
+      where: `${serverUrl("ACC_REDIS_URL")}#${prefix}`,
+      open: async () => {
+        const client = new Redis(serverUrl("ACC_REDIS_URL"));
+        cleanups.push(() => client.quit());
+        return new lib.KvArtifactStore(lib.redisKv(client), { prefix });
+      },
+    };
+  }
+  const s = await pgSchema(`contention${run}`);
+  cleanups.push(() => s.drop());
+  const url = new URL(serverUrl("ACC_PG_URL"));
+  url.searchParams.set("options", `-c search_path=${s.schema}`);
+  return { where: url.toString(), open: async () => new lib.PostgresArtifactStore(lib.pgConnection(s.pool)) };
+}
+
+/** Every acknowledged event saved, none twice. */
+async function checkSaved(store, acked) {
+  const saved = [];
+  for (const id of ["s0", "s1"]) saved.push(...JSON.parse((await store.loadSession(id)).exportJson()).events.map((e) => e.data));
+  assert.equal(new Set(saved).size, saved.length, "no event saved twice");
+  const kept = new Set(saved);
+  assert.deepEqual(acked.filter((t) => !kept.has(t)), [], "acknowledged events lost");
+}
+
+let runs = 0;
+async function contended(backend, writers, every, count) {
+  const syncs = { tries: [], gaveUp: 0 };
+  for (let r = 0; r < count; r++) {
+    const { where, open } = await place(backend, runs++);
+    const result = await contend(backend, where, { writers, events: 60, every, seed: r + 1 });
+    await checkSaved(await open(), result.acked);
+    syncs.tries.push(...result.tries);
+    syncs.gaveUp += result.gaveUp;
+  }
+  return { ...syncs, share: syncs.gaveUp / (syncs.tries.length + syncs.gaveUp) };
+}
+
+for (const backend of ["pg", "redis", "files"]) {
+  test(`six writers, five runs, over ${backend}: at most 1 % of syncs give up`, async () => {
+    const r = await contended(backend, 6, 3, 5);
+    assert.ok(r.share <= 0.01, `${r.gaveUp} of ${r.tries.length + r.gaveUp} syncs gave up`);
+  });
+  const most = backend === "files" ? 0.06 : 0.03;
+  test(`sixteen writers over ${backend}: at most ${most * 100} % of syncs give up`, async () => {
+    const r = await contended(backend, 16, 1, 1);
+    assert.ok(r.share <= most, `${r.gaveUp} of ${r.tries.length + r.gaveUp} syncs gave up`);
+  });
+}
