@@ -346,13 +346,11 @@ proptest! {
     }
 }
 
-/// A tool returning `environ`: NUL-separated text holding secrets.
-struct Environ;
-
 const GITHUB_TOKEN: &str = "ghp_R8x2Lq9ZtW4mN7vB1cK3pD6fH0jS5aYeU2oI";
 const AWS_KEY: &str = "AKIAQWERTYUIOPASDFGH";
 const DB_PASSWORD: &str = "Xy9!wq83_passw0rdzz";
 
+/// `environ`: NUL-separated text holding secrets.
 fn environ() -> Vec<u8> {
     let mut out = Vec::new();
     for i in 0..40 {
@@ -372,19 +370,6 @@ fn environ() -> Vec<u8> {
     out
 }
 
-#[async_trait(?Send)]
-impl ToolBridge for Environ {
-    async fn execute(
-        &self,
-        _name: &str,
-        _arguments: &Value,
-        _signal: &AbortSignal,
-        _deadline_ms: f64,
-    ) -> std::result::Result<ToolOutput, ToolFailure> {
-        Ok(ToolOutput::Bytes(environ()))
-    }
-}
-
 /// Whether `text` holds any 8-byte run of a secret's body.
 fn leaks(text: &str) -> Option<&'static str> {
     [GITHUB_TOKEN, AWS_KEY, DB_PASSWORD]
@@ -401,7 +386,7 @@ fn no_page_from_any_offset_reads_back_a_secret() {
     let session = Rc::new(RefCell::new(session("environ")));
     let store = Rc::new(MemoryArtifactStore::new(StepClock::new(0.0, 1.0)));
     let handler = ToolInterruptHandler::new(
-        Rc::new(Environ),
+        Rc::new(common::FixedBridge(|| ToolOutput::Bytes(environ()))),
         PerceptionAligner::default(),
         session.clone(),
         StepClock::new(1_700_000_000_000.0, 1.0),

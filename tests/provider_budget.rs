@@ -11,14 +11,13 @@ use async_trait::async_trait;
 use common::{block_on, session};
 use context_compiler::runner::{run_compiled, Agent, Model, ModelReply, ModelRequest, RunOptions};
 use context_compiler::tools::{
-    request_tool_tokens, request_tools, AbortSignal, ToolBridge, ToolFailure, ToolInterruptOptions,
-    ToolOutput,
+    request_tool_tokens, request_tools, ToolInterruptOptions, ToolOutput,
 };
 use context_compiler::{
     Compactor, CompileOptions, ContextCompiler, DefaultTokenCounter, ErrorCode, HistorySelector,
     Layout, ModelUsage, ProviderFormat, Session, TokenCounter, ToolSpec, DEFAULT_USAGE_MARGIN,
 };
-use serde_json::{json, Value};
+use serde_json::json;
 
 fn zoned() -> ContextCompiler {
     ContextCompiler::with_layout(
@@ -218,29 +217,22 @@ impl Model for Scripted {
     }
 }
 
-struct Inventory;
-
-#[async_trait(?Send)]
-impl ToolBridge for Inventory {
-    async fn execute(
-        &self,
-        _name: &str,
-        _arguments: &Value,
-        _signal: &AbortSignal,
-        _deadline_ms: f64,
-    ) -> std::result::Result<ToolOutput, ToolFailure> {
-        Ok(ToolOutput::Json(json!({
-            "id": "A-7",
-            "rows": (0..12).map(|i| json!({"depot": format!("D-{i}"), "eta": format!("2026-11-{:02}T{i}:00", 1 + i % 28), "ok": i % 5 != 0})).collect::<Vec<_>>(),
-        })))
-    }
+/// An inventory tool's answer: twelve rows.
+fn inventory() -> ToolOutput {
+    ToolOutput::Json(json!({
+        "id": "A-7",
+        "rows": (0..12).map(|i| json!({"depot": format!("D-{i}"), "eta": format!("2026-11-{:02}T{i}:00", 1 + i % 28), "ok": i % 5 != 0})).collect::<Vec<_>>(),
+    }))
 }
 
 #[test]
 fn recorded_usage_keeps_requests_within_the_budget_in_the_provider_tokens() {
     let shared = Rc::new(RefCell::new(session("usage")));
-    let handler =
-        common::tool_handler(Rc::new(Inventory), &shared, ToolInterruptOptions::default());
+    let handler = common::tool_handler(
+        Rc::new(common::FixedBridge(inventory)),
+        &shared,
+        ToolInterruptOptions::default(),
+    );
     let model = Rc::new(Scripted {
         requests: RefCell::new(Vec::new()),
     });

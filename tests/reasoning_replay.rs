@@ -10,9 +10,7 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use common::{block_on, session};
 use context_compiler::runner::{run_compiled, Agent, Model, ModelReply, ModelRequest, RunOptions};
-use context_compiler::tools::{
-    AbortSignal, ToolBridge, ToolFailure, ToolInterruptOptions, ToolOutput,
-};
+use context_compiler::tools::{ToolInterruptOptions, ToolOutput};
 use context_compiler::working_context::checker::check_request;
 use context_compiler::{
     ContextCompiler, HistorySelector, Layout, ProviderFormat, Result, TokenCounter,
@@ -41,19 +39,9 @@ impl Model for Scripted {
     }
 }
 
-struct Df;
-
-#[async_trait(?Send)]
-impl ToolBridge for Df {
-    async fn execute(
-        &self,
-        _name: &str,
-        _arguments: &Value,
-        _signal: &AbortSignal,
-        _deadline_ms: f64,
-    ) -> std::result::Result<ToolOutput, ToolFailure> {
-        Ok(ToolOutput::Text("/data 100% used".into()))
-    }
+/// A disk-usage tool's answer.
+fn df() -> ToolOutput {
+    ToolOutput::Text("/data 100% used".into())
 }
 
 /// The data of the session's first `tool_call` event.
@@ -74,7 +62,11 @@ fn second_request(
     format: ProviderFormat,
 ) -> (Value, Rc<RefCell<context_compiler::Session>>) {
     let shared = Rc::new(RefCell::new(session("reasoning")));
-    let handler = common::tool_handler(Rc::new(Df), &shared, ToolInterruptOptions::default());
+    let handler = common::tool_handler(
+        Rc::new(common::FixedBridge(df)),
+        &shared,
+        ToolInterruptOptions::default(),
+    );
     let model = Rc::new(Scripted {
         first,
         format,
@@ -252,7 +244,11 @@ fn thinking_loop(
     format: ProviderFormat,
 ) -> (Vec<Value>, Rc<RefCell<context_compiler::Session>>) {
     let shared = Rc::new(RefCell::new(session("thinking")));
-    let handler = common::tool_handler(Rc::new(Df), &shared, ToolInterruptOptions::default());
+    let handler = common::tool_handler(
+        Rc::new(common::FixedBridge(df)),
+        &shared,
+        ToolInterruptOptions::default(),
+    );
     let model = Rc::new(Thinker {
         thinking: thinking.to_string(),
         steps,

@@ -811,16 +811,6 @@ fn a_conflicted_sync_reloads_only_what_other_writers_saved_since_its_last_save()
     );
 }
 
-/// A token counter that counts its calls.
-struct CallCounter(Cell<usize>);
-
-impl context_compiler::tokens::TokenCounter for CallCounter {
-    fn count(&self, text: &str) -> u64 {
-        self.0.set(self.0.get() + 1);
-        DefaultTokenCounter.count(text)
-    }
-}
-
 #[test]
 fn a_merged_tail_counts_only_the_events_new_to_the_session() {
     let store = KvArtifactStore::new(
@@ -829,7 +819,7 @@ fn a_merged_tail_counts_only_the_events_new_to_the_session() {
         KvStoreOptions::default(),
     )
     .unwrap();
-    let counter = Rc::new(CallCounter(Cell::new(0)));
+    let counter = common::CountingCounter::new();
     let env = env();
     let mine = RefCell::new(Session::with_env(
         Some("counted".into()),
@@ -855,10 +845,10 @@ fn a_merged_tail_counts_only_the_events_new_to_the_session() {
     let tail = block_on(store.load_events_after("counted", known, last.as_deref()))
         .unwrap()
         .unwrap();
-    let before = counter.0.get();
+    let before = counter.calls.get();
     assert_eq!(mine.borrow_mut().merge_saved_tail(&tail).unwrap(), 1);
     assert_eq!(
-        counter.0.get() - before,
+        counter.calls.get() - before,
         1,
         "one event counted: the new one"
     );

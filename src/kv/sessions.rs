@@ -13,7 +13,7 @@ use crate::kv::value::same_value;
 use crate::kv::{escape_key_part, unescape_key_part, KeyValue, KvArtifactStore, KvValue};
 use crate::session::check_session_id;
 use crate::session::{
-    plan_save, stale_save, SavePlan, SaveReport, SavedEvents, SavedTail, SessionSource,
+    plan_save, saved_tail, stale_save, SavePlan, SaveReport, SavedEvents, SavedTail, SessionSource,
     SessionStore,
 };
 
@@ -411,32 +411,16 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
         last_event_id: Option<&str>,
     ) -> Result<Option<SavedTail>> {
         check_session_id(session_id)?;
-        let (Some(last), Some(before)) = (last_event_id, known.checked_sub(1)) else {
-            return Ok(self
-                .load_events(session_id)
-                .await?
-                .map(|s| s.after(0, None)));
-        };
-        let Some((expected, offset, mut events)) = self.read_log(session_id, before).await? else {
-            return Ok(None);
-        };
-        let at = before
-            .checked_sub(offset)
-            .and_then(|i| events.get(i as usize));
-        if expected < known
-            || at.and_then(|e| e.get("eventId")).and_then(Value::as_str) != Some(last)
-        {
-            // Not the log this writer saved into (deleted and saved anew).
-            return Ok(self
-                .load_events(session_id)
-                .await?
-                .map(|s| s.after(0, None)));
+        if let (Some(last), Some(before)) = (last_event_id, known.checked_sub(1)) {
+            let Some((expected, offset, events)) = self.read_log(session_id, before).await? else {
+                return Ok(None);
+            };
+            if let Ok(tail) = saved_tail(known, last, expected, offset, events) {
+                return Ok(Some(tail));
+            }
         }
-        Ok(Some(SavedTail {
-            start: known,
-            events: events.split_off((known - offset) as usize),
-            expected,
-        }))
+        // Not the log this writer saved into (deleted and saved anew).
+        Ok(self.load_events(session_id).await?.map(SavedEvents::whole))
     }
 
     async fn list_sessions(&self) -> Result<Vec<String>> {

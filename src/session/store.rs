@@ -182,24 +182,50 @@ impl SavedEvents {
     /// These events after the first `known`, when the saved log still
     /// begins with the events a writer knew it saved (its event
     /// `known - 1` is `last_event_id`); otherwise all of them.
-    pub fn after(mut self, known: u64, last_event_id: Option<&str>) -> SavedTail {
-        let start = match (known, last_event_id) {
-            (0, _) | (_, None) => 0,
-            (n, Some(last)) => {
-                let at = usize::try_from(n - 1).unwrap_or(usize::MAX);
-                let id = self.events.get(at).and_then(|e| e.get("eventId"));
-                if id.and_then(serde_json::Value::as_str) == Some(last) {
-                    n
-                } else {
-                    0
-                }
-            }
+    pub fn after(self, known: u64, last_event_id: Option<&str>) -> SavedTail {
+        let Some(last) = last_event_id else {
+            return self.whole();
         };
+        let expected = self.expected;
+        saved_tail(known, last, expected, 0, self.events)
+            .unwrap_or_else(|events| SavedEvents { events, expected }.whole())
+    }
+
+    /// All of these events, as a tail from the start.
+    pub fn whole(self) -> SavedTail {
         SavedTail {
-            start,
-            events: self.events.split_off(start as usize),
+            start: 0,
+            events: self.events,
             expected: self.expected,
         }
+    }
+}
+
+/// For [`SessionStore::load_events_after`] implementations that read a
+/// saved log of `expected` events from position `offset` on (`events`): the
+/// events after the first `known` when the event before them, `known - 1`,
+/// is `last_event_id`; else the events given back (the saved log is not the
+/// one the writer knew: read it whole).
+pub fn saved_tail(
+    known: u64,
+    last_event_id: &str,
+    expected: u64,
+    offset: u64,
+    mut events: Vec<serde_json::Value>,
+) -> std::result::Result<SavedTail, Vec<serde_json::Value>> {
+    let at = |n: u64| n.checked_sub(offset).and_then(|i| usize::try_from(i).ok());
+    let before = known.checked_sub(1).and_then(at);
+    let id = before
+        .and_then(|i| events.get(i))
+        .and_then(|e| e.get("eventId"))
+        .and_then(serde_json::Value::as_str);
+    match at(known) {
+        Some(cut) if expected >= known && id == Some(last_event_id) => Ok(SavedTail {
+            start: known,
+            events: events.split_off(cut),
+            expected,
+        }),
+        _ => Err(events),
     }
 }
 

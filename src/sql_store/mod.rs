@@ -40,7 +40,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::json_text::to_json_text;
 use crate::session::{check_optional_session_id, check_session_id};
 use crate::session::{
-    plan_save, stale_save, SavePlan, SaveReport, SavedEvents, SavedTail, SessionSource,
+    plan_save, saved_tail, stale_save, SavePlan, SaveReport, SavedEvents, SavedTail, SessionSource,
     SessionStore,
 };
 
@@ -596,29 +596,16 @@ impl<C: SqlConnection> SessionStore for SqlArtifactStore<C> {
         last_event_id: Option<&str>,
     ) -> Result<Option<SavedTail>> {
         check_session_id(session_id)?;
-        let (Some(last), Some(before)) = (last_event_id, known.checked_sub(1)) else {
-            return Ok(self
-                .load_events(session_id)
-                .await?
-                .map(|s| s.after(0, None)));
-        };
-        let Some((expected, mut events)) = self.events_from(session_id, before).await? else {
-            return Ok(None);
-        };
-        let first = events.first().and_then(|e| e.get("eventId"));
-        if expected < known || first.and_then(serde_json::Value::as_str) != Some(last) {
-            // Not the log this writer saved into (deleted and saved anew).
-            return Ok(self
-                .load_events(session_id)
-                .await?
-                .map(|s| s.after(0, None)));
+        if let (Some(last), Some(before)) = (last_event_id, known.checked_sub(1)) {
+            let Some((expected, events)) = self.events_from(session_id, before).await? else {
+                return Ok(None);
+            };
+            if let Ok(tail) = saved_tail(known, last, expected, before, events) {
+                return Ok(Some(tail));
+            }
         }
-        events.remove(0);
-        Ok(Some(SavedTail {
-            start: known,
-            events,
-            expected,
-        }))
+        // Not the log this writer saved into (deleted and saved anew).
+        Ok(self.load_events(session_id).await?.map(SavedEvents::whole))
     }
 
     async fn list_sessions(&self) -> Result<Vec<String>> {

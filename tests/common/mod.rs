@@ -12,7 +12,9 @@ use std::rc::Rc;
 use context_compiler::clock::Clock;
 use context_compiler::normalize::aligner::PerceptionAligner;
 use context_compiler::tokens::{DefaultTokenCounter, TokenCounter};
-use context_compiler::tools::{ToolBridge, ToolInterruptHandler, ToolInterruptOptions};
+use context_compiler::tools::{
+    AbortSignal, ToolBridge, ToolFailure, ToolInterruptHandler, ToolInterruptOptions, ToolOutput,
+};
 use context_compiler::Session;
 
 /// A clock that advances by `step` milliseconds on every reading.
@@ -110,6 +112,8 @@ pub async fn yield_turns(times: u32) {
 pub struct CountingCounter {
     /// Characters counted so far.
     pub chars: Cell<u64>,
+    /// Texts counted so far.
+    pub calls: Cell<u64>,
 }
 
 impl CountingCounter {
@@ -117,6 +121,7 @@ impl CountingCounter {
     pub fn new() -> Rc<Self> {
         Rc::new(CountingCounter {
             chars: Cell::new(0),
+            calls: Cell::new(0),
         })
     }
 }
@@ -124,6 +129,7 @@ impl CountingCounter {
 impl TokenCounter for CountingCounter {
     fn count(&self, text: &str) -> u64 {
         self.chars.set(self.chars.get() + text.len() as u64);
+        self.calls.set(self.calls.get() + 1);
         DefaultTokenCounter.count(text)
     }
     fn message_overhead(&self) -> u64 {
@@ -145,4 +151,20 @@ pub fn tool_handler(
         StepClock::new(1.0, 1.0),
         options,
     )
+}
+
+/// A tool bridge answering every call with what its function makes.
+pub struct FixedBridge(pub fn() -> ToolOutput);
+
+#[async_trait::async_trait(?Send)]
+impl ToolBridge for FixedBridge {
+    async fn execute(
+        &self,
+        _name: &str,
+        _arguments: &serde_json::Value,
+        _signal: &AbortSignal,
+        _deadline_ms: f64,
+    ) -> std::result::Result<ToolOutput, ToolFailure> {
+        Ok((self.0)())
+    }
 }

@@ -66,17 +66,26 @@ pub fn usize_option<T: AsRef<JsValue>>(
     .map_or(default, |n| n as usize))
 }
 
-/// An optional string option.
-pub fn optional_string<T: AsRef<JsValue>>(
+/// The option `key`, read by `read` unless it is absent or `null`.
+fn optional_read<T: AsRef<JsValue>>(
     options: &Option<T>,
     key: &str,
+    read: fn(&JsValue, &str) -> Result<String>,
 ) -> Result<Option<String>> {
     let v = option(options, key, "options")?;
     if v.is_undefined() || v.is_null() {
         Ok(None)
     } else {
-        string(&v, &format!("options.{key}")).map(Some)
+        read(&v, &format!("options.{key}")).map(Some)
     }
+}
+
+/// An optional string option.
+pub fn optional_string<T: AsRef<JsValue>>(
+    options: &Option<T>,
+    key: &str,
+) -> Result<Option<String>> {
+    optional_read(options, key, string)
 }
 
 /// An optional session id option (see [`crate::convert::session_id`]).
@@ -84,12 +93,7 @@ pub fn optional_session_id<T: AsRef<JsValue>>(
     options: &Option<T>,
     key: &str,
 ) -> Result<Option<String>> {
-    let v = option(options, key, "options")?;
-    if v.is_undefined() || v.is_null() {
-        Ok(None)
-    } else {
-        crate::convert::session_id(&v, &format!("options.{key}")).map(Some)
-    }
+    optional_read(options, key, crate::convert::session_id)
 }
 
 /// A string option with a default (a prompt, say).
