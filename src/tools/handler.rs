@@ -278,7 +278,9 @@ impl ToolInterruptHandler {
 
     /// Like [`ToolInterruptHandler::call_with`], with `notes` (what the
     /// provider asks back with the call: its thought signature, the turn's
-    /// reasoning) added to the `tool_call` event's data.
+    /// reasoning; `call_id`, the provider's id of the call) added to the
+    /// `tool_call` event's data. The outcome names the call by that
+    /// `call_id` when given, else by the `tool_call` event's id.
     pub async fn call_noted(
         &self,
         tool_name: &str,
@@ -303,7 +305,8 @@ impl ToolInterruptHandler {
             fields.extend(notes);
         }
         let call = self.record(TOOL_CALL, data)?;
-        let call_id = call.event_id.clone();
+        let call_id = crate::session::render::call_id_of(&call.data)
+            .map_or_else(|| call.event_id.clone(), str::to_string);
         let start = self.clock.now_ms();
         let signal = AbortSignal::new();
         let cancelled = async {

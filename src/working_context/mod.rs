@@ -562,8 +562,17 @@ impl WorkingContext {
             .collect()
     }
 
-    /// The messages in provider `format` (see [`ProviderFormat`]), as JSON.
+    /// The messages in provider `format` (see [`ProviderFormat`]), as JSON,
+    /// for the model the compile was for, when it named one (see
+    /// [`WorkingContext::to_provider_messages_for`]).
     pub fn to_provider_messages(&self, format: ProviderFormat) -> Value {
+        match &self.media_pricing.model {
+            Some(model) => self.to_provider_messages_for(format, model),
+            None => self.render(format),
+        }
+    }
+
+    fn render(&self, format: ProviderFormat) -> Value {
         match format {
             ProviderFormat::Plain => serde_json::to_value(self.to_messages())
                 .unwrap_or_else(|_| Value::Array(Vec::new())),
@@ -578,7 +587,7 @@ impl WorkingContext {
     /// four is wasted. Other formats and unknown models render as without
     /// a model.
     pub fn to_provider_messages_for(&self, format: ProviderFormat, model: &str) -> Value {
-        let mut request = self.to_provider_messages(format);
+        let mut request = self.render(format);
         if format == ProviderFormat::Anthropic {
             if let Some(min) = checker::anthropic_min_cacheable(model) {
                 // A removed mark shortens the prefix of the marks after it:

@@ -65,6 +65,22 @@ test("toMessages({ format: \"anthropic\", model }) leaves out the breakpoints th
   assert.throws(() => long.toMessages({ format: "anthropic", model: 3 }), { code: "INVALID_ARGUMENT" });
 });
 
+test("toMessages renders for the model the compile named unless given another", async () => {
+  const session = new Session();
+  session.record("user_input", { text: "Why did the job fail?" });
+  const compiler = new ContextCompiler({ layout: "zoned", processors: [new HistorySelector()] });
+  const marks = (r) => JSON.stringify(r).split("cache_control").length - 1;
+  const forSonnet = await compiler.compile(session, 8000, { systemPrompt: "You are an SRE.", model: "claude-sonnet-4-5" });
+  const request = forSonnet.toMessages({ format: "anthropic" });
+  assert.equal(marks(request), 0, "no mark under Sonnet's minimum, without passing the model twice");
+  assert.deepEqual(request, forSonnet.toMessages({ format: "anthropic", model: "claude-sonnet-4-5" }));
+  assert.deepEqual(checkRequest(request, { format: "anthropic", model: "claude-sonnet-4-5" }), []);
+  // A model given to toMessages is the one rendered for.
+  assert.ok(marks(forSonnet.toMessages({ format: "anthropic", model: "some-other-model" })) > 0);
+  forSonnet.free();
+  session.free();
+});
+
 test("checkRequest's options are checked", () => {
   for (const options of [undefined, {}, { format: "bard" }, { format: 7 }]) {
     assert.throws(() => checkRequest([], options), { code: "INVALID_ARGUMENT" }, JSON.stringify(options));

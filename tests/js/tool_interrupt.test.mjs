@@ -228,3 +228,29 @@ test("a large output is normalised in slices: timers fire meanwhile, and normali
     clearInterval(timer);
   }
 });
+
+test("handler.call({ callId }) records the provider's id on the call and its outcome, and requests pair them under it", async () => {
+  const { session, handler } = setup(async (name, args) => `disk ${args.path} 92% used`);
+  session.record("user_input", "Check the disk.");
+  const ok = await handler.call("df", { path: "/data" }, { callId: "call_7Yx2" });
+  assert.equal(ok.kind, ToolEventKind.SUCCESS);
+  const failing = setup(async () => {
+    throw new Error("no such tool");
+  });
+  const [call, outcome] = session.eventLog.events.slice(-2);
+  assert.deepEqual([call.kind, call.data.call_id], ["tool_call", "call_7Yx2"]);
+  assert.deepEqual([outcome.kind, outcome.data.call_id], ["tool_success", "call_7Yx2"]);
+  const ctx = await new ContextCompiler({ layout: "zoned", processors: [new HistorySelector()] }).compile(session, 4000);
+  const messages = ctx.toMessages({ format: "openai" });
+  const assistant = messages.find((m) => m.tool_calls);
+  assert.equal(assistant.tool_calls[0].id, "call_7Yx2");
+  assert.equal(messages.find((m) => m.role === "tool").tool_call_id, "call_7Yx2");
+  // Without one, the outcome names the call by its event id, as before.
+  await failing.handler.call("df", {});
+  const [plainCall, plainOutcome] = failing.session.eventLog.events;
+  assert.equal(plainOutcome.data.call_id, plainCall.eventId);
+  for (const callId of ["", 7, {}]) {
+    await rejectsWithCode(() => handler.call("df", {}, { callId }), "INVALID_ARGUMENT");
+  }
+  ctx.free();
+});

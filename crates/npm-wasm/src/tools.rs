@@ -6,7 +6,7 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use context_compiler_js::error::{JsResult, Thrown};
 use js_sys::{Function, Object, Reflect};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
 use crate::artifact_store_arg::artifact_store_arg;
@@ -17,6 +17,7 @@ use context_compiler_js::convert::{bytes, count, from_js, js_to_json, option, st
 use context_compiler_js::env::{seed, JsClock};
 use context_compiler_js::error::to_js_error;
 use context_compiler_js::llm::{abort, abort_controller};
+use context_compiler_js::options::optional_string;
 use context_compiler_js::promise::{call_and_await, require_callable, spawn};
 use context_compiler_js::registry::Registration;
 
@@ -288,7 +289,9 @@ impl ToolInterruptHandler {
 
     /// Calls `name` with `args`; resolves to a `ToolEvent` of kind
     /// `tool_success`, `tool_error` or `tool_timeout` (failures are events,
-    /// not rejections). Options: `timeoutMs` (default 30,000).
+    /// not rejections). Options: `timeoutMs` (default 30,000); `callId`,
+    /// the provider's id of the call, recorded on the `tool_call` and its
+    /// outcome, so rendered requests pair them under that id.
     #[wasm_bindgen(unchecked_return_type = "Promise<ToolEvent>")]
     pub fn call(
         &self,
@@ -296,7 +299,7 @@ impl ToolInterruptHandler {
         #[wasm_bindgen(unchecked_param_type = "Json")] args: JsValue,
         options: Option<CallOptionsArg>,
     ) -> js_sys::Promise {
-        let prepared = (|| -> Result<(String, Value, Option<f64>)> {
+        let prepared = (|| -> Result<(String, Value, Option<f64>, Map<String, Value>)> {
             let name = string(&name, "name")?;
             let args = if args.is_undefined() {
                 Value::Object(Default::default())
@@ -317,15 +320,27 @@ impl ToolInterruptHandler {
                     }
                 }
             };
-            Ok((name, args, timeout))
+            let mut notes = Map::new();
+            if let Some(id) = optional_string(&options, "callId")? {
+                if id.is_empty() {
+                    return Err(Error::new(
+                        ErrorCode::InvalidArgument,
+                        "options.callId must be a non-empty string",
+                    ));
+                }
+                notes.insert("call_id".into(), Value::String(id));
+            }
+            Ok((name, args, timeout, notes))
         })();
-        let (name, args, timeout) = match prepared {
+        let (name, args, timeout, notes) = match prepared {
             Ok(p) => p,
             Err(e) => return js_sys::Promise::reject(&to_js_error(e)),
         };
         let handler = self.inner.clone();
         spawn(async move {
-            let event = handler.call(&name, args, timeout).await?;
+            let event = handler
+                .call_noted(&name, args, timeout, None, notes)
+                .await?;
             Ok(ToolEvent { inner: event }.into())
         })
     }

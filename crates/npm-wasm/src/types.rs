@@ -332,8 +332,9 @@ export interface GeminiRequest {
 export type MessageFormat = "openai" | "openai-responses" | "anthropic" | "gemini" | "ai-sdk";
 export interface ToMessagesOptions {
   format?: MessageFormat;
-  /** The model the request is for: in the Anthropic format, cache
-   * breakpoints before its minimum cacheable length are left out. */
+  /** The model the request is for (by default the compile's `model`): in
+   * the Anthropic format, cache breakpoints before its minimum cacheable
+   * length are left out. */
   model?: string;
 }
 /** What `checkRequest` checks a request against: the format it is in, and the model it is for (the rules that depend on it: Anthropic's minimum cacheable length per model family). */
@@ -535,7 +536,12 @@ export interface ToolInterruptHandlerOptions {
   /** Outputs of at least this many bytes (after redaction) are externalised; default 1024. */
   externalizeThreshold?: number;
 }
-export interface CallOptions { timeoutMs?: number }
+export interface CallOptions {
+  timeoutMs?: number;
+  /** The provider's id of the call (`call_…`, `toolu_…`): recorded on the
+   * `tool_call` and its outcome, so rendered requests pair them under it. */
+  callId?: string;
+}
 /** What a compile is given besides the session and the budget. */
 export interface CompileOptions extends ZonedOptions {
   systemPrompt?: string;

@@ -144,8 +144,9 @@ impl WorkingContext {
     /// `"gemini"` (`{ systemInstruction, contents }` with `functionCall` /
     /// `functionResponse` parts) or `"ai-sdk"` (Vercel AI SDK
     /// `ModelMessage[]`). Typed per format by the declarations below.
-    /// `model`: in the Anthropic format, cache breakpoints whose prefix is
-    /// below the model's minimum cacheable length are left out.
+    /// `model` (by default the compile's `model`): in the Anthropic format,
+    /// cache breakpoints whose prefix is below the model's minimum
+    /// cacheable length are left out.
     #[wasm_bindgen(js_name = toMessages, skip_typescript)]
     pub fn to_messages(&self, options: Option<ToMessagesOptionsArg>) -> JsResult<JsValue> {
         let format = option(&options, "format", "options")?;
