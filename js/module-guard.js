@@ -17,6 +17,36 @@
 // Before the instance is ready, constructors and functions call `whenNotReady`,
 // which loads it or throws NOT_INITIALIZED.
 import { codedError } from "./coded.js";
+import { OPTION_KEYS } from "./option-keys.js";
+
+/** Edit distance between `a` and `b`, compared without case and underscores. */
+function distance(a, b) {
+  const x = a.toLowerCase().replaceAll("_", "");
+  const y = b.toLowerCase().replaceAll("_", "");
+  let row = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= y.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (x[i - 1] === y[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[y.length];
+}
+
+/**
+ * `INVALID_ARGUMENT` for the first key of `options` that `keys` (what the
+ * declarations say `name` takes) does not name, with the closest known
+ * key; `null` when there is none or `options` is not a plain object.
+ */
+export function unknownOption(name, options, keys) {
+  if (options === null || typeof options !== "object") return null;
+  const proto = Object.getPrototypeOf(options);
+  if (proto !== Object.prototype && proto !== null) return null;
+  const key = Object.keys(options).find((k) => !keys.includes(k));
+  if (key === undefined) return null;
+  const [closest] = keys.map((k) => [k, distance(key, k)]).sort((a, b) => a[1] - b[1]);
+  const hint = closest && closest[1] <= Math.max(2, Math.floor(key.length / 3)) ? `; did you mean ${closest[0]}?` : "";
+  return codedError("INVALID_ARGUMENT", `${name}: unknown option ${key}${hint} (it takes ${keys.join(", ")})`);
+}
 
 /**
  * The coded error for what the wasm-bindgen glue throws itself, before or
@@ -131,10 +161,19 @@ export function createGuard({ glue, host = {}, what, whenPoisoned, whenNotReady 
 
   /** Wraps `fn` (a glue method, accessor or function): poison and readiness checks, traps turned into coded errors. */
   function guarded(fn, name, { release = false, needsReady = false } = {}) {
+    const optionKeys = OPTION_KEYS[name] ?? [];
     const wrapper = function (...args) {
       if (state.poisoned !== null) {
         if (release) return undefined;
         throw poisonedError();
+      }
+      // A misspelt option is an error, not a default silently kept.
+      for (const [index, keys, async] of optionKeys) {
+        const e = unknownOption(name, args[index], keys);
+        if (e !== null) {
+          if (async) return Promise.reject(e);
+          throw e;
+        }
       }
       if (needsReady && !state.ready) whenNotReady(name);
       state.cause = null;

@@ -34,7 +34,8 @@ export function program(CANDIDATES = "") {
 
 /**
  * Every callable the package exports: [{ owner, name, kind: "function" |
- * "constructor" | "method" | "static", params: [{ name, type, optional }] }].
+ * "constructor" | "method" | "static", params: [{ name, type, optional }],
+ * async (whether it returns a promise) }].
  */
 export function callables({ p, checker }) {
   const module = checker.getSymbolAtLocation(p.getSourceFile(declarations));
@@ -48,23 +49,24 @@ export function callables({ p, checker }) {
         optional: Boolean(decl.questionToken || decl.initializer || decl.dotDotDotToken),
       };
     });
+  const returnsPromise = (sig) => checker.getReturnTypeOfSignature(sig).getSymbol()?.name === "Promise";
   for (let symbol of checker.getExportsOfModule(module)) {
     if (symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
     const name = symbol.name;
     if (symbol.flags & ts.SymbolFlags.Class) {
       const classType = checker.getTypeOfSymbol(symbol);
-      for (const sig of classType.getConstructSignatures()) out.push({ owner: name, name: "constructor", kind: "constructor", params: paramsOf(sig) });
+      for (const sig of classType.getConstructSignatures()) out.push({ owner: name, name: "constructor", kind: "constructor", params: paramsOf(sig), async: false });
       for (const member of checker.getPropertiesOfType(classType)) {
         if (member.name === "prototype") continue;
-        for (const sig of checker.getTypeOfSymbol(member).getCallSignatures()) out.push({ owner: name, name: member.name, kind: "static", params: paramsOf(sig) });
+        for (const sig of checker.getTypeOfSymbol(member).getCallSignatures()) out.push({ owner: name, name: member.name, kind: "static", params: paramsOf(sig), async: returnsPromise(sig) });
       }
       const instance = checker.getDeclaredTypeOfSymbol(symbol);
       for (const member of checker.getPropertiesOfType(instance)) {
         if (!(member.flags & ts.SymbolFlags.Method) || member.name === "free" || member.name.startsWith("__")) continue;
-        for (const sig of checker.getTypeOfSymbol(member).getCallSignatures()) out.push({ owner: name, name: member.name, kind: "method", params: paramsOf(sig) });
+        for (const sig of checker.getTypeOfSymbol(member).getCallSignatures()) out.push({ owner: name, name: member.name, kind: "method", params: paramsOf(sig), async: returnsPromise(sig) });
       }
     } else if (symbol.flags & ts.SymbolFlags.Function) {
-      for (const sig of checker.getTypeOfSymbol(symbol).getCallSignatures()) out.push({ owner: null, name, kind: "function", params: paramsOf(sig) });
+      for (const sig of checker.getTypeOfSymbol(symbol).getCallSignatures()) out.push({ owner: null, name, kind: "function", params: paramsOf(sig), async: returnsPromise(sig) });
     }
   }
   return out;
@@ -119,3 +121,58 @@ export function plausible(checker, param) {
   return {};
 }
 
+
+/** The plain object type (an options object) in `type`, if it has one. */
+export function optionsType(checker, type) {
+  const parts = (type.isUnion() ? type.types : [type]).filter((t) => !(t.flags & (ts.TypeFlags.Null | ts.TypeFlags.Undefined)));
+  if (parts.length !== 1) return null;
+  const [t] = parts;
+  if (!(t.flags & ts.TypeFlags.Object) || t.getCallSignatures().length > 0) return null;
+  const symbol = t.getSymbol();
+  if (symbol && symbol.flags & ts.SymbolFlags.Class) return null;
+  if (checker.isArrayType(t) || checker.isTupleType(t)) return null;
+  const props = checker.getPropertiesOfType(t);
+  if (props.length === 0 || props.some((p) => p.flags & ts.SymbolFlags.Method)) return null;
+  return t;
+}
+
+/** The parameters that are options objects (by their declared names). */
+const OPTIONS_PARAMETERS = new Set(["options", "init", "filter"]);
+
+/**
+ * The options each callable takes, by the label its guard gives it (a
+ * constructor by its class, a method or static by `Class.method`, a
+ * function by its name): `[[parameter index, declared keys, async]]`. An
+ * options type with an index signature takes any key and is left out.
+ */
+export function optionKeys({ p, checker }) {
+  const table = {};
+  for (const c of callables({ p, checker })) {
+    const label = c.kind === "constructor" ? c.owner : c.owner ? `${c.owner}.${c.name}` : c.name;
+    c.params.forEach((param, index) => {
+      // Options, not data: an event, a memory entry or a bus is not checked.
+      if (!OPTIONS_PARAMETERS.has(param.name)) return;
+      const type = optionsType(checker, param.type);
+      if (!type || checker.getIndexInfosOfType(type).length > 0) return;
+      const keys = checker.getPropertiesOfType(type).map((k) => k.name);
+      const entries = (table[label] ??= []);
+      const entry = entries.find((e) => e[0] === index);
+      if (entry) entry[1] = [...new Set([...entry[1], ...keys])].sort();
+      else entries.push([index, keys.sort(), c.async]);
+    });
+  }
+  return Object.fromEntries(Object.entries(table).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/** `js/option-keys.js` as `optionKeys` makes it. */
+export function optionKeysModule(world) {
+  const lines = Object.entries(optionKeys(world)).map(([label, entries]) => `  ${JSON.stringify(label)}: ${JSON.stringify(entries)},`);
+  return `// Generated by scripts/option-keys.mjs from js/node.d.ts (do not edit):
+// the options object each guarded callable takes, as [parameter index,
+// declared keys, returns a promise]. tests/js/options_drift.test.mjs fails
+// when it is not what the declarations say.
+export const OPTION_KEYS = {
+${lines.join("\n")}
+};
+`;
+}

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as lib from "agent-context-compiler";
 import { mapKv } from "../conformance/kv_adapters.mjs";
-import { program, callables, factories, plausible } from "./declared_api.mjs";
+import { program, callables, factories, optionKeysModule, optionsType, plausible } from "./declared_api.mjs";
 import { pgSchema } from "./servers.mjs";
 
 const bus = () => new lib.EventBus();
@@ -97,20 +97,6 @@ const READ_LATER = {
 /** Keys any object is asked for by the engine or by a conversion. */
 const ENGINE_KEYS = new Set(["then", "toJSON", "constructor", "valueOf", "toString"]);
 
-/** The plain object type (an options object) in `type`, if it has one. */
-function optionsType(checker, type) {
-  const parts = (type.isUnion() ? type.types : [type]).filter((t) => !(t.flags & (ts.TypeFlags.Null | ts.TypeFlags.Undefined)));
-  if (parts.length !== 1) return null;
-  const [t] = parts;
-  if (!(t.flags & ts.TypeFlags.Object) || t.getCallSignatures().length > 0) return null;
-  const symbol = t.getSymbol();
-  if (symbol && symbol.flags & ts.SymbolFlags.Class) return null;
-  if (checker.isArrayType(t) || checker.isTupleType(t)) return null;
-  const props = checker.getPropertiesOfType(t);
-  if (props.length === 0 || props.some((p) => p.flags & ts.SymbolFlags.Method)) return null;
-  return t;
-}
-
 /**
  * An options object that records the keys read. It lists every declared key
  * (so a reader converting the whole object reads them all) and answers the
@@ -170,6 +156,11 @@ async function keysRead(checker, c, i, type, valid) {
   }
   return read;
 }
+
+test("js/option-keys.js, which the guards check options against, is what the declarations say", () => {
+  const current = readFileSync(new URL("../../js/option-keys.js", import.meta.url), "utf8");
+  assert.equal(current, optionKeysModule(program()), "run `node scripts/option-keys.mjs`");
+});
 
 test("every declared option is read, and every option read is declared", async (t) => {
   const world = program();
