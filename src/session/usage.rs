@@ -30,28 +30,45 @@ fn whole(x: f64) -> Option<u64> {
     (x >= 0.0 && x.fract() == 0.0 && x <= MAX_SAFE_INTEGER as f64).then_some(x as u64)
 }
 
+/// `n` as a count: a non-negative safe integer, else
+/// [`ErrorCode::InvalidTokenCount`] naming `key`.
+fn safe_count(key: &str, n: &Value) -> Result<u64> {
+    match n.as_u64().or_else(|| n.as_f64().and_then(whole)) {
+        Some(x) if x <= MAX_SAFE_INTEGER => Ok(x),
+        _ => Err(Error::new(
+            ErrorCode::InvalidTokenCount,
+            format!("usage.{key} must be a non-negative safe integer (got {n})"),
+        )),
+    }
+}
+
 /// The field of `v` named by the first of `keys` present, as a count: a
-/// non-negative safe integer, else [`ErrorCode::InvalidTokenCount`].
+/// non-negative safe integer, else [`ErrorCode::InvalidTokenCount`]. A key
+/// `outer.inner` reads `inner` of the object `outer`, or the sum of it over
+/// the array `outer` (the Agents SDK's details, one record per request);
+/// where `outer` is neither, the next key is tried.
 fn count(v: &Value, keys: &[&str]) -> Result<Option<u64>> {
     for key in keys {
         let (outer, inner) = key
             .split_once('.')
             .map_or((*key, None), |(o, i)| (o, Some(i)));
-        let mut field = v.get(outer);
-        if let (Some(inner), Some(parent)) = (inner, field) {
-            field = parent.get(inner);
-        }
+        let field = match (v.get(outer), inner) {
+            (Some(Value::Array(records)), Some(inner)) => {
+                let mut sum = 0u64;
+                for n in records.iter().filter_map(|r| r.get(inner)) {
+                    if !n.is_null() {
+                        sum = sum.saturating_add(safe_count(key, n)?);
+                    }
+                }
+                return safe_count(key, &Value::from(sum)).map(Some);
+            }
+            (Some(parent), Some(inner)) => parent.get(inner),
+            (field, None) => field,
+            (None, Some(_)) => None,
+        };
         match field {
             None | Some(Value::Null) => continue,
-            Some(n) => {
-                return match n.as_u64().or_else(|| n.as_f64().and_then(whole)) {
-                    Some(x) if x <= MAX_SAFE_INTEGER => Ok(Some(x)),
-                    _ => Err(Error::new(
-                        ErrorCode::InvalidTokenCount,
-                        format!("usage.{key} must be a non-negative safe integer (got {n})"),
-                    )),
-                }
-            }
+            Some(n) => return safe_count(key, n).map(Some),
         }
     }
     Ok(None)
@@ -69,7 +86,16 @@ impl ModelUsage {
     ///   cache_read_input_tokens, output_tokens }`, whose `input_tokens`
     ///   leaves out the cache's tokens (they are added back);
     /// - Gemini's `usageMetadata` `{ promptTokenCount,
-    ///   cachedContentTokenCount, candidatesTokenCount }`.
+    ///   cachedContentTokenCount, candidatesTokenCount }`;
+    /// - the AI SDK's provider usage (`LanguageModelV4`: `{ inputTokens:
+    ///   { total, noCache, cacheRead, cacheWrite }, outputTokens: { total,
+    ///   ... } }`) and `ai` 7's `{ inputTokens, outputTokens,
+    ///   inputTokenDetails: { cacheReadTokens } }`;
+    /// - LangChain's `usage_metadata` `{ input_tokens, output_tokens,
+    ///   input_token_details: { cache_read } }`, or a message holding it;
+    /// - the OpenAI Agents SDK's `Usage` `{ inputTokens, outputTokens,
+    ///   inputTokensDetails }`, its details one record or one per request
+    ///   (`cached_tokens` summed).
     ///
     /// A count that is not a non-negative safe integer (at most 2⁵³ − 1,
     /// so that it survives a JavaScript number) is
@@ -80,11 +106,17 @@ impl ModelUsage {
         if !v.is_object() {
             return Err(invalid("usage must be an object"));
         }
+        // A LangChain message: its `usage_metadata`.
+        let v = match v.get("usage_metadata") {
+            Some(inner @ Value::Object(_)) => inner,
+            _ => v,
+        };
         let anthropic = v.get("cache_read_input_tokens").is_some()
             || v.get("cache_creation_input_tokens").is_some();
         let input = count(
             v,
             &[
+                "inputTokens.total",
                 "inputTokens",
                 "prompt_tokens",
                 "input_tokens",
@@ -99,10 +131,14 @@ impl ModelUsage {
         let cache_read = count(
             v,
             &[
+                "inputTokens.cacheRead",
+                "inputTokenDetails.cacheReadTokens",
                 "cachedInputTokens",
                 "cache_read_input_tokens",
                 "prompt_tokens_details.cached_tokens",
                 "input_tokens_details.cached_tokens",
+                "input_token_details.cache_read",
+                "inputTokensDetails.cached_tokens",
                 "cachedContentTokenCount",
             ],
         )?
@@ -110,6 +146,7 @@ impl ModelUsage {
         let output = count(
             v,
             &[
+                "outputTokens.total",
                 "outputTokens",
                 "completion_tokens",
                 "output_tokens",
@@ -259,6 +296,44 @@ mod tests {
             "candidatesTokenCount": 7, "totalTokenCount": 107}),
         );
         assert_eq!(gemini, ours);
+    }
+
+    #[test]
+    fn the_sdks_usage_shapes_are_read() {
+        let usage = |v: Value| ModelUsage::from_json(&v).expect("usage");
+        let ours = ModelUsage {
+            input_tokens: 100,
+            cached_input_tokens: 40,
+            output_tokens: 7,
+        };
+        for shape in [
+            // LanguageModelV4, what a middleware sees.
+            json!({"inputTokens": {"total": 100, "noCache": 60, "cacheRead": 40, "cacheWrite": 0},
+                   "outputTokens": {"total": 7, "text": 5, "reasoning": 2}}),
+            // ai 7's generateText result.
+            json!({"inputTokens": 100, "outputTokens": 7, "totalTokens": 107,
+                   "inputTokenDetails": {"noCacheTokens": 60, "cacheReadTokens": 40, "cacheWriteTokens": 0}}),
+            // LangChain's usage_metadata, and a message holding it.
+            json!({"input_tokens": 100, "output_tokens": 7, "total_tokens": 107,
+                   "input_token_details": {"cache_read": 40, "cache_creation": 0}}),
+            json!({"content": "hi", "usage_metadata": {"input_tokens": 100, "output_tokens": 7,
+                   "total_tokens": 107, "input_token_details": {"cache_read": 40}}}),
+            // The Agents SDK's Usage: details as one record, or one per request.
+            json!({"requests": 1, "inputTokens": 100, "outputTokens": 7, "totalTokens": 107,
+                   "inputTokensDetails": {"cached_tokens": 40}}),
+            json!({"requests": 2, "inputTokens": 100, "outputTokens": 7, "totalTokens": 107,
+                   "inputTokensDetails": [{"cached_tokens": 25}, {"cached_tokens": 15}]}),
+        ] {
+            assert_eq!(usage(shape.clone()), ours, "{shape}");
+        }
+        let e =
+            ModelUsage::from_json(&json!({"inputTokens": {"total": 1e300}})).expect_err("refused");
+        assert_eq!(e.code(), ErrorCode::InvalidTokenCount);
+        let e = ModelUsage::from_json(
+            &json!({"inputTokens": 1, "inputTokensDetails": [{"cached_tokens": -1}]}),
+        )
+        .expect_err("refused");
+        assert_eq!(e.code(), ErrorCode::InvalidTokenCount);
     }
 
     #[test]

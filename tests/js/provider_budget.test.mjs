@@ -97,6 +97,14 @@ test("session.recordUsage reads every provider's usage and answers the latest co
     [{ input_tokens: 1000, output_tokens: 7, input_tokens_details: { cached_tokens: 400 } }, 1000, 400],
     [{ input_tokens: 500, cache_creation_input_tokens: 100, cache_read_input_tokens: 400, output_tokens: 7 }, 1000, 400],
     [{ promptTokenCount: 1000, cachedContentTokenCount: 400, candidatesTokenCount: 7 }, 1000, 400],
+    // The AI SDK's provider usage (a middleware's) and ai 7's result usage.
+    [{ inputTokens: { total: 1000, noCache: 600, cacheRead: 400, cacheWrite: 0 }, outputTokens: { total: 7, text: 7, reasoning: undefined } }, 1000, 400],
+    [{ inputTokens: 1000, outputTokens: 7, totalTokens: 1007, inputTokenDetails: { noCacheTokens: 600, cacheReadTokens: 400, cacheWriteTokens: 0 } }, 1000, 400],
+    // LangChain's usage_metadata, alone and on its message.
+    [{ input_tokens: 1000, output_tokens: 7, total_tokens: 1007, input_token_details: { cache_read: 400 } }, 1000, 400],
+    [{ content: "ok", usage_metadata: { input_tokens: 1000, output_tokens: 7, total_tokens: 1007, input_token_details: { cache_read: 400 } } }, 1000, 400],
+    // The OpenAI Agents SDK's Usage: details per request.
+    [{ requests: 2, inputTokens: 1000, outputTokens: 7, totalTokens: 1007, inputTokensDetails: [{ cached_tokens: 300 }, { cached_tokens: 100 }] }, 1000, 400],
   ];
   for (const [usage, input, cached] of shapes) {
     const event = session.recordUsage(usage);
@@ -130,7 +138,7 @@ test("session.recordUsage reads every provider's usage and answers the latest co
   assert.equal(session.eventLog.length, before, "nothing recorded for refused usage");
   assert.equal(session.recordUsage({ inputTokens: Number.MAX_SAFE_INTEGER }, { countedTokens: Number.MAX_SAFE_INTEGER }).data.inputTokens, Number.MAX_SAFE_INTEGER);
   const next = await zoned().compile(session, 4_000);
-  assert.equal(next.budgetPlan.usageSamples, 7);
+  assert.equal(next.budgetPlan.usageSamples, 12);
   assert.ok(next.toMessages().every((m) => !m.content.includes("inputTokens")), "usage events render into no context");
 });
 

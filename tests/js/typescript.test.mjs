@@ -29,7 +29,9 @@ function consumer() {
   mkdirSync(join(app, "node_modules/@types"));
   mkdirSync(join(app, "node_modules/@anthropic-ai"));
   mkdirSync(join(app, "node_modules/@google"));
-  for (const name of ["@types/node", "@anthropic-ai/sdk", "@google/genai", "ai", "openai"]) {
+  mkdirSync(join(app, "node_modules/@ai-sdk"));
+  mkdirSync(join(app, "node_modules/@langchain"));
+  for (const name of ["@types/node", "@anthropic-ai/sdk", "@google/genai", "ai", "openai", "@ai-sdk/provider", "@langchain/core"]) {
     symlinkSync(join(root, "node_modules", name), join(app, "node_modules", name));
   }
   for (const name of sources) cpSync(join(root, "tests/ts", name), join(app, name));
@@ -57,9 +59,10 @@ for (const p of projects) {
           strict: true, noEmit: true, skipLibCheck: false, target: "es2022",
           module: p.module, moduleResolution: p.resolution, lib: p.lib, types: p.types,
         },
-        // zoned.ts and streaming.ts check the formats and streams against
-        // the provider SDKs; the `ai` SDK's own types need the DOM lib.
-        files: p.lib.includes("dom") ? sources : sources.filter((n) => n !== "zoned.ts" && n !== "streaming.ts"),
+        // zoned.ts, streaming.ts and usage.ts check the formats, streams and
+        // usage against the provider SDKs; the `ai` SDK's own types need the
+        // DOM lib.
+        files: p.lib.includes("dom") ? sources : sources.filter((n) => !["zoned.ts", "streaming.ts", "usage.ts"].includes(n)),
       }),
     );
     const run = spawnSync(process.execPath, [tsc, "-p", config], { cwd: app, encoding: "utf8" });

@@ -300,7 +300,7 @@ impl Model for JsModel {
         if out.is_err() {
             pending.settled();
         }
-        let out = out?;
+        let out = ai_sdk_result(out?)?;
         // A stream keeps the call's signal live until it is read.
         if let Some(source) = StreamSource::of(&out)? {
             return Ok(ModelAnswer::Stream(Box::new(source.read_with(pending))));
@@ -317,6 +317,73 @@ impl Model for JsModel {
         })?;
         ModelReply::from_json(&reply).map(ModelAnswer::Reply)
     }
+}
+
+/// `key` of `object`, read as JS reads it (through getters); a getter that
+/// throws is the model's failure.
+fn field(object: &JsValue, key: &str) -> Result<JsValue> {
+    Reflect::get(object, &key.into()).map_err(|e| {
+        Error::new(
+            ErrorCode::ModelFailed,
+            format!(
+                "the model's reply: reading {key} threw: {}",
+                thrown_message(&e)
+            ),
+        )
+    })
+}
+
+/// The AI SDK's results as a reply: a `streamText` result is its
+/// `fullStream`; a `generateText` result (whose fields are getters on its
+/// prototype, which a JSON conversion does not see) is its last step's
+/// `{ text, toolCalls, usage }`. A result whose tools the SDK ran itself
+/// (several steps, or tool results) is `MODEL_FAILED`: the run records and
+/// runs the calls, so the tools are given to the SDK without `execute`.
+/// Anything else is returned as it is.
+fn ai_sdk_result(out: JsValue) -> Result<JsValue> {
+    if !out.is_object() || out.is_instance_of::<js_sys::Array>() {
+        return Ok(out);
+    }
+    let steps = field(&out, "steps")?;
+    if !(js_sys::Array::is_array(&steps)
+        && Reflect::has(&out, &"totalUsage".into()).unwrap_or(false))
+    {
+        let full = field(&out, "fullStream")?;
+        let is_stream =
+            Reflect::has(&out, &"textStream".into()).unwrap_or(false) && full.is_object();
+        return Ok(if is_stream { full } else { out });
+    }
+    let steps = js_sys::Array::from(&steps);
+    let ran = |why: &str| {
+        Err(Error::new(
+            ErrorCode::ModelFailed,
+            format!(
+                "the AI SDK {why}: give it the tools without execute (aiSdkTools, or the \
+                 ai-sdk format's tools as they come) so that the run records and runs the calls"
+            ),
+        ))
+    };
+    if steps.length() > 1 {
+        return ran(&format!(
+            "ran {} steps, running the tools itself",
+            steps.length()
+        ));
+    }
+    let step = steps.get(0);
+    let results = field(&step, "toolResults")?;
+    if js_sys::Array::is_array(&results) && js_sys::Array::from(&results).length() > 0 {
+        return ran("ran the tools itself (the step has tool results)");
+    }
+    let reply = Object::new();
+    for key in ["text", "toolCalls"] {
+        let _ = Reflect::set(&reply, &key.into(), &field(&step, key)?);
+    }
+    // A provider that reported no usage leaves its counts undefined.
+    let usage = field(&step, "usage")?;
+    if usage.is_object() && field(&usage, "inputTokens")?.as_f64().is_some() {
+        let _ = Reflect::set(&reply, &"usage".into(), &usage);
+    }
+    Ok(reply.into())
 }
 
 /// A JS function (or object with `evaluate`) as the runner's [`Guard`].

@@ -299,7 +299,9 @@ impl ToolInterruptHandler {
         #[wasm_bindgen(unchecked_param_type = "Json")] args: JsValue,
         options: Option<CallOptionsArg>,
     ) -> js_sys::Promise {
-        let prepared = (|| -> Result<(String, Value, Option<f64>, Map<String, Value>)> {
+        // The tool's name, its arguments, the timeout and the call's notes.
+        type Prepared = (String, Value, Option<f64>, Map<String, Value>);
+        let prepared = (|| -> Result<Prepared> {
             let name = string(&name, "name")?;
             let args = if args.is_undefined() {
                 Value::Object(Default::default())

@@ -567,7 +567,35 @@ export interface CompileOptions extends ZonedOptions {
  * Responses' `{ input_tokens, output_tokens, input_tokens_details }`,
  * Anthropic's `{ input_tokens, cache_creation_input_tokens,
  * cache_read_input_tokens, output_tokens }`, or Gemini's `usageMetadata`. */
-export type ProviderUsage = ModelUsage | { [key: string]: Json };
+export type ProviderUsage =
+  | ModelUsage
+  | OpenAiChatUsage
+  | OpenAiResponsesUsage
+  | AnthropicUsage
+  | GeminiUsage
+  | AiSdkUsage
+  | AiSdkProviderUsage
+  | LangChainUsage
+  | { usage_metadata: LangChainUsage }
+  | AgentsSdkUsage;
+/** A count as SDKs type it (absent, or `null` where a provider left it out). */
+type UsageCount = number | null | undefined;
+/** Chat Completions' `usage` (`openai`'s `CompletionUsage`). */
+export interface OpenAiChatUsage { prompt_tokens: number; completion_tokens?: UsageCount; prompt_tokens_details?: { cached_tokens?: UsageCount } | null }
+/** The Responses API's `usage` (`openai`'s `ResponseUsage`). */
+export interface OpenAiResponsesUsage { input_tokens: number; output_tokens?: UsageCount; input_tokens_details?: { cached_tokens?: UsageCount } | null }
+/** Anthropic's `usage` (`@anthropic-ai/sdk`'s `Usage`): its `input_tokens` leave out the cache's, added back. */
+export interface AnthropicUsage { input_tokens: number; output_tokens?: UsageCount; cache_read_input_tokens: UsageCount; cache_creation_input_tokens?: UsageCount }
+/** Gemini's `usageMetadata` (`@google/genai`'s `GenerateContentResponseUsageMetadata`). */
+export interface GeminiUsage { promptTokenCount?: UsageCount; cachedContentTokenCount?: UsageCount; candidatesTokenCount?: UsageCount }
+/** The `ai` package's `LanguageModelUsage` (a `generateText` result's `usage`). */
+export interface AiSdkUsage { inputTokens: UsageCount; outputTokens?: UsageCount; cachedInputTokens?: UsageCount; inputTokenDetails?: { cacheReadTokens?: UsageCount } }
+/** A provider's usage as a language model middleware sees it (`LanguageModelV4Usage`). */
+export interface AiSdkProviderUsage { inputTokens: { total: UsageCount; cacheRead?: UsageCount }; outputTokens: { total: UsageCount } }
+/** LangChain's `UsageMetadata` (an `AIMessage`'s `usage_metadata`). */
+export interface LangChainUsage { input_tokens: number; output_tokens?: number; input_token_details?: { cache_read?: number } }
+/** The OpenAI Agents SDK's `Usage`: its details one record, or one per request. */
+export interface AgentsSdkUsage { inputTokens: number; outputTokens?: number; inputTokensDetails?: { cached_tokens?: UsageCount } | Array<{ cached_tokens?: UsageCount }> }
 export interface RecordUsageOptions {
   /** The session's count of the request the usage answers; default the
    * `tokenCount` of the session's latest compile. */
