@@ -26,12 +26,13 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::join::{join_all, LocalFuture};
 use crate::normalize::redact::redact_json;
 use crate::race::{race, First};
+use crate::session::ModelUsage;
 use crate::session::{
     record_shared, Session, ASSISTANT_OUTPUT, GUARD_DECISION, MODEL_USAGE, TOOL_CALL, TOOL_ERROR,
     USER_INPUT,
 };
 use crate::tools::{AbortSignal, ToolChoice, ToolEvent, ToolEventKind, ToolInterruptHandler};
-use crate::working_context::WorkingContext;
+use crate::working_context::{DroppedItem, RecalledTurn, WorkingContext};
 use crate::zones::{CompactionLevel, ZoneUsage};
 
 pub use crate::tools::ToolSpec;
@@ -198,6 +199,15 @@ pub struct RunResult {
     pub guard: Option<GuardDecision>,
     /// Every model call, in order.
     pub steps: Vec<RunStep>,
+    /// What the last compile left out ([`WorkingContext::dropped`]).
+    pub dropped: Vec<DroppedItem>,
+    /// The turns the last compile recalled from earlier
+    /// ([`WorkingContext::recalled`]).
+    pub recalled: Vec<RecalledTurn>,
+    /// The provider's usage summed over the run's model calls; `None` when
+    /// none reported it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<ModelUsage>,
 }
 
 fn aborted(reason: &str) -> Error {
@@ -277,6 +287,9 @@ async fn run_validated(input: &str, agent: &Agent, options: &RunOptions) -> Resu
         stop_reason: StopReason::Answered,
         guard: None,
         steps: Vec::new(),
+        dropped: Vec::new(),
+        recalled: Vec::new(),
+        usage: None,
     };
     if let Some(guard) = &agent.guard {
         let decision = match race(guard.evaluate(input), options.signal.aborted()).await {
@@ -306,10 +319,18 @@ async fn run_validated(input: &str, agent: &Agent, options: &RunOptions) -> Resu
     for step in 0..options.max_steps {
         let ctx = compile(agent, options).await?;
         check_signal(&options.signal)?;
+        result.dropped.clone_from(&ctx.dropped);
+        result.recalled.clone_from(&ctx.recalled);
         let reply = ask(agent, options, &ctx, step).await?;
         // A reply that came after the run was cancelled is not recorded.
         check_signal(&options.signal)?;
         if let Some(usage) = &reply.usage {
+            let sum = result.usage.get_or_insert_with(ModelUsage::default);
+            sum.input_tokens = sum.input_tokens.saturating_add(usage.input_tokens);
+            sum.cached_input_tokens = sum
+                .cached_input_tokens
+                .saturating_add(usage.cached_input_tokens);
+            sum.output_tokens = sum.output_tokens.saturating_add(usage.output_tokens);
             record_shared(
                 &agent.session,
                 MODEL_USAGE,

@@ -369,3 +369,33 @@ test("a model may return the provider's own response object: Chat Completion, Re
     assert.equal(session.eventLog.filter(["model_usage"])[0].data.inputTokens, 50, format);
   }
 });
+
+test("the run's result says what the last compile left out and recalled, and the usage summed over its calls", async () => {
+  const session = new Session();
+  for (let i = 0; i < 40; i++) {
+    session.record("user_input", `Question ${i}: ${"how is the nightly job doing ".repeat(8)}`);
+    session.record("assistant_output", `Answer ${i}: ${"it ran and finished fine ".repeat(8)}`);
+  }
+  const { model } = scripted(
+    { content: null, tool_calls: [{ id: "c1", function: { name: "df", arguments: "{}" } }], usage: { prompt_tokens: 900, completion_tokens: 4, prompt_tokens_details: { cached_tokens: 600 } } },
+    { content: "All fine.", usage: { prompt_tokens: 950, completion_tokens: 6, prompt_tokens_details: { cached_tokens: 900 } } },
+  );
+  const handler = new ToolInterruptHandler({ bridge: async () => "ok", session });
+  const result = await runCompiled("And the disk?", {
+    session,
+    budget: 1200,
+    model,
+    toolHandler: handler,
+    compiler: new ContextCompiler({ processors: [new HistorySelector({ keepFirst: 1, keepLast: Infinity })] }),
+  });
+  assert.equal(result.result, "All fine.");
+  assert.deepEqual(result.usage, { inputTokens: 1850, cachedInputTokens: 1500, outputTokens: 10 });
+  assert.ok(result.dropped.length > 0, "the turns the window left out are listed");
+  assert.ok(result.dropped.every((d) => typeof d.eventId === "string" && d.action));
+  assert.deepEqual(result.recalled, []);
+  // No usage reported: none summed.
+  const quiet = await runCompiled("hi", { budget: 1000, model: async () => ({ content: "hello" }) });
+  assert.equal(quiet.usage, undefined);
+  assert.deepEqual([quiet.dropped, quiet.recalled], [[], []]);
+  session.free();
+});

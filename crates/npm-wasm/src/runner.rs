@@ -189,6 +189,12 @@ export interface RunResult {
   stopReason: "answered" | "max_steps" | "blocked";
   guard?: { allowed: boolean; threatLevel: string; reason?: string };
   steps: RunStep[];
+  /** What the last compile left out (its `WorkingContext.dropped`). */
+  dropped: DroppedItem[];
+  /** The turns the last compile recalled from earlier (its `WorkingContext.recalled`). */
+  recalled: RecalledTurn[];
+  /** The provider's usage summed over the run's model calls; absent when none reported it. */
+  usage?: ModelUsage;
   /** The session the run recorded into (the one given, or a new one). */
   session: Session;
 }
