@@ -5,6 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { generateText, jsonSchema, streamText, tool } from "ai";
+import { aiSdkTools } from "agent-context-compiler/ai-sdk";
 import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { ToolInterruptHandler, PerceptionAligner, SchemaRegistry, Session, runCompiled, checkRequest } from "agent-context-compiler";
 import { rejectsWithCode } from "./helpers.mjs";
@@ -22,9 +23,6 @@ function scripted() {
         : { content: [{ type: "text", text: "The disk is 92% full." }], finishReason: finish("stop"), usage: usage(180), warnings: [] },
   });
 }
-
-/** The run's tools (JSON definitions) as the SDK's, without execute. */
-const sdkTools = (tools) => Object.fromEntries(tools.map((t) => [t.name, tool({ description: t.description, inputSchema: jsonSchema(t.parameters) })]));
 
 const DF = { name: "df", description: "Disk usage of a path", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } };
 
@@ -44,7 +42,7 @@ test("a generateText result is a reply: its last step's text, calls and usage", 
     toolHandler: handler(session),
     model: (request, { tools, signal }) => {
       requests.push(request);
-      return generateText({ model, ...request, tools: sdkTools(tools), abortSignal: signal });
+      return generateText({ model, ...request, tools: aiSdkTools(tools), abortSignal: signal });
     },
   });
   assert.equal(result.result, "The disk is 92% full.");
@@ -96,4 +94,15 @@ test("a result whose tools the SDK ran itself is refused, saying to pass no exec
   );
   assert.match(e.message, /without execute/);
   session.free();
+});
+
+test("aiSdkTools: the run's tool specs as a ToolSet without execute; bad specs are INVALID_ARGUMENT", () => {
+  const set = aiSdkTools([DF, { name: "ls", parameters: { type: "object" } }]);
+  assert.deepEqual(Object.keys(set), ["df", "ls"]);
+  assert.equal(set.df.description, DF.description);
+  assert.equal(set.df.execute, undefined, "the SDK returns the calls; the run runs them");
+  assert.deepEqual(set.df.inputSchema.jsonSchema, DF.parameters);
+  for (const bad of [undefined, {}, [null], [{ parameters: {} }], [{ name: "a" }], [{ name: "a", parameters: [] }], [DF, DF], [{ name: "a", parameters: {}, description: 3 }]]) {
+    assert.throws(() => aiSdkTools(bad), { code: "INVALID_ARGUMENT" }, JSON.stringify(bad));
+  }
 });

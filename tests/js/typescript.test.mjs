@@ -59,10 +59,10 @@ for (const p of projects) {
           strict: true, noEmit: true, skipLibCheck: false, target: "es2022",
           module: p.module, moduleResolution: p.resolution, lib: p.lib, types: p.types,
         },
-        // zoned.ts, streaming.ts and usage.ts check the formats, streams and
-        // usage against the provider SDKs; the `ai` SDK's own types need the
-        // DOM lib.
-        files: p.lib.includes("dom") ? sources : sources.filter((n) => !["zoned.ts", "streaming.ts", "usage.ts"].includes(n)),
+        // zoned.ts, streaming.ts, usage.ts and ai_sdk.ts check the formats,
+        // streams, usage and the AI SDK integration against the provider
+        // SDKs; the `ai` SDK's own types need the DOM lib.
+        files: p.lib.includes("dom") ? sources : sources.filter((n) => !["zoned.ts", "streaming.ts", "usage.ts", "ai_sdk.ts"].includes(n)),
       }),
     );
     const run = spawnSync(process.execPath, [tsc, "-p", config], { cwd: app, encoding: "utf8" });
