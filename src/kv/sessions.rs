@@ -13,8 +13,7 @@ use crate::kv::value::same_value;
 use crate::kv::{escape_key_part, unescape_key_part, KeyValue, KvArtifactStore, KvValue};
 use crate::session::check_session_id;
 use crate::session::{
-    plan_save, saved_tail, stale_save, SavePlan, SaveReport, SavedEvents, SavedTail, SessionSource,
-    SessionStore,
+    plan_save, stale_save, SavePlan, SaveReport, SavedEvents, SessionSource, SessionStore,
 };
 
 /// After this many appended segments the next save rewrites the session as
@@ -402,25 +401,14 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
             .map(|(expected, _, events)| SavedEvents { events, expected }))
     }
 
-    /// Reads only the segments from the one holding event `known - 1` (to
-    /// check it is `last_event_id`) on.
-    async fn load_events_after(
+    /// The segments from the one holding position `from` on.
+    async fn read_events_from(
         &self,
         session_id: &str,
-        known: u64,
-        last_event_id: Option<&str>,
-    ) -> Result<Option<SavedTail>> {
+        from: u64,
+    ) -> Result<Option<(u64, u64, Vec<Value>)>> {
         check_session_id(session_id)?;
-        if let (Some(last), Some(before)) = (last_event_id, known.checked_sub(1)) {
-            let Some((expected, offset, events)) = self.read_log(session_id, before).await? else {
-                return Ok(None);
-            };
-            if let Ok(tail) = saved_tail(known, last, expected, offset, events) {
-                return Ok(Some(tail));
-            }
-        }
-        // Not the log this writer saved into (deleted and saved anew).
-        Ok(self.load_events(session_id).await?.map(SavedEvents::whole))
+        self.read_log(session_id, from).await
     }
 
     async fn list_sessions(&self) -> Result<Vec<String>> {

@@ -35,8 +35,8 @@ pub use kinds::{
 pub use log::{CompactionState, EventLog, SessionEvent, MAX_DATA_DEPTH};
 pub use redaction::{redact_event_data, RecordOptions};
 pub use store::{
-    plan_save, restore_session, saved_tail, stale_save, SavePlan, SaveReport, SavedEvents,
-    SavedTail, SessionEnv, SessionSource, SessionStore,
+    plan_save, restore_session, stale_save, SavePlan, SaveReport, SavedEvents, SavedTail,
+    SessionEnv, SessionSource, SessionStore,
 };
 pub use sync::{retry_delay_ms, sync_session, SyncOptions, SyncReport, MAX_SYNC_PACE};
 pub use usage::{ModelUsage, UsageCorrection};

@@ -179,18 +179,6 @@ impl SavedEvents {
         restore_session(session_id, &self.events, self.expected, env)
     }
 
-    /// These events after the first `known`, when the saved log still
-    /// begins with the events a writer knew it saved (its event
-    /// `known - 1` is `last_event_id`); otherwise all of them.
-    pub fn after(self, known: u64, last_event_id: Option<&str>) -> SavedTail {
-        let Some(last) = last_event_id else {
-            return self.whole();
-        };
-        let expected = self.expected;
-        saved_tail(known, last, expected, 0, self.events)
-            .unwrap_or_else(|events| SavedEvents { events, expected }.whole())
-    }
-
     /// All of these events, as a tail from the start.
     pub fn whole(self) -> SavedTail {
         SavedTail {
@@ -201,12 +189,12 @@ impl SavedEvents {
     }
 }
 
-/// For [`SessionStore::load_events_after`] implementations that read a
-/// saved log of `expected` events from position `offset` on (`events`): the
+/// Of a saved log of `expected` events read from position `offset` on
+/// (`events`, see [`SessionStore::read_events_from`]): the
 /// events after the first `known` when the event before them, `known - 1`,
 /// is `last_event_id`; else the events given back (the saved log is not the
 /// one the writer knew: read it whole).
-pub fn saved_tail(
+fn saved_tail(
     known: u64,
     last_event_id: &str,
     expected: u64,
@@ -255,23 +243,52 @@ pub trait SessionStore {
     async fn save_session(&self, session: &dyn SessionSource) -> Result<SaveReport>;
     /// The events saved under `session_id`, or `None` when there is none.
     async fn load_events(&self, session_id: &str) -> Result<Option<SavedEvents>>;
+    /// The saved log of `session_id` from position `from` on, or from any
+    /// earlier position: its count as the store's record says, the position
+    /// of the first event read, and the events; `None` when nothing is
+    /// saved under the id. By default the whole log (from 0); backends that
+    /// can read the end alone (segments, rows) do.
+    async fn read_events_from(
+        &self,
+        session_id: &str,
+        from: u64,
+    ) -> Result<Option<(u64, u64, Vec<serde_json::Value>)>> {
+        let _ = from;
+        Ok(self
+            .load_events(session_id)
+            .await?
+            .map(|saved| (saved.expected, 0, saved.events)))
+    }
     /// The events saved under `session_id` after the first `known`, which a
     /// writer knows it saved, the last of them `last_event_id` (what a
     /// sync reloads after a conflict: only what other writers added); all
     /// of them when the saved log no longer begins with those (see
     /// [`SavedTail::start`]). `None` when nothing is saved under the id.
-    /// By default the whole log is read and cut; backends read only the
-    /// end.
+    /// Reads from event `known - 1` on ([`SessionStore::read_events_from`])
+    /// to check it.
     async fn load_events_after(
         &self,
         session_id: &str,
         known: u64,
         last_event_id: Option<&str>,
     ) -> Result<Option<SavedTail>> {
-        Ok(self
-            .load_events(session_id)
-            .await?
-            .map(|saved| saved.after(known, last_event_id)))
+        if let (Some(last), Some(before)) = (last_event_id, known.checked_sub(1)) {
+            let Some((expected, offset, events)) =
+                self.read_events_from(session_id, before).await?
+            else {
+                return Ok(None);
+            };
+            match saved_tail(known, last, expected, offset, events) {
+                Ok(tail) => return Ok(Some(tail)),
+                // The whole log, read already: not the one this writer
+                // saved into (deleted and saved anew).
+                Err(events) if offset == 0 => {
+                    return Ok(Some(SavedEvents { events, expected }.whole()))
+                }
+                Err(_) => {}
+            }
+        }
+        Ok(self.load_events(session_id).await?.map(SavedEvents::whole))
     }
     /// The session saved under `session_id`, or `None` when there is none;
     /// stored events that do not make a valid session are

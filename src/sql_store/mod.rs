@@ -40,8 +40,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::json_text::to_json_text;
 use crate::session::{check_optional_session_id, check_session_id};
 use crate::session::{
-    plan_save, saved_tail, stale_save, SavePlan, SaveReport, SavedEvents, SavedTail, SessionSource,
-    SessionStore,
+    plan_save, stale_save, SavePlan, SaveReport, SavedEvents, SessionSource, SessionStore,
 };
 
 mod dialect;
@@ -587,25 +586,17 @@ impl<C: SqlConnection> SessionStore for SqlArtifactStore<C> {
             .map(|(expected, events)| SavedEvents { events, expected }))
     }
 
-    /// Reads only the rows from event `known - 1` (to check it is
-    /// `last_event_id`) on.
-    async fn load_events_after(
+    /// The rows from position `from` on.
+    async fn read_events_from(
         &self,
         session_id: &str,
-        known: u64,
-        last_event_id: Option<&str>,
-    ) -> Result<Option<SavedTail>> {
+        from: u64,
+    ) -> Result<Option<(u64, u64, Vec<serde_json::Value>)>> {
         check_session_id(session_id)?;
-        if let (Some(last), Some(before)) = (last_event_id, known.checked_sub(1)) {
-            let Some((expected, events)) = self.events_from(session_id, before).await? else {
-                return Ok(None);
-            };
-            if let Ok(tail) = saved_tail(known, last, expected, before, events) {
-                return Ok(Some(tail));
-            }
-        }
-        // Not the log this writer saved into (deleted and saved anew).
-        Ok(self.load_events(session_id).await?.map(SavedEvents::whole))
+        Ok(self
+            .events_from(session_id, from)
+            .await?
+            .map(|(expected, events)| (expected, from, events)))
     }
 
     async fn list_sessions(&self) -> Result<Vec<String>> {
