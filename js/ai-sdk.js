@@ -4,6 +4,8 @@
 // works on the objects it is given.
 import { jsonSchema, tool } from "ai";
 import { codedError } from "./coded.js";
+import { unknownOption } from "./module-guard.js";
+import { OPTION_KEYS } from "./option-keys.js";
 
 /**
  * The tools a run offers (`ToolSpec`s: `{ name, description, parameters }`,
@@ -27,4 +29,209 @@ export function aiSdkTools(specs) {
     set[name] = tool({ description, inputSchema: jsonSchema(parameters) });
   });
   return set;
+}
+
+/** The compile options the middleware passes on (the format is its own). */
+const COMPILE_KEYS = OPTION_KEYS["ContextCompiler.compile"][0][1].filter((k) => !["format", "tools", "toolDefinitions"].includes(k));
+const MIDDLEWARE_KEYS = ["session", "compiler", "budget", "store", ...COMPILE_KEYS];
+
+/** The text of a tool result's output, and whether it is an error. */
+function outputText(output) {
+  switch (output?.type) {
+    case "text":
+    case "error-text":
+      return [String(output.value), output.type === "error-text"];
+    case "json":
+    case "error-json":
+      return [JSON.stringify(output.value ?? null), output.type === "error-json"];
+    case "execution-denied":
+      return [`execution denied${output.reason ? `: ${output.reason}` : ""}`, true];
+    case "content":
+      return [(output.value ?? []).map((p) => (p.type === "text" ? p.text : `[${p.mediaType ?? p.type}]`)).join("\n"), false];
+    default:
+      return [JSON.stringify(output ?? null), false];
+  }
+}
+
+/** A tool call's input as recorded: the object, or the JSON text parsed. */
+function callInput(input) {
+  if (typeof input !== "string") return input ?? {};
+  try {
+    return input.trim() === "" ? {} : JSON.parse(input);
+  } catch {
+    return { input };
+  }
+}
+
+/**
+ * Records `messages` (part of a `LanguageModelV4Prompt`) in `session`: user
+ * text as `user_input`, an assistant's text and calls as `assistant_output`
+ * and `tool_call` (under the call's id), tool results as `tool_success` /
+ * `tool_error` (redacted by `session.record`). System messages are the
+ * host's and are not recorded.
+ */
+function recordPrompt(session, messages) {
+  for (const m of messages) {
+    const parts = Array.isArray(m.content) ? m.content : [];
+    if (m.role === "user") {
+      const text = parts.map((p) => (p.type === "text" ? p.text : `[attached ${p.mediaType ?? p.type}${p.filename ? ` ${p.filename}` : ""}]`)).join("\n");
+      if (text !== "") session.record("user_input", { text });
+    } else if (m.role === "assistant") {
+      const text = parts.filter((p) => p.type === "text").map((p) => p.text).join("");
+      if (text !== "") session.record("assistant_output", { text });
+      for (const p of parts) {
+        if (p.type === "tool-call") session.record("tool_call", { tool_name: p.toolName, arguments: callInput(p.input), call_id: p.toolCallId });
+      }
+    } else if (m.role === "tool") {
+      for (const p of parts) {
+        if (p.type !== "tool-result") continue;
+        const [text, failed] = outputText(p.output);
+        session.record(failed ? "tool_error" : "tool_success", failed ? { tool: p.toolName, call_id: p.toolCallId, error: text } : { tool: p.toolName, call_id: p.toolCallId, result: text });
+      }
+    }
+  }
+}
+
+/** A file part's data as the V4 prompt tags it. */
+function fileData(data) {
+  if (data instanceof URL) return { type: "url", url: data };
+  if (typeof data === "string" && /^https?:\/\//.test(data)) return { type: "url", url: new URL(data) };
+  return { type: "data", data };
+}
+
+/** One part of a compiled `ai-sdk` message as a V4 prompt part. */
+function promptPart(part) {
+  switch (part.type) {
+    case "image":
+      return { type: "file", data: fileData(part.image), mediaType: part.mediaType ?? "image" };
+    case "file":
+      return { type: "file", data: fileData(part.data), mediaType: part.mediaType, ...(part.filename && { filename: part.filename }) };
+    default:
+      return part;
+  }
+}
+
+/**
+ * A compiled context in the `ai-sdk` format (`{ instructions, messages }`)
+ * as the `LanguageModelV4Prompt` a model gets: the instructions as system
+ * messages first, every content as parts.
+ */
+export function toLanguageModelPrompt({ instructions, messages }) {
+  const prompt = [];
+  for (const s of instructions ?? []) {
+    prompt.push(typeof s === "string" ? { role: "system", content: s } : { role: "system", content: s.content, ...(s.providerOptions && { providerOptions: s.providerOptions }) });
+  }
+  for (const m of messages) {
+    const content = typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content.map(promptPart);
+    prompt.push({ role: m.role, content, ...(m.providerOptions && { providerOptions: m.providerOptions }) });
+  }
+  return prompt;
+}
+
+/** A V4 function tool as the `ToolSpec` a compile counts. */
+const toolSpec = (t) => ({ name: t.name, description: t.description ?? "", parameters: t.inputSchema ?? { type: "object" } });
+
+/**
+ * Middleware for `wrapLanguageModel` (AI SDK 7): each model call of
+ * `generateText` / `streamText` is compiled from `session` under `budget`
+ * (`transformParams` records what is new in the prompt and hands the model
+ * the compiled prompt with the step's tools), and the reply is recorded with
+ * its calls and usage (`wrapGenerate` / `wrapStream`); with `store`, the
+ * session is synced to it after every step. `session` is a `Session` or
+ * `(sessionId) => Session | Promise<Session>`, the id coming from
+ * `providerOptions.agentContextCompiler.sessionId`.
+ */
+export function contextMiddleware(options) {
+  if (options === null || typeof options !== "object") throw codedError("INVALID_ARGUMENT", "contextMiddleware takes { session, compiler, budget, ... }");
+  const typo = unknownOption("contextMiddleware", options, MIDDLEWARE_KEYS);
+  if (typo) throw typo;
+  const { session, compiler, budget, store, systemPrompt, ...compileOptions } = options;
+  if (session === null || (typeof session !== "object" && typeof session !== "function")) {
+    throw codedError("INVALID_ARGUMENT", "contextMiddleware: session must be a Session or (sessionId) => Session");
+  }
+  if (compiler === null || typeof compiler?.compile !== "function") throw codedError("INVALID_ARGUMENT", "contextMiddleware: compiler must be a ContextCompiler");
+  if (budget === undefined) throw codedError("INVALID_ARGUMENT", "contextMiddleware: budget is required");
+  if (store !== undefined && typeof session === "object" && typeof session.sync !== "function") throw codedError("INVALID_ARGUMENT", "contextMiddleware: session has no sync");
+
+  /** The call's session. */
+  async function sessionOf(params) {
+    if (typeof session !== "function") return session;
+    const id = params.providerOptions?.agentContextCompiler?.sessionId;
+    if (typeof id !== "string" || id === "") {
+      throw codedError("INVALID_ARGUMENT", "contextMiddleware: with a session function, give providerOptions: { agentContextCompiler: { sessionId } }");
+    }
+    return await session(id);
+  }
+
+  /** Records a reply's content (V4 parts) and usage; syncs to the store. */
+  async function recordReply(s, content, usage) {
+    // Text and calls (reasoning, sources and files are not sent back in this format).
+    const parts = content.filter((p) => (p.type === "text" && p.text !== "") || p.type === "tool-call");
+    const reply = { content: parts, ...(usage?.inputTokens?.total !== undefined && { usage }) };
+    if (parts.length > 0) {
+      const { toolCalls } = s.recordReply(reply);
+      // The SDK runs the calls: record each under its id, the results come
+      // back in the next step's prompt.
+      for (const c of toolCalls) {
+        const notes = { call_id: c.callOptions.callId, ...(c.callOptions.thoughtSignature && { thought_signature: c.callOptions.thoughtSignature }), ...(c.callOptions.reasoning && { reasoning: c.callOptions.reasoning }) };
+        s.record("tool_call", { tool_name: c.name, arguments: c.arguments, ...notes });
+      }
+    } else if (reply.usage) {
+      s.recordUsage(reply.usage);
+    }
+    if (store !== undefined) await s.sync(store);
+  }
+
+  return {
+    specificationVersion: "v4",
+    async transformParams({ params }) {
+      const s = await sessionOf(params);
+      const prompt = params.prompt ?? [];
+      const log = s.eventLog;
+      const empty = log.length === 0;
+      log.free();
+      const lastAssistant = prompt.findLastIndex((m) => m.role === "assistant");
+      recordPrompt(s, empty ? prompt : prompt.slice(lastAssistant + 1));
+      const system = systemPrompt ?? prompt.filter((m) => m.role === "system").map((m) => m.content).join("\n\n");
+      const tools = (params.tools ?? []).filter((t) => t.type === "function").map(toolSpec);
+      const ctx = await compiler.compile(s, budget, { ...compileOptions, systemPrompt: system, tools, format: "ai-sdk" });
+      try {
+        return { ...params, prompt: toLanguageModelPrompt(ctx.toMessages({ format: "ai-sdk" })) };
+      } finally {
+        ctx.free();
+      }
+    },
+    async wrapGenerate({ doGenerate, params }) {
+      const s = await sessionOf(params);
+      const result = await doGenerate();
+      await recordReply(s, result.content ?? [], result.usage);
+      return result;
+    },
+    async wrapStream({ doStream, params }) {
+      const s = await sessionOf(params);
+      const { stream, ...rest } = await doStream();
+      const content = [];
+      let text = "";
+      let usage;
+      const flushText = () => {
+        if (text !== "") content.push({ type: "text", text });
+        text = "";
+      };
+      const recorder = new TransformStream({
+        transform(chunk, controller) {
+          if (chunk.type === "text-delta") text += chunk.delta ?? "";
+          else if (chunk.type === "tool-call") {
+            flushText();
+            content.push(chunk);
+          } else if (chunk.type === "finish") usage = chunk.usage;
+          controller.enqueue(chunk);
+        },
+        async flush() {
+          flushText();
+          await recordReply(s, content, usage);
+        },
+      });
+      return { stream: stream.pipeThrough(recorder), ...rest };
+    },
+  };
 }

@@ -4,14 +4,14 @@ mod common;
 
 use std::rc::Rc;
 
-use common::{block_on, session};
-use context_compiler::working_context::DropAction;
+use common::{block_on, session, tool_exchange};
+use context_compiler::working_context::{DropAction, RecalledTurn};
 use context_compiler::{
     Compactor, CompileOptions, ContextCompiler, HistoryRecall, HistorySelector, Layout, Processor,
     Session,
 };
 use proptest::prelude::*;
-use serde_json::json;
+use serde_json::{json, Value};
 
 fn pipeline(recall: bool) -> ContextCompiler {
     // As recommended: the Compactor keeps the window below the budget,
@@ -424,21 +424,12 @@ fn recalled_summarised_and_pinned_text_never_gets_system_authority() {
         None,
     )
     .unwrap();
-    let call = s
-        .record(
-            "tool_call",
-            json!({"tool_name": "read_file", "arguments": {"path": "q3.txt"}}),
-            None,
-        )
-        .unwrap()
-        .event_id
-        .clone();
-    s.record(
-        "tool_success",
-        json!({"tool": "read_file", "call_id": call, "result": format!("Quarterly report, revenue section. {INJECTION}")}),
-        None,
-    )
-    .unwrap();
+    tool_exchange(
+        &mut s,
+        "read_file",
+        json!({"path": "q3.txt"}),
+        &format!("Quarterly report, revenue section. {INJECTION}"),
+    );
     s.record(
         "assistant_output",
         json!({"content": "The report covers revenue."}),
@@ -534,4 +525,122 @@ fn recalled_summarised_and_pinned_text_never_gets_system_authority() {
             format.as_str()
         );
     }
+}
+
+/// A 30-turn tool loop reading a 60-line log each turn, compiled at each
+/// model call by `compiler`: the compaction events it recorded, and per
+/// compile the window's tokens (without what was recalled), the total and
+/// the recalled turns.
+#[allow(clippy::type_complexity)]
+fn tool_loop(
+    compiler: &ContextCompiler,
+    budget: u64,
+) -> (Vec<Value>, Vec<(u64, u64, Vec<RecalledTurn>)>) {
+    let mut s = session("nightly");
+    let options = CompileOptions::new("You are an SRE.");
+    let mut compiles = Vec::new();
+    for turn in 1..=30u32 {
+        let log: String = (0..60)
+            .map(|i| {
+                let job = if turn % 5 == 0 { "nightly" } else { "hourly" };
+                format!(
+                    "2026-11-{:02} 02:{i:02} {job} job step {i} ok rows={}\n",
+                    1 + turn % 27,
+                    turn * 100 + i
+                )
+            })
+            .collect();
+        s.record(
+            "user_input",
+            json!({"content": format!("Turn {turn}: check the nightly job again")}),
+            None,
+        )
+        .unwrap();
+        for step in 0..2 {
+            let ctx = block_on(compiler.compile_with(&mut s, budget, &options)).unwrap();
+            let counter = s.event_log().counter();
+            let mut window = ctx.clone();
+            window.recalled.clear();
+            compiles.push((
+                window.measure(counter),
+                ctx.token_count,
+                ctx.recalled.clone(),
+            ));
+            if step == 0 {
+                tool_exchange(&mut s, "read_log", json!({"job": "nightly"}), &log);
+            }
+        }
+        s.record(
+            "assistant_output",
+            json!({"content": format!("Turn {turn}: the job ran fine.")}),
+            None,
+        )
+        .unwrap();
+    }
+    let compactions = s
+        .event_log()
+        .events()
+        .iter()
+        .filter(|e| e.kind == "context_compacted")
+        .map(|e| {
+            json!([
+                e.data["level"],
+                e.data["summarized_through"],
+                e.data["masked_through"]
+            ])
+        })
+        .collect();
+    (compactions, compiles)
+}
+
+#[test]
+fn recall_in_a_tool_loop_fills_only_the_room_below_compaction_with_short_excerpts() {
+    let budget = 8_000;
+    let eager = |recall: bool| {
+        let mut processors: Vec<Rc<dyn Processor>> = vec![
+            Rc::new(HistorySelector::new(1, usize::MAX)),
+            Rc::new(Compactor::default()),
+        ];
+        if recall {
+            // Every compile recalls: the instruction need not stand out.
+            processors.push(Rc::new(HistoryRecall::new().with_distinction(0.0)));
+        }
+        ContextCompiler::with_layout(processors, Layout::Zoned)
+    };
+    let (plain, _) = tool_loop(&eager(false), budget);
+    let (recalling, compiles) = tool_loop(&eager(true), budget);
+    assert!(!plain.is_empty());
+    assert_eq!(
+        recalling, plain,
+        "recall never changes what compaction does"
+    );
+    let below = (budget as f64 * 0.8) as u64;
+    let mut recalled_outputs = 0;
+    for (window, total, recalled) in &compiles {
+        assert!(*total <= budget);
+        assert!(
+            *total < below || total == window,
+            "{total} with a window of {window}"
+        );
+        for r in recalled.iter().filter(|r| r.role == "tool") {
+            recalled_outputs += 1;
+            assert!(
+                r.content
+                    .starts_with(&format!("read_log [{}]: ", r.event_id)),
+                "{}",
+                r.content
+            );
+            assert!(r.content.ends_with("more lines)"), "{}", r.content);
+            assert!(
+                r.content.lines().count() == 1 && r.content.len() < 700,
+                "{}",
+                r.content
+            );
+        }
+    }
+    assert!(recalled_outputs > 30, "recall did run: {recalled_outputs}");
+    // The recommended pipeline (recall only on a message that stands out)
+    // compacts the same way.
+    let (recommended, _) = tool_loop(&ContextCompiler::recommended(None, None), budget);
+    assert_eq!(recommended.len(), plain.len());
 }

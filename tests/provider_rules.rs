@@ -12,7 +12,7 @@ mod common;
 
 use std::rc::Rc;
 
-use common::{block_on, session};
+use common::{block_on, session, tool_exchange};
 use context_compiler::clock::SystemClock;
 use context_compiler::working_context::checker::{check_request, check_request_for};
 use context_compiler::TokenCounter;
@@ -549,21 +549,12 @@ fn compaction_never_keeps_a_tool_exchange_without_its_question() {
             None,
         )
         .unwrap();
-        let id = s
-            .record(
-                "tool_call",
-                json!({"tool_name": "read_logs", "arguments": {"turn": turn}}),
-                None,
-            )
-            .unwrap()
-            .event_id
-            .clone();
-        s.record(
-            "tool_success",
-            json!({"tool": "read_logs", "call_id": id, "result": "line ".repeat(150)}),
-            None,
-        )
-        .unwrap();
+        tool_exchange(
+            &mut s,
+            "read_logs",
+            json!({"turn": turn}),
+            &"line ".repeat(150),
+        );
         s.record(
             "assistant_output",
             json!({"content": format!("answer {turn}")}),

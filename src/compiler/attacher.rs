@@ -12,9 +12,11 @@ use crate::compiler::fit_zoned::cut_question;
 use crate::compiler::processor::{Processor, SessionWrites};
 use crate::error::Result;
 use crate::session::{Session, ARTIFACT_STORED, USER_INPUT};
+use crate::tools::look_back::is_look_back;
 use crate::working_context::{ArtifactRef, WorkingContext};
 
-/// Replaces tool results of `threshold_bytes` or more with artifact handles
+/// Replaces tool results of `threshold_bytes` or more (but the look-back
+/// tools' pages) with artifact handles
 /// and summaries, storing the payload in an [`ArtifactStore`]: the
 /// single-system layout's tool results become artifact references; in the
 /// zoned layout a tool message's content becomes the handle and summary, in
@@ -123,7 +125,7 @@ impl Processor for ArtifactAttacher {
                 ctx.artifact_refs.push(existing.clone());
                 continue;
             }
-            if tr.result.len() < self.threshold_bytes {
+            if tr.result.len() < self.threshold_bytes || is_look_back(&tr.tool) {
                 kept.push(tr);
                 continue;
             }
@@ -140,7 +142,11 @@ impl Processor for ArtifactAttacher {
             if !h.is_tool_result() || h.artifact.is_some() || h.masked {
                 continue;
             }
-            if h.content.len() < self.threshold_bytes {
+            // A look-back page is a copy of what is stored: storing it
+            // again would only hand the model another handle to read.
+            if h.content.len() < self.threshold_bytes
+                || h.tool_name.as_deref().is_some_and(is_look_back)
+            {
                 continue;
             }
             let tool = h.tool_name.clone().unwrap_or_else(|| "unknown".into());

@@ -274,12 +274,13 @@ impl<'a> ExchangeBuilder<'a> {
     /// when it has none yet).
     pub(crate) fn tool_call(&mut self, position: usize) {
         let event = &self.log.events()[position];
-        let Some(outcome_position) = self.log.outcome_position(&event.event_id) else {
+        let id = render::call_key(&event.event_id, &event.data);
+        let Some(outcome_position) = self.log.outcome_position(id) else {
             return;
         };
         let name = render::call_name(&event.data);
         let call = ToolCallPart {
-            id: event.event_id.clone(),
+            id: id.to_string(),
             name: String::new(),
             arguments: render::call_arguments(&event.data),
             signature: event

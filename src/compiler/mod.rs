@@ -4,6 +4,7 @@
 mod attacher;
 pub mod compaction;
 mod compactor;
+mod excerpt;
 mod exchanges;
 mod facts;
 mod fit;
@@ -32,7 +33,7 @@ pub use options::CompileOptions;
 pub use attacher::ArtifactAttacher;
 pub use compactor::Compactor;
 pub use history::HistorySelector;
-pub use preloader::MemoryPreloader;
+pub use preloader::{MemoryPreloader, DEFAULT_MEMORY_TOP_K};
 pub use processor::{Processor, SessionWrites};
 pub use recall::{
     HistoryRecall, DEFAULT_EMBEDDER_TIMEOUT_MS, DEFAULT_RECALLED_TURN_TOKENS,
@@ -118,6 +119,38 @@ impl ContextCompiler {
             processors,
             layout,
             media_store: None,
+        }
+    }
+
+    /// The recommended pipeline, in the zoned layout: every turn that fits
+    /// (the first pinned), outputs of at least `DEFAULT_EXTERNALIZE_BYTES`
+    /// externalised to `artifacts` when given, compaction, recall of what
+    /// left the window (indexing the stored outputs whole), and memories
+    /// from `memory` when given. Images and files are read from
+    /// `artifacts`.
+    pub fn recommended(
+        artifacts: Option<Rc<dyn ArtifactStore>>,
+        memory: Option<Rc<dyn crate::memory::MemoryStore>>,
+    ) -> Self {
+        let mut processors: Vec<Rc<dyn Processor>> =
+            vec![Rc::new(HistorySelector::new(1, usize::MAX))];
+        let mut recall = HistoryRecall::new();
+        if let Some(store) = &artifacts {
+            processors.push(Rc::new(ArtifactAttacher::new(
+                store.clone(),
+                crate::tools::DEFAULT_EXTERNALIZE_BYTES,
+            )));
+            recall = recall.with_artifacts(store.clone());
+        }
+        processors.push(Rc::new(Compactor::new()));
+        processors.push(Rc::new(recall));
+        if let Some(memory) = memory {
+            processors.push(Rc::new(MemoryPreloader::new(memory, DEFAULT_MEMORY_TOP_K)));
+        }
+        let compiler = ContextCompiler::with_layout(processors, Layout::Zoned);
+        match artifacts {
+            Some(store) => compiler.with_media_store(store),
+            None => compiler,
         }
     }
 

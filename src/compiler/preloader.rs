@@ -28,6 +28,9 @@ pub struct MemoryPreloader {
     pin: bool,
 }
 
+/// Memories recalled at most by default.
+pub const DEFAULT_MEMORY_TOP_K: usize = 5;
+
 impl MemoryPreloader {
     /// Preloads up to `top_k` memories from `memory`.
     pub fn new(memory: Rc<dyn MemoryStore>, top_k: usize) -> Self {

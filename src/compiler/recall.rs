@@ -9,17 +9,19 @@ use async_trait::async_trait;
 
 use crate::artifacts::ArtifactStore;
 use crate::clock::Clock;
+use crate::compiler::excerpt::tool_excerpt;
 use crate::compiler::processor::{Processor, SessionWrites};
 use crate::error::Result;
 use crate::memory::cosine_similarity;
 use crate::race::{race, First};
 use crate::recall::embedder::{Embedder, EmbeddingCache};
-use crate::recall::event_text;
+use crate::recall::{event_text, Terms};
 use crate::session::render::{render, Rendered};
 use crate::session::Session;
 use crate::session::SessionEvent;
 use crate::tokens::truncate_to_tokens;
 use crate::working_context::{Layout, RecalledTurn, WorkingContext};
+use crate::zones::COMPACT_LIGHT;
 
 /// The share of the budget recalled turns may take by default.
 pub const DEFAULT_RECALL_SHARE: f64 = 0.5;
@@ -45,8 +47,10 @@ pub const DEFAULT_EMBEDDER_TIMEOUT_MS: f64 = 10_000.0;
 /// Searches the session (see [`Session::search`]) with the newest user
 /// message, the goal and the task state, and adds the best matching turns
 /// that are not in the window, each with its neighbours, oldest first, as
-/// [`WorkingContext::recalled`]: at most `share` of the budget, each turn
-/// cut after `turn_tokens`. Deterministic; the zoned layout only (the
+/// [`WorkingContext::recalled`]: at most `share` of the budget and never
+/// more than the window leaves below the first compaction threshold (80%),
+/// each turn cut after `turn_tokens`, a tool output shown as its lines
+/// that match (with the event id `read_artifact` reads it whole by). Deterministic; the zoned layout only (the
 /// single-system layout has no per-turn tail: there it adds nothing).
 #[derive(Clone)]
 pub struct HistoryRecall {
@@ -183,13 +187,17 @@ impl HistoryRecall {
     }
 }
 
-/// The role and text a conversation event shows when recalled.
-fn recallable(kind: &str, data: &serde_json::Value) -> Option<(String, String)> {
-    match render(kind, data)? {
+/// The role and text a conversation event shows when recalled: a message
+/// as said, a tool output as the lines of it that match `query` (with the
+/// event id `read_artifact` reads it whole by), a stored output as its
+/// handle and summary.
+fn recallable(terms: &Terms, query: &str, event: &SessionEvent) -> Option<(String, String)> {
+    match render(&event.kind, &event.data)? {
         Rendered::Message { role, content } => Some((role.into_owned(), content.into_owned())),
-        Rendered::ToolOutcome { tool, result } => {
-            Some(("tool".to_string(), format!("{tool}: {result}")))
-        }
+        Rendered::ToolOutcome { tool, result } => Some((
+            "tool".to_string(),
+            tool_excerpt(terms, query, &tool, &event.event_id, &result),
+        )),
         Rendered::Artifact(a) => {
             Some(("tool".to_string(), format!("[{}] {}", a.handle, a.summary)))
         }
@@ -301,7 +309,7 @@ impl Processor for HistoryRecall {
         let hits = session.search(&query, crate::recall::MAX_SEARCH_LIMIT);
         let eligible = |position: usize| {
             events.get(position).is_some_and(|e| {
-                !shown.contains(e.event_id.as_str()) && recallable(&e.kind, &e.data).is_some()
+                !shown.contains(e.event_id.as_str()) && render(&e.kind, &e.data).is_some()
             })
         };
         // A query that points at nothing in particular outside the window
@@ -356,17 +364,23 @@ impl Processor for HistoryRecall {
         }
         // Within the share of the budget, in priority order; shown oldest first.
         let counter = log.counter();
-        // The share of the budget, and never more than the room left: what
-        // the window holds is not pushed out.
+        // The share of the budget, and never more than the room the window
+        // leaves below the first compaction threshold: what the window holds
+        // is not pushed out, and recall never makes a context look as if it
+        // needed compacting.
+        let below_compaction = ((budget as f64 * COMPACT_LIGHT).ceil() as u64).saturating_sub(1);
+        let window = ctx.measure(counter);
         let allowed =
-            ((budget as f64 * self.share) as u64).min(budget.saturating_sub(ctx.measure(counter)));
+            ((budget as f64 * self.share) as u64).min(below_compaction.saturating_sub(window));
+        let terms = Terms::new();
         let mut used = 0u64;
         let mut kept: BTreeMap<usize, RecalledTurn> = BTreeMap::new();
+        let mut by_priority: Vec<usize> = Vec::new();
         for position in order {
             let Some(event) = events.get(position) else {
                 continue;
             };
-            let Some((role, text)) = recallable(&event.kind, &event.data) else {
+            let Some((role, text)) = recallable(&terms, &query, event) else {
                 continue;
             };
             let content = truncate_to_tokens(counter, &text, self.turn_tokens);
@@ -384,8 +398,18 @@ impl Processor for HistoryRecall {
             }
             used += cost;
             kept.insert(position, turn);
+            by_priority.push(position);
         }
-        ctx.recalled = kept.into_values().collect();
+        // The lines' counts leave out the section's heading and the tail
+        // message: the least wanted turns go until the whole fits too.
+        ctx.recalled = kept.values().cloned().collect();
+        while ctx.measure(counter) > window + allowed {
+            let Some(position) = by_priority.pop() else {
+                break;
+            };
+            kept.remove(&position);
+            ctx.recalled = kept.values().cloned().collect();
+        }
         Ok(ctx)
     }
 }

@@ -70,7 +70,10 @@ fn text_cost(
 ) -> u64 {
     let event = &log.events()[position];
     if event.kind == TOOL_CALL {
-        return match log.outcome_position(&event.event_id) {
+        return match log.outcome_position(crate::session::render::call_key(
+            &event.event_id,
+            &event.data,
+        )) {
             Some(_) => log.rendered_tokens(position),
             None => 0,
         };

@@ -13,6 +13,7 @@
 mod guard;
 pub mod mcp;
 mod model;
+mod record;
 mod stream;
 
 use std::cell::RefCell;
@@ -24,20 +25,17 @@ use serde_json::{json, Map, Value};
 use crate::compiler::{CompileOptions, ContextCompiler};
 use crate::error::{Error, ErrorCode, Result};
 use crate::join::{join_all, LocalFuture};
-use crate::normalize::redact::redact_json;
 use crate::race::{race, First};
 use crate::session::ModelUsage;
-use crate::session::{
-    record_shared, Session, ASSISTANT_OUTPUT, GUARD_DECISION, MODEL_USAGE, TOOL_CALL, TOOL_ERROR,
-    USER_INPUT,
-};
-use crate::tools::{AbortSignal, ToolChoice, ToolEvent, ToolEventKind, ToolInterruptHandler};
+use crate::session::{record_shared, Session, ASSISTANT_OUTPUT, GUARD_DECISION, USER_INPUT};
+use crate::tools::{AbortSignal, ToolChoice, ToolEvent, ToolInterruptHandler};
 use crate::working_context::{DroppedItem, RecalledTurn, WorkingContext};
 use crate::zones::{CompactionLevel, ZoneUsage};
 
 pub use crate::tools::ToolSpec;
 pub use guard::{Guard, GuardDecision};
 pub use model::{Model, ModelReply, ModelRequest, Reasoning, RequestedToolCall};
+pub use record::{call_notes, record_reply, refuse_call};
 pub use stream::{ModelAnswer, ReplyStream, StreamDelta, StreamFormat, StreamReader};
 
 /// Told of each piece of a streamed reply as it comes; an error it returns
@@ -331,12 +329,6 @@ async fn run_validated(input: &str, agent: &Agent, options: &RunOptions) -> Resu
                 .cached_input_tokens
                 .saturating_add(usage.cached_input_tokens);
             sum.output_tokens = sum.output_tokens.saturating_add(usage.output_tokens);
-            record_shared(
-                &agent.session,
-                MODEL_USAGE,
-                usage.event_data(Some(ctx.token_count)),
-                None,
-            )?;
         }
         let mut run_step = RunStep {
             budget_used: ctx.token_count,
@@ -350,13 +342,9 @@ async fn run_validated(input: &str, agent: &Agent, options: &RunOptions) -> Resu
         result.budget_used = ctx.token_count;
         result.within_budget &= run_step.within_budget;
         drop(ctx);
-        let with_text = !reply.text.is_empty() || reply.tool_calls.is_empty();
-        if with_text {
-            let mut data = json!({ "text": reply.text });
-            if let Some(r) = &reply.reasoning {
-                data["reasoning"] = r.to_json();
-            }
-            record_shared(&agent.session, ASSISTANT_OUTPUT, data, None)?;
+        // Without text, the turn's reasoning goes with its first call.
+        let reasoning = record_reply(&agent.session, &reply, Some(run_step.budget_used))?;
+        if record::has_text(&reply) {
             result.result = reply.text.clone();
         }
         if reply.tool_calls.is_empty() {
@@ -364,12 +352,6 @@ async fn run_validated(input: &str, agent: &Agent, options: &RunOptions) -> Resu
             result.stop_reason = StopReason::Answered;
             return Ok(result);
         }
-        // Without text, the turn's reasoning goes with its first call.
-        let reasoning = if with_text {
-            None
-        } else {
-            reply.reasoning.as_ref()
-        };
         run_step.tool_events = run_tools(agent, options, &reply.tool_calls, reasoning).await?;
         result.steps.push(run_step);
         check_signal(&options.signal)?;
@@ -492,13 +474,7 @@ async fn run_tools(
         .iter()
         .enumerate()
         .map(|(i, call)| {
-            let mut notes = Map::new();
-            if let Some(signature) = &call.signature {
-                notes.insert("thought_signature".into(), json!(signature));
-            }
-            if let (0, Some(r)) = (i, reasoning) {
-                notes.insert("reasoning".into(), r.to_json());
-            }
+            let notes = record::call_notes(call, i, reasoning);
             Box::pin(run_tool(agent, options, call, notes)) as LocalFuture<'_, _>
         })
         .collect();
@@ -512,10 +488,15 @@ async fn run_tool(
     notes: Map<String, Value>,
 ) -> Result<ToolEvent> {
     let spec = options.tools.iter().find(|t| t.name == call.name);
+    // A run offering none of the host's own tools leaves names to its bridge.
+    let host_offers = options
+        .tools
+        .iter()
+        .any(|t| !crate::tools::look_back::is_look_back(&t.name));
     let refusal = match (&call.arguments, &agent.tools) {
         (Err(why), _) => Some(why.clone()),
         (_, None) => Some("no tools can run in this run (it has no tool handler)".into()),
-        _ if spec.is_none() && !options.tools.is_empty() => Some(format!(
+        _ if spec.is_none() && host_offers => Some(format!(
             "unknown tool '{}'; the tools are: {}",
             call.name,
             options
@@ -540,50 +521,11 @@ async fn run_tool(
                 )
                 .await
         }
-        (refusal, _, _) => refuse(
+        (refusal, _, _) => refuse_call(
             &agent.session,
             call,
             &refusal.unwrap_or_else(|| "the call cannot run".into()),
             notes,
         ),
     }
-}
-
-/// Records a call that did not run and its `tool_error`, paired by
-/// `call_id` as the handler pairs them.
-fn refuse(
-    session: &RefCell<Session>,
-    call: &RequestedToolCall,
-    why: &str,
-    notes: Map<String, Value>,
-) -> Result<ToolEvent> {
-    let mut arguments = match &call.arguments {
-        Ok(v) => v.clone(),
-        Err(_) => Value::Object(Default::default()),
-    };
-    redact_json(&mut arguments);
-    let mut data = json!({"tool_name": call.name, "arguments": arguments});
-    if let Value::Object(fields) = &mut data {
-        fields.extend(notes);
-    }
-    let recorded = record_shared(session, TOOL_CALL, data, None)?;
-    let message = crate::normalize::redact::redact(why).text;
-    let outcome = record_shared(
-        session,
-        TOOL_ERROR,
-        json!({"tool": call.name, "call_id": recorded.event_id, "latency_ms": 0.0, "error": message}),
-        None,
-    )?;
-    Ok(ToolEvent {
-        event_id: outcome.event_id,
-        timestamp: outcome.timestamp,
-        kind: ToolEventKind::Error,
-        tool_name: call.name.clone(),
-        arguments,
-        result: None,
-        error: Some(message),
-        latency_ms: 0.0,
-        normalized: None,
-        artifact: None,
-    })
 }

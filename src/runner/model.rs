@@ -27,6 +27,9 @@ pub struct ModelRequest<'a> {
 /// A tool call the model asked for.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequestedToolCall {
+    /// The provider's id of the call (`id`, `toolCallId`, `call_id`), when
+    /// the reply gave one.
+    pub id: Option<String>,
     /// The tool's name.
     pub name: String,
     /// Its arguments, or why they could not be read (e.g. a model's
@@ -151,7 +154,13 @@ fn read_call(call: &Value, at: &str) -> Result<RequestedToolCall> {
         .iter()
         .find_map(|k| call.get(*k).and_then(Value::as_str))
         .map(str::to_string);
+    let id = ["id", "toolCallId", "call_id"]
+        .iter()
+        .find_map(|k| call.get(*k).and_then(Value::as_str))
+        .filter(|id| !id.is_empty())
+        .map(str::to_string);
     Ok(RequestedToolCall {
+        id,
         name: name.to_string(),
         arguments: read_arguments(raw),
         signature,
@@ -302,6 +311,7 @@ fn provider_response(reply: &Value) -> Option<Value> {
                     }
                 }
                 Some("function_call") => calls.push(serde_json::json!({
+                    "call_id": item.get("call_id").cloned().unwrap_or(Value::Null),
                     "name": item.get("name").cloned().unwrap_or(Value::Null),
                     "arguments": item.get("arguments").cloned().unwrap_or_else(|| Value::String(String::new())),
                 })),
@@ -322,6 +332,7 @@ fn provider_response(reply: &Value) -> Option<Value> {
             }
             if let Some(call) = part.get("functionCall") {
                 calls.push(serde_json::json!({
+                    "id": call.get("id").cloned().unwrap_or(Value::Null),
                     "name": call.get("name").cloned().unwrap_or(Value::Null),
                     "args": call.get("args").cloned().unwrap_or_else(|| serde_json::json!({})),
                     "thoughtSignature": part.get("thoughtSignature").cloned().unwrap_or(Value::Null),

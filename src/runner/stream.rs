@@ -588,6 +588,7 @@ impl StreamReader {
             .filter(|(c, whole)| *whole && !c.name.is_empty())
             .map(|(c, _)| c)
             .map(|c| RequestedToolCall {
+                id: (!c.id.is_empty()).then_some(c.id),
                 signature: c.signature,
                 name: c.name,
                 arguments: match c.whole {

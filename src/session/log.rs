@@ -435,6 +435,10 @@ impl EventLog {
             None if event.kind == TOOL_CALL => {
                 self.timeline.push(index);
                 self.calls.insert(event.event_id.clone(), index);
+                // A call recorded with the provider's id is answered under it.
+                if let Some(call_id) = render::call_id_of(&event.data) {
+                    self.calls.insert(call_id.to_string(), index);
+                }
             }
             None => {}
         }

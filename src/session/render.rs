@@ -131,6 +131,12 @@ pub(crate) fn call_id_of(data: &Value) -> Option<&str> {
     str_field(data, &["call_id", "callId", "tool_call_id"]).filter(|id| !id.is_empty())
 }
 
+/// The id a `tool_call` event's outcome names it by: the provider's id when
+/// the call was recorded with one, else the event's own.
+pub(crate) fn call_key<'a>(event_id: &'a str, data: &'a Value) -> &'a str {
+    call_id_of(data).unwrap_or(event_id)
+}
+
 /// The tool name of a `tool_call` event.
 pub(crate) fn call_name(data: &Value) -> &str {
     str_field(data, &["tool_name", "tool", "toolName", "name"]).unwrap_or("unknown")

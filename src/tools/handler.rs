@@ -21,6 +21,8 @@ use crate::tools::{AbortSignal, ToolBridge, ToolContent, ToolEvent, ToolEventKin
 
 /// The timeout of a call when none is given (default 30 seconds).
 pub const DEFAULT_TIMEOUT_MS: f64 = 30_000.0;
+/// Outputs of at least this many bytes are externalised by default.
+pub const DEFAULT_EXTERNALIZE_BYTES: usize = 1024;
 
 /// How the handler externalises outputs.
 #[derive(Clone)]
@@ -35,7 +37,7 @@ impl Default for ToolInterruptOptions {
     fn default() -> Self {
         ToolInterruptOptions {
             artifact_store: None,
-            externalize_threshold: 1024,
+            externalize_threshold: DEFAULT_EXTERNALIZE_BYTES,
         }
     }
 }

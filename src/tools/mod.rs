@@ -13,7 +13,9 @@ mod spec;
 pub use abort::AbortSignal;
 pub use bridge::{sniff_mime, ToolBridge, ToolContent, ToolFailure, ToolOutput};
 pub use events::{ToolEvent, ToolEventInit, ToolEventKind};
-pub use handler::{ToolInterruptHandler, ToolInterruptOptions, DEFAULT_TIMEOUT_MS};
+pub use handler::{
+    ToolInterruptHandler, ToolInterruptOptions, DEFAULT_EXTERNALIZE_BYTES, DEFAULT_TIMEOUT_MS,
+};
 pub use spec::{
     request_tool_tokens, request_tools, ToolChoice, ToolSpec, ANTHROPIC_TOOL_PROMPT_TOKENS,
 };

@@ -47,6 +47,33 @@ impl Clock for StepClock {
 }
 
 /// A deterministic session with the default counter.
+/// Records a call of `tool` with `arguments` and its successful `result`,
+/// paired by the call's event id; returns that id.
+#[allow(dead_code)]
+pub fn tool_exchange(
+    s: &mut Session,
+    tool: &str,
+    arguments: serde_json::Value,
+    result: &str,
+) -> String {
+    let id = s
+        .record(
+            "tool_call",
+            serde_json::json!({"tool_name": tool, "arguments": arguments}),
+            None,
+        )
+        .unwrap()
+        .event_id
+        .clone();
+    s.record(
+        "tool_success",
+        serde_json::json!({"tool": tool, "call_id": id, "result": result}),
+        None,
+    )
+    .unwrap();
+    id
+}
+
 pub fn session(id: &str) -> Session {
     session_with(id, Rc::new(DefaultTokenCounter))
 }

@@ -135,7 +135,10 @@ test("runCompiled with format openai-responses and gemini hands the model that s
       bridge: () => "/data 92% used",
       model: async (request, { tools, step }) => {
         requests.push(request);
-        assert.ok(tools.every(shape.tool), `${format}: ${JSON.stringify(tools)}`);
+        // The host's tool, then the look-back tools, each in the format's shape.
+        assert.deepEqual(tools.map((t) => t.name), ["df", "search_history", "read_artifact"]);
+        assert.ok(shape.tool(tools[0]), `${format}: ${JSON.stringify(tools)}`);
+        assert.ok(tools.every((t) => shape.tool({ ...t, name: "df" })), `${format}: ${JSON.stringify(tools)}`);
         return step === 0 ? { toolCalls: [{ id: "c1", name: "df", arguments: {} }] } : "92% full";
       },
     });

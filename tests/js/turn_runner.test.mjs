@@ -308,7 +308,7 @@ test("the seed's orchestrate_compiled, served and called over MCP with the offic
 });
 
 test("orchestrateCompiled: a failing model is an isError result, not a rejection", async () => {
-  const result = await orchestrateCompiled({ task: "t", budget: 100 }, { model: () => { throw new Error("quota"); } });
+  const result = await orchestrateCompiled({ task: "t", budget: 1000 }, { model: () => { throw new Error("quota"); } });
   assert.equal(result.isError, true);
   assert.match(result.content[0].text, /^MODEL_FAILED: .*quota/);
   const notObject = await orchestrateCompiled("t", { model: () => "x" });

@@ -200,7 +200,7 @@ test("an OpenAI-compatible endpoint typed into the settings gets the compiled me
     assert.equal(first.authorization, "Bearer sk-test-key");
     assert.equal(first.request.model, "test-model");
     assert.equal(first.request.stream, true);
-    assert.deepEqual(first.request.tools.map((t) => t.function.name), ["fetch_url", "read_file", "slow_tool", "broken_tool"]);
+    assert.deepEqual(first.request.tools.map((t) => t.function.name), ["fetch_url", "read_file", "slow_tool", "broken_tool", "search_history", "read_artifact"]);
     assert.equal(first.request.messages[0].role, "system");
     assert.equal(first.request.messages.at(-1).content, "please check the config");
     // The call comes back paired with its result (under the session's own call id).

@@ -368,7 +368,7 @@ impl ArtifactAttacher {
         let threshold = limit(
             &option(&options, "thresholdBytes", "options")?,
             "options.thresholdBytes",
-            1024,
+            context_compiler::tools::DEFAULT_EXTERNALIZE_BYTES,
         )?;
         let store: Rc<dyn ArtifactStore> = artifact_store_arg(&store, "store")?;
         Ok(ArtifactAttacher::wrap(CoreAttacher::new(store, threshold)))

@@ -16,9 +16,7 @@ use crate::registry;
 use crate::reply_stream::{delta_listener, StreamSource};
 use crate::session::JsSession;
 use crate::tools::handler_from_options;
-use context_compiler::compiler::{
-    Compactor, ContextCompiler as CoreCompiler, HistorySelector, Processor,
-};
+use context_compiler::compiler::ContextCompiler as CoreCompiler;
 use context_compiler::error::{Error, ErrorCode, Result};
 use context_compiler::runner::{
     mcp, run_compiled as run_core, Agent, Guard, GuardDecision, Model, ModelAnswer, ModelReply,
@@ -30,11 +28,12 @@ use context_compiler::tools::look_back::LookBackBridge;
 use context_compiler::tools::{
     AbortSignal, ToolChoice, ToolInterruptHandler as CoreHandler, ToolInterruptOptions,
 };
-use context_compiler::working_context::{Layout, ProviderFormat};
+use context_compiler::working_context::ProviderFormat;
 use context_compiler_js::convert::{bool_option, describe, js_to_json, option, to_js};
 use context_compiler_js::env::{seed, JsClock};
 use context_compiler_js::error::thrown_message;
 use context_compiler_js::llm::{abort, AbortOnDrop};
+use context_compiler_js::memory_arg::memory_arg;
 use context_compiler_js::options::{optional_string, usize_option};
 use context_compiler_js::promise::{call_and_await, require_callable, spawn};
 
@@ -118,13 +117,23 @@ export interface OrchestrateOptions<F extends RunFormat = "openai"> extends Zone
   model: RunModel<F> | { respond: RunModel<F> };
   /** The session to record into; a new one (returned as `session`) by default. */
   session?: Session;
-  /** The compiler; by default the zoned `HistorySelector` → `Compactor`. */
+  /** The compiler; by default the recommended pipeline in the zoned
+   * layout: `HistorySelector({ keepFirst: 1, keepLast: Infinity })`,
+   * `ArtifactAttacher` (when the run has an `artifactStore`), `Compactor`,
+   * `HistoryRecall` (indexing the stored outputs whole) and
+   * `MemoryPreloader` (when `memory` is given). */
   compiler?: ContextCompiler;
+  /** Memories the default compiler recalls for each compile (a
+   * `MemoryPreloader`, top 5); with a `compiler` of your own, give it the
+   * preloader instead. */
+  memory?: InMemoryBackend | PersistentMemory | MemoryStoreLike | MemoryRecallFunction;
   /** The tools the model is offered. */
   tools?: ToolSpec[];
-  /** Also offer the look-back tools `search_history` and `read_artifact`
-   * (see `lookBackToolDefinitions()`), run by the library and recorded like
-   * any other tool: reading uses the handler's artifact store. Default false. */
+  /** Offer the look-back tools `search_history` and `read_artifact` (see
+   * `lookBackToolDefinitions()`), run by the library and recorded like any
+   * other tool: what left the window is searched, and stored outputs (in the
+   * run's `artifactStore`) and cut or recalled turns (by event id) are read
+   * whole. Default true; `false` offers only `tools`. */
   lookBackTools?: boolean;
   /** A handler recording into the run's session, or build one with `bridge`
    * (and `normalizer`, `artifactStore`, `externalizeThreshold`). */
@@ -312,17 +321,43 @@ impl Model for JsModel {
             return Ok(ModelAnswer::Stream(Box::new(source.read_with(pending))));
         }
         pending.settled();
-        if let Some(text) = out.as_string() {
-            return ModelReply::from_json(&serde_json::Value::String(text)).map(ModelAnswer::Reply);
-        }
-        let reply = js_to_json(&out, "the model's reply").map_err(|e| {
-            Error::new(
-                ErrorCode::ModelFailed,
-                format!("the model's reply is not usable: {}", e.message()),
-            )
-        })?;
-        ModelReply::from_json(&reply).map(ModelAnswer::Reply)
+        whole_reply(&out).map(ModelAnswer::Reply)
     }
+}
+
+/// A whole reply (not a stream) read from JS: a string, a reply object, a
+/// provider's response or the reply [`ai_sdk_result`] made of an AI SDK
+/// result. An unusable one is `MODEL_FAILED`.
+fn whole_reply(out: &JsValue) -> Result<ModelReply> {
+    if let Some(text) = out.as_string() {
+        return ModelReply::from_json(&serde_json::Value::String(text));
+    }
+    let reply = js_to_json(out, "the model's reply").map_err(|e| {
+        Error::new(
+            ErrorCode::ModelFailed,
+            format!("the model's reply is not usable: {}", e.message()),
+        )
+    })?;
+    ModelReply::from_json(&reply)
+}
+
+/// A whole reply as a loop of the host's own got it (see
+/// `Session.recordReply`): what [`whole_reply`] reads, an AI SDK
+/// `generateText` result included. A stream, or a reply that is not
+/// usable, is `INVALID_ARGUMENT`.
+pub(crate) fn reply_from_js(reply: JsValue) -> Result<ModelReply> {
+    let as_argument = |e: Error| match e.code() {
+        ErrorCode::ModelFailed => Error::new(ErrorCode::InvalidArgument, e.message().to_string()),
+        _ => e,
+    };
+    let reply = ai_sdk_result(reply).map_err(as_argument)?;
+    if StreamSource::of(&reply)?.is_some() {
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            "recordReply takes a whole reply, not a stream: read it to its end first and pass what it gave (for the AI SDK's streamText: { text: await r.text, toolCalls: await r.toolCalls, usage: await r.usage })",
+        ));
+    }
+    whole_reply(&reply).map_err(as_argument)
 }
 
 /// `key` of `object`, read as JS reads it (through getters); a getter that
@@ -583,7 +618,7 @@ fn prepare<T: AsRef<JsValue>>(
     let handler = get("toolHandler")?;
     let bridge = get("bridge")?;
     let absent = |v: &JsValue| v.is_undefined() || v.is_null();
-    let look_back = bool_option(options, "lookBackTools", false)?;
+    let look_back = bool_option(options, "lookBackTools", true)?;
     let tool_handler = match (absent(&handler), absent(&bridge)) {
         (true, true) if look_back => {
             // No tools of the host's: a handler for the look-back tools
@@ -626,18 +661,19 @@ fn prepare<T: AsRef<JsValue>>(
     // from the store the run's tools put them in.
     let media_store = tool_handler.as_ref().and_then(|h| h.artifact_store());
     let compiler = if compiler.is_undefined() || compiler.is_null() {
-        let compiler = CoreCompiler::with_layout(
-            vec![
-                Rc::new(HistorySelector::default()) as Rc<dyn Processor>,
-                Rc::new(Compactor::default()),
-            ],
-            Layout::Zoned,
-        );
-        match media_store {
-            Some(store) => compiler.with_media_store(store.clone()),
-            None => compiler,
-        }
+        let memory = get("memory")?;
+        let memory = if absent(&memory) {
+            None
+        } else {
+            Some(memory_arg(&memory, false)?)
+        };
+        CoreCompiler::recommended(media_store.cloned(), memory)
     } else {
+        if !absent(&get("memory")?) {
+            return Err(invalid(
+                "options.memory is for the default compiler: give the compiler a MemoryPreloader instead",
+            ));
+        }
         crate::compiler::registered(&compiler)
             .ok_or_else(|| invalid("options.compiler must be a ContextCompiler"))?
             .borrow()

@@ -299,6 +299,69 @@ impl JsSession {
         to_js(&event).map_err(Thrown::from)
     }
 
+    /// Records a model's reply as `runCompiled` does, for a loop of the
+    /// host's own: its usage (`model_usage`), then its text and reasoning
+    /// (`assistant_output`) when it has text or asks for no tool. `reply` is
+    /// any whole reply `runCompiled`'s model may give: a string, `{ content,
+    /// toolCalls, usage }`, a provider SDK's response (Chat Completions,
+    /// Responses, Anthropic, Gemini) or an AI SDK `generateText` result. It
+    /// returns the calls to run (`handler.call(c.name, c.arguments,
+    /// c.callOptions)` records each with the provider's id), and records
+    /// calls whose arguments are not JSON as refused. An unusable reply or a
+    /// stream is `INVALID_ARGUMENT`, recording nothing.
+    #[wasm_bindgen(js_name = recordReply, unchecked_return_type = "RecordedReply")]
+    pub fn record_reply(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ModelReply | object")] reply: JsValue,
+    ) -> JsResult<JsValue> {
+        let reply = crate::runner::reply_from_js(reply)?;
+        let reasoning = context_compiler::runner::record_reply(&self.inner, &reply, None)?;
+        let mut calls = Vec::new();
+        let mut refused = Vec::new();
+        for (i, call) in reply.tool_calls.iter().enumerate() {
+            let mut notes = context_compiler::runner::call_notes(call, i, reasoning);
+            if let Some(id) = &call.id {
+                notes.insert("call_id".into(), serde_json::json!(id));
+            }
+            match &call.arguments {
+                Ok(arguments) => {
+                    let mut options = serde_json::Map::new();
+                    for (note, key) in [
+                        ("call_id", "callId"),
+                        ("thought_signature", "thoughtSignature"),
+                        ("reasoning", "reasoning"),
+                    ] {
+                        if let Some(v) = notes.get(note) {
+                            options.insert(key.into(), v.clone());
+                        }
+                    }
+                    let mut out = serde_json::json!({
+                        "name": call.name,
+                        "arguments": arguments,
+                        "callOptions": options,
+                    });
+                    if let Some(id) = &call.id {
+                        out["id"] = serde_json::json!(id);
+                    }
+                    calls.push(out);
+                }
+                Err(why) => refused.push(context_compiler::runner::refuse_call(
+                    &self.inner,
+                    call,
+                    why,
+                    notes,
+                )?),
+            }
+        }
+        let out = serde_json::json!({
+            "text": reply.text,
+            "toolCalls": calls,
+            "refused": refused,
+            "usage": reply.usage,
+        });
+        to_js(&out).map_err(Thrown::from)
+    }
+
     /// The session's event log (a live view).
     #[wasm_bindgen(getter, js_name = eventLog)]
     pub fn event_log(&self) -> EventLog {

@@ -13,6 +13,7 @@ use crate::artifact_store_arg::artifact_store_arg;
 use crate::types::*;
 use context_compiler::clock::IdRng;
 use context_compiler::error::{Error, ErrorCode, Result};
+use context_compiler::runner::Reasoning;
 use context_compiler_js::convert::{bytes, count, from_js, js_to_json, option, string, to_js};
 use context_compiler_js::env::{seed, JsClock};
 use context_compiler_js::error::to_js_error;
@@ -237,7 +238,9 @@ pub(crate) fn handler_from_options(
         "options.externalizeThreshold",
         ErrorCode::InvalidArgument,
     )?
-    .unwrap_or(1024) as usize;
+    .map_or(context_compiler::tools::DEFAULT_EXTERNALIZE_BYTES, |n| {
+        n as usize
+    });
     Ok(CoreHandler::new(
         Rc::new(bridge),
         normalizer,
@@ -291,7 +294,9 @@ impl ToolInterruptHandler {
     /// `tool_success`, `tool_error` or `tool_timeout` (failures are events,
     /// not rejections). Options: `timeoutMs` (default 30,000); `callId`,
     /// the provider's id of the call, recorded on the `tool_call` and its
-    /// outcome, so rendered requests pair them under that id.
+    /// outcome, so rendered requests pair them under that id;
+    /// `thoughtSignature` and `reasoning`, sent back with the call (as
+    /// `recordReply` gives them in a call's `callOptions`).
     #[wasm_bindgen(unchecked_return_type = "Promise<ToolEvent>")]
     pub fn call(
         &self,
@@ -331,6 +336,20 @@ impl ToolInterruptHandler {
                     ));
                 }
                 notes.insert("call_id".into(), Value::String(id));
+            }
+            if let Some(signature) = optional_string(&options, "thoughtSignature")? {
+                notes.insert("thought_signature".into(), Value::String(signature));
+            }
+            let reasoning = option(&options, "reasoning", "options")?;
+            if !reasoning.is_undefined() && !reasoning.is_null() {
+                let reasoning = js_to_json(&reasoning, "options.reasoning")?;
+                let reasoning = Reasoning::from_json(&reasoning).ok_or_else(|| {
+                    Error::new(
+                        ErrorCode::InvalidArgument,
+                        "options.reasoning must be { format, items } with a known format and items",
+                    )
+                })?;
+                notes.insert("reasoning".into(), reasoning.to_json());
             }
             Ok((name, args, timeout, notes))
         })();

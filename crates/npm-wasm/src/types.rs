@@ -541,6 +541,34 @@ export interface CallOptions {
   /** The provider's id of the call (`call_…`, `toolu_…`): recorded on the
    * `tool_call` and its outcome, so rendered requests pair them under it. */
   callId?: string;
+  /** Gemini's `thoughtSignature` of the call, sent back with it. */
+  thoughtSignature?: string;
+  /** The reasoning of a reply of calls only, kept with its first call
+   * (`recordReply` gives it in the call's `callOptions`). */
+  reasoning?: { format: string; items: Json[] };
+}
+/** A tool call of a reply `session.recordReply` recorded: run it with
+ * `handler.call(call.name, call.arguments, call.callOptions)`. */
+export interface RepliedToolCall {
+  /** The provider's id of the call, when the reply gave one. */
+  id?: string;
+  name: string;
+  arguments: Json;
+  /** What `handler.call` records with the call: the provider's id, a thought
+   * signature, the reply's reasoning. */
+  callOptions: CallOptions;
+}
+/** What `session.recordReply` recorded and what is left to do. */
+export interface RecordedReply {
+  /** The reply's text (empty when it only asks for tools). */
+  text: string;
+  /** The calls to run, in order. */
+  toolCalls: RepliedToolCall[];
+  /** Calls that cannot run (their arguments are not JSON), already
+   * recorded with their `tool_error`, as `runCompiled` records them. */
+  refused: ToolEventData[];
+  /** The usage the reply carried, as recorded. */
+  usage?: ModelUsage;
 }
 /** What a compile is given besides the session and the budget. */
 export interface CompileOptions extends ZonedOptions {

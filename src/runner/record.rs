@@ -1,0 +1,108 @@
+//! Recording a model's reply in a session, as the runner does at each step
+//! and as a loop of the host's own does with `Session::record_reply`.
+
+use std::cell::RefCell;
+
+use serde_json::{json, Map, Value};
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::normalize::redact::{redact, redact_json};
+use crate::runner::{ModelReply, Reasoning, RequestedToolCall};
+use crate::session::render::call_id_of;
+use crate::session::{
+    record_shared, Session, ASSISTANT_OUTPUT, MODEL_USAGE, TOOL_CALL, TOOL_ERROR,
+};
+use crate::tools::{ToolEvent, ToolEventKind};
+
+/// Records `reply` in `session`: its usage as a `model_usage` event (with
+/// `context_tokens`, the count of the context it answered; by default the
+/// session's latest compile's),
+/// then its text (with its reasoning) as an `assistant_output` when it has
+/// text or asks for no tool. Returns the reasoning that goes with the
+/// reply's first tool call instead (a reply of calls only), if any.
+pub fn record_reply<'r>(
+    session: &RefCell<Session>,
+    reply: &'r ModelReply,
+    context_tokens: Option<u64>,
+) -> Result<Option<&'r Reasoning>> {
+    if let Some(usage) = &reply.usage {
+        let data = session
+            .try_borrow()
+            .map_err(|_| Error::new(ErrorCode::SessionBusy, "the session is being written to"))?
+            .usage_event_data(usage, context_tokens);
+        record_shared(session, MODEL_USAGE, data, None)?;
+    }
+    if has_text(reply) {
+        let mut data = json!({ "text": reply.text });
+        if let Some(r) = &reply.reasoning {
+            data["reasoning"] = r.to_json();
+        }
+        record_shared(session, ASSISTANT_OUTPUT, data, None)?;
+        return Ok(None);
+    }
+    Ok(reply.reasoning.as_ref())
+}
+
+/// Whether `reply` is recorded as an `assistant_output`: it has text, or
+/// asks for no tool.
+pub(crate) fn has_text(reply: &ModelReply) -> bool {
+    !reply.text.is_empty() || reply.tool_calls.is_empty()
+}
+
+/// What the `tool_call` event of the `index`th call of a reply notes
+/// beside the call itself: its thought signature, and on the first call the
+/// reasoning of a reply of calls only.
+pub fn call_notes(
+    call: &RequestedToolCall,
+    index: usize,
+    reasoning: Option<&Reasoning>,
+) -> Map<String, Value> {
+    let mut notes = Map::new();
+    if let Some(signature) = &call.signature {
+        notes.insert("thought_signature".into(), json!(signature));
+    }
+    if let (0, Some(r)) = (index, reasoning) {
+        notes.insert("reasoning".into(), r.to_json());
+    }
+    notes
+}
+
+/// Records a call that did not run (`why`, redacted) and its `tool_error`,
+/// with `notes` on the call, paired by `call_id` as the handler pairs them
+/// (the provider's id when `notes` has one, else the call event's).
+pub fn refuse_call(
+    session: &RefCell<Session>,
+    call: &RequestedToolCall,
+    why: &str,
+    notes: Map<String, Value>,
+) -> Result<ToolEvent> {
+    let mut arguments = match &call.arguments {
+        Ok(v) => v.clone(),
+        Err(_) => Value::Object(Default::default()),
+    };
+    redact_json(&mut arguments);
+    let mut data = json!({"tool_name": call.name, "arguments": arguments});
+    if let Value::Object(fields) = &mut data {
+        fields.extend(notes);
+    }
+    let recorded = record_shared(session, TOOL_CALL, data, None)?;
+    let message = redact(why).text;
+    let outcome = record_shared(
+        session,
+        TOOL_ERROR,
+        json!({"tool": call.name, "call_id": call_id_of(&recorded.data), "latency_ms": 0.0, "error": message}),
+        None,
+    )?;
+    Ok(ToolEvent {
+        event_id: outcome.event_id,
+        timestamp: outcome.timestamp,
+        kind: ToolEventKind::Error,
+        tool_name: call.name.clone(),
+        arguments,
+        result: None,
+        error: Some(message),
+        latency_ms: 0.0,
+        normalized: None,
+        artifact: None,
+    })
+}
