@@ -167,6 +167,10 @@ const { agentLoopBench, formatBench } = await import("./agent_loop.mjs");
 await agentLoopBench();
 await formatBench();
 
+// 5a. LangChain createAgent: this library's middleware beside LangChain's own.
+const { langchainMiddlewareBench } = await import("./langchain_middleware.mjs");
+await langchainMiddlewareBench();
+
 // 5b. Recall on long conversations: what the context holds.
 const { recallBench, searchBench } = await import("./recall.mjs");
 await recallBench();

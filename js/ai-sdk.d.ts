@@ -1,6 +1,7 @@
 // agent-context-compiler/ai-sdk: what the Vercel AI SDK needs from this
 // package (`ai` is an optional peer dependency).
 import type { LanguageModelMiddleware, ToolSet } from "ai";
+import type { IntegrationOptions } from "./integration.js";
 
 /** A tool a run offers: its name, what it does, and its arguments' JSON Schema. */
 export interface AiSdkToolSpec {
@@ -20,26 +21,10 @@ export function aiSdkTools(specs: ReadonlyArray<AiSdkToolSpec>): ToolSet;
 
 /** Options of `contextMiddleware`: the session (or one per thread), the
  * compiler and budget of every model call, and the compile's own options. */
-export interface ContextMiddlewareOptions {
+export interface ContextMiddlewareOptions extends IntegrationOptions<MiddlewareContext> {
   /** The session each call is compiled from and recorded into, or a function
    * giving the session of a thread id (`providerOptions.agentContextCompiler.sessionId`). */
   session: MiddlewareSession | ((sessionId: string) => MiddlewareSession | Promise<MiddlewareSession>);
-  /** Compiles every call (the recommended pipeline in the zoned layout). */
-  compiler: { compile(session: never, budget: number, options?: object): Promise<MiddlewareContext> };
-  /** The token budget of every call: a positive integer or a `TokenBudget`. */
-  budget: number | object;
-  /** Synced after every step (`session.sync(store)`). */
-  store?: object;
-  /** The system prompt; by default the prompt's own system messages. */
-  systemPrompt?: string;
-  goal?: string;
-  policies?: string[];
-  userPreferences?: string[];
-  stateDigest?: unknown;
-  taskState?: string;
-  reserveOutput?: number;
-  usageMargin?: number;
-  model?: string;
 }
 
 /** What the middleware calls on a session (a `Session` of this package). */

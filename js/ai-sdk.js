@@ -4,8 +4,7 @@
 // works on the objects it is given.
 import { jsonSchema, tool } from "ai";
 import { codedError } from "./coded.js";
-import { unknownOption } from "./module-guard.js";
-import { OPTION_KEYS } from "./option-keys.js";
+import { integrationOptions } from "./integration.js";
 
 /**
  * The tools a run offers (`ToolSpec`s: `{ name, description, parameters }`,
@@ -31,9 +30,6 @@ export function aiSdkTools(specs) {
   return set;
 }
 
-/** The compile options the middleware passes on (the format is its own). */
-const COMPILE_KEYS = OPTION_KEYS["ContextCompiler.compile"][0][1].filter((k) => !["format", "tools", "toolDefinitions"].includes(k));
-const MIDDLEWARE_KEYS = ["session", "compiler", "budget", "store", ...COMPILE_KEYS];
 
 /** The text of a tool result's output, and whether it is an error. */
 function outputText(output) {
@@ -142,16 +138,8 @@ const toolSpec = (t) => ({ name: t.name, description: t.description ?? "", param
  * `providerOptions.agentContextCompiler.sessionId`.
  */
 export function contextMiddleware(options) {
-  if (options === null || typeof options !== "object") throw codedError("INVALID_ARGUMENT", "contextMiddleware takes { session, compiler, budget, ... }");
-  const typo = unknownOption("contextMiddleware", options, MIDDLEWARE_KEYS);
-  if (typo) throw typo;
-  const { session, compiler, budget, store, systemPrompt, ...compileOptions } = options;
-  if (session === null || (typeof session !== "object" && typeof session !== "function")) {
-    throw codedError("INVALID_ARGUMENT", "contextMiddleware: session must be a Session or (sessionId) => Session");
-  }
-  if (compiler === null || typeof compiler?.compile !== "function") throw codedError("INVALID_ARGUMENT", "contextMiddleware: compiler must be a ContextCompiler");
-  if (budget === undefined) throw codedError("INVALID_ARGUMENT", "contextMiddleware: budget is required");
-  if (store !== undefined && typeof session === "object" && typeof session.sync !== "function") throw codedError("INVALID_ARGUMENT", "contextMiddleware: session has no sync");
+  const { session, compiler, budget, store, compileOptions: given } = integrationOptions("contextMiddleware", options, { perThread: true });
+  const { systemPrompt, ...compileOptions } = given;
 
   /** The call's session. */
   async function sessionOf(params) {

@@ -5,16 +5,15 @@
 // thread from the store.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { generateText, isStepCount, streamText, wrapLanguageModel } from "ai";
 import { convertToLanguageModelPrompt, standardizePrompt } from "ai/internal";
 import { contextMiddleware, toLanguageModelPrompt } from "agent-context-compiler/ai-sdk";
 import { Compactor, ContextCompiler, FsArtifactStore, HistoryRecall, HistorySelector, Session } from "agent-context-compiler";
 import { scriptedModel, tools } from "./ai_sdk_loop.mjs";
+import { childJson } from "./helpers.mjs";
 
 const BUDGET = 3000;
 const SECRET = "Zq8vN2mLk4Rt7Wx1Yb3Hc6Jd9Fg0Ps5Ue2Ai7Ko";
@@ -96,9 +95,7 @@ test("a second process continues the thread from the store", async () => {
   const { session, dir } = await thirtyTurns(false);
   try {
     const before = session.eventLog.length;
-    const child = spawnSync(process.execPath, [fileURLToPath(new URL("./children/ai_sdk_turn.mjs", import.meta.url)), dir, session.sessionId, "31"], { encoding: "utf8" });
-    assert.equal(child.status, 0, child.stderr);
-    const out = JSON.parse(child.stdout);
+    const out = await childJson("ai_sdk_turn.mjs", dir, session.sessionId, "31");
     assert.equal(out.text, "Turn 31: the job ran.");
     assert.equal(out.events, before + 6, "user_input, model_usage, tool_call, tool_success, model_usage, assistant_output");
     // The thread's earlier turns reach the model in the new process.

@@ -31,3 +31,13 @@ export function gatedProcessor() {
   };
   return { processor, inside, release };
 }
+
+/** Runs `tests/js/children/<name>` with `args` in a process of its own;
+ * asserts it exits with 0 and returns the JSON it printed. */
+export async function childJson(name, ...args) {
+  const { spawnSync } = await import("node:child_process");
+  const { fileURLToPath } = await import("node:url");
+  const child = spawnSync(process.execPath, [fileURLToPath(new URL(`./children/${name}`, import.meta.url)), ...args], { encoding: "utf8" });
+  assert.equal(child.status, 0, child.stderr);
+  return JSON.parse(child.stdout);
+}
