@@ -6,6 +6,7 @@ export * from "../pkg/types/context_compiler_stores.js";
 // (each opens memories over its own stores); the name is the main module's.
 export { PersistentMemory } from "../pkg/types/context_compiler.js";
 export * from "./constants.js";
+export * from "./events.js";
 export { pgConnection, sqlConnection } from "./sql.js";
 export { redisKv } from "./redis.js";
 export type { ModuleInput, SyncModuleInput } from "./host-types.js";

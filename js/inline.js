@@ -8,6 +8,7 @@ import { checkedOptions, init as initModules } from "./init.js";
 
 export * from "./api.js";
 export * from "./constants.js";
+export { isEvent } from "./events.js";
 export { pgConnection, sqlConnection } from "./sql.js";
 export { redisKv } from "./redis.js";
 

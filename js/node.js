@@ -27,6 +27,7 @@ setStoresLoader(() => readFileSync(storesWasm));
 
 export * from "./api.js";
 export * from "./constants.js";
+export { isEvent } from "./events.js";
 export { pgConnection, sqlConnection } from "./sql.js";
 export { redisKv } from "./redis.js";
 

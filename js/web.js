@@ -5,5 +5,6 @@
 export { init, initSync } from "./init.js";
 export * from "./api.js";
 export * from "./constants.js";
+export { isEvent } from "./events.js";
 export { pgConnection, sqlConnection } from "./sql.js";
 export { redisKv } from "./redis.js";

@@ -93,11 +93,14 @@ impl ToolSpec {
                 "description": self.description,
                 "input_schema": self.parameters,
             }),
+            // Responses enforces strict schemas unless told not to: a
+            // schema of the host's need not meet strict mode's rules.
             ProviderFormat::OpenAiResponses => serde_json::json!({
                 "type": "function",
                 "name": self.name,
                 "description": self.description,
                 "parameters": self.parameters,
+                "strict": false,
             }),
             ProviderFormat::Gemini => serde_json::json!({
                 "name": self.name,

@@ -60,13 +60,14 @@ for (const p of projects) {
           strict: true, noEmit: true, skipLibCheck: false, target: "es2022",
           module: p.module, moduleResolution: p.resolution, lib: p.lib, types: p.types,
         },
-        // zoned.ts, streaming.ts, usage.ts, ai_sdk.ts and integrations.ts
-        // check the formats, streams, usage and the integrations against the
+        // zoned.ts, streaming.ts, usage.ts, ai_sdk.ts, integrations.ts and
+        // sdk_models.ts check the formats, streams, usage, the integrations
+        // and the SDKs' calls as a run's model against the
         // provider SDKs and frameworks, whose own types need the DOM lib.
         // The Agents SDK's own declarations do not compile under node16
         // resolution (TS1542 in @openai/agents-openai), so integrations.ts is
         // left out there.
-        files: (p.lib.includes("dom") ? sources : sources.filter((n) => !["zoned.ts", "streaming.ts", "usage.ts", "ai_sdk.ts", "integrations.ts"].includes(n)))
+        files: (p.lib.includes("dom") ? sources : sources.filter((n) => !["zoned.ts", "streaming.ts", "usage.ts", "ai_sdk.ts", "integrations.ts", "sdk_models.ts"].includes(n)))
           .filter((n) => p.resolution !== "node16" || n !== "integrations.ts"),
       }),
     );

@@ -95,13 +95,48 @@ export type ModelStream = AsyncIterable<unknown> | { getReader(): { read(): Prom
 export type StreamDelta =
   | { type: "text"; text: string }
   | { type: "tool-call"; id: string; name: string; argumentsDelta: string };
+/** A tool's JSON Schema, as a format sends it. */
+export type ToolParameters = { [key: string]: unknown };
+/** The tools a run hands its model in each format, as that format's API takes
+ * them (Chat Completions' `tools`, Responses' function tools, Anthropic's
+ * `tools`, Gemini's function declarations for `tools: [{ functionDeclarations }]`,
+ * the `ToolSpec`s `aiSdkTools` takes). */
+export interface FormatTools {
+  plain: { name: string; description: string; parameters: ToolParameters };
+  openai: { type: "function"; function: { name: string; description: string; parameters: ToolParameters } };
+  "openai-responses": { type: "function"; name: string; description: string; parameters: ToolParameters; strict: boolean };
+  anthropic: { name: string; description: string; input_schema: { type: "object"; [key: string]: unknown } };
+  gemini: { name: string; description: string; parametersJsonSchema: ToolParameters };
+  "ai-sdk": { name: string; description: string; parameters: ToolParameters };
+}
+/** `toolChoice` in each format's shape, as its API takes it (Gemini's mode is
+ * the name of its `FunctionCallingConfigMode`). */
+export interface FormatToolChoice {
+  plain: "auto" | "required" | "none" | { type: "function"; function: { name: string } };
+  openai: "auto" | "required" | "none" | { type: "function"; function: { name: string } };
+  "openai-responses": "auto" | "required" | "none" | { type: "function"; name: string };
+  anthropic: { type: "auto" } | { type: "any" } | { type: "none" } | { type: "tool"; name: string };
+  gemini: { functionCallingConfig: { mode: "AUTO" | "ANY" | "NONE"; allowedFunctionNames?: string[] } };
+  "ai-sdk": "auto" | "required" | "none" | { type: "tool"; toolName: string };
+}
+/** A provider SDK's own response, which a run reads as its reply: a Chat
+ * Completion, a Responses response, an Anthropic message, a Gemini
+ * `GenerateContentResponse`, an AI SDK `generateText` or `streamText` result. */
+export type ProviderResponse =
+  | { choices: ReadonlyArray<object> }
+  | { output: ReadonlyArray<object> }
+  | { type: "message"; role: "assistant"; content: ReadonlyArray<object> }
+  | { candidates?: ReadonlyArray<object> }
+  | { steps: ReadonlyArray<object>; totalUsage: object }
+  | { fullStream: AsyncIterable<unknown>; textStream: AsyncIterable<string> };
 /** The model a run calls: the compiled messages in `format`'s shape, the tools
- * in that format's shape, a signal aborted when the run stops waiting, and
- * the step (0 for the first call). It answers with a whole reply or a stream. */
+ * and tool choice in that format's shape, a signal aborted when the run stops
+ * waiting, and the step (0 for the first call). It answers with a whole reply
+ * (its own shape, or a provider SDK's response) or a stream. */
 export type RunModel<F extends RunFormat = RunFormat> = (
   messages: FormatMessages[F],
-  options: { tools: Json[]; toolChoice?: Json; signal?: AbortSignal; step: number },
-) => ModelReply | ModelStream | Promise<ModelReply | ModelStream>;
+  options: { tools: FormatTools[F][]; toolChoice?: FormatToolChoice[F]; signal?: AbortSignal; step: number },
+) => ModelReply | ProviderResponse | ModelStream | PromiseLike<ModelReply | ProviderResponse | ModelStream>;
 /** Which tools the model may or must call; the model gets it in its
  * format's shape as `toolChoice` (Chat Completions' `tool_choice`,
  * Anthropic's `tool_choice`, Gemini's `toolConfig`, the AI SDK's `toolChoice`). */
