@@ -41,5 +41,7 @@ export type KnownSessionEvent = { [K in KnownEventKind]: EventBase & { kind: K; 
 /** An event of a kind of the host's own. */
 export type CustomSessionEvent = EventBase & { kind: string; data: Json };
 
-/** Whether `event` is of `kind`: narrows its `data` to that kind's shape. */
-export function isEvent<E extends { kind: string; data: Json }, K extends KnownEventKind>(event: E | null | undefined, kind: K): event is E & { kind: K; data: KnownEventData[K] };
+/** Whether `event` is an event of `kind` (anything else is `false`): narrows
+ * its `data` to that kind's shape. A kind the library does not record is
+ * `INVALID_ARGUMENT`. */
+export function isEvent<K extends KnownEventKind>(event: unknown, kind: K): event is EventBase & { kind: K; data: KnownEventData[K] };

@@ -23,6 +23,7 @@ test("isEvent tells kinds apart and refuses what is not an event", () => {
   assert.equal(isEvent(e, "tool_error"), true);
   assert.equal(isEvent(e, "tool_success"), false);
   for (const x of [null, undefined, 42, "tool_error", { kind: "tool_error" }, { kind: "tool_error", data: null }]) assert.equal(isEvent(x, "tool_error"), false);
+  for (const kind of ["tool_sucess", "deploy", 42, null]) assert.throws(() => isEvent(e, kind), { code: "INVALID_ARGUMENT" });
   s.free();
 });
 
