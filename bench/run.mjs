@@ -174,6 +174,9 @@ await langchainMiddlewareBench();
 // 5b. Recall on long conversations: what the context holds.
 const { recallBench, searchBench } = await import("./recall.mjs");
 await recallBench();
+// Real conversations: LoCoMo's development half, when it is beside the project.
+const { locomoBench } = await import("./locomo.mjs");
+await locomoBench();
 searchBench();
 
 // 6. The event bus beside EventEmitter and emittery; the turn runner's overhead.

@@ -89,6 +89,34 @@ fn a_long_output_is_found_by_its_far_end() {
 }
 
 #[test]
+fn a_widened_search_finds_what_the_best_matches_speak_of_in_other_words() {
+    let mut s = session("widened");
+    for text in [
+        "We had a family dinner with the kids on Sunday.",
+        "The kids loved the dinosaur museum, the bones were so cool.",
+        "Camping with the kids: marshmallows by the fire.",
+        "My car broke down on the motorway again.",
+        "The quarterly report is due on Friday.",
+    ] {
+        s.record("user_input", json!({ "content": text }), None)
+            .unwrap();
+    }
+    let query = "What does the family do together?";
+    // The question's own words find the dinner alone ("the", "what", "does"
+    // and "do" are function words, not searched by).
+    assert_eq!(ids(&s.search(query, 10)), [0]);
+    // Widened by what the dinner speaks of, the kids' other outings come too,
+    // after it; the car and the report do not.
+    let widened = ids(&s.search_expanded(query, 10));
+    assert_eq!(widened[0], 0);
+    assert!(widened.contains(&1) && widened.contains(&2), "{widened:?}");
+    assert!(
+        !widened.contains(&3) && !widened.contains(&4),
+        "{widened:?}"
+    );
+}
+
+#[test]
 fn limit_is_capped() {
     let mut s = session("many");
     for i in 0..(MAX_SEARCH_LIMIT + 20) {

@@ -265,8 +265,16 @@ impl ContextCompiler {
             ctx = with_question(ctx, session, budget, &writes)?;
         }
         if ctx.compaction_level == CompactionLevel::None {
-            ctx.compaction_level =
-                CompactionLevel::for_utilization(ctx.token_count as f64 / budget as f64);
+            // The level the window is at: turns recalled into the room it
+            // leaves do not make it one that needs compacting.
+            let window = if ctx.recalled.is_empty() {
+                ctx.token_count
+            } else {
+                let mut window = ctx.clone();
+                window.recalled.clear();
+                window.measure(counter)
+            };
+            ctx.compaction_level = CompactionLevel::for_utilization(window as f64 / budget as f64);
         }
         // What the request's provider would refuse is not sent (nor counted).
         if let Some(format) = ctx.media_pricing.format {

@@ -21,7 +21,6 @@ use crate::session::Session;
 use crate::session::SessionEvent;
 use crate::tokens::truncate_to_tokens;
 use crate::working_context::{Layout, RecalledTurn, WorkingContext};
-use crate::zones::COMPACT_LIGHT;
 
 /// The share of the budget recalled turns may take by default.
 pub const DEFAULT_RECALL_SHARE: f64 = 0.5;
@@ -38,6 +37,9 @@ pub const DEFAULT_RECALL_RELEVANCE: f64 = 0.0;
 /// match outside the window needs by default for anything to be recalled:
 /// a message pointing at nothing in particular keeps the prompt cache.
 pub const DEFAULT_RECALL_DISTINCTION: f64 = 4.0;
+/// The share of the best match's score a match needs to bring its
+/// neighbours along.
+const NEIGHBOURS_FROM: f64 = 0.5;
 /// Tokens a recalled turn keeps by default (its start; the rest is cut).
 pub const DEFAULT_RECALLED_TURN_TOKENS: u64 = 400;
 /// How long the bindings let a compile wait for the embedder by default
@@ -48,9 +50,9 @@ pub const DEFAULT_EMBEDDER_TIMEOUT_MS: f64 = 10_000.0;
 /// message, the goal and the task state, and adds the best matching turns
 /// that are not in the window, each with its neighbours, oldest first, as
 /// [`WorkingContext::recalled`]: at most `share` of the budget and never
-/// more than the window leaves below the first compaction threshold (80%),
-/// each turn cut after `turn_tokens`, a tool output shown as its lines
-/// that match (with the event id `read_artifact` reads it whole by). Deterministic; the zoned layout only (the
+/// more than the window leaves, each turn cut after `turn_tokens`, a tool
+/// output shown as its lines that match (with the event id `read_artifact`
+/// reads it whole by). Query terms leave out English function words. Deterministic; the zoned layout only (the
 /// single-system layout has no per-turn tail: there it adds nothing).
 #[derive(Clone)]
 pub struct HistoryRecall {
@@ -317,7 +319,10 @@ impl Processor for HistoryRecall {
         let mut stands_out = hits
             .iter()
             .any(|h| h.distinction >= self.distinction && eligible(h.position));
-        let mut ranked: Vec<(usize, f64)> = hits
+        // Ranked with the query widened by what its best matches speak of;
+        // whether anything stands out is the query's own.
+        let widened = session.search_expanded(&query, crate::recall::MAX_SEARCH_LIMIT);
+        let mut ranked: Vec<(usize, f64)> = widened
             .iter()
             .filter(|h| h.relevance >= self.relevance && eligible(h.position))
             .map(|h| (h.position, h.score))
@@ -344,15 +349,21 @@ impl Processor for HistoryRecall {
             return Ok(ctx);
         }
         // Position → score, in priority order: each match (best first)
-        // followed by its neighbours (score 0).
+        // followed by its neighbours (score 0) when it scores at least
+        // NEIGHBOURS_FROM of the best.
         let mut chosen: BTreeMap<usize, f64> = BTreeMap::new();
         let mut order: Vec<usize> = Vec::new();
+        let best = ranked.first().map_or(0.0, |r| r.1);
         for &(position, score) in ranked.iter().take(self.matches) {
             if chosen.insert(position, score).is_none() {
                 order.push(position);
             } else {
                 // Brought earlier as a neighbour: it is a match too.
                 chosen.insert(position, score);
+            }
+            // A weak match is likely a stray word: its neighbours more so.
+            if score < best * NEIGHBOURS_FROM {
+                continue;
             }
             let from = position.saturating_sub(self.neighbours);
             for p in from..=position + self.neighbours {
@@ -365,13 +376,10 @@ impl Processor for HistoryRecall {
         // Within the share of the budget, in priority order; shown oldest first.
         let counter = log.counter();
         // The share of the budget, and never more than the room the window
-        // leaves below the first compaction threshold: what the window holds
-        // is not pushed out, and recall never makes a context look as if it
-        // needed compacting.
-        let below_compaction = ((budget as f64 * COMPACT_LIGHT).ceil() as u64).saturating_sub(1);
+        // leaves: what the window holds is not pushed out (and compaction,
+        // which ran before, never sees what is recalled).
         let window = ctx.measure(counter);
-        let allowed =
-            ((budget as f64 * self.share) as u64).min(below_compaction.saturating_sub(window));
+        let allowed = ((budget as f64 * self.share) as u64).min(budget.saturating_sub(window));
         let terms = Terms::new();
         let mut used = 0u64;
         let mut kept: BTreeMap<usize, RecalledTurn> = BTreeMap::new();

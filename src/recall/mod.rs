@@ -144,20 +144,68 @@ impl SessionRecall {
     /// matching `query` best, at most `limit` (capped at
     /// [`MAX_SEARCH_LIMIT`]).
     pub fn search(&self, events: &[SessionEvent], query: &str, limit: usize) -> Vec<SearchHit> {
-        self.index
-            .search(query, limit.min(MAX_SEARCH_LIMIT))
-            .into_iter()
-            .filter_map(|hit| {
-                let event = events.get(hit.key)?;
-                Some(SearchHit {
-                    event_id: event.event_id.clone(),
-                    position: hit.key,
-                    kind: event.kind.clone(),
-                    score: hit.score,
-                    relevance: hit.relevance,
-                    distinction: hit.distinction,
-                })
-            })
-            .collect()
+        hits(
+            events,
+            self.index.search(query, limit.min(MAX_SEARCH_LIMIT)),
+        )
     }
+
+    /// As [`SessionRecall::search`], with `query` widened by the terms of
+    /// the texts that match it best (pseudo-relevance feedback: a question
+    /// about "family activities" also finds the turns about "the kids" that
+    /// the best matches speak of).
+    pub fn search_expanded(
+        &self,
+        events: &[SessionEvent],
+        query: &str,
+        limit: usize,
+    ) -> Vec<SearchHit> {
+        let limit = limit.min(MAX_SEARCH_LIMIT);
+        let first = self.index.search(query, limit);
+        let feedback: Vec<Cow<'_, str>> = first
+            .iter()
+            .take(FEEDBACK_TEXTS)
+            .filter_map(|h| event_text(events.get(h.key)?))
+            .collect();
+        let feedback: Vec<&str> = feedback.iter().map(|t| t.as_ref()).collect();
+        let added = self
+            .index
+            .expansion(query, &feedback, EXPANSION_TERMS, EXPANSION_WEIGHT);
+        if added.is_empty() {
+            return hits(events, first);
+        }
+        let mut terms: Vec<(String, f64)> = self
+            .index
+            .query_terms(query)
+            .into_iter()
+            .map(|t| (t, 1.0))
+            .collect();
+        terms.extend(added);
+        hits(events, self.index.search_terms(&terms, limit))
+    }
+}
+
+/// Texts that widen a query by default (see [`SessionRecall::search_expanded`]).
+const FEEDBACK_TEXTS: usize = 5;
+/// Terms a query is widened by.
+const EXPANSION_TERMS: usize = 8;
+/// The weight of the best added term (a query's own terms weigh 1).
+const EXPANSION_WEIGHT: f64 = 0.4;
+
+/// The index's hits as the events they are.
+fn hits(events: &[SessionEvent], found: Vec<Hit>) -> Vec<SearchHit> {
+    found
+        .into_iter()
+        .filter_map(|hit| {
+            let event = events.get(hit.key)?;
+            Some(SearchHit {
+                event_id: event.event_id.clone(),
+                position: hit.key,
+                kind: event.kind.clone(),
+                score: hit.score,
+                relevance: hit.relevance,
+                distinction: hit.distinction,
+            })
+        })
+        .collect()
 }

@@ -212,6 +212,16 @@ impl Session {
         recall.search(&events, query, limit)
     }
 
+    /// As [`Session::search`], the query widened by the terms of the events
+    /// that match it best (pseudo-relevance feedback), for recall: it finds
+    /// what the best matches speak of in words the query does not use.
+    pub fn search_expanded(&self, query: &str, limit: usize) -> Vec<SearchHit> {
+        let events = self.event_log.all_events();
+        let mut recall = self.recall.borrow_mut();
+        recall.catch_up(&events);
+        recall.search_expanded(&events, query, limit)
+    }
+
     /// The tool outcomes whose output went to an artifact store (their
     /// events hold a summary and the handle) and is not indexed yet: each
     /// one's position in the log and its handle.

@@ -784,12 +784,23 @@ pub(crate) fn tool_line(t: &ToolResult) -> String {
 }
 
 pub(crate) fn recalled_line(r: &RecalledTurn) -> String {
-    format!(
-        "- [{}] {}: {}",
-        crate::zones::utc_minute(r.timestamp),
-        r.role,
-        r.content
-    )
+    format!("- {}: {}", r.role, r.content)
+}
+
+/// The recalled turns as lines, oldest first: each run of turns said in the
+/// same minute under one `[YYYY-MM-DD HH:MM UTC]` line, then a line per turn.
+pub(crate) fn recalled_lines(recalled: &[RecalledTurn]) -> Vec<String> {
+    let mut lines = Vec::with_capacity(recalled.len() + 1);
+    let mut minute = None;
+    for r in recalled {
+        let at = crate::zones::utc_minute(r.timestamp);
+        if minute.as_ref() != Some(&at) {
+            lines.push(format!("[{at}]"));
+            minute = Some(at);
+        }
+        lines.push(recalled_line(r));
+    }
+    lines
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use crate::tokens::TokenCounter;
 use crate::working_context::media_parts;
 use crate::working_context::provider::prepare;
 use crate::working_context::{
-    artifact_line, conversation_start, memory_line, placeholder_at, recalled_line, tool_line,
+    artifact_line, conversation_start, memory_line, placeholder_at, recalled_lines, tool_line,
     HistoryMessage, LayoutPart, Message, WorkingContext, CONVERSATION_START,
 };
 use crate::zones::{self, Zone, ZoneUsage};
@@ -153,7 +153,7 @@ fn memory_text(pinned: &str, summary: &str) -> String {
 pub(crate) fn tail_text(ctx: &WorkingContext) -> String {
     let mut sections: Vec<String> = Vec::new();
     if !ctx.recalled.is_empty() {
-        let lines: Vec<String> = ctx.recalled.iter().map(recalled_line).collect();
+        let lines = recalled_lines(&ctx.recalled);
         sections.push(format!("{}\n{}", zones::RECALLED_HEADING, lines.join("\n")));
     }
     if !ctx.memory_hits.is_empty() {

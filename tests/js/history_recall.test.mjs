@@ -35,7 +35,7 @@ test("an evicted turn is recalled into the tail, within the budget", async () =>
   const tail = messages.at(-1).content;
   assert.match(tail, /## Recalled from earlier in this conversation/);
   assert.match(tail, /4471/);
-  assert.match(tail, /\[\d{4}-\d\d-\d\d \d\d:\d\d UTC\] user:/);
+  assert.match(tail, /\[\d{4}-\d\d-\d\d \d\d:\d\d UTC\]\n- user:/);
   assert.equal(new HistoryRecall().name, "history_recall");
   ctx.free();
   s.free();

@@ -16,6 +16,7 @@
 
 mod index;
 pub mod stats;
+mod stop;
 mod terms;
 
 pub use index::{Hit, RecallIndex, MAX_DISTINCTION};

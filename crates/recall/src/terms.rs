@@ -130,7 +130,14 @@ impl Terms {
         let flush = |compound: &mut Option<(usize, usize, usize)>, out: &mut dyn FnMut(&str)| {
             if let Some((start, end, words)) = compound.take() {
                 if words > 1 {
-                    out(&cut(text[start..end].to_lowercase()));
+                    let whole = &text[start..end];
+                    out(&cut(whole.to_lowercase()));
+                    // Words joined by hyphens alone are also the word they
+                    // spell together ("de-stress" is "destress", "e-mail"
+                    // "email"), as people write them either way.
+                    if whole.chars().all(|c| c.is_alphabetic() || c == '-') {
+                        self.word(&whole.replace('-', ""), out);
+                    }
                 }
             }
         };
@@ -176,6 +183,22 @@ impl Terms {
         flush(&mut compound, out);
     }
 
+    /// The terms of a query: those of `text` but its function words ("when
+    /// did she ..."), unless it has nothing else.
+    pub fn of_query(&self, text: &str) -> Vec<String> {
+        let all = self.of(text);
+        let content: Vec<String> = all
+            .iter()
+            .filter(|t| !crate::stop::is_stop_word(t))
+            .cloned()
+            .collect();
+        if content.is_empty() {
+            all
+        } else {
+            content
+        }
+    }
+
     /// The terms of `text`.
     pub fn of(&self, text: &str) -> Vec<String> {
         let mut out = Vec::new();
@@ -190,6 +213,19 @@ mod tests {
 
     fn terms(text: &str) -> Vec<String> {
         Terms::new().of(text)
+    }
+
+    #[test]
+    fn words_joined_by_hyphens_are_also_the_word_they_spell() {
+        let t = terms("de-stress");
+        assert!(
+            t.contains(&"destress".to_string()) && t.contains(&"de-stress".to_string()),
+            "{t:?}"
+        );
+        assert_eq!(terms("destress"), ["destress"]);
+        // Not a path, a date or a version.
+        assert!(!terms("2024-05-01").contains(&"20240501".to_string()));
+        assert!(!terms("src/main-loop.rs").contains(&"srcmainlooprs".to_string()));
     }
 
     #[test]
