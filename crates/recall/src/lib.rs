@@ -14,6 +14,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod ascii;
 mod index;
 pub mod stats;
 mod stop;

@@ -141,7 +141,14 @@ impl Terms {
                 }
             }
         };
-        for (at, piece) in text.split_word_bound_indices() {
+        // ASCII text (most of what agents record) is split without the
+        // Unicode tables, into the same pieces.
+        let pieces: Box<dyn Iterator<Item = (usize, &str)>> = if text.is_ascii() {
+            Box::new(crate::ascii::word_bound_indices(text))
+        } else {
+            Box::new(text.split_word_bound_indices())
+        };
+        for (at, piece) in pieces {
             if piece.chars().any(is_cjk) {
                 flush(&mut compound, out);
                 pending_connector = false;
