@@ -19,20 +19,13 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { AIMessage, HumanMessage, SystemMessage, trimMessages } from "@langchain/core/messages";
-import MiniSearch from "minisearch";
-import { Compactor, ContextCompiler, HistoryRecall, HistorySelector, Session, countTokens } from "agent-context-compiler";
+import { Compactor, ContextCompiler, HistoryRecall, HistorySelector, Session } from "agent-context-compiler";
+import { OVERHEAD, bm25Peer, count } from "./peers.mjs";
 
 const DATA = fileURLToPath(new URL("../../shared/testdata/locomo-dev/", import.meta.url));
 const SYSTEM = "You are a long-term conversational companion. Answer from what was said in earlier conversations.";
 const CATEGORIES = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop" };
-const OVERHEAD = 3;
 
-const cache = new Map();
-const count = (s) => {
-  let n = cache.get(s);
-  if (n === undefined) cache.set(s, (n = countTokens(s)));
-  return n;
-};
 const collapse = (s) => s.replace(/\s+/g, " ");
 
 /** A conversation's turns in order ({ role, text, id }) and its answerable questions. */
@@ -99,21 +92,8 @@ async function trimmed(conv, budget) {
 }
 
 function bm25(conv, budget) {
-  const index = new MiniSearch({ fields: ["text"], storeFields: [] });
-  index.addAll(conv.turns.map((t, id) => ({ id, text: t.text })));
-  const out = [];
-  for (const q of conv.questions) {
-    let used = count(SYSTEM) + OVERHEAD + count(q.text) + OVERHEAD;
-    const contents = [];
-    for (const hit of index.search(q.text)) {
-      const cost = count(conv.turns[hit.id].text) + OVERHEAD;
-      if (used + cost > budget) continue;
-      used += cost;
-      contents.push({ role: "user", content: conv.turns[hit.id].text });
-    }
-    out.push({ q, hits: present(conv.turns, q.evidence, contents) });
-  }
-  return out;
+  const search = bm25Peer(conv.turns.map((t) => t.text), SYSTEM);
+  return conv.questions.map((q) => ({ q, hits: present(conv.turns, q.evidence, search(q.text, budget).map((i) => ({ role: "user", content: conv.turns[i].text }))) }));
 }
 
 /** Pooled evidence recall of `results` (the share of all evidence turns present). */

@@ -15,23 +15,16 @@
 //
 // Run alone: node bench/recall.mjs [conversations]
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, trimMessages } from "@langchain/core/messages";
-import MiniSearch from "minisearch";
 import {
-  ArtifactAttacher, Compactor, ContextCompiler, HistoryRecall, HistorySelector, MemoryArtifactStore, Session, countTokens,
+  ArtifactAttacher, Compactor, ContextCompiler, HistoryRecall, HistorySelector, MemoryArtifactStore, Session,
 } from "agent-context-compiler";
 import { conversation } from "./conversations.mjs";
+import { OVERHEAD, bm25Peer, count } from "./peers.mjs";
 import { prose, rng } from "./trace.mjs";
 
 const BUDGETS = [4_000, 8_000, 16_000];
-const OVERHEAD = 3;
 const SYSTEM = "You are a helpful personal assistant. Answer from what the user told you.";
 
-const cache = new Map();
-const count = (s) => {
-  let n = cache.get(s);
-  if (n === undefined) cache.set(s, (n = countTokens(s)));
-  return n;
-};
 
 function record(session, turn, i) {
   if (turn.role === "tool") {
@@ -102,22 +95,8 @@ async function trimmed(conv, budget) {
 }
 
 function bm25(conv, budget) {
-  const index = new MiniSearch({ fields: ["content"], storeFields: [] });
-  index.addAll(conv.turns.map((t, id) => ({ id, content: t.content })));
-  const scores = [];
-  for (const q of conv.questions) {
-    let used = count(SYSTEM) + OVERHEAD + count(q.text) + OVERHEAD;
-    const contents = [];
-    for (const hit of index.search(q.text)) {
-      const t = conv.turns[hit.id];
-      const cost = count(t.content) + OVERHEAD;
-      if (used + cost > budget) continue;
-      used += cost;
-      contents.push(t.content);
-    }
-    scores.push({ kind: q.kind, recall: recalled(conv.turns, q.evidence, contents) });
-  }
-  return scores;
+  const search = bm25Peer(conv.turns.map((t) => t.content), SYSTEM);
+  return conv.questions.map((q) => ({ kind: q.kind, recall: recalled(conv.turns, q.evidence, search(q.text, budget).map((i) => conv.turns[i].content)) }));
 }
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);

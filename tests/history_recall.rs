@@ -658,26 +658,31 @@ fn only_a_strong_match_brings_its_neighbours() {
         s.record("user_input", json!({ "content": text }), None)
             .unwrap();
     };
-    say(&mut s, "Good morning, the weather is grey again.");
-    say(
-        &mut s,
+    let chatter = |from: &str, n: usize| -> Vec<String> {
+        (0..n)
+            .map(|i| format!("{from} {i} about the weekend and the garden."))
+            .collect()
+    };
+    let texts: Vec<String> = [
+        "Good morning, the weather is grey again.",
         "My Alfama clinic appointment is at nine on Tuesday.",
-    );
-    say(&mut s, "Noted, I will remind you on Monday evening.");
-    for i in 0..40 {
-        say(
-            &mut s,
-            &format!("Small talk number {i} about the weekend and the garden."),
-        );
-    }
-    say(&mut s, "Before that I want more garden talk.");
-    say(&mut s, "Somebody said the clinic coffee is bad.");
-    say(&mut s, "And then we spoke about the trains.");
-    for i in 0..12 {
-        say(
-            &mut s,
-            &format!("More small talk {i} about the weekend and the garden."),
-        );
+        "Noted, I will remind you on Monday evening.",
+    ]
+    .map(String::from)
+    .into_iter()
+    .chain(chatter("Small talk number", 40))
+    .chain(
+        [
+            "Before that I want more garden talk.",
+            "Somebody said the clinic coffee is bad.",
+            "And then we spoke about the trains.",
+        ]
+        .map(String::from),
+    )
+    .chain(chatter("More small talk", 12))
+    .collect();
+    for text in &texts {
+        say(&mut s, text);
     }
     say(&mut s, "When is my Alfama clinic appointment?");
     let compiler = ContextCompiler::with_layout(
