@@ -75,8 +75,7 @@ pub(crate) fn event_text(event: &SessionEvent) -> Option<Cow<'_, str>> {
             .and_then(Value::as_str)
             .map(Cow::Borrowed);
     }
-    let rendered = render(&event.kind, &event.data)?;
-    Some(Cow::Owned(rendered.text().to_owned()))
+    Some(render(&event.kind, &event.data)?.into_text())
 }
 
 /// `text` in pieces of at most [`CHUNK_BYTES`], cut on character boundaries.

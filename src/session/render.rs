@@ -40,6 +40,17 @@ impl Rendered<'_> {
     }
 }
 
+impl<'a> Rendered<'a> {
+    /// [`Rendered::text`], borrowed from the event's data where it is there.
+    pub(crate) fn into_text(self) -> Cow<'a, str> {
+        match self {
+            Rendered::Message { content, .. } => content,
+            Rendered::ToolOutcome { result, .. } => result,
+            Rendered::Artifact(r) => Cow::Owned(r.summary),
+        }
+    }
+}
+
 /// The member `key` of an object (`None` for other values). A small
 /// object's members are compared in turn, which is cheaper than hashing
 /// the key: event data mostly has a handful of members, and an event is

@@ -47,14 +47,14 @@ fn joins_numbers(c: Class) -> bool {
     matches!(c, Class::MidNum | Class::MidNumLet | Class::SingleQuote)
 }
 
-/// Whether UAX #29 keeps the bytes at `i - 1` and `i` of `classes` in one
-/// piece.
-fn joined(classes: &[Class], i: usize) -> bool {
+/// Whether UAX #29 keeps the bytes at `i - 1` and `i` of `bytes` in one
+/// piece (`i` from 1 to the last byte).
+fn joined(bytes: &[u8], i: usize) -> bool {
     use Class::*;
-    let prev = classes[i - 1];
-    let cur = classes[i];
-    let before = i.checked_sub(2).map(|j| classes[j]);
-    let after = classes.get(i + 1).copied();
+    let prev = class(bytes[i - 1]);
+    let cur = class(bytes[i]);
+    let before = i.checked_sub(2).map(|j| class(bytes[j]));
+    let after = bytes.get(i + 1).copied().map(class);
     match (prev, cur) {
         (Cr, Lf) => true,                                                    // WB3
         (Cr | Lf | Newline, _) | (_, Cr | Lf | Newline) => false,            // WB3a, WB3b
@@ -74,15 +74,27 @@ fn joined(classes: &[Class], i: usize) -> bool {
 /// The pieces of `text` (all ASCII) between word boundaries, each with its
 /// byte offset.
 pub(crate) fn word_bound_indices(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    let classes: Vec<Class> = text.bytes().map(class).collect();
+    let bytes = text.as_bytes();
     let mut start = 0;
     let mut i = 1;
     std::iter::from_fn(move || {
-        if start >= classes.len() {
+        if start >= bytes.len() {
             return None;
         }
-        while i < classes.len() && joined(&classes, i) {
+        // Letters after letters (most of a text) first, then the rules.
+        if bytes[start].is_ascii_alphabetic() {
+            while i < bytes.len() && bytes[i].is_ascii_alphabetic() {
+                i += 1;
+            }
+        }
+        while i < bytes.len() && joined(bytes, i) {
             i += 1;
+            while i < bytes.len()
+                && bytes[i - 1].is_ascii_alphabetic()
+                && bytes[i].is_ascii_alphabetic()
+            {
+                i += 1;
+            }
         }
         let piece = (start, &text[start..i]);
         start = i;

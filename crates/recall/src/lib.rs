@@ -22,3 +22,10 @@ mod terms;
 
 pub use index::{Hit, RecallIndex, MAX_DISTINCTION};
 pub use terms::Terms;
+
+/// The maps of words and keys: hashed with foldhash, several times faster
+/// than the standard SipHash on short words. Its seed is not secret (on
+/// wasm it comes from addresses), so words made to collide could slow
+/// indexing down; `serde_json`'s maps (hashbrown's default, foldhash) take
+/// the same text with the same exposure.
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;

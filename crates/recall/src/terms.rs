@@ -48,20 +48,33 @@ fn cut(mut term: String) -> String {
 
 /// Emits the overlapping bigrams of a CJK run (a single character alone)
 /// and empties it.
-fn bigrams(run: &mut Vec<char>, out: &mut dyn FnMut(&str)) {
+fn bigrams(run: &mut Vec<char>, out: &mut dyn FnMut(Piece<'_>)) {
+    if run.is_empty() {
+        return;
+    }
     let mut pair = String::new();
     match run.len() {
         0 => {}
-        1 => out(run[0].encode_utf8(&mut [0u8; 4])),
+        1 => out(Piece::Term(run[0].encode_utf8(&mut [0u8; 4]))),
         _ => {
             for two in run.windows(2) {
                 pair.clear();
                 pair.extend(two);
-                out(&pair);
+                out(Piece::Term(&pair));
             }
         }
     }
     run.clear();
+}
+
+/// A piece of text that makes a term (see [`Terms::pieces`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Piece<'a> {
+    /// A word as written: its term is [`Terms::term_of_word`]'s.
+    Word(&'a str),
+    /// A term as it is indexed: words joined by connectors, lower-cased;
+    /// a CJK bigram.
+    Term(&'a str),
 }
 
 /// Words whose terms are remembered at most (the common words of a
@@ -73,7 +86,7 @@ const MAX_CACHED_WORDS: usize = 50_000;
 /// terms of the words seen so far.
 pub struct Terms {
     stemmer: Stemmer,
-    cache: std::cell::RefCell<std::collections::HashMap<String, String>>,
+    cache: std::cell::RefCell<crate::HashMap<String, String>>,
 }
 
 impl Default for Terms {
@@ -98,20 +111,27 @@ impl Terms {
     }
 
     /// The term of one word (not CJK): numbers as written, words
-    /// lower-cased and stemmed.
+    /// lower-cased and stemmed; `None` when it has no letter or digit.
+    pub fn term_of_word(&self, word: &str) -> Option<String> {
+        if !word.chars().any(char::is_alphanumeric) {
+            return None;
+        }
+        let lower = word.to_lowercase();
+        Some(if lower.chars().all(char::is_alphabetic) {
+            cut(self.stemmer.stem(&lower).into_owned())
+        } else {
+            cut(lower)
+        })
+    }
+
+    /// [`Terms::term_of_word`], remembered.
     fn word(&self, word: &str, out: &mut dyn FnMut(&str)) {
         if let Some(term) = self.cache.borrow().get(word) {
             out(term);
             return;
         }
-        if !word.chars().any(char::is_alphanumeric) {
+        let Some(term) = self.term_of_word(word) else {
             return;
-        }
-        let lower = word.to_lowercase();
-        let term = if lower.chars().all(char::is_alphabetic) {
-            cut(self.stemmer.stem(&lower).into_owned())
-        } else {
-            cut(lower)
         };
         out(&term);
         let mut cache = self.cache.borrow_mut();
@@ -122,34 +142,46 @@ impl Terms {
 
     /// Gives each term of `text` to `out`, in order of appearance.
     pub fn each(&self, text: &str, out: &mut dyn FnMut(&str)) {
+        self.pieces(text, &mut |piece| match piece {
+            Piece::Word(word) => self.word(word, out),
+            Piece::Term(term) => out(term),
+        });
+    }
+
+    /// Gives each piece of `text` that makes a term to `out`, in order of
+    /// appearance: words, whose term [`Terms::term_of_word`] gives (so a
+    /// caller may remember it by the word), and terms made whole.
+    pub fn pieces(&self, text: &str, out: &mut dyn FnMut(Piece<'_>)) {
         // The current run of words joined by connectors: (start, end, words).
         let mut compound: Option<(usize, usize, usize)> = None;
         let mut pending_connector = false;
         // The current run of CJK characters (segmentation gives one a piece).
         let mut run: Vec<char> = Vec::new();
-        let flush = |compound: &mut Option<(usize, usize, usize)>, out: &mut dyn FnMut(&str)| {
+        let flush = |compound: &mut Option<(usize, usize, usize)>,
+                     out: &mut dyn FnMut(Piece<'_>)| {
             if let Some((start, end, words)) = compound.take() {
                 if words > 1 {
                     let whole = &text[start..end];
-                    out(&cut(whole.to_lowercase()));
+                    out(Piece::Term(&cut(whole.to_lowercase())));
                     // Words joined by hyphens alone are also the word they
                     // spell together ("de-stress" is "destress", "e-mail"
                     // "email"), as people write them either way.
                     if whole.chars().all(|c| c.is_alphabetic() || c == '-') {
-                        self.word(&whole.replace('-', ""), out);
+                        out(Piece::Word(&whole.replace('-', "")));
                     }
                 }
             }
         };
         // ASCII text (most of what agents record) is split without the
         // Unicode tables, into the same pieces.
-        let pieces: Box<dyn Iterator<Item = (usize, &str)>> = if text.is_ascii() {
+        let ascii = text.is_ascii();
+        let pieces: Box<dyn Iterator<Item = (usize, &str)>> = if ascii {
             Box::new(crate::ascii::word_bound_indices(text))
         } else {
             Box::new(text.split_word_bound_indices())
         };
         for (at, piece) in pieces {
-            if piece.chars().any(is_cjk) {
+            if !ascii && piece.chars().any(is_cjk) {
                 flush(&mut compound, out);
                 pending_connector = false;
                 for c in piece.chars() {
@@ -158,7 +190,7 @@ impl Terms {
                     } else {
                         bigrams(&mut run, out);
                         let mut buf = [0u8; 4];
-                        self.word(c.encode_utf8(&mut buf), out);
+                        out(Piece::Word(c.encode_utf8(&mut buf)));
                     }
                 }
                 continue;
@@ -168,7 +200,7 @@ impl Terms {
             let first = chars.next().unwrap_or(' ');
             let single = chars.next().is_none();
             if piece.chars().any(char::is_alphanumeric) {
-                self.word(piece, out);
+                out(Piece::Word(piece));
                 compound = match compound {
                     Some((start, _, words)) if pending_connector => {
                         Some((start, at + piece.len(), words + 1))
