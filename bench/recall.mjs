@@ -20,6 +20,7 @@ import {
 } from "agent-context-compiler";
 import { conversation } from "./conversations.mjs";
 import { OVERHEAD, bm25Peer, count } from "./peers.mjs";
+import MiniSearch from "minisearch";
 import { prose, rng } from "./trace.mjs";
 
 const BUDGETS = [4_000, 8_000, 16_000];
@@ -137,15 +138,21 @@ export function zipfian(size = 20_000, seed = 7) {
  * to recording (the index is brought up to date by the first search or
  * compile, so recording itself costs nothing more: the figure is record +
  * catch-up over record), and the p50 of later searches (5 words drawn from
- * the corpus). */
+ * the corpus); beside them minisearch 7.2 (BM25 in JavaScript) indexing the
+ * same texts and answering the same queries. */
 export function searchBench(sizes = [10_000, 100_000]) {
-  console.log("\nsession.search: recording N events of 200-1,200 characters, the index caught up by the first search, then 50 searches of 5 words");
-  console.log("  corpus              events    record (ms)   first search, catching up (ms)   record + index / record   search p50 (ms)   p95 (ms)");
+  console.log("\nsession.search: recording N events of 200-1,200 characters, the index caught up by the first search, then 50 searches of 5 words; minisearch on the same texts and queries");
+  console.log("  corpus              events    record (ms)   first search, catching up (ms)   record + index / record   search p50 / p95 (ms)   minisearch index (ms)   minisearch p50 / p95 (ms)");
   const corpora = [["Zipfian, 20k words", zipfian()], ["59 words", prose]];
+  const p50p95 = (times) => {
+    times.sort((a, b) => a - b);
+    return `${times[25].toFixed(2)} / ${times[47].toFixed(2)}`;
+  };
   for (const [name, text] of corpora) {
     for (const n of sizes) {
       const r = rng(n);
       const texts = Array.from({ length: n }, () => text(r, 200 + Math.floor(r() * 1000)));
+      const queries = Array.from({ length: 50 }, () => text(r, 200).split(/[ .]+/).filter(Boolean).slice(0, 5).join(" "));
       const s = new Session({ sessionId: "search" });
       let start = performance.now();
       for (let i = 0; i < n; i++) s.record(i % 2 ? "assistant_output" : "user_input", { content: texts[i] });
@@ -153,16 +160,22 @@ export function searchBench(sizes = [10_000, 100_000]) {
       start = performance.now();
       s.search(text(r, 40), { limit: 10 });
       const catchUp = performance.now() - start;
-      const times = [];
-      for (let q = 0; q < 50; q++) {
-        const query = text(r, 200).split(/[ .]+/).filter(Boolean).slice(0, 5).join(" ");
-        start = performance.now();
+      const ours = queries.map((query) => {
+        const t = performance.now();
         s.search(query, { limit: 10 });
-        times.push(performance.now() - start);
-      }
-      times.sort((a, b) => a - b);
+        return performance.now() - t;
+      });
       s.free();
-      console.log(`  ${name.padEnd(18)} ${n.toLocaleString("en").padStart(7)}   ${recording.toFixed(0).padStart(11)}   ${catchUp.toFixed(0).padStart(31)}   ${((recording + catchUp) / recording).toFixed(2).padStart(23)}   ${times[25].toFixed(2).padStart(15)}   ${times[47].toFixed(2).padStart(8)}`);
+      start = performance.now();
+      const peer = new MiniSearch({ fields: ["text"], storeFields: [] });
+      peer.addAll(texts.map((t, id) => ({ id, text: t })));
+      const peerIndex = performance.now() - start;
+      const theirs = queries.map((query) => {
+        const t = performance.now();
+        peer.search(query).slice(0, 10);
+        return performance.now() - t;
+      });
+      console.log(`  ${name.padEnd(18)} ${n.toLocaleString("en").padStart(7)}   ${recording.toFixed(0).padStart(11)}   ${catchUp.toFixed(0).padStart(31)}   ${((recording + catchUp) / recording).toFixed(2).padStart(23)}   ${p50p95(ours).padStart(21)}   ${peerIndex.toFixed(0).padStart(21)}   ${p50p95(theirs).padStart(25)}`);
     }
   }
 }

@@ -27,7 +27,8 @@ pub const DEFAULT_RECALL_SHARE: f64 = 0.5;
 /// Matching turns recalled at most by default (the share of the budget
 /// is usually the tighter bound).
 pub const DEFAULT_RECALL_MATCHES: usize = 100;
-/// Turns on each side of a match brought with it by default.
+/// Turns on each side of a match brought with it by default (twice as many
+/// after a strong match: see [`HistoryRecall::with_neighbours`]).
 pub const DEFAULT_RECALL_NEIGHBOURS: usize = 1;
 /// The relevance (see [`crate::recall::SearchHit::relevance`]) a match
 /// needs by default: none (any threshold tried so far cost more recall on
@@ -40,6 +41,9 @@ pub const DEFAULT_RECALL_DISTINCTION: f64 = 4.0;
 /// The share of the best match's score a match needs to bring its
 /// neighbours along.
 const NEIGHBOURS_FROM: f64 = 0.5;
+/// The share of the best match's score a match needs to bring twice as
+/// many turns after it as before (see [`HistoryRecall::with_neighbours`]).
+const FOLLOWERS_FROM: f64 = 0.75;
 /// Tokens a recalled turn keeps by default (its start; the rest is cut).
 pub const DEFAULT_RECALLED_TURN_TOKENS: u64 = 400;
 /// How long the bindings let a compile wait for the embedder by default
@@ -148,7 +152,14 @@ impl HistoryRecall {
         self
     }
 
-    /// Turns on each side of a match brought with it.
+    /// Turns on each side of a match brought with it (a match scoring at
+    /// least half the best), and twice as many after a strong match (three
+    /// quarters of the best): what follows a match is what it led to (the
+    /// answer to a question, the result of a call, the rest of a story). On
+    /// LoCoMo's development half this recalled 0.773 / 0.825 / 0.881 of the
+    /// evidence at 4k / 8k / 16k tokens; one on each side of every match
+    /// 0.758 / 0.815 / 0.877; two after every match 0.767 / 0.825 / 0.885,
+    /// which cost the tool loop's prefix reuse more.
     pub fn with_neighbours(mut self, neighbours: usize) -> Self {
         self.neighbours = neighbours.min(8);
         self
@@ -366,7 +377,13 @@ impl Processor for HistoryRecall {
                 continue;
             }
             let from = position.saturating_sub(self.neighbours);
-            for p in from..=position + self.neighbours {
+            // A strong match brings twice as many turns after it as before.
+            let after = if score >= best * FOLLOWERS_FROM {
+                2 * self.neighbours
+            } else {
+                self.neighbours
+            };
+            for p in from..=position.saturating_add(after) {
                 if p != position && eligible(p) && !chosen.contains_key(&p) {
                     chosen.insert(p, 0.0);
                     order.push(p);

@@ -186,7 +186,7 @@ impl HistoryRecall {
     /// `SearchHit.relevance`), `minDistinction` one match outside the window
     /// needs for anything to be recalled (default 4; see
     /// `SearchHit.distinction`), `matches` recalled at most (default and at most 100; the share is usually the tighter bound),
-    /// `neighbours` on each side of a match (default 1, at most 8),
+    /// `neighbours` on each side of a match and twice as many after a strong one (default 1, at most 8),
     /// `turnTokens` a recalled turn keeps (default 400), `embedder`
     /// (`async (texts) => number[][]`, or an object with `embed`): ranks by
     /// meaning too, each text embedded once; `embedderTimeoutMs` a compile

@@ -459,7 +459,7 @@ export interface HistoryRecallOptions {
   minDistinction?: number;
   /** Matching turns recalled at most: default and at most 100 (the share is usually the tighter bound). */
   matches?: number;
-  /** Turns on each side of a match brought with it: default 1, at most 8. */
+  /** Turns on each side of a match brought with it, and twice as many after a strong match (three quarters of the best score: what it led to, an answer, a call's result): default 1, at most 8. */
   neighbours?: number;
   /** Tokens a recalled turn keeps (its start): default 400. */
   turnTokens?: number;
