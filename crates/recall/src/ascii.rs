@@ -20,6 +20,7 @@ enum Class {
     Other,
 }
 
+#[inline]
 fn class(b: u8) -> Class {
     match b {
         b'a'..=b'z' | b'A'..=b'Z' => Class::Letter,
@@ -87,7 +88,9 @@ pub(crate) fn word_bound_indices(text: &str) -> impl Iterator<Item = (usize, &st
                 i += 1;
             }
         }
-        while i < bytes.len() && joined(bytes, i) {
+        // A space beside anything but a space is a boundary (WB3d joins
+        // spaces alone; no ASCII byte is Extend or Format).
+        while i < bytes.len() && (bytes[i - 1] == b' ') == (bytes[i] == b' ') && joined(bytes, i) {
             i += 1;
             while i < bytes.len()
                 && bytes[i - 1].is_ascii_alphabetic()

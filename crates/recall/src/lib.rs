@@ -16,6 +16,7 @@
 
 mod ascii;
 mod index;
+mod packed;
 pub mod stats;
 mod stop;
 mod terms;

@@ -48,7 +48,7 @@ fn cut(mut term: String) -> String {
 
 /// Emits the overlapping bigrams of a CJK run (a single character alone)
 /// and empties it.
-fn bigrams(run: &mut Vec<char>, out: &mut dyn FnMut(Piece<'_>)) {
+fn bigrams<F: FnMut(Piece<'_>)>(run: &mut Vec<char>, out: &mut F) {
     if run.is_empty() {
         return;
     }
@@ -65,6 +65,81 @@ fn bigrams(run: &mut Vec<char>, out: &mut dyn FnMut(Piece<'_>)) {
         }
     }
     run.clear();
+}
+
+/// [`Terms::pieces`] over `pieces`, the word-boundary pieces of `text`
+/// with their offsets (`may_be_cjk`: whether `text` is not all ASCII, so
+/// pieces may hold CJK or other non-ASCII letters).
+fn walk<'t, F: FnMut(Piece<'_>)>(
+    text: &'t str,
+    pieces: impl Iterator<Item = (usize, &'t str)>,
+    may_be_cjk: bool,
+    out: &mut F,
+) {
+    // The current run of words joined by connectors: (start, end, words).
+    let mut compound: Option<(usize, usize, usize)> = None;
+    let mut pending_connector = false;
+    // The current run of CJK characters (segmentation gives one a piece).
+    let mut run: Vec<char> = Vec::new();
+    let flush = |compound: &mut Option<(usize, usize, usize)>, out: &mut F| {
+        if let Some((start, end, words)) = compound.take() {
+            if words > 1 {
+                let whole = &text[start..end];
+                out(Piece::Term(&cut(whole.to_lowercase())));
+                // Words joined by hyphens alone are also the word they
+                // spell together ("de-stress" is "destress", "e-mail"
+                // "email"), as people write them either way.
+                if whole.chars().all(|c| c.is_alphabetic() || c == '-') {
+                    out(Piece::Word(&whole.replace('-', "")));
+                }
+            }
+        }
+    };
+    for (at, piece) in pieces {
+        if may_be_cjk && piece.chars().any(is_cjk) {
+            flush(&mut compound, out);
+            pending_connector = false;
+            for c in piece.chars() {
+                if is_cjk(c) {
+                    run.push(c);
+                } else {
+                    bigrams(&mut run, out);
+                    let mut buf = [0u8; 4];
+                    out(Piece::Word(c.encode_utf8(&mut buf)));
+                }
+            }
+            continue;
+        }
+        bigrams(&mut run, out);
+        let mut chars = piece.chars();
+        let first = chars.next().unwrap_or(' ');
+        let single = chars.next().is_none();
+        let alphanumeric = if may_be_cjk {
+            piece.chars().any(char::is_alphanumeric)
+        } else {
+            piece.bytes().any(|b| b.is_ascii_alphanumeric())
+        };
+        if alphanumeric {
+            out(Piece::Word(piece));
+            compound = match compound {
+                Some((start, _, words)) if pending_connector => {
+                    Some((start, at + piece.len(), words + 1))
+                }
+                _ => {
+                    flush(&mut compound, out);
+                    Some((at, at + piece.len(), 1))
+                }
+            };
+            pending_connector = false;
+        } else if single && is_connector(first) && compound.is_some() && !pending_connector {
+            pending_connector = true;
+        } else {
+            flush(&mut compound, out);
+            pending_connector = false;
+        }
+    }
+    bigrams(&mut run, out);
+    flush(&mut compound, out);
 }
 
 /// A piece of text that makes a term (see [`Terms::pieces`]).
@@ -151,75 +226,14 @@ impl Terms {
     /// Gives each piece of `text` that makes a term to `out`, in order of
     /// appearance: words, whose term [`Terms::term_of_word`] gives (so a
     /// caller may remember it by the word), and terms made whole.
-    pub fn pieces(&self, text: &str, out: &mut dyn FnMut(Piece<'_>)) {
-        // The current run of words joined by connectors: (start, end, words).
-        let mut compound: Option<(usize, usize, usize)> = None;
-        let mut pending_connector = false;
-        // The current run of CJK characters (segmentation gives one a piece).
-        let mut run: Vec<char> = Vec::new();
-        let flush = |compound: &mut Option<(usize, usize, usize)>,
-                     out: &mut dyn FnMut(Piece<'_>)| {
-            if let Some((start, end, words)) = compound.take() {
-                if words > 1 {
-                    let whole = &text[start..end];
-                    out(Piece::Term(&cut(whole.to_lowercase())));
-                    // Words joined by hyphens alone are also the word they
-                    // spell together ("de-stress" is "destress", "e-mail"
-                    // "email"), as people write them either way.
-                    if whole.chars().all(|c| c.is_alphabetic() || c == '-') {
-                        out(Piece::Word(&whole.replace('-', "")));
-                    }
-                }
-            }
-        };
+    pub fn pieces(&self, text: &str, out: &mut impl FnMut(Piece<'_>)) {
         // ASCII text (most of what agents record) is split without the
         // Unicode tables, into the same pieces.
-        let ascii = text.is_ascii();
-        let pieces: Box<dyn Iterator<Item = (usize, &str)>> = if ascii {
-            Box::new(crate::ascii::word_bound_indices(text))
+        if text.is_ascii() {
+            walk(text, crate::ascii::word_bound_indices(text), false, out);
         } else {
-            Box::new(text.split_word_bound_indices())
-        };
-        for (at, piece) in pieces {
-            if !ascii && piece.chars().any(is_cjk) {
-                flush(&mut compound, out);
-                pending_connector = false;
-                for c in piece.chars() {
-                    if is_cjk(c) {
-                        run.push(c);
-                    } else {
-                        bigrams(&mut run, out);
-                        let mut buf = [0u8; 4];
-                        out(Piece::Word(c.encode_utf8(&mut buf)));
-                    }
-                }
-                continue;
-            }
-            bigrams(&mut run, out);
-            let mut chars = piece.chars();
-            let first = chars.next().unwrap_or(' ');
-            let single = chars.next().is_none();
-            if piece.chars().any(char::is_alphanumeric) {
-                out(Piece::Word(piece));
-                compound = match compound {
-                    Some((start, _, words)) if pending_connector => {
-                        Some((start, at + piece.len(), words + 1))
-                    }
-                    _ => {
-                        flush(&mut compound, out);
-                        Some((at, at + piece.len(), 1))
-                    }
-                };
-                pending_connector = false;
-            } else if single && is_connector(first) && compound.is_some() && !pending_connector {
-                pending_connector = true;
-            } else {
-                flush(&mut compound, out);
-                pending_connector = false;
-            }
+            walk(text, text.split_word_bound_indices(), true, out);
         }
-        bigrams(&mut run, out);
-        flush(&mut compound, out);
     }
 
     /// The terms of a query: those of `text` but its function words ("when
