@@ -2,7 +2,8 @@
 //! either returns a context whose exact token count is within the budget, or
 //! fails with BUDGET_TOO_SMALL because not even an empty context (an empty
 //! system message and the user placeholder) fits; in the
-//! zoned layout every tool call also keeps its result and the reverse.
+//! zoned layout every tool call also keeps its result and the reverse. The
+//! context's ledger accounts for every token of it.
 mod common;
 
 use std::rc::Rc;
@@ -11,9 +12,9 @@ use common::{block_on, session_with};
 use context_compiler::clock::SystemClock;
 use context_compiler::working_context::CONVERSATION_START;
 use context_compiler::{
-    ArtifactAttacher, Compactor, ContextCompiler, DefaultTokenCounter, ErrorCode, HistorySelector,
-    InMemoryBackend, Layout, MemoryArtifactStore, MemoryPreloader, Processor, ProviderFormat,
-    TokenCounter, WordsTokenCounter,
+    ArtifactAttacher, Compactor, ContextCompiler, DefaultTokenCounter, ErrorCode, HistoryRecall,
+    HistorySelector, InMemoryBackend, Layout, MemoryArtifactStore, MemoryPreloader, Processor,
+    ProviderFormat, TokenCounter, WordsTokenCounter,
 };
 use proptest::prelude::*;
 use serde_json::json;
@@ -64,6 +65,7 @@ proptest! {
         words in any::<bool>(),
         threshold in 1usize..3000,
         zoned in any::<bool>(),
+        recall in any::<bool>(),
     ) {
         let counter: Rc<dyn TokenCounter> = if words { Rc::new(WordsTokenCounter) } else { Rc::new(DefaultTokenCounter) };
         let mut s = session_with("prop", counter.clone());
@@ -89,6 +91,7 @@ proptest! {
             processors.push(Rc::new(MemoryPreloader::new(mem, 5)));
         }
         if compact { processors.push(Rc::new(Compactor::new())); }
+        if recall && zoned { processors.push(Rc::new(HistoryRecall::new().with_distinction(0.0))); }
         if attach {
             processors.push(Rc::new(ArtifactAttacher::new(Rc::new(MemoryArtifactStore::new(Rc::new(SystemClock))), threshold)));
         }
@@ -100,6 +103,10 @@ proptest! {
                 let exact: u64 = ctx.to_messages().iter().map(|m| counter.count(&m.content) + counter.message_overhead()).sum();
                 prop_assert_eq!(exact, ctx.token_count);
                 prop_assert_eq!(ctx.budget, budget);
+                let ledger = ctx.ledger(counter.as_ref());
+                let accounted: u64 = ledger.included.iter().map(|p| p.tokens).sum();
+                prop_assert_eq!(accounted, ctx.token_count, "{:?}", ledger.included);
+                prop_assert_eq!(ledger.excluded.len(), ctx.dropped.len());
                 if zoned {
                     let msgs = ctx.to_provider_messages(ProviderFormat::OpenAi);
                     let msgs = msgs.as_array().unwrap();

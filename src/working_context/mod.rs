@@ -1,6 +1,7 @@
 //! The compiled, budget-aware view of a session, ready for a model call.
 
 pub mod checker;
+mod ledger;
 mod media_limits;
 mod media_parts;
 pub mod names;
@@ -17,6 +18,7 @@ use crate::budget::BudgetPlan;
 use crate::tokens::TokenCounter;
 use crate::zones::{CompactionLevel, Zone, ZoneUsage};
 
+pub use ledger::{Excluded, ExclusionReason, Included, InclusionReason, Ledger};
 pub use provider::{ProviderFormat, EMPTY_OUTPUT};
 pub(crate) use zoned::{message_tokens as zoned_message_tokens, reasoning_tokens, recent_start};
 
@@ -506,9 +508,9 @@ impl SectionTokens {
     }
 }
 
-const MEMORY_HEADER: &str = "\n\n## Relevant memories";
-const ARTIFACT_HEADER: &str = "\n\n## Available artifacts (use handle to retrieve)";
-const TOOL_HEADER: &str = "\n\n## Recent tool results";
+pub(crate) const MEMORY_HEADER: &str = "\n\n## Relevant memories";
+pub(crate) const ARTIFACT_HEADER: &str = "\n\n## Available artifacts (use handle to retrieve)";
+pub(crate) const TOOL_HEADER: &str = "\n\n## Recent tool results";
 
 impl WorkingContext {
     /// An empty context holding only a system prompt.
@@ -631,13 +633,7 @@ impl WorkingContext {
                     counter.count(&self.system_content()) + overhead + self.tool_tokens,
                 );
                 let recent = zoned::recent_start(&self.history);
-                let seed_zone = |i: usize| {
-                    if i >= recent {
-                        Zone::Recent
-                    } else {
-                        Zone::Working
-                    }
-                };
+                let seed_zone = |i: usize| single_system_zone(i, recent);
                 for (i, h) in self.history.iter().enumerate() {
                     let Some(m) = provider::prepare(h) else {
                         continue;
@@ -678,11 +674,7 @@ impl WorkingContext {
                 let recent = zoned::recent_start(&self.history);
                 let placeholder = placeholder_at(&self.history);
                 for (i, h) in self.history.iter().enumerate() {
-                    let zone = Some(if i >= recent {
-                        Zone::Recent
-                    } else {
-                        Zone::Working
-                    });
+                    let zone = Some(single_system_zone(i, recent));
                     if placeholder == Some(i) {
                         out.push(conversation_start(zone));
                     }
@@ -764,6 +756,16 @@ impl WorkingContext {
         }
         self.token_count = total;
         total
+    }
+}
+
+/// The zone of the history message at `index` in the single-system layout:
+/// RECENT from the newest user message (at `recent`) on, WORKING before.
+pub(crate) fn single_system_zone(index: usize, recent: usize) -> Zone {
+    if index >= recent {
+        Zone::Recent
+    } else {
+        Zone::Working
     }
 }
 

@@ -100,7 +100,7 @@ pub(crate) fn reasoning_tokens(reasoning: Option<&Value>, counter: &dyn TokenCou
     }
 }
 
-fn system_zone_text(ctx: &WorkingContext) -> String {
+pub(crate) fn system_zone_text(ctx: &WorkingContext) -> String {
     let names = zones::tool_names(&ctx.tool_definitions).unwrap_or_default();
     zones::system_text(
         &ctx.system_prompt,
@@ -112,12 +112,12 @@ fn system_zone_text(ctx: &WorkingContext) -> String {
 
 /// The PERSISTENT zone's system text: the goal and the state digest, both
 /// the host's.
-fn persistent_zone_text(ctx: &WorkingContext) -> String {
+pub(crate) fn persistent_zone_text(ctx: &WorkingContext) -> String {
     zones::persistent_text(ctx.goal.as_deref(), ctx.state_digest.as_ref())
 }
 
 /// The pinned memories' section (PERSISTENT): empty when there are none.
-fn pinned_text(ctx: &WorkingContext) -> String {
+pub(crate) fn pinned_text(ctx: &WorkingContext) -> String {
     if ctx.pinned_memories.is_empty() {
         return String::new();
     }
@@ -126,7 +126,7 @@ fn pinned_text(ctx: &WorkingContext) -> String {
 }
 
 /// The compaction summary's section (WORKING): empty when there is none.
-fn summary_section(ctx: &WorkingContext) -> String {
+pub(crate) fn summary_section(ctx: &WorkingContext) -> String {
     ctx.summary
         .as_deref()
         .filter(|s| !s.is_empty())
@@ -138,7 +138,7 @@ fn summary_section(ctx: &WorkingContext) -> String {
 /// pinned memories, then the compaction summary. Both are made of what
 /// users, models and tools wrote, so they go in a user message, never in
 /// a system one. Empty when there is neither.
-fn memory_text(pinned: &str, summary: &str) -> String {
+pub(crate) fn memory_text(pinned: &str, summary: &str) -> String {
     match (pinned.is_empty(), summary.is_empty()) {
         (true, _) => summary.to_string(),
         (false, true) => pinned.to_string(),
@@ -146,37 +146,72 @@ fn memory_text(pinned: &str, summary: &str) -> String {
     }
 }
 
+/// The sections of the tail message, in the order it shows them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TailPart {
+    /// Turns recalled from earlier in the session.
+    Recalled,
+    /// Per-turn memory hits.
+    Memory,
+    /// Artifact references a processor added.
+    Artifacts,
+    /// Tool results a processor added.
+    ToolResults,
+    /// The task state.
+    Task,
+    /// The goal, restated last.
+    Goal,
+}
+
+/// The tail's sections (see [`tail_text`]), each with what it is.
+pub(crate) fn tail_sections(ctx: &WorkingContext) -> Vec<(TailPart, String)> {
+    let mut sections: Vec<(TailPart, String)> = Vec::new();
+    if !ctx.recalled.is_empty() {
+        let lines = recalled_lines(&ctx.recalled);
+        sections.push((
+            TailPart::Recalled,
+            format!("{}\n{}", zones::RECALLED_HEADING, lines.join("\n")),
+        ));
+    }
+    if !ctx.memory_hits.is_empty() {
+        let lines: Vec<String> = ctx.memory_hits.iter().map(memory_line).collect();
+        sections.push((
+            TailPart::Memory,
+            format!("## Relevant memories\n{}", lines.join("\n")),
+        ));
+    }
+    if !ctx.artifact_refs.is_empty() {
+        let lines: Vec<String> = ctx.artifact_refs.iter().map(artifact_line).collect();
+        sections.push((
+            TailPart::Artifacts,
+            format!(
+                "## Available artifacts (use handle to retrieve)\n{}",
+                lines.join("\n")
+            ),
+        ));
+    }
+    if !ctx.tool_results.is_empty() {
+        let lines: Vec<String> = ctx.tool_results.iter().map(tool_line).collect();
+        sections.push((
+            TailPart::ToolResults,
+            format!("## Recent tool results\n{}", lines.join("\n")),
+        ));
+    }
+    if let Some(task) = ctx.task_state.as_deref().filter(|t| !t.is_empty()) {
+        sections.push((TailPart::Task, zones::task_text(task)));
+    }
+    if let Some(goal) = ctx.goal.as_deref().filter(|g| !g.is_empty()) {
+        sections.push((TailPart::Goal, zones::goal_restated_text(goal)));
+    }
+    sections
+}
+
 /// The last message of the RECENT zone, a user message: turns recalled
 /// from earlier (quoted, not instructions), per-turn memory hits, artifact
 /// references and tool results a processor added, the task state, and the
 /// goal restated last. Empty when there is none of these.
 pub(crate) fn tail_text(ctx: &WorkingContext) -> String {
-    let mut sections: Vec<String> = Vec::new();
-    if !ctx.recalled.is_empty() {
-        let lines = recalled_lines(&ctx.recalled);
-        sections.push(format!("{}\n{}", zones::RECALLED_HEADING, lines.join("\n")));
-    }
-    if !ctx.memory_hits.is_empty() {
-        let lines: Vec<String> = ctx.memory_hits.iter().map(memory_line).collect();
-        sections.push(format!("## Relevant memories\n{}", lines.join("\n")));
-    }
-    if !ctx.artifact_refs.is_empty() {
-        let lines: Vec<String> = ctx.artifact_refs.iter().map(artifact_line).collect();
-        sections.push(format!(
-            "## Available artifacts (use handle to retrieve)\n{}",
-            lines.join("\n")
-        ));
-    }
-    if !ctx.tool_results.is_empty() {
-        let lines: Vec<String> = ctx.tool_results.iter().map(tool_line).collect();
-        sections.push(format!("## Recent tool results\n{}", lines.join("\n")));
-    }
-    if let Some(task) = ctx.task_state.as_deref().filter(|t| !t.is_empty()) {
-        sections.push(zones::task_text(task));
-    }
-    if let Some(goal) = ctx.goal.as_deref().filter(|g| !g.is_empty()) {
-        sections.push(zones::goal_restated_text(goal));
-    }
+    let sections: Vec<String> = tail_sections(ctx).into_iter().map(|(_, s)| s).collect();
     sections.join("\n\n")
 }
 
@@ -197,7 +232,7 @@ fn user_part(zone: Zone, part: LayoutPart, content: String) -> HistoryMessage {
 }
 
 /// The zone of the history message at `index`.
-fn history_zone(h: &HistoryMessage, index: usize, recent: usize) -> Zone {
+pub(crate) fn history_zone(h: &HistoryMessage, index: usize, recent: usize) -> Zone {
     if h.zone == Some(Zone::Persistent) {
         Zone::Persistent
     } else if index >= recent {

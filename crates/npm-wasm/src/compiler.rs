@@ -265,14 +265,15 @@ impl ContextCompiler {
         // compiles' writes) queue behind it through `record_shared`.
         #[allow(clippy::await_holding_refcell_ref)]
         spawn(async move {
-            let (ctx, writes) = {
+            let (ctx, writes, counter) = {
                 let view = session.try_borrow().map_err(|_| {
                     Error::new(ErrorCode::SessionBusy, "the session is being written to")
                 })?;
-                compiler.compile_view(&view, budget, &options).await?
+                let (ctx, writes) = compiler.compile_view(&view, budget, &options).await?;
+                (ctx, writes, view.event_log().counter_rc())
             };
             writes.apply_shared(&session)?;
-            Ok(WorkingContext { inner: ctx }.into())
+            Ok(WorkingContext::compiled(ctx, counter).into())
         })
     }
 }

@@ -120,15 +120,15 @@ fn run_alone(
     #[allow(clippy::await_holding_refcell_ref)]
     spawn(async move {
         let mut writes = SessionWrites::default();
-        let mut ctx = {
+        let (mut ctx, counter) = {
             let view = session.try_borrow().map_err(|_| busy())?;
             let mut ctx = processor.process(&view, ctx, budget, &mut writes).await?;
             ctx.measure(view.event_log().counter());
-            ctx
+            (ctx, view.event_log().counter_rc())
         };
         ctx.budget = budget;
         writes.apply_shared(&session)?;
-        Ok(JsWorkingContext { inner: ctx }.into())
+        Ok(JsWorkingContext::compiled(ctx, counter).into())
     })
 }
 

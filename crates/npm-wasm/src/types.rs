@@ -27,7 +27,12 @@ import type { SearchHit } from "../../js/types/SearchHit.js";
 import type { RecalledTurn } from "../../js/types/RecalledTurn.js";
 import type { BudgetPlan } from "../../js/types/BudgetPlan.js";
 import type { ModelUsage } from "../../js/types/ModelUsage.js";
-export type { Json, SessionEvent, EvidenceEntry, EvidencePack, ArtifactHandle, SaveReport, SyncReport, SchemaError, ValidationResult, ZoneName, CompactionLevel, ZoneUsage, DropAction, Message, ContextItem, WindowDrop, CompiledContext, ContextStats, SearchHit, RecalledTurn, BudgetPlan, ModelUsage };
+import type { Ledger } from "../../js/types/Ledger.js";
+import type { Included } from "../../js/types/Included.js";
+import type { Excluded } from "../../js/types/Excluded.js";
+import type { InclusionReason } from "../../js/types/InclusionReason.js";
+import type { ExclusionReason } from "../../js/types/ExclusionReason.js";
+export type { Json, SessionEvent, EvidenceEntry, EvidencePack, ArtifactHandle, SaveReport, SyncReport, SchemaError, ValidationResult, ZoneName, CompactionLevel, ZoneUsage, DropAction, Message, ContextItem, WindowDrop, CompiledContext, ContextStats, SearchHit, RecalledTurn, BudgetPlan, ModelUsage, Ledger, Included, Excluded, InclusionReason, ExclusionReason };
 
 /** Stable error codes carried by `error.code`. */
 export type ErrorCode =
@@ -162,7 +167,7 @@ export interface ArtifactRef { handle: string; summary: string; sizeBytes: numbe
 export interface ToolResult { tool: string; result: string; eventId?: string }
 export interface DroppedItem {
   section: "systemPrompt" | "history" | "memoryHits" | "artifactRefs" | "toolResults" | "recalled" | "summary" | "goal" | "taskState" | "reasoning";
-  action: "dropped" | "truncated";
+  action: DropAction;
   eventId?: string;
   tokensRemoved: number;
   /** The memory's key, for a memory hit. */

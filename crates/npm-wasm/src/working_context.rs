@@ -4,7 +4,13 @@ use context_compiler_js::error::{JsResult, Thrown};
 use wasm_bindgen::prelude::*;
 
 use crate::types::{CheckRequestOptionsArg, ToMessagesOptionsArg};
-use context_compiler::working_context::{checker, ProviderFormat, WorkingContext as CoreContext};
+use std::cell::OnceCell;
+use std::rc::Rc;
+
+use context_compiler::tokens::{DefaultTokenCounter, TokenCounter};
+use context_compiler::working_context::{
+    checker, Ledger, ProviderFormat, WorkingContext as CoreContext,
+};
 use context_compiler_js::convert::{from_js, js_to_json, option, string, to_js};
 use context_compiler_js::options::optional_string;
 
@@ -12,6 +18,23 @@ use context_compiler_js::options::optional_string;
 #[wasm_bindgen]
 pub struct WorkingContext {
     pub(crate) inner: CoreContext,
+    /// The counter the context was compiled with (its session's), which
+    /// the ledger counts its parts with; `None` for a context built by hand
+    /// (the default counter then).
+    counter: Option<Rc<dyn TokenCounter>>,
+    /// The ledger, built when first read.
+    ledger: OnceCell<Ledger>,
+}
+
+impl WorkingContext {
+    /// `inner`, as compiled with `counter`.
+    pub(crate) fn compiled(inner: CoreContext, counter: Rc<dyn TokenCounter>) -> Self {
+        WorkingContext {
+            inner,
+            counter: Some(counter),
+            ledger: OnceCell::new(),
+        }
+    }
 }
 
 fn js<T: serde::Serialize + ?Sized>(v: &T) -> JsResult<JsValue> {
@@ -51,6 +74,8 @@ impl WorkingContext {
     ) -> JsResult<WorkingContext> {
         Ok(WorkingContext {
             inner: from_js(&init, "WorkingContext")?,
+            counter: None,
+            ledger: OnceCell::new(),
         })
     }
 
@@ -88,6 +113,19 @@ impl WorkingContext {
     #[wasm_bindgen(getter, unchecked_return_type = "DroppedItem[]")]
     pub fn dropped(&self) -> JsResult<JsValue> {
         js(&self.inner.dropped)
+    }
+
+    /// What the context holds and why, and what it left out: `included`,
+    /// one entry per part of its messages (`{ zone, eventIds, reason,
+    /// tokens }`, the tokens adding up to `tokenCount` after a compile), and
+    /// `excluded` (`{ eventIds, reason, tokens }`, from `dropped`). Built
+    /// when first read.
+    #[wasm_bindgen(getter, unchecked_return_type = "Ledger")]
+    pub fn ledger(&self) -> JsResult<JsValue> {
+        js(self.ledger.get_or_init(|| match &self.counter {
+            Some(counter) => self.inner.ledger(counter.as_ref()),
+            None => self.inner.ledger(&DefaultTokenCounter),
+        }))
     }
 
     /// Turns recalled from earlier in the session (`HistoryRecall`, zoned

@@ -1,0 +1,414 @@
+//! What a compiled context holds and why, and what it left out: the
+//! ledger, built from the context when asked for (a compile that nobody
+//! asks about pays nothing). Its parts' tokens add up to the context's exact
+//! count ([`WorkingContext::exact_token_count`], a compile's `token_count`).
+
+use serde::{Deserialize, Serialize};
+
+use crate::tokens::TokenCounter;
+use crate::working_context::provider::prepare;
+use crate::working_context::zoned::{self, TailPart};
+use crate::working_context::{
+    artifact_line, memory_line, placeholder_at, single_system_zone, tool_line, DropAction,
+    HistoryMessage, Layout, WorkingContext, ARTIFACT_HEADER, CONVERSATION_START, MEMORY_HEADER,
+    TOOL_HEADER,
+};
+use crate::zones::Zone;
+
+/// Why a part of a context is in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub enum InclusionReason {
+    /// The host's system prompt, policies and preferences.
+    System,
+    /// The tool definitions the request carries beside the messages.
+    Tools,
+    /// A turn a history selector keeps in PERSISTENT (the first turns).
+    Pinned,
+    /// A turn the history selection kept.
+    Selected,
+    /// A turn recalled from earlier in the session.
+    Recalled,
+    /// The compaction summary of earlier turns.
+    Summary,
+    /// A tool output replaced by its summary by light compaction.
+    Masked,
+    /// A tool output shown as its artifact's handle and summary.
+    Externalised,
+    /// Memories: pinned ones (PERSISTENT) and per-turn hits.
+    Memory,
+    /// The goal (PERSISTENT, and restated last).
+    Goal,
+    /// The host's state digest (PERSISTENT).
+    State,
+    /// The task state (RECENT).
+    Task,
+    /// Tool results a processor added (not turns of the history).
+    ToolResult,
+    /// The `[conversation start]` message before a conversation that would
+    /// otherwise start with the assistant.
+    Placeholder,
+    /// Reasoning a turn sends back to its provider.
+    Reasoning,
+    /// Images and files a turn carries.
+    Media,
+}
+
+/// One part of a compiled context.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Included {
+    /// The zone it is in (the single-system layout: its system message is
+    /// SYSTEM, the history from the newest user message on RECENT, the rest
+    /// WORKING).
+    pub zone: Zone,
+    /// The session events behind it (empty when none is: the system prompt,
+    /// memories, the placeholder).
+    pub event_ids: Vec<String>,
+    /// Why it is there.
+    pub reason: InclusionReason,
+    /// Its tokens, with its message's overhead when it is the message's
+    /// first part.
+    pub tokens: u64,
+}
+
+/// Why something is not in a compiled context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub enum ExclusionReason {
+    /// Dropped or cut to fit the budget.
+    Budget,
+    /// Folded into the compaction summary.
+    Compacted,
+    /// A tool output replaced by its summary by light compaction.
+    Masked,
+    /// An image or file its provider would refuse, sent as its reference.
+    Refused,
+}
+
+/// Something a compile left out, or cut.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Excluded {
+    /// The session events it came from (empty when unknown).
+    pub event_ids: Vec<String>,
+    /// Why it is not there.
+    pub reason: ExclusionReason,
+    /// The tokens it would have cost (for a cut: what the cut removed).
+    pub tokens: u64,
+}
+
+/// What a compiled context holds and why, and what it left out.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Ledger {
+    /// Every part of the context, in the order of its messages; their
+    /// tokens add up to the context's exact count.
+    pub included: Vec<Included>,
+    /// What the compile recorded leaving out (its `dropped` items, as
+    /// capped there).
+    pub excluded: Vec<Excluded>,
+}
+
+/// `total` divided among parts: each part after the first gets its
+/// `weights` entry while the total lasts, the first what is left (its
+/// message's overhead, and the text joining the parts). Sums to `total`.
+fn apportion(total: u64, weights: &[u64]) -> Vec<u64> {
+    let mut shares = vec![0; weights.len()];
+    let mut left = total;
+    for (share, weight) in shares.iter_mut().zip(weights).skip(1) {
+        *share = (*weight).min(left);
+        left -= *share;
+    }
+    if let Some(first) = shares.first_mut() {
+        *first = left;
+    }
+    shares
+}
+
+/// Builds the ledger's list of parts.
+struct Parts<'a> {
+    counter: &'a dyn TokenCounter,
+    included: Vec<Included>,
+}
+
+impl Parts<'_> {
+    /// One message made of `parts` (zone, reason, events, tokens alone),
+    /// costing `total` in all.
+    fn message(&mut self, total: u64, parts: Vec<(Zone, InclusionReason, Vec<String>, u64)>) {
+        let weights: Vec<u64> = parts.iter().map(|p| p.3).collect();
+        for ((zone, reason, event_ids, _), tokens) in
+            parts.into_iter().zip(apportion(total, &weights))
+        {
+            self.included.push(Included {
+                zone,
+                event_ids,
+                reason,
+                tokens,
+            });
+        }
+    }
+
+    /// A history message in `zone`: its text (why it is there), and its
+    /// reasoning and media as parts of their own.
+    fn history(&mut self, h: &HistoryMessage, zone: Zone) {
+        let Some(m) = prepare(h) else { return };
+        let overhead = self.counter.message_overhead();
+        let total = m
+            .tokens
+            .unwrap_or_else(|| zoned::message_tokens(&m, self.counter))
+            + overhead;
+        let ids: Vec<String> = h.event_id.iter().cloned().collect();
+        let reason = if h.masked {
+            InclusionReason::Masked
+        } else if h.artifact.is_some() {
+            InclusionReason::Externalised
+        } else if h.zone == Some(Zone::Persistent) {
+            InclusionReason::Pinned
+        } else {
+            InclusionReason::Selected
+        };
+        let mut parts = vec![(zone, reason, ids.clone(), 0)];
+        let reasoning = zoned::reasoning_tokens(m.reasoning.as_ref(), self.counter);
+        if reasoning > 0 {
+            parts.push((zone, InclusionReason::Reasoning, ids.clone(), reasoning));
+        }
+        let media = zoned::media_tokens(&m);
+        if media > 0 {
+            parts.push((zone, InclusionReason::Media, ids, media));
+        }
+        self.message(total, parts);
+    }
+
+    /// The `[conversation start]` message, in `zone`.
+    fn placeholder(&mut self, zone: Zone) {
+        let total = self.counter.count(CONVERSATION_START) + self.counter.message_overhead();
+        self.message(
+            total,
+            vec![(zone, InclusionReason::Placeholder, Vec::new(), 0)],
+        );
+    }
+}
+
+/// The events a list of items came from.
+fn ids<'a>(ids: impl Iterator<Item = Option<&'a String>>) -> Vec<String> {
+    ids.flatten().cloned().collect()
+}
+
+impl WorkingContext {
+    /// What this context holds and why, and what it left out, with each
+    /// part's tokens under `counter` (the compile's): they add up to
+    /// [`WorkingContext::exact_token_count`].
+    pub fn ledger(&self, counter: &dyn TokenCounter) -> Ledger {
+        let mut parts = Parts {
+            counter,
+            included: Vec::new(),
+        };
+        match self.layout {
+            Layout::Zoned => self.zoned_parts(&mut parts),
+            Layout::SingleSystem => self.single_system_parts(&mut parts),
+        }
+        Ledger {
+            included: parts.included,
+            excluded: self.excluded(),
+        }
+    }
+
+    fn zoned_parts(&self, parts: &mut Parts<'_>) {
+        let counter = parts.counter;
+        let overhead = counter.message_overhead();
+        let system = counter.count(&zoned::system_zone_text(self)) + overhead;
+        parts.message(
+            system,
+            vec![(Zone::System, InclusionReason::System, Vec::new(), 0)],
+        );
+        if self.tool_tokens > 0 {
+            parts.message(
+                self.tool_tokens,
+                vec![(Zone::System, InclusionReason::Tools, Vec::new(), 0)],
+            );
+        }
+        let persistent = zoned::persistent_zone_text(self);
+        if !persistent.is_empty() {
+            let goal = self.goal.as_deref().filter(|g| !g.is_empty());
+            let mut sections = Vec::new();
+            if goal.is_some() {
+                sections.push((Zone::Persistent, InclusionReason::Goal, Vec::new(), 0));
+            }
+            if let Some(digest) = &self.state_digest {
+                let alone = crate::zones::persistent_text(None, Some(digest));
+                let weight = if goal.is_some() {
+                    counter.count(&alone)
+                } else {
+                    0
+                };
+                sections.push((Zone::Persistent, InclusionReason::State, Vec::new(), weight));
+            }
+            parts.message(counter.count(&persistent) + overhead, sections);
+        }
+        // The memory message: pinned memories (PERSISTENT) and the summary
+        // (WORKING), split as the zones' usage splits it.
+        let pinned = zoned::pinned_text(self);
+        let summary = zoned::summary_section(self);
+        let memory = zoned::memory_text(&pinned, &summary);
+        if !memory.is_empty() {
+            let total = counter.count(&memory) + overhead;
+            let summarized = ids(self
+                .dropped
+                .iter()
+                .filter(|d| d.action == DropAction::Summarized)
+                .map(|d| d.event_id.as_ref()));
+            if summary.is_empty() {
+                parts.message(
+                    total,
+                    vec![(Zone::Persistent, InclusionReason::Memory, Vec::new(), 0)],
+                );
+            } else if pinned.is_empty() {
+                parts.message(
+                    total,
+                    vec![(Zone::Working, InclusionReason::Summary, summarized, 0)],
+                );
+            } else {
+                let pinned_tokens = counter.count(&pinned).min(total);
+                parts.message(
+                    total,
+                    vec![
+                        (Zone::Working, InclusionReason::Summary, summarized, 0),
+                        (
+                            Zone::Persistent,
+                            InclusionReason::Memory,
+                            Vec::new(),
+                            pinned_tokens,
+                        ),
+                    ],
+                );
+            }
+        }
+        let recent = zoned::recent_start(&self.history);
+        let placeholder = placeholder_at(&self.history);
+        for (i, h) in self.history.iter().enumerate() {
+            let zone = zoned::history_zone(h, i, recent);
+            if placeholder == Some(i) {
+                parts.placeholder(zone);
+            }
+            parts.history(h, zone);
+        }
+        if placeholder == Some(self.history.len()) {
+            parts.placeholder(Zone::Recent);
+        }
+        let sections = zoned::tail_sections(self);
+        if !sections.is_empty() {
+            let tail = zoned::tail_text(self);
+            let total = counter.count(&tail) + overhead;
+            let tail_parts = sections
+                .iter()
+                .map(|(part, text)| {
+                    let (reason, events) = match part {
+                        TailPart::Recalled => (
+                            InclusionReason::Recalled,
+                            self.recalled.iter().map(|r| r.event_id.clone()).collect(),
+                        ),
+                        TailPart::Memory => (InclusionReason::Memory, Vec::new()),
+                        TailPart::Artifacts => (
+                            InclusionReason::Externalised,
+                            ids(self.artifact_refs.iter().map(|a| a.event_id.as_ref())),
+                        ),
+                        TailPart::ToolResults => (
+                            InclusionReason::ToolResult,
+                            ids(self.tool_results.iter().map(|t| t.event_id.as_ref())),
+                        ),
+                        TailPart::Task => (InclusionReason::Task, Vec::new()),
+                        TailPart::Goal => (InclusionReason::Goal, Vec::new()),
+                    };
+                    (Zone::Recent, reason, events, counter.count(text))
+                })
+                .collect();
+            parts.message(total, tail_parts);
+        }
+    }
+
+    fn single_system_parts(&self, parts: &mut Parts<'_>) {
+        let counter = parts.counter;
+        let overhead = counter.message_overhead();
+        let system = counter.count(&self.system_content()) + overhead;
+        let mut sections = vec![(Zone::System, InclusionReason::System, Vec::new(), 0)];
+        let mut section = |reason, events: Vec<String>, header: &str, lines: Vec<String>| {
+            if !lines.is_empty() {
+                let tokens = counter.count(&format!("{header}\n{}", lines.join("\n")));
+                sections.push((Zone::System, reason, events, tokens));
+            }
+        };
+        section(
+            InclusionReason::Memory,
+            Vec::new(),
+            MEMORY_HEADER,
+            self.memory_hits.iter().map(memory_line).collect(),
+        );
+        section(
+            InclusionReason::Externalised,
+            ids(self.artifact_refs.iter().map(|a| a.event_id.as_ref())),
+            ARTIFACT_HEADER,
+            self.artifact_refs.iter().map(artifact_line).collect(),
+        );
+        section(
+            InclusionReason::ToolResult,
+            ids(self.tool_results.iter().map(|t| t.event_id.as_ref())),
+            TOOL_HEADER,
+            self.tool_results.iter().map(tool_line).collect(),
+        );
+        parts.message(system, sections);
+        if self.tool_tokens > 0 {
+            parts.message(
+                self.tool_tokens,
+                vec![(Zone::System, InclusionReason::Tools, Vec::new(), 0)],
+            );
+        }
+        let recent = zoned::recent_start(&self.history);
+        let zone = |i: usize| single_system_zone(i, recent);
+        let placeholder = placeholder_at(&self.history);
+        for (i, h) in self.history.iter().enumerate() {
+            if placeholder == Some(i) {
+                parts.placeholder(zone(i));
+            }
+            parts.history(h, zone(i));
+        }
+        if placeholder == Some(self.history.len()) {
+            parts.placeholder(Zone::Recent);
+        }
+    }
+
+    /// The compile's `dropped` items as the ledger's exclusions.
+    fn excluded(&self) -> Vec<Excluded> {
+        self.dropped
+            .iter()
+            .map(|d| Excluded {
+                event_ids: d.event_id.iter().cloned().collect(),
+                reason: match d.action {
+                    DropAction::Dropped | DropAction::Truncated => ExclusionReason::Budget,
+                    DropAction::Summarized => ExclusionReason::Compacted,
+                    DropAction::Masked => ExclusionReason::Masked,
+                    DropAction::Refused => ExclusionReason::Refused,
+                },
+                tokens: d.tokens_removed,
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn apportioning_gives_the_first_part_what_is_left() {
+        assert_eq!(apportion(10, &[0, 3, 4]), [3, 3, 4]);
+        assert_eq!(apportion(5, &[0, 3, 4]), [0, 3, 2]);
+        assert_eq!(apportion(7, &[0]), [7]);
+        assert!(apportion(7, &[]).is_empty());
+    }
+}

@@ -1,0 +1,83 @@
+// ctx.ledger: what a compiled context holds and why (each part's zone,
+// events, reason and tokens, adding up to tokenCount in the session's own
+// counter) and what the compile left out.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  ArtifactAttacher, Compactor, ContextCompiler, HistoryRecall, HistorySelector, MemoryArtifactStore, Session,
+  WorkingContext,
+} from "agent-context-compiler";
+
+const sum = (parts) => parts.reduce((n, p) => n + p.tokens, 0);
+
+async function toolLoop(session, turns) {
+  for (let i = 0; i < turns; i++) {
+    session.record("user_input", `step ${i}: check the deploy of service ${i} and its logs`);
+    const call = session.record("tool_call", { call_id: `c${i}`, tool_name: "read_logs", arguments: { service: i } });
+    session.record("tool_success", { call_id: `c${i}`, tool_name: "read_logs", result: `line ${i} ok\n`.repeat(i % 5 === 0 ? 400 : 5) });
+    session.record("assistant_output", `service ${i} is healthy (${call.eventId})`);
+  }
+}
+
+test("a zoned compile's ledger adds up to tokenCount, part by part, with the events behind each", async () => {
+  const s = new Session({ sessionId: "ledger" });
+  s.record("user_input", "My dentist appointment is at the Alfama clinic on Tuesday.");
+  await toolLoop(s, 30);
+  const question = s.record("user_input", "Which clinic is my dentist appointment at?").eventId;
+  const store = new MemoryArtifactStore();
+  const compiler = new ContextCompiler({
+    layout: "zoned",
+    processors: [
+      new HistorySelector({ keepFirst: 1, keepLast: Infinity }),
+      new ArtifactAttacher(store, { thresholdBytes: 1_000 }),
+      new Compactor(),
+      new HistoryRecall({ minDistinction: 0 }),
+    ],
+  });
+  const ctx = await compiler.compile(s, 3_000, {
+    systemPrompt: "You are an operations assistant.",
+    goal: "keep the services healthy",
+    taskState: "answer the question",
+    tools: [{ name: "read_logs", description: "Read a service's logs", parameters: { type: "object", properties: { service: { type: "number" } } } }],
+  });
+  const { included, excluded } = ctx.ledger;
+  assert.equal(sum(included), ctx.tokenCount);
+  for (const zone of ["system", "persistent", "working", "recent"]) {
+    assert.equal(sum(included.filter((p) => p.zone === zone)), ctx.zoneUsage[zone], zone);
+  }
+  const reasons = new Set(included.map((p) => p.reason));
+  for (const reason of ["system", "tools", "pinned", "selected", "goal", "task"]) assert.ok(reasons.has(reason), `${reason} in ${[...reasons]}`);
+  assert.ok(reasons.has("summary") || reasons.has("masked") || reasons.has("externalised"), [...reasons].join());
+  // Every event id the ledger names is one of the session's.
+  const ids = new Set(s.eventLog.events.map((e) => e.eventId));
+  for (const part of [...included, ...excluded]) {
+    for (const id of part.eventIds) assert.ok(ids.has(id), `${id} (${part.reason}) is the session's`);
+  }
+  // The question is in RECENT, selected.
+  assert.ok(included.some((p) => p.zone === "recent" && p.reason === "selected" && p.eventIds.includes(question)));
+  // What was left out is dropped's, by reason.
+  assert.equal(excluded.length, ctx.dropped.length);
+  const byAction = { dropped: "budget", truncated: "budget", summarized: "compacted", masked: "masked", refused: "refused" };
+  ctx.dropped.forEach((d, i) => assert.equal(excluded[i].reason, byAction[d.action]));
+  assert.deepEqual(ctx.ledger, ctx.ledger, "the same ledger each read");
+});
+
+test("the ledger counts in the session's own counter, and a context built by hand has one too", async () => {
+  const chars = (text) => text.length;
+  const s = new Session({ tokenCounter: chars });
+  for (let i = 0; i < 20; i++) s.record(i % 2 ? "assistant_output" : "user_input", `message ${i} `.repeat(6));
+  const compiler = new ContextCompiler({ processors: [new HistorySelector({ keepFirst: 1, keepLast: 100 })] });
+  const ctx = await compiler.compile(s, 800, { systemPrompt: "Be brief." });
+  assert.equal(ctx.layout, "single-system");
+  assert.equal(sum(ctx.ledger.included), ctx.tokenCount);
+  assert.ok(ctx.ledger.included.some((p) => p.reason === "system" && p.zone === "system"));
+
+  const byHand = new WorkingContext({
+    systemPrompt: "Be brief.",
+    history: [{ role: "assistant", content: "Hello!" }, { role: "user", content: "Hi" }],
+    layout: "zoned",
+  });
+  const reasons = byHand.ledger.included.map((p) => p.reason);
+  assert.deepEqual(reasons, ["system", "placeholder", "selected", "selected"]);
+  assert.ok(byHand.ledger.included.every((p) => p.tokens > 0));
+});

@@ -1,0 +1,286 @@
+//! A context's ledger: every part of it with the events behind it, why it
+//! is there and what it costs, adding up to the context's exact count; and
+//! what the compile left out. (Every compile's ledger adding up is checked
+//! on random sessions in `budget_property.rs`.)
+mod common;
+
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+use common::{block_on, session_with};
+use context_compiler::working_context::{
+    ArtifactRef, DropAction, DroppedItem, ExclusionReason, HistoryMessage, InclusionReason,
+    MemoryHit, RecalledTurn, Section, ToolResult,
+};
+use context_compiler::zones::Zone;
+use context_compiler::{
+    Compactor, CompileOptions, ContextCompiler, DefaultTokenCounter, HistorySelector, Layout,
+    TokenCounter, WorkingContext,
+};
+use serde_json::json;
+
+fn hit(key: &str) -> MemoryHit {
+    serde_json::from_value(json!({ "key": key, "content": format!("what {key} says") }))
+        .expect("a memory hit")
+}
+
+fn message(role: &str, content: &str, event: &str) -> HistoryMessage {
+    let mut m = HistoryMessage::new(role, content);
+    m.event_id = Some(event.to_string());
+    m
+}
+
+/// A zoned context holding one of everything.
+fn everything() -> WorkingContext {
+    let mut ctx = WorkingContext::new("You are terse.", 10_000);
+    ctx.layout = Layout::Zoned;
+    ctx.tool_tokens = 42;
+    ctx.goal = Some("ship the release".into());
+    ctx.state_digest = Some(json!({ "step": 3 }));
+    ctx.pinned_memories = vec![hit("style")];
+    ctx.summary = Some("Earlier the user asked for a changelog.".into());
+    let mut pinned = message("user", "first question", "e0");
+    pinned.zone = Some(Zone::Persistent);
+    let mut thought = message("assistant", "thinking it over", "e1");
+    thought.reasoning = Some(
+        json!({ "format": "anthropic", "items": [{ "type": "thinking", "thinking": "a long chain of thought", "signature": "c2ln" }] }),
+    );
+    let mut masked = message("tool", "[output masked: 4 KB of logs]", "e3");
+    masked.tool_call_id = Some("call_1".into());
+    masked.masked = true;
+    let mut call = message("assistant", "", "e2");
+    call.tool_calls = vec![serde_json::from_value(
+        json!({ "id": "call_1", "name": "read_logs", "arguments": "{}" }),
+    )
+    .expect("a call")];
+    let mut external = message("tool", "[artifact a1] 80 KB listing", "e5");
+    external.tool_call_id = Some("call_2".into());
+    external.artifact = Some(
+        serde_json::from_value(
+            json!({ "handle": "a1", "summary": "80 KB listing", "sizeBytes": 80000 }),
+        )
+        .expect("a ref"),
+    );
+    let mut call2 = message("assistant", "", "e4");
+    call2.tool_calls = vec![serde_json::from_value(
+        json!({ "id": "call_2", "name": "list_files", "arguments": "{}" }),
+    )
+    .expect("a call")];
+    let mut picture = message("user", "what is in this picture?", "e6");
+    picture.media = vec![serde_json::from_value(
+        json!({ "type": "image", "mediaType": "image/png", "url": "https://example.com/a.png", "tokens": 85 }),
+    )
+    .expect("a media part")];
+    ctx.history = vec![pinned, thought, call, masked, call2, external, picture];
+    ctx.recalled = vec![RecalledTurn {
+        event_id: "e-old".into(),
+        position: 0,
+        role: "user".into(),
+        content: "my dentist is on Tuesday".into(),
+        timestamp: 1_700_000_000_000.0,
+        score: 3.0,
+    }];
+    ctx.memory_hits = vec![hit("dentist")];
+    ctx.artifact_refs = vec![serde_json::from_value::<ArtifactRef>(
+        json!({ "handle": "a2", "summary": "a report", "sizeBytes": 9000, "eventId": "e-rep" }),
+    )
+    .expect("a ref")];
+    ctx.tool_results = vec![ToolResult {
+        tool: "clock".into(),
+        result: "09:00".into(),
+        event_id: Some("e-clock".into()),
+        tokens: None,
+    }];
+    ctx.task_state = Some("write the notes".into());
+    ctx.dropped = vec![
+        DroppedItem::new(
+            Section::History,
+            DropAction::Summarized,
+            Some("e-s".into()),
+            30,
+        ),
+        DroppedItem::new(
+            Section::History,
+            DropAction::Dropped,
+            Some("e-d".into()),
+            20,
+        ),
+        DroppedItem::new(Section::History, DropAction::Masked, Some("e3".into()), 900),
+        DroppedItem::new(Section::History, DropAction::Refused, Some("e6".into()), 5),
+    ];
+    ctx
+}
+
+#[test]
+fn every_part_is_accounted_for_with_its_reason_and_events() {
+    let counter = DefaultTokenCounter;
+    let ctx = everything();
+    let ledger = ctx.ledger(&counter);
+    let total: u64 = ledger.included.iter().map(|p| p.tokens).sum();
+    assert_eq!(total, ctx.exact_token_count(&counter));
+    let reasons: BTreeSet<String> = ledger
+        .included
+        .iter()
+        .map(|p| format!("{:?}", p.reason))
+        .collect();
+    for reason in [
+        "System",
+        "Tools",
+        "Pinned",
+        "Selected",
+        "Recalled",
+        "Summary",
+        "Masked",
+        "Externalised",
+        "Memory",
+        "Goal",
+        "State",
+        "Task",
+        "ToolResult",
+        "Reasoning",
+        "Media",
+    ] {
+        assert!(
+            reasons.contains(reason),
+            "{reason} missing from {reasons:?}"
+        );
+    }
+    let find = |reason: InclusionReason| {
+        ledger
+            .included
+            .iter()
+            .filter(move |p| p.reason == reason)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(find(InclusionReason::Pinned)[0].zone, Zone::Persistent);
+    assert_eq!(find(InclusionReason::Pinned)[0].event_ids, ["e0"]);
+    assert_eq!(find(InclusionReason::Masked)[0].event_ids, ["e3"]);
+    assert_eq!(find(InclusionReason::Reasoning)[0].event_ids, ["e1"]);
+    assert_eq!(find(InclusionReason::Media)[0].tokens, 85);
+    assert_eq!(find(InclusionReason::Tools)[0].tokens, 42);
+    assert_eq!(find(InclusionReason::Recalled)[0].event_ids, ["e-old"]);
+    assert_eq!(find(InclusionReason::Recalled)[0].zone, Zone::Recent);
+    assert_eq!(find(InclusionReason::Summary)[0].event_ids, ["e-s"]);
+    assert_eq!(find(InclusionReason::Summary)[0].zone, Zone::Working);
+    let externalised: Vec<&str> = find(InclusionReason::Externalised)
+        .iter()
+        .flat_map(|p| p.event_ids.iter().map(String::as_str))
+        .collect();
+    assert_eq!(externalised, ["e5", "e-rep"]);
+    assert_eq!(find(InclusionReason::ToolResult)[0].event_ids, ["e-clock"]);
+    // The goal is in PERSISTENT and restated in RECENT.
+    let goals: Vec<Zone> = find(InclusionReason::Goal).iter().map(|p| p.zone).collect();
+    assert_eq!(goals, [Zone::Persistent, Zone::Recent]);
+    // Each zone's parts add up to what the zone costs.
+    for zone in Zone::ALL {
+        let parts: u64 = ledger
+            .included
+            .iter()
+            .filter(|p| p.zone == zone)
+            .map(|p| p.tokens)
+            .sum();
+        assert_eq!(parts, ctx.zone_usage_of(&counter).get(zone), "{zone:?}");
+    }
+    let excluded: Vec<(ExclusionReason, u64)> = ledger
+        .excluded
+        .iter()
+        .map(|e| (e.reason, e.tokens))
+        .collect();
+    assert_eq!(
+        excluded,
+        [
+            (ExclusionReason::Compacted, 30),
+            (ExclusionReason::Budget, 20),
+            (ExclusionReason::Masked, 900),
+            (ExclusionReason::Refused, 5),
+        ]
+    );
+}
+
+#[test]
+fn the_single_system_layout_and_the_placeholder_are_accounted_for() {
+    let counter = DefaultTokenCounter;
+    let mut ctx = everything();
+    ctx.layout = Layout::SingleSystem;
+    // A conversation opening with the assistant gets the placeholder.
+    ctx.history.remove(0);
+    let ledger = ctx.ledger(&counter);
+    let total: u64 = ledger.included.iter().map(|p| p.tokens).sum();
+    assert_eq!(total, ctx.exact_token_count(&counter));
+    let reasons: Vec<InclusionReason> = ledger.included.iter().map(|p| p.reason).collect();
+    assert!(
+        reasons.contains(&InclusionReason::Placeholder),
+        "{reasons:?}"
+    );
+    assert!(reasons.contains(&InclusionReason::Memory), "{reasons:?}");
+    assert!(
+        reasons.contains(&InclusionReason::ToolResult),
+        "{reasons:?}"
+    );
+    let system: u64 = ledger
+        .included
+        .iter()
+        .filter(|p| p.zone == Zone::System)
+        .map(|p| p.tokens)
+        .sum();
+    assert_eq!(system, ctx.zone_usage_of(&counter).get(Zone::System));
+}
+
+#[test]
+fn a_compile_s_ledger_names_what_compaction_folded() {
+    let counter: Rc<dyn TokenCounter> = Rc::new(DefaultTokenCounter);
+    let mut s = session_with("ledger", counter.clone());
+    for i in 0..60 {
+        s.record(
+            "user_input",
+            json!({ "content": format!("question {i} about the deployment of service {i} and its logs") }),
+            None,
+        )
+        .expect("recorded");
+        s.record(
+            "assistant_output",
+            json!({ "content": format!("answer {i}: the service {i} deployed after two retries, see the runbook") }),
+            None,
+        )
+        .expect("recorded");
+    }
+    let compiler = ContextCompiler::with_layout(
+        vec![
+            Rc::new(HistorySelector::new(1, usize::MAX)),
+            Rc::new(Compactor::new()),
+        ],
+        Layout::Zoned,
+    );
+    let ctx = block_on(compiler.compile_with(&mut s, 1_500, &CompileOptions::new("Be brief.")))
+        .expect("compiled");
+    let ledger = ctx.ledger(counter.as_ref());
+    let total: u64 = ledger.included.iter().map(|p| p.tokens).sum();
+    assert_eq!(total, ctx.token_count);
+    let summary: Vec<_> = ledger
+        .included
+        .iter()
+        .filter(|p| p.reason == InclusionReason::Summary)
+        .collect();
+    assert_eq!(summary.len(), 1, "{:?}", ledger.included);
+    let compacted: BTreeSet<&String> = ledger
+        .excluded
+        .iter()
+        .filter(|e| e.reason == ExclusionReason::Compacted)
+        .flat_map(|e| &e.event_ids)
+        .collect();
+    assert!(!compacted.is_empty());
+    assert_eq!(
+        summary[0].event_ids.iter().collect::<BTreeSet<_>>(),
+        compacted
+    );
+    // No turn is both shown and folded into the summary.
+    for part in ledger
+        .included
+        .iter()
+        .filter(|p| p.reason != InclusionReason::Summary)
+    {
+        for id in &part.event_ids {
+            assert!(!compacted.contains(id), "{id} both in and out");
+        }
+    }
+}
