@@ -162,6 +162,12 @@ async function runOurs(turns, seed, recall = false, formats = null) {
         formats.render[format].push(performance.now() - from);
         formats.bytes[format] = JSON.stringify(request).length;
       }
+      // What reading the ledger costs beside the compile (issue 51: at
+      // most 10%); it is built on this first read.
+      const from = performance.now();
+      const ledger = ctx.ledger;
+      formats.ledger.push(performance.now() - from);
+      formats.ledgerParts = Math.max(formats.ledgerParts ?? 0, ledger.included.length);
     }
     // As the README recommends: release the context's wasm memory when done.
     ctx.free();
@@ -260,7 +266,7 @@ const quantiles = (xs) => {
  * beside the peer's whole step (trimMessages, then its messages mapped to
  * OpenAI's shape) in the same run. */
 export async function formatBench(turns = 300, seed = 42) {
-  const formats = { compile: [], render: Object.fromEntries(FORMATS.map((f) => [f, []])), bytes: {} };
+  const formats = { compile: [], ledger: [], render: Object.fromEntries(FORMATS.map((f) => [f, []])), bytes: {} };
   globalThis.gc?.();
   const meter = await runOurs(turns, seed, false, formats);
   globalThis.gc?.();
@@ -277,6 +283,8 @@ export async function formatBench(turns = 300, seed = 42) {
     );
   }
   console.log(`  trimMessages (last), the peer's step: ${ms(peerStep.p50)} / ${ms(peerStep.p95)} ms p50/p95 (one shape only)`);
+  const ledger = quantiles(formats.ledger);
+  console.log(`  ctx.ledger, built on first read (up to ${formats.ledgerParts} parts): ${ms(ledger.p50)} / ${ms(ledger.p95)} ms p50/p95, ${f2(ledger.p50 / compile.p50)} of the compile's p50 (target at most 0.10)`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

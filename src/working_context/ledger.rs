@@ -221,8 +221,10 @@ impl WorkingContext {
 
     fn zoned_parts(&self, parts: &mut Parts<'_>) {
         let counter = parts.counter;
+        // The texts the compile counted are remembered there.
+        let memo = &self.section_tokens;
         let overhead = counter.message_overhead();
-        let system = counter.count(&zoned::system_zone_text(self)) + overhead;
+        let system = memo.count(counter, &zoned::system_zone_text(self)) + overhead;
         parts.message(
             system,
             vec![(Zone::System, InclusionReason::System, Vec::new(), 0)],
@@ -249,7 +251,7 @@ impl WorkingContext {
                 };
                 sections.push((Zone::Persistent, InclusionReason::State, Vec::new(), weight));
             }
-            parts.message(counter.count(&persistent) + overhead, sections);
+            parts.message(memo.count(counter, &persistent) + overhead, sections);
         }
         // The memory message: pinned memories (PERSISTENT) and the summary
         // (WORKING), split as the zones' usage splits it.
@@ -257,7 +259,7 @@ impl WorkingContext {
         let summary = zoned::summary_section(self);
         let memory = zoned::memory_text(&pinned, &summary);
         if !memory.is_empty() {
-            let total = counter.count(&memory) + overhead;
+            let total = memo.count(counter, &memory) + overhead;
             let summarized = ids(self
                 .dropped
                 .iter()
@@ -274,7 +276,7 @@ impl WorkingContext {
                     vec![(Zone::Working, InclusionReason::Summary, summarized, 0)],
                 );
             } else {
-                let pinned_tokens = counter.count(&pinned).min(total);
+                let pinned_tokens = memo.count(counter, &pinned).min(total);
                 parts.message(
                     total,
                     vec![
@@ -304,7 +306,7 @@ impl WorkingContext {
         let sections = zoned::tail_sections(self);
         if !sections.is_empty() {
             let tail = zoned::tail_text(self);
-            let total = counter.count(&tail) + overhead;
+            let total = memo.count(counter, &tail) + overhead;
             let tail_parts = sections
                 .iter()
                 .map(|(part, text)| {
@@ -325,7 +327,7 @@ impl WorkingContext {
                         TailPart::Task => (InclusionReason::Task, Vec::new()),
                         TailPart::Goal => (InclusionReason::Goal, Vec::new()),
                     };
-                    (Zone::Recent, reason, events, counter.count(text))
+                    (Zone::Recent, reason, events, memo.count(counter, text))
                 })
                 .collect();
             parts.message(total, tail_parts);
@@ -334,8 +336,9 @@ impl WorkingContext {
 
     fn single_system_parts(&self, parts: &mut Parts<'_>) {
         let counter = parts.counter;
+        let memo = &self.section_tokens;
         let overhead = counter.message_overhead();
-        let system = counter.count(&self.system_content()) + overhead;
+        let system = memo.count(counter, &self.system_content()) + overhead;
         let mut sections = vec![(Zone::System, InclusionReason::System, Vec::new(), 0)];
         let mut section = |reason, events: Vec<String>, header: &str, lines: Vec<String>| {
             if !lines.is_empty() {

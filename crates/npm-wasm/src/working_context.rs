@@ -11,6 +11,7 @@ use context_compiler::tokens::{DefaultTokenCounter, TokenCounter};
 use context_compiler::working_context::{
     checker, Ledger, ProviderFormat, WorkingContext as CoreContext,
 };
+use context_compiler::{Error, ErrorCode};
 use context_compiler_js::convert::{from_js, js_to_json, option, string, to_js};
 use context_compiler_js::options::optional_string;
 
@@ -122,10 +123,20 @@ impl WorkingContext {
     /// when first read.
     #[wasm_bindgen(getter, unchecked_return_type = "Ledger")]
     pub fn ledger(&self) -> JsResult<JsValue> {
-        js(self.ledger.get_or_init(|| match &self.counter {
+        let ledger = self.ledger.get_or_init(|| match &self.counter {
             Some(counter) => self.inner.ledger(counter.as_ref()),
             None => self.inner.ledger(&DefaultTokenCounter),
-        }))
+        });
+        // Straight to JSON text (no `serde_json::Value` in between): the
+        // ledger holds ids, names and numbers, no keys of anyone's data.
+        let text = serde_json::to_string(ledger)
+            .map_err(|e| Error::new(ErrorCode::NotSerializable, e.to_string()))?;
+        js_sys::JSON::parse(&text).map_err(|_| {
+            Thrown::from(Error::new(
+                ErrorCode::NotSerializable,
+                "the ledger could not be turned into a JavaScript value",
+            ))
+        })
     }
 
     /// Turns recalled from earlier in the session (`HistoryRecall`, zoned
