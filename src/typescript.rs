@@ -79,6 +79,7 @@ fn declarations() -> BTreeMap<PathBuf, String> {
     export::<crate::recall::SearchHit>(&mut files);
     export::<crate::working_context::RecalledTurn>(&mut files);
     export::<crate::working_context::Ledger>(&mut files);
+    export::<crate::working_context::CacheReport>(&mut files);
     export::<crate::budget::BudgetPlan>(&mut files);
     export::<crate::session::ModelUsage>(&mut files);
     files

@@ -25,7 +25,7 @@ use crate::artifacts::ArtifactStore;
 use crate::budget::{BudgetPlan, DEFAULT_USAGE_MARGIN};
 use crate::error::{Error, ErrorCode, Result};
 use crate::session::Session;
-use crate::working_context::{Layout, WorkingContext};
+use crate::working_context::{Layout, PrefixTracker, WorkingContext};
 use crate::zones::CompactionLevel;
 
 pub use options::CompileOptions;
@@ -51,6 +51,8 @@ pub struct ContextCompiler {
     /// Where the bytes of the images and files a compile keeps are read
     /// from, so that rendering can inline them.
     media_store: Option<Rc<dyn ArtifactStore>>,
+    /// Each session's previous compile, for the prefix report.
+    prefix: Rc<PrefixTracker>,
 }
 
 /// Reads the bytes of the media parts `ctx` keeps from `store` (each
@@ -109,6 +111,7 @@ impl ContextCompiler {
             processors,
             layout: Layout::SingleSystem,
             media_store: None,
+            prefix: Rc::default(),
         }
     }
 
@@ -119,6 +122,7 @@ impl ContextCompiler {
             processors,
             layout,
             media_store: None,
+            prefix: Rc::default(),
         }
     }
 
@@ -160,6 +164,15 @@ impl ContextCompiler {
     /// as a line naming its artifact.
     pub fn with_media_store(mut self, store: Rc<dyn ArtifactStore>) -> Self {
         self.media_store = Some(store);
+        self
+    }
+
+    /// Reports each compile's prompt prefix (`WorkingContext::cache`)
+    /// against the previous compile `tracker` saw of the same session: a
+    /// binding that builds a compiler per call hands each the same tracker.
+    /// By default each compiler has its own.
+    pub fn with_prefix_tracker(mut self, tracker: Rc<PrefixTracker>) -> Self {
+        self.prefix = tracker;
         self
     }
 
@@ -296,6 +309,7 @@ impl ContextCompiler {
         if let Some(store) = &self.media_store {
             load_media(&mut ctx, store.as_ref()).await?;
         }
+        ctx.cache = Some(self.prefix.observe(session.session_id(), &ctx, counter));
         session.note_compiled(ctx.token_count);
         Ok((ctx, writes))
     }

@@ -1,5 +1,6 @@
 //! The compiled, budget-aware view of a session, ready for a model call.
 
+mod cache;
 pub mod checker;
 mod ledger;
 mod media_limits;
@@ -18,6 +19,7 @@ use crate::budget::BudgetPlan;
 use crate::tokens::TokenCounter;
 use crate::zones::{CompactionLevel, Zone, ZoneUsage};
 
+pub use cache::{CacheMiss, CacheReport, MissCause, PrefixTracker};
 pub use ledger::{Excluded, ExclusionReason, Included, InclusionReason, Ledger};
 pub use provider::{ProviderFormat, EMPTY_OUTPUT};
 pub(crate) use zoned::{message_tokens as zoned_message_tokens, reasoning_tokens, recent_start};
@@ -465,6 +467,11 @@ pub struct WorkingContext {
     /// Tokens per zone of the compiled messages.
     #[serde(default)]
     pub zone_usage: ZoneUsage,
+    /// How much of the context repeats the previous compile's (of the same
+    /// session, by the same compiler), and what broke the rest; set by a
+    /// compile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheReport>,
     /// Token counts of the zone sections' texts, remembered between
     /// measures (a cache; `Default` when building a context by hand).
     #[serde(skip)]

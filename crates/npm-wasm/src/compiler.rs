@@ -25,6 +25,7 @@ use crate::registry;
 use context_compiler::artifacts::ArtifactStore;
 use context_compiler::runner::ToolSpec;
 use context_compiler::session::Session;
+use context_compiler::working_context::PrefixTracker;
 use context_compiler::working_context::{Layout, ProviderFormat};
 
 /// What a JS `ContextCompiler` holds: its processors and layout, shared
@@ -34,6 +35,8 @@ pub(crate) struct CompilerSpec {
     layout: Layout,
     /// Where compiles read the bytes of the images and files they keep.
     media_store: Option<Rc<dyn ArtifactStore>>,
+    /// Each session's previous compile by this compiler (`ctx.cache`).
+    prefix: Rc<PrefixTracker>,
 }
 
 impl CompilerSpec {
@@ -48,7 +51,8 @@ impl CompilerSpec {
         let compiler = CoreCompiler::with_layout(
             self.processors.iter().map(|p| p.bind(session)).collect(),
             self.layout,
-        );
+        )
+        .with_prefix_tracker(self.prefix.clone());
         match self.media_store.as_ref().or(fallback) {
             Some(store) => compiler.with_media_store(store.clone()),
             None => compiler,
@@ -191,6 +195,7 @@ impl ContextCompiler {
             processors,
             layout,
             media_store,
+            prefix: Rc::default(),
         }));
         let registration = registry::register(Rc::downgrade(&spec));
         Ok(ContextCompiler { spec, registration })

@@ -32,7 +32,10 @@ import type { Included } from "../../js/types/Included.js";
 import type { Excluded } from "../../js/types/Excluded.js";
 import type { InclusionReason } from "../../js/types/InclusionReason.js";
 import type { ExclusionReason } from "../../js/types/ExclusionReason.js";
-export type { Json, SessionEvent, EvidenceEntry, EvidencePack, ArtifactHandle, SaveReport, SyncReport, SchemaError, ValidationResult, ZoneName, CompactionLevel, ZoneUsage, DropAction, Message, ContextItem, WindowDrop, CompiledContext, ContextStats, SearchHit, RecalledTurn, BudgetPlan, ModelUsage, Ledger, Included, Excluded, InclusionReason, ExclusionReason };
+import type { CacheReport } from "../../js/types/CacheReport.js";
+import type { CacheMiss } from "../../js/types/CacheMiss.js";
+import type { MissCause } from "../../js/types/MissCause.js";
+export type { Json, SessionEvent, EvidenceEntry, EvidencePack, ArtifactHandle, SaveReport, SyncReport, SchemaError, ValidationResult, ZoneName, CompactionLevel, ZoneUsage, DropAction, Message, ContextItem, WindowDrop, CompiledContext, ContextStats, SearchHit, RecalledTurn, BudgetPlan, ModelUsage, Ledger, Included, Excluded, InclusionReason, ExclusionReason, CacheReport, CacheMiss, MissCause };
 
 /** Stable error codes carried by `error.code`. */
 export type ErrorCode =
@@ -226,6 +229,8 @@ export interface WorkingContextData extends ZonedParts {
   budgetPlan?: BudgetPlan;
   /** Tokens of the tools the request offers, counted in SYSTEM; absent when none. */
   toolTokens?: number;
+  /** How much of the context repeats the previous compile's; absent for a context built by hand. */
+  cache?: CacheReport;
 }
 
 /** OpenAI Chat Completions request messages. */

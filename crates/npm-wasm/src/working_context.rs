@@ -225,6 +225,16 @@ impl WorkingContext {
         js(&self.inner.zone_usage)
     }
 
+    /// How much of the context repeats the previous compile's (of the same
+    /// session, by the same compiler): `{ prefixTokens, prefixMessages,
+    /// miss }`, `miss` (`null` when the whole previous context is still the
+    /// prefix) `{ messageIndex, zone, cause, detail }`; `null` for a context
+    /// built by hand.
+    #[wasm_bindgen(getter, unchecked_return_type = "CacheReport | null")]
+    pub fn cache(&self) -> JsResult<JsValue> {
+        js(&self.inner.cache)
+    }
+
     /// The compaction level the compile's utilisation called for.
     #[wasm_bindgen(getter, js_name = compactionLevel, unchecked_return_type = "CompactionLevel")]
     pub fn compaction_level(&self) -> String {
