@@ -170,6 +170,14 @@ export function contextMiddleware(options) {
     if (store !== undefined) await s.sync(store);
   }
 
+  // What each call's compile held and repeated (its ledger and cache
+  // report), by the params the model got, for its reply's providerMetadata.
+  const compiled = new WeakMap();
+  const withCompile = (metadata, params) => {
+    const compile = compiled.get(params);
+    return compile === undefined ? metadata : { ...metadata, agentContextCompiler: compile };
+  };
+
   return {
     specificationVersion: "v4",
     async transformParams({ params }) {
@@ -184,7 +192,9 @@ export function contextMiddleware(options) {
       const tools = (params.tools ?? []).filter((t) => t.type === "function").map(toolSpec);
       const ctx = await compiler.compile(s, budget, { ...compileOptions, systemPrompt: system, tools, format: "ai-sdk" });
       try {
-        return { ...params, prompt: toLanguageModelPrompt(ctx.toMessages({ format: "ai-sdk" })) };
+        const transformed = { ...params, prompt: toLanguageModelPrompt(ctx.toMessages({ format: "ai-sdk" })) };
+        compiled.set(transformed, { ledger: ctx.ledger, cache: ctx.cache });
+        return transformed;
       } finally {
         ctx.free();
       }
@@ -193,7 +203,7 @@ export function contextMiddleware(options) {
       const s = await sessionOf(params);
       const result = await doGenerate();
       await recordReply(s, result.content ?? [], result.usage);
-      return result;
+      return { ...result, providerMetadata: withCompile(result.providerMetadata, params) };
     },
     async wrapStream({ doStream, params }) {
       const s = await sessionOf(params);
@@ -211,7 +221,10 @@ export function contextMiddleware(options) {
           else if (chunk.type === "tool-call") {
             flushText();
             content.push(chunk);
-          } else if (chunk.type === "finish") usage = chunk.usage;
+          } else if (chunk.type === "finish") {
+            usage = chunk.usage;
+            chunk = { ...chunk, providerMetadata: withCompile(chunk.providerMetadata, params) };
+          }
           controller.enqueue(chunk);
         },
         async flush() {

@@ -14,13 +14,15 @@ const KEYS = ["session", "compiler", "budget", "store", ...COMPILE_KEYS];
  * keys (a misspelt one is `INVALID_ARGUMENT` naming the closest), a
  * `session` (or, with `perThread`, a function of the thread's id), a
  * `compiler` and a `budget`. Returns them with `store` and the compile's
- * own options apart.
+ * own options apart; `own` names options of the integration itself, left
+ * out of the compile's (read them from `options`).
  */
-export function integrationOptions(name, options, { perThread }) {
+export function integrationOptions(name, options, { perThread, own = [] }) {
   if (options === null || typeof options !== "object") throw codedError("INVALID_ARGUMENT", `${name} takes { session, compiler, budget, ... }`);
-  const typo = unknownOption(name, options, KEYS);
+  const typo = unknownOption(name, options, [...KEYS, ...own]);
   if (typo) throw typo;
-  const { session, compiler, budget, store, ...compileOptions } = options;
+  const { session, compiler, budget, store, ...rest } = options;
+  const compileOptions = Object.fromEntries(Object.entries(rest).filter(([k]) => !own.includes(k)));
   const isSession = session !== null && typeof session === "object" && typeof session.record === "function";
   if (!isSession && !(perThread && typeof session === "function")) {
     throw codedError("INVALID_ARGUMENT", `${name}: session must be a Session${perThread ? " or a function of the thread's id giving one" : ""}`);

@@ -145,13 +145,18 @@ export function contextMiddleware(options) {
       const system = systemPrompt ?? textOf(request.systemMessage?.content ?? request.systemPrompt ?? "");
       const ctx = await compiler.compile(s, budget, { ...compileOptions, systemPrompt: system, tools: (request.tools ?? []).filter((t) => t?.name).map(toolSpec), format: "openai" });
       let compiled;
+      let compile;
       try {
         compiled = toLangChainMessages(ctx.toMessages({ format: "openai" }));
+        compile = { ledger: ctx.ledger, cache: ctx.cache };
       } finally {
         ctx.free();
       }
       const response = await handler({ ...request, ...compiled });
       if (AIMessage.isInstance(response)) {
+        // What the compile held and repeated, on the reply (not in
+        // `lc_kwargs`: the checkpointer does not keep it).
+        response.response_metadata = { ...response.response_metadata, agentContextCompiler: compile };
         // The state keeps the reply under the id it was recorded by.
         // (the checkpointer serialises `lc_kwargs`, so the id goes there too).
         if (!response.id) {

@@ -17,6 +17,10 @@ export interface AgentsSessionSource {
  * own options. */
 export interface AgentsSessionOptions extends IntegrationOptions<{ tokenCount: number; toMessages(options: { format: "openai-responses" }): unknown; free(): void }> {
   session: AgentsSessionSource;
+  /** Called with each compiled context before its input goes to the model
+   * (its `ledger`, `cache`, `zoneUsage`, ...); it is freed after the call
+   * settles. What it throws fails the model call. */
+  onCompile?: (context: any) => void | Promise<void>;
 }
 
 /**

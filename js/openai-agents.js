@@ -103,7 +103,9 @@ export function toAgentInputItems(input) {
  * and `clearSession` reject with `INVALID_ARGUMENT`.
  */
 export function agentsSession(options) {
-  const { session, compiler, budget, store, compileOptions } = integrationOptions("agentsSession", options, { perThread: false });
+  const { session, compiler, budget, store, compileOptions } = integrationOptions("agentsSession", options, { perThread: false, own: ["onCompile"] });
+  const { onCompile } = options;
+  if (onCompile !== undefined && typeof onCompile !== "function") throw codedError("INVALID_ARGUMENT", "agentsSession: onCompile must be a function of the compiled context");
 
   /** Call ids whose call, and whose result, are recorded. */
   const calls = new Set();
@@ -205,6 +207,8 @@ export function agentsSession(options) {
     const ctx = await compiler.compile(session, budget, { ...compileOptions, systemPrompt: compileOptions.systemPrompt ?? modelData.instructions ?? "", format: "openai-responses" });
     try {
       run.counts.push(ctx.tokenCount);
+      // The compiled context (its ledger, cache report, ...), valid during the call.
+      if (onCompile !== undefined) await onCompile(ctx);
       const { instructions, input } = ctx.toMessages({ format: "openai-responses" });
       return { instructions, input: toAgentInputItems(input).map((item) => mark(item, { rendered: true })) };
     } finally {

@@ -217,6 +217,18 @@ fn seed_run_compiled_basic() {
         zones.system + zones.persistent + zones.working + zones.recent,
         result.budget_used
     );
+    // The step's ledger accounts for every token; its cache report is the
+    // compiler's first of this session.
+    let ledger = &result.steps[0].ledger;
+    assert_eq!(
+        ledger.included.iter().map(|p| p.tokens).sum::<u64>(),
+        result.budget_used
+    );
+    let cache = result.steps[0].cache.as_ref().expect("a cache report");
+    assert_eq!(
+        cache.miss.as_ref().map(|m| m.cause),
+        Some(context_compiler::working_context::MissCause::First)
+    );
 }
 
 #[test]

@@ -29,7 +29,7 @@ use crate::race::{race, First};
 use crate::session::ModelUsage;
 use crate::session::{record_shared, Session, ASSISTANT_OUTPUT, GUARD_DECISION, USER_INPUT};
 use crate::tools::{AbortSignal, ToolChoice, ToolEvent, ToolInterruptHandler};
-use crate::working_context::{DroppedItem, RecalledTurn, WorkingContext};
+use crate::working_context::{CacheReport, DroppedItem, Ledger, RecalledTurn, WorkingContext};
 use crate::zones::{CompactionLevel, ZoneUsage};
 
 pub use crate::tools::ToolSpec;
@@ -173,6 +173,13 @@ pub struct RunStep {
     pub text: String,
     /// The outcomes of the tool calls it asked for, in its order.
     pub tool_events: Vec<ToolEvent>,
+    /// What that context held and why, and what it left out
+    /// ([`WorkingContext::ledger`]).
+    pub ledger: Ledger,
+    /// How much of that context repeated the previous compile's
+    /// ([`WorkingContext::cache`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheReport>,
 }
 
 /// The result (`result`, `session_id`, `budget_used`,
@@ -315,7 +322,7 @@ async fn run_validated(input: &str, agent: &Agent, options: &RunOptions) -> Resu
         }
     }
     for step in 0..options.max_steps {
-        let ctx = compile(agent, options).await?;
+        let (ctx, ledger) = compile(agent, options).await?;
         check_signal(&options.signal)?;
         result.dropped.clone_from(&ctx.dropped);
         result.recalled.clone_from(&ctx.recalled);
@@ -338,6 +345,8 @@ async fn run_validated(input: &str, agent: &Agent, options: &RunOptions) -> Resu
             messages: ctx.to_messages().len(),
             text: reply.text.clone(),
             tool_events: Vec::new(),
+            ledger,
+            cache: ctx.cache.clone(),
         };
         result.budget_used = ctx.token_count;
         result.within_budget &= run_step.within_budget;
@@ -367,16 +376,20 @@ fn busy() -> Error {
 /// Compiles the shared session: one consistent view for the pipeline, its
 /// writes applied after (events recorded meanwhile queue behind it).
 #[allow(clippy::await_holding_refcell_ref)]
-async fn compile(agent: &Agent, options: &RunOptions) -> Result<WorkingContext> {
-    let (ctx, writes) = {
+/// Compiles the run's session; with the context, its ledger (counted by
+/// the session's counter).
+async fn compile(agent: &Agent, options: &RunOptions) -> Result<(WorkingContext, Ledger)> {
+    let (ctx, writes, ledger) = {
         let view = agent.session.try_borrow().map_err(|_| busy())?;
-        agent
+        let (ctx, writes) = agent
             .compiler
             .compile_view(&view, options.budget, &options.compile)
-            .await?
+            .await?;
+        let ledger = ctx.ledger(view.event_log().counter());
+        (ctx, writes, ledger)
     };
     writes.apply_shared(&agent.session)?;
-    Ok(ctx)
+    Ok((ctx, ledger))
 }
 
 /// One model call, given up when the run is cancelled.

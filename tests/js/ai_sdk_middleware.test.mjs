@@ -50,19 +50,21 @@ async function thirtyTurns(stream) {
   const { model, prompts } = scriptedModel();
   const wrapped = wrapLanguageModel({ model, middleware: contextMiddleware({ session, compiler, budget: BUDGET, store, systemPrompt: "You are an SRE." }) });
   const messages = [];
+  const compiles = [];
   for (let turn = 1; turn <= 30; turn++) {
     messages.push({ role: "user", content: `Turn ${turn}: what did the nightly job log?` });
     const call = { model: wrapped, tools, stopWhen: isStepCount(5), messages };
     const result = stream ? streamText(call) : await generateText(call);
     assert.equal(await result.text, `Turn ${turn}: the job ran.`);
     messages.push(...(await result.responseMessages));
+    for (const step of await result.steps) compiles.push(step.providerMetadata?.agentContextCompiler);
   }
-  return { session, dir, store, counts, prompts, messages };
+  return { session, dir, store, counts, prompts, messages, compiles };
 }
 
 for (const stream of [false, true]) {
   test(`a 30-turn ${stream ? "streamText" : "generateText"} tool loop: within budget, question present, calls paired, every step recorded, secrets kept out`, async () => {
-    const { session, dir, counts, prompts, messages } = await thirtyTurns(stream);
+    const { session, dir, counts, prompts, messages, compiles } = await thirtyTurns(stream);
     try {
       assert.equal(prompts.length, 60);
       assert.equal(counts.length, 60);
@@ -76,6 +78,14 @@ for (const stream of [false, true]) {
         assert.ok(!JSON.stringify(prompt).includes(SECRET), "no secret reaches the model");
       });
       assert.ok(messages.length > 60, "the app's own messages grew as usual");
+      // Each step's reply carries its compile's ledger and cache report.
+      assert.equal(compiles.length, 60);
+      compiles.forEach((c, i) => {
+        assert.equal(c.ledger.included.reduce((n, p) => n + p.tokens, 0), counts[i], `step ${i}'s ledger adds up`);
+        assert.ok(c.cache, `step ${i} has a cache report`);
+      });
+      assert.equal(compiles[0].cache.miss.cause, "first");
+      assert.ok(compiles.slice(1).every((c) => c.cache.prefixTokens > 0), "later steps repeat a prefix");
       const kinds = session.eventLog.events.map((e) => e.kind);
       const count = (k) => kinds.filter((x) => x === k).length;
       assert.deepEqual([count("user_input"), count("tool_call"), count("tool_success"), count("assistant_output"), count("model_usage")], [30, 30, 30, 30, 60]);

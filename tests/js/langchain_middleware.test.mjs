@@ -52,6 +52,10 @@ test("a 30-turn createAgent tool loop with PostgresSaver: within budget, questio
     for (let turn = 1; turn <= 30; turn++) {
       const result = await agent.invoke({ messages: [new HumanMessage(`Turn ${turn}: what did the nightly job log?`)] }, config);
       assert.equal(result.messages.at(-1).content, `Turn ${turn}: the job ran.`);
+      // The reply carries its compile's ledger (adding up to what was sent) and cache report.
+      const { ledger, cache } = result.messages.at(-1).response_metadata.agentContextCompiler;
+      assert.equal(ledger.included.reduce((n, p) => n + p.tokens, 0), counts.at(-1));
+      assert.ok(cache.prefixTokens > 0 || cache.miss?.cause === "first", JSON.stringify(cache));
     }
     assert.equal(calls.length, 60);
     for (const c of counts) assert.ok(c <= BUDGET, `${c} tokens`);

@@ -36,18 +36,24 @@ async function thirtyTurns() {
   const store = new FsArtifactStore({ baseDir: dir });
   const { compiler, counts } = measured();
   const { agent, inputs, instructions } = scriptedAgent();
-  const { session, callModelInputFilter } = agentsSession({ session: source, compiler, budget: BUDGET, store });
+  const compiles = [];
+  const onCompile = (ctx) => compiles.push({ ledger: ctx.ledger, cache: ctx.cache, tokenCount: ctx.tokenCount });
+  const { session, callModelInputFilter } = agentsSession({ session: source, compiler, budget: BUDGET, store, onCompile });
   for (let turn = 1; turn <= 30; turn++) {
     const result = await run(agent, `Turn ${turn}: what did the nightly job log?`, { session, callModelInputFilter });
     assert.equal(result.finalOutput, `Turn ${turn}: the job ran.`);
   }
-  return { source, session, dir, counts, inputs, instructions };
+  return { source, session, dir, counts, inputs, instructions, compiles };
 }
 
 test("a 30-turn Agents SDK tool loop: within budget, question present, calls paired, every step recorded once, secrets kept out", async () => {
-  const { source, session, dir, counts, inputs, instructions } = await thirtyTurns();
+  const { source, session, dir, counts, inputs, instructions, compiles } = await thirtyTurns();
   try {
     assert.equal(inputs.length, 60);
+    // onCompile saw every compiled context: its ledger adds up, its cache report is there.
+    assert.equal(compiles.length, 60);
+    for (const c of compiles) assert.equal(c.ledger.included.reduce((n, p) => n + p.tokens, 0), c.tokenCount);
+    assert.equal(compiles[0].cache.miss.cause, "first");
     assert.equal(counts.length, 60);
     for (const c of counts) assert.ok(c <= BUDGET, `${c} tokens`);
     inputs.forEach((input, i) => {
@@ -95,12 +101,26 @@ test("a second process continues the thread from the store", async () => {
   }
 });
 
+test("an onCompile that throws fails the model call with its error; nothing is sent", async () => {
+  const source = new Session({ sessionId: "agents-throwing" });
+  const { compiler } = measured();
+  const { agent, inputs } = scriptedAgent();
+  const onCompile = () => {
+    throw new Error("dashboard offline");
+  };
+  const { session, callModelInputFilter } = agentsSession({ session: source, compiler, budget: BUDGET, onCompile });
+  await assert.rejects(run(agent, "Turn 1: what did the nightly job log?", { session, callModelInputFilter }), /dashboard offline/);
+  assert.equal(inputs.length, 0, "the model was not called");
+  source.free();
+});
+
 test("options are checked; compiled items pass the SDK's schema", async () => {
   const s = new Session();
   const { compiler } = measured();
   assert.throws(() => agentsSession({ session: s, compiler, budget: 100, sessionID: "x" }), { code: "INVALID_ARGUMENT", message: /unknown option sessionID/ });
   assert.throws(() => agentsSession({ session: s, budget: 100 }), { code: "INVALID_ARGUMENT" });
   assert.throws(() => agentsSession({ session: {}, compiler, budget: 100 }), { code: "INVALID_ARGUMENT" });
+  assert.throws(() => agentsSession({ session: s, compiler, budget: 100, onCompile: "log" }), { code: "INVALID_ARGUMENT", message: /onCompile/ });
   const items = toAgentInputItems([
     { type: "message", role: "user", content: "How full?" },
     { type: "function_call", call_id: "c1", name: "df", arguments: "{}" },

@@ -94,7 +94,13 @@ test("seed: test_run_compiled_with_artifact_store", async () => {
     const { system, persistent, working, recent } = s.zoneUsage;
     assert.equal(system + persistent + working + recent, s.budgetUsed);
     assert.ok(system > 0, JSON.stringify(s.zoneUsage));
+    // And part by part, why (the ledger), and how much repeated the step before.
+    assert.equal(s.ledger.included.reduce((n, p) => n + p.tokens, 0), s.budgetUsed);
   }
+  assert.equal(result.steps[0].cache.miss.cause, "first");
+  const repeated = result.steps[1].cache;
+  assert.ok(repeated.prefixTokens > 0, JSON.stringify(repeated));
+  assert.ok(result.steps[1].ledger.included.some((p) => p.reason === "tools"), "the tools the run offers are counted");
 });
 
 test("tool calls run concurrently; failures and timeouts are events the model sees", async () => {

@@ -221,6 +221,10 @@ export interface RunStep {
   messages: number;
   text: string;
   toolEvents: ToolEventData[];
+  /** What the context sent held and why, and what it left out (`WorkingContext.ledger`). */
+  ledger: Ledger;
+  /** How much of that context repeated the previous compile's (`WorkingContext.cache`). */
+  cache?: CacheReport;
 }
 /** What a run did: its `result`, `sessionId`, `budgetUsed` and
  * `withinBudget`, and its steps. */
