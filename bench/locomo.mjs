@@ -19,8 +19,8 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { AIMessage, HumanMessage, SystemMessage, trimMessages } from "@langchain/core/messages";
-import { Compactor, ContextCompiler, HistoryRecall, HistorySelector, Session } from "agent-context-compiler";
-import { OVERHEAD, bm25Peer, count } from "./peers.mjs";
+import { Compactor, ContextCompiler, HistoryRecall, HistorySelector } from "agent-context-compiler";
+import { OVERHEAD, askEach, bm25Peer, count } from "./peers.mjs";
 
 const DATA = fileURLToPath(new URL("../../shared/testdata/locomo-dev/", import.meta.url));
 const SYSTEM = "You are a long-term conversational companion. Answer from what was said in earlier conversations.";
@@ -57,27 +57,12 @@ const pipeline = () =>
   new ContextCompiler({ layout: "zoned", processors: [new HistorySelector({ keepFirst: 1, keepLast: Infinity }), new Compactor(), new HistoryRecall()] });
 
 async function ours(conv, budget) {
-  const compiler = pipeline();
-  const base = new Session({ sessionId: "locomo" });
-  for (const [i, t] of conv.turns.entries()) {
-    base.record(t.role === "user" ? "user_input" : "assistant_output", { content: t.text });
-    if (i % 10 === 9) (await compiler.compile(base, budget, { systemPrompt: SYSTEM })).free();
-  }
-  const exported = base.exportJson();
-  base.free();
-  const out = [];
-  for (const q of conv.questions) {
-    const s = Session.importJson(exported);
-    s.record("user_input", { content: q.text });
-    const ctx = await compiler.compile(s, budget, { systemPrompt: SYSTEM });
-    if (ctx.tokenCount > budget) throw new Error(`over budget: ${ctx.tokenCount} > ${budget}`);
+  const record = (session, t) => session.record(t.role === "user" ? "user_input" : "assistant_output", { content: t.text });
+  return askEach(pipeline(), conv, budget, SYSTEM, record, (q, ctx) => {
     const request = ctx.toMessages({ format: "openai" });
     if (!JSON.stringify(request).includes(JSON.stringify(q.text).slice(1, -1))) throw new Error(`the question is missing: ${q.text}`);
-    out.push({ q, hits: present(conv.turns, q.evidence, request), recalled: ctx.recalled.length });
-    ctx.free();
-    s.free();
-  }
-  return out;
+    return { q, hits: present(conv.turns, q.evidence, request), recalled: ctx.recalled.length };
+  });
 }
 
 async function trimmed(conv, budget) {

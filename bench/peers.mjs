@@ -1,8 +1,8 @@
 // What the recall benchmarks (./recall.mjs on generated conversations,
-// ./locomo.mjs on LoCoMo) share: one token count for every strategy, and the
-// plain-search peer.
+// ./locomo.mjs on LoCoMo) share: one token count for every strategy, the
+// plain-search peer, and how our pipeline is asked each question.
 import MiniSearch from "minisearch";
-import { countTokens } from "agent-context-compiler";
+import { Session, countTokens } from "agent-context-compiler";
 
 /** Tokens a message costs beyond its text, for the peers. */
 export const OVERHEAD = 3;
@@ -34,4 +34,35 @@ export function bm25Peer(texts, system) {
     }
     return picked;
   };
+}
+
+/**
+ * Our pipeline as a live loop runs it: each turn recorded
+ * (`record(session, turn, i)`) with a compile every 10 turns, then each
+ * question recorded as the newest user message on a copy of the session and
+ * compiled under `budget` (checked within it). `measure(q, ctx)` reads each
+ * question's context; the list of what it gives is returned.
+ */
+export async function askEach(compiler, conv, budget, system, record, measure) {
+  const base = new Session({ sessionId: "conversation" });
+  for (const [i, turn] of conv.turns.entries()) {
+    record(base, turn, i);
+    if (i % 10 === 9) (await compiler.compile(base, budget, { systemPrompt: system })).free();
+  }
+  const exported = base.exportJson();
+  base.free();
+  const out = [];
+  for (const q of conv.questions) {
+    const s = Session.importJson(exported);
+    s.record("user_input", { content: q.text });
+    const ctx = await compiler.compile(s, budget, { systemPrompt: system });
+    try {
+      if (ctx.tokenCount > budget) throw new Error(`over budget: ${ctx.tokenCount} > ${budget}`);
+      out.push(measure(q, ctx));
+    } finally {
+      ctx.free();
+      s.free();
+    }
+  }
+  return out;
 }

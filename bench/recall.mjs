@@ -19,7 +19,7 @@ import {
   ArtifactAttacher, Compactor, ContextCompiler, HistoryRecall, HistorySelector, MemoryArtifactStore, Session,
 } from "agent-context-compiler";
 import { conversation } from "./conversations.mjs";
-import { OVERHEAD, bm25Peer, count } from "./peers.mjs";
+import { OVERHEAD, askEach, bm25Peer, count } from "./peers.mjs";
 import MiniSearch from "minisearch";
 import { prose, rng } from "./trace.mjs";
 
@@ -54,28 +54,11 @@ function recalled(turns, evidence, contents) {
 }
 
 async function ours(conv, budget, recall) {
-  const store = new MemoryArtifactStore();
-  const compiler = pipeline(store, recall);
-  const base = new Session({ sessionId: "conv" });
-  for (const [i, turn] of conv.turns.entries()) {
-    record(base, turn, i);
-    if (i % 10 === 9) (await compiler.compile(base, budget, { systemPrompt: SYSTEM })).free();
-  }
-  const exported = base.exportJson();
-  base.free();
-  const scores = [];
-  for (const q of conv.questions) {
-    const s = Session.importJson(exported);
-    s.record("user_input", { content: q.text });
-    const ctx = await compiler.compile(s, budget, { systemPrompt: SYSTEM });
+  return askEach(pipeline(new MemoryArtifactStore(), recall), conv, budget, SYSTEM, record, (q, ctx) => {
     const contents = ctx.toMessages({ format: "openai" }).map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
-    if (ctx.tokenCount > budget) throw new Error(`over budget: ${ctx.tokenCount} > ${budget}`);
     if (!contents.some((c) => c.includes(q.text))) throw new Error(`the newest user message is missing: ${q.text}`);
-    scores.push({ kind: q.kind, recall: recalled(conv.turns, q.evidence, contents) });
-    ctx.free();
-    s.free();
-  }
-  return scores;
+    return { kind: q.kind, recall: recalled(conv.turns, q.evidence, contents) };
+  });
 }
 
 function toMessage(turn, i) {

@@ -5,8 +5,8 @@ mod common;
 
 use std::rc::Rc;
 
-use common::{block_on, session_with};
-use context_compiler::working_context::{HistoryMessage, MissCause, PrefixTracker};
+use common::{block_on, exchange, session_with};
+use context_compiler::working_context::{CacheMiss, HistoryMessage, MissCause, PrefixTracker};
 use context_compiler::{
     CompileOptions, ContextCompiler, DefaultTokenCounter, HistoryRecall, HistorySelector, Layout,
     Session, TokenCounter, WorkingContext,
@@ -23,18 +23,11 @@ fn session(id: &str, turns: usize) -> Session {
 }
 
 fn say(s: &mut Session, i: usize) {
-    s.record(
-        "user_input",
-        json!({ "content": format!("question {i}: how is service {i} doing?") }),
-        None,
-    )
-    .expect("recorded");
-    s.record(
-        "assistant_output",
-        json!({ "content": format!("service {i} is fine") }),
-        None,
-    )
-    .expect("recorded");
+    exchange(
+        s,
+        &format!("question {i}: how is service {i} doing?"),
+        &format!("service {i} is fine"),
+    );
 }
 
 fn zoned(processors: Vec<Rc<dyn context_compiler::Processor>>) -> ContextCompiler {
@@ -47,6 +40,13 @@ fn compile(
     options: &CompileOptions,
 ) -> WorkingContext {
     block_on(compiler.compile_with(s, 8_000, options)).expect("compiled")
+}
+
+fn miss(ctx: &WorkingContext) -> CacheMiss {
+    ctx.cache
+        .as_ref()
+        .and_then(|c| c.miss.clone())
+        .expect("a miss")
 }
 
 fn cause(ctx: &WorkingContext) -> Option<MissCause> {
@@ -86,13 +86,7 @@ fn a_growing_conversation_keeps_its_prefix_and_changes_are_named() {
     changed.system_prompt = "You are verbose.".into();
     let ctx = compile(&compiler, &mut s, &changed);
     assert_eq!(cause(&ctx), Some(MissCause::System));
-    assert_eq!(
-        ctx.cache
-            .as_ref()
-            .and_then(|c| c.miss.as_ref())
-            .map(|m| m.message_index),
-        Some(0)
-    );
+    assert_eq!(miss(&ctx).message_index, 0);
 
     let mut tools = changed.clone();
     tools.tools = vec![serde_json::from_value(json!({ "name": "read_logs", "description": "Read logs", "parameters": { "type": "object" } })).expect("a tool")];
@@ -104,11 +98,7 @@ fn a_growing_conversation_keeps_its_prefix_and_changes_are_named() {
     compile(&compiler, &mut s, &goal);
     goal.goal = Some("keep every service up, cheaply".into());
     let ctx = compile(&compiler, &mut s, &goal);
-    let miss = ctx
-        .cache
-        .as_ref()
-        .and_then(|c| c.miss.clone())
-        .expect("a miss");
+    let miss = miss(&ctx);
     assert_eq!(miss.cause, MissCause::Persistent);
     assert_eq!(miss.message_index, 1);
     assert!(ctx.cache.as_ref().is_some_and(|c| c.prefix_tokens > 0));
@@ -131,11 +121,7 @@ fn a_moving_window_and_compaction_are_named() {
         say(&mut s, i);
     }
     let ctx = compile(&compiler, &mut s, &options);
-    let miss = ctx
-        .cache
-        .as_ref()
-        .and_then(|c| c.miss.clone())
-        .expect("a miss");
+    let miss = miss(&ctx);
     assert_eq!(miss.cause, MissCause::Window, "{miss:?}");
     assert!(miss.detail.contains("window moved"), "{}", miss.detail);
 

@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
-use common::{block_on, session_with};
+use common::{block_on, exchange, session_with};
 use context_compiler::working_context::{
     ArtifactRef, DropAction, DroppedItem, ExclusionReason, HistoryMessage, InclusionReason,
     MemoryHit, RecalledTurn, Section, ToolResult,
@@ -231,18 +231,11 @@ fn a_compile_s_ledger_names_what_compaction_folded() {
     let counter: Rc<dyn TokenCounter> = Rc::new(DefaultTokenCounter);
     let mut s = session_with("ledger", counter.clone());
     for i in 0..60 {
-        s.record(
-            "user_input",
-            json!({ "content": format!("question {i} about the deployment of service {i} and its logs") }),
-            None,
-        )
-        .expect("recorded");
-        s.record(
-            "assistant_output",
-            json!({ "content": format!("answer {i}: the service {i} deployed after two retries, see the runbook") }),
-            None,
-        )
-        .expect("recorded");
+        exchange(
+            &mut s,
+            &format!("question {i} about the deployment of service {i} and its logs"),
+            &format!("answer {i}: the service {i} deployed after two retries, see the runbook"),
+        );
     }
     let compiler = ContextCompiler::with_layout(
         vec![

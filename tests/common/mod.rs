@@ -47,6 +47,15 @@ impl Clock for StepClock {
 }
 
 /// A deterministic session with the default counter.
+/// Records a user turn saying `question` and an assistant turn saying
+/// `answer`.
+pub fn exchange(s: &mut Session, question: &str, answer: &str) {
+    for (kind, text) in [("user_input", question), ("assistant_output", answer)] {
+        s.record(kind, serde_json::json!({ "content": text }), None)
+            .expect("recorded");
+    }
+}
+
 /// Records a call of `tool` with `arguments` and its successful `result`,
 /// paired by the call's event id; returns that id.
 #[allow(dead_code)]
