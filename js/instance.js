@@ -7,6 +7,7 @@ import * as glue from "../pkg/context_compiler.js";
 import { codedError } from "./coded.js";
 import { createGuard } from "./module-guard.js";
 import { schemaEngine } from "./schema.js";
+import { traceContext } from "./tracing.js";
 
 /**
  * The host's SHA-256, set by the entry: `sha256(bytes)` returns the digest
@@ -25,6 +26,7 @@ const guard = createGuard({
   glue,
   host: {
     schemaEngine,
+    traceContext,
     sha256(bytes) {
       return hashing.sha256?.(bytes);
     },

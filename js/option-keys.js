@@ -5,7 +5,7 @@
 export const OPTION_KEYS = {
   "ArtifactAttacher": [[1,["thresholdBytes"],false]],
   "Compactor": [[0,["summarizer","target"],false]],
-  "ContextCompiler": [[0,["layout","mediaStore","processors"],false]],
+  "ContextCompiler": [[0,["layout","mediaStore","processors","tracer"],false]],
   "ContextCompiler.compile": [[2,["format","goal","model","policies","reserveOutput","stateDigest","systemPrompt","taskState","toolDefinitions","tools","usageMargin","userPreferences"],true]],
   "ContextWindow": [[0,["maxContextTokens","tokenCounter","zoneBudgets"],false]],
   "ContextWindow.addRecentMessage": [[2,["importance"],false]],
@@ -53,6 +53,6 @@ export const OPTION_KEYS = {
   "attachMedia": [[2,["detail","filename","mediaType","sessionId","source"],true]],
   "checkRequest": [[1,["format","model"],false]],
   "init": [[0,["modules","wasm"],true]],
-  "orchestrateCompiled": [[1,["artifactStore","bridge","compiler","externalizeThreshold","format","goal","guard","lookBackTools","maxSteps","memory","model","modelName","normalizer","onDelta","policies","reserveOutput","session","signal","stateDigest","streamFormat","taskState","toolChoice","toolDefinitions","toolHandler","toolTimeoutMs","tools","usageMargin","userPreferences"],true]],
-  "runCompiled": [[1,["artifactStore","bridge","budget","compiler","externalizeThreshold","format","goal","guard","lookBackTools","maxSteps","memory","model","modelName","normalizer","onDelta","policies","reserveOutput","session","signal","stateDigest","streamFormat","systemPrompt","taskState","toolChoice","toolDefinitions","toolHandler","toolTimeoutMs","tools","usageMargin","userPreferences"],true]],
+  "orchestrateCompiled": [[1,["artifactStore","bridge","compiler","externalizeThreshold","format","goal","guard","lookBackTools","maxSteps","memory","model","modelName","normalizer","onDelta","policies","reserveOutput","session","signal","stateDigest","streamFormat","taskState","toolChoice","toolDefinitions","toolHandler","toolTimeoutMs","tools","traceContent","tracer","usageMargin","userPreferences"],true]],
+  "runCompiled": [[1,["artifactStore","bridge","budget","compiler","externalizeThreshold","format","goal","guard","lookBackTools","maxSteps","memory","model","modelName","normalizer","onDelta","policies","reserveOutput","session","signal","stateDigest","streamFormat","systemPrompt","taskState","toolChoice","toolDefinitions","toolHandler","toolTimeoutMs","tools","traceContent","tracer","usageMargin","userPreferences"],true]],
 };

@@ -44,6 +44,7 @@ pub mod recall;
 pub mod runner;
 pub mod session;
 pub mod sql_store;
+pub mod telemetry;
 pub mod tokens;
 pub mod tools;
 pub mod working_context;

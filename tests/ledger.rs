@@ -277,3 +277,74 @@ fn a_compile_s_ledger_names_what_compaction_folded() {
         }
     }
 }
+
+#[test]
+fn turns_the_window_never_reached_are_one_window_entry() {
+    let mut s = session_with("window", Rc::new(DefaultTokenCounter));
+    for i in 0..30 {
+        exchange(
+            &mut s,
+            &format!("question {i} about service {i}"),
+            &format!("answer {i}: service {i} is up"),
+        );
+    }
+    let windowed =
+        ContextCompiler::with_layout(vec![Rc::new(HistorySelector::new(1, 6))], Layout::Zoned);
+    let ctx = block_on(windowed.compile_with(&mut s, 50_000, &CompileOptions::new("Be brief.")))
+        .expect("compiled");
+    let ledger = ctx.ledger_for(&s);
+    let named: BTreeSet<&String> = ledger
+        .included
+        .iter()
+        .flat_map(|p| &p.event_ids)
+        .chain(ledger.excluded.iter().flat_map(|e| &e.event_ids))
+        .collect();
+    let unreached: Vec<_> = s
+        .event_log()
+        .events()
+        .iter()
+        .filter(|e| !named.contains(&e.event_id))
+        .collect();
+    let window: Vec<_> = ledger
+        .excluded
+        .iter()
+        .filter(|e| e.reason == ExclusionReason::Window)
+        .collect();
+    assert_eq!(window.len(), 1, "{:?}", ledger.excluded);
+    assert!(unreached.len() > 40, "a window of 6 turns leaves most out");
+    assert_eq!(window[0].count, Some(unreached.len() as u64));
+    assert_eq!(
+        window[0].tokens,
+        unreached.iter().map(|e| e.token_estimate).sum::<u64>()
+    );
+    assert!(window[0].event_ids.is_empty());
+    // The ledger without the session has no window entry; the parts agree.
+    let alone = ctx.ledger(&DefaultTokenCounter);
+    assert_eq!(alone.included, ledger.included);
+    assert!(alone
+        .excluded
+        .iter()
+        .all(|e| e.reason != ExclusionReason::Window));
+
+    // A window that reaches every turn leaves nothing out.
+    let whole = ContextCompiler::with_layout(
+        vec![Rc::new(HistorySelector::new(1, usize::MAX))],
+        Layout::Zoned,
+    );
+    let ctx = block_on(whole.compile_with(&mut s, 50_000, &CompileOptions::new("Be brief.")))
+        .expect("compiled");
+    assert!(ctx
+        .ledger_for(&s)
+        .excluded
+        .iter()
+        .all(|e| e.reason != ExclusionReason::Window));
+    // Against a session shorter than the one compiled: no window entry.
+    let other = session_with("other", Rc::new(DefaultTokenCounter));
+    let ctx = block_on(windowed.compile_with(&mut s, 50_000, &CompileOptions::new("Be brief.")))
+        .expect("compiled");
+    assert!(ctx
+        .ledger_for(&other)
+        .excluded
+        .iter()
+        .all(|e| e.reason != ExclusionReason::Window));
+}

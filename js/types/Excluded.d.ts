@@ -14,6 +14,11 @@ eventIds: Array<string>,
  */
 reason: ExclusionReason, 
 /**
- * The tokens it would have cost (for a cut: what the cut removed).
+ * The tokens it would have cost (for a cut: what the cut removed;
+ * for `window`, the events' recorded estimates).
  */
-tokens: number, };
+tokens: number, 
+/**
+ * How many events the `window` entry stands for (absent elsewhere).
+ */
+count?: number, };

@@ -3,4 +3,4 @@
 /**
  * Why something is not in a compiled context.
  */
-export type ExclusionReason = "budget" | "compacted" | "masked" | "refused";
+export type ExclusionReason = "budget" | "compacted" | "masked" | "refused" | "window";

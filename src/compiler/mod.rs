@@ -25,6 +25,7 @@ use crate::artifacts::ArtifactStore;
 use crate::budget::{BudgetPlan, DEFAULT_USAGE_MARGIN};
 use crate::error::{Error, ErrorCode, Result};
 use crate::session::Session;
+use crate::telemetry::{genai, Span, Tracer};
 use crate::working_context::{Layout, PrefixTracker, WorkingContext};
 use crate::zones::CompactionLevel;
 
@@ -53,6 +54,8 @@ pub struct ContextCompiler {
     media_store: Option<Rc<dyn ArtifactStore>>,
     /// Each session's previous compile, for the prefix report.
     prefix: Rc<PrefixTracker>,
+    /// Traces each compile as a `compile_context` span.
+    tracer: Option<Rc<dyn Tracer>>,
 }
 
 /// Reads the bytes of the media parts `ctx` keeps from `store` (each
@@ -107,12 +110,7 @@ fn with_question(
 impl ContextCompiler {
     /// A compiler running `processors` in order, with the single-system layout.
     pub fn new(processors: Vec<Rc<dyn Processor>>) -> Self {
-        ContextCompiler {
-            processors,
-            layout: Layout::SingleSystem,
-            media_store: None,
-            prefix: Rc::default(),
-        }
+        Self::with_layout(processors, Layout::SingleSystem)
     }
 
     /// A compiler running `processors` in order, laying the context out as
@@ -123,6 +121,7 @@ impl ContextCompiler {
             layout,
             media_store: None,
             prefix: Rc::default(),
+            tracer: None,
         }
     }
 
@@ -176,6 +175,19 @@ impl ContextCompiler {
         self
     }
 
+    /// Traces each compile through `tracer`: a `compile_context` span
+    /// (see [`crate::telemetry::genai`]) under the host's current span, or
+    /// under the turn when a run compiles.
+    pub fn with_tracer(mut self, tracer: Rc<dyn Tracer>) -> Self {
+        self.tracer = Some(tracer);
+        self
+    }
+
+    /// The tracer each compile is traced through, if any.
+    pub fn tracer(&self) -> Option<&Rc<dyn Tracer>> {
+        self.tracer.as_ref()
+    }
+
     /// The layout compiled contexts have.
     pub fn layout(&self) -> Layout {
         self.layout
@@ -225,6 +237,39 @@ impl ContextCompiler {
     /// Compiles without writing to the session; returns the context and the
     /// writes the pipeline asked for, to apply with [`SessionWrites::apply`].
     pub async fn compile_view(
+        &self,
+        session: &Session,
+        budget: u64,
+        options: &CompileOptions,
+    ) -> Result<(WorkingContext, SessionWrites)> {
+        let tracer = self.tracer.as_deref();
+        self.compile_view_traced(session, budget, options, tracer, None)
+            .await
+    }
+
+    /// [`ContextCompiler::compile_view`] traced through `tracer` (none:
+    /// untraced) as a `compile_context` span under `parent`.
+    pub async fn compile_view_traced(
+        &self,
+        session: &Session,
+        budget: u64,
+        options: &CompileOptions,
+        tracer: Option<&dyn Tracer>,
+        parent: Option<&dyn Span>,
+    ) -> Result<(WorkingContext, SessionWrites)> {
+        let Some(tracer) = tracer else {
+            return self.compile_untraced(session, budget, options).await;
+        };
+        let span = genai::start_compile(tracer, parent, budget);
+        let compiled = self.compile_untraced(session, budget, options).await;
+        genai::close(span.as_ref(), &compiled, |(ctx, _)| {
+            span.set_attributes(genai::compile_attributes(ctx));
+            span.end();
+        });
+        compiled
+    }
+
+    async fn compile_untraced(
         &self,
         session: &Session,
         budget: u64,
@@ -310,6 +355,7 @@ impl ContextCompiler {
             load_media(&mut ctx, store.as_ref()).await?;
         }
         ctx.cache = Some(self.prefix.observe(session.session_id(), &ctx, counter));
+        ctx.events_seen = log.len();
         session.note_compiled(ctx.token_count);
         Ok((ctx, writes))
     }

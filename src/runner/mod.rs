@@ -28,6 +28,8 @@ use crate::join::{join_all, LocalFuture};
 use crate::race::{race, First};
 use crate::session::ModelUsage;
 use crate::session::{record_shared, Session, ASSISTANT_OUTPUT, GUARD_DECISION, USER_INPUT};
+use crate::telemetry::genai::{self, CallSeen};
+use crate::telemetry::{Span, TraceOptions};
 use crate::tools::{AbortSignal, ToolChoice, ToolEvent, ToolInterruptHandler};
 use crate::working_context::{CacheReport, DroppedItem, Ledger, RecalledTurn, WorkingContext};
 use crate::zones::{CompactionLevel, ZoneUsage};
@@ -93,6 +95,12 @@ pub struct RunOptions {
     /// Which tools the model may or must call, passed to it with the tools
     /// (a named tool must be one of `tools`).
     pub tool_choice: Option<ToolChoice>,
+    /// Traces the run: an `invoke_agent` span for the turn, and under it
+    /// a `compile_context` span per compile, a `chat` span per model call
+    /// and an `execute_tool` span per tool call (see
+    /// [`crate::telemetry::genai`]). Without it, only the compiler's own
+    /// tracer, if any, traces the compiles.
+    pub trace: Option<TraceOptions>,
 }
 
 impl RunOptions {
@@ -110,6 +118,7 @@ impl RunOptions {
             on_delta: None,
             stream_format: None,
             tool_choice: None,
+            trace: None,
         }
     }
 
@@ -153,6 +162,21 @@ pub enum StopReason {
     /// The guard blocked the input; the model was not called.
     Blocked,
 }
+
+impl StopReason {
+    /// The reason's name, as the JSON says it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::Answered => "answered",
+            StopReason::MaxSteps => "max_steps",
+            StopReason::Blocked => "blocked",
+        }
+    }
+}
+
+/// The turn's span and how the run traces, when it does: what the model,
+/// tool and compile spans are started under.
+type Turn<'a> = Option<(&'a TraceOptions, &'a dyn Span)>;
 
 /// One model call of a run and the tool calls it asked for.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -209,6 +233,9 @@ pub struct RunResult {
     /// The turns the last compile recalled from earlier
     /// ([`WorkingContext::recalled`]).
     pub recalled: Vec<RecalledTurn>,
+    /// What the last compile held and why, and what it left out (each
+    /// step has its own compile's).
+    pub ledger: Ledger,
     /// The provider's usage summed over the run's model calls; `None` when
     /// none reported it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -283,6 +310,38 @@ async fn run_validated(input: &str, agent: &Agent, options: &RunOptions) -> Resu
         .session
         .try_borrow()
         .map_or_else(|_| Err(busy()), |s| Ok(s.session_id().to_string()))?;
+    let Some(trace) = &options.trace else {
+        return run_turn(input, agent, options, session_id, None).await;
+    };
+    let model = options.compile.model.as_deref();
+    let span = genai::start_turn(trace, &session_id, model, options.budget);
+    let outcome = run_turn(
+        input,
+        agent,
+        options,
+        session_id,
+        Some((trace, span.as_ref())),
+    )
+    .await;
+    genai::close(span.as_ref(), &outcome, |r| {
+        genai::end_turn(
+            span.as_ref(),
+            r.steps.len(),
+            r.stop_reason.as_str(),
+            r.usage.as_ref(),
+        )
+    });
+    outcome
+}
+
+/// The turn after its input was recorded: the guard, then the steps.
+async fn run_turn(
+    input: &str,
+    agent: &Agent,
+    options: &RunOptions,
+    session_id: String,
+    turn: Turn<'_>,
+) -> Result<RunResult> {
     let mut result = RunResult {
         result: String::new(),
         session_id,
@@ -294,6 +353,7 @@ async fn run_validated(input: &str, agent: &Agent, options: &RunOptions) -> Resu
         steps: Vec::new(),
         dropped: Vec::new(),
         recalled: Vec::new(),
+        ledger: Ledger::default(),
         usage: None,
     };
     if let Some(guard) = &agent.guard {
@@ -322,11 +382,12 @@ async fn run_validated(input: &str, agent: &Agent, options: &RunOptions) -> Resu
         }
     }
     for step in 0..options.max_steps {
-        let (ctx, ledger) = compile(agent, options).await?;
+        let (ctx, ledger) = compile(agent, options, turn).await?;
         check_signal(&options.signal)?;
         result.dropped.clone_from(&ctx.dropped);
         result.recalled.clone_from(&ctx.recalled);
-        let reply = ask(agent, options, &ctx, step).await?;
+        result.ledger.clone_from(&ledger);
+        let reply = ask(agent, options, &ctx, step, turn).await?;
         // A reply that came after the run was cancelled is not recorded.
         check_signal(&options.signal)?;
         if let Some(usage) = &reply.usage {
@@ -361,7 +422,8 @@ async fn run_validated(input: &str, agent: &Agent, options: &RunOptions) -> Resu
             result.stop_reason = StopReason::Answered;
             return Ok(result);
         }
-        run_step.tool_events = run_tools(agent, options, &reply.tool_calls, reasoning).await?;
+        run_step.tool_events =
+            run_tools(agent, options, &reply.tool_calls, reasoning, turn).await?;
         result.steps.push(run_step);
         check_signal(&options.signal)?;
     }
@@ -375,25 +437,68 @@ fn busy() -> Error {
 
 /// Compiles the shared session: one consistent view for the pipeline, its
 /// writes applied after (events recorded meanwhile queue behind it).
+/// With the context, its ledger (counted by the session's counter); traced
+/// under the turn when the run traces, else by the compiler's own tracer.
 #[allow(clippy::await_holding_refcell_ref)]
-/// Compiles the run's session; with the context, its ledger (counted by
-/// the session's counter).
-async fn compile(agent: &Agent, options: &RunOptions) -> Result<(WorkingContext, Ledger)> {
+async fn compile(
+    agent: &Agent,
+    options: &RunOptions,
+    turn: Turn<'_>,
+) -> Result<(WorkingContext, Ledger)> {
+    let (tracer, parent) = match turn {
+        Some((trace, span)) => (Some(trace.tracer.as_ref()), Some(span)),
+        None => (agent.compiler.tracer().map(|t| t.as_ref()), None),
+    };
     let (ctx, writes, ledger) = {
         let view = agent.session.try_borrow().map_err(|_| busy())?;
         let (ctx, writes) = agent
             .compiler
-            .compile_view(&view, options.budget, &options.compile)
+            .compile_view_traced(&view, options.budget, &options.compile, tracer, parent)
             .await?;
-        let ledger = ctx.ledger(view.event_log().counter());
+        let ledger = ctx.ledger_for(&view);
         (ctx, writes, ledger)
     };
     writes.apply_shared(&agent.session)?;
     Ok((ctx, ledger))
 }
 
-/// One model call, given up when the run is cancelled.
+/// One model call, given up when the run is cancelled; traced as a `chat`
+/// span under the turn.
 async fn ask(
+    agent: &Agent,
+    options: &RunOptions,
+    ctx: &WorkingContext,
+    step: usize,
+    turn: Turn<'_>,
+) -> Result<ModelReply> {
+    let Some((trace, parent)) = turn else {
+        return ask_untraced(agent, options, ctx, step).await;
+    };
+    let model = options.compile.model.as_deref();
+    let span = genai::start_chat(trace, parent, model, step, ctx);
+    let reply = ask_untraced(agent, options, ctx, step).await;
+    genai::close(span.as_ref(), &reply, |reply| {
+        let calls: Vec<CallSeen<'_>> = reply
+            .tool_calls
+            .iter()
+            .map(|c| CallSeen {
+                id: c.id.as_deref(),
+                name: &c.name,
+                arguments: c.arguments.as_ref().ok(),
+            })
+            .collect();
+        genai::end_chat(
+            trace,
+            span.as_ref(),
+            &reply.text,
+            &calls,
+            reply.usage.as_ref(),
+        );
+    });
+    reply
+}
+
+async fn ask_untraced(
     agent: &Agent,
     options: &RunOptions,
     ctx: &WorkingContext,
@@ -482,16 +587,37 @@ async fn run_tools(
     options: &RunOptions,
     calls: &[RequestedToolCall],
     reasoning: Option<&Reasoning>,
+    turn: Turn<'_>,
 ) -> Result<Vec<ToolEvent>> {
     let runs: Vec<LocalFuture<'_, Result<ToolEvent>>> = calls
         .iter()
         .enumerate()
         .map(|(i, call)| {
             let notes = record::call_notes(call, i, reasoning);
-            Box::pin(run_tool(agent, options, call, notes)) as LocalFuture<'_, _>
+            Box::pin(traced_tool(agent, options, call, notes, turn)) as LocalFuture<'_, _>
         })
         .collect();
     join_all(runs).await.into_iter().collect()
+}
+
+/// [`run_tool`], traced as an `execute_tool` span under the turn.
+async fn traced_tool(
+    agent: &Agent,
+    options: &RunOptions,
+    call: &RequestedToolCall,
+    notes: Map<String, Value>,
+    turn: Turn<'_>,
+) -> Result<ToolEvent> {
+    let Some((trace, parent)) = turn else {
+        return run_tool(agent, options, call, notes).await;
+    };
+    let arguments = call.arguments.as_ref().ok();
+    let span = genai::start_tool(trace, parent, &call.name, call.id.as_deref(), arguments);
+    let event = run_tool(agent, options, call, notes).await;
+    genai::close(span.as_ref(), &event, |event| {
+        genai::end_tool(trace, span.as_ref(), event)
+    });
+    event
 }
 
 async fn run_tool(

@@ -45,6 +45,23 @@ pub enum MissCause {
     Media,
 }
 
+impl MissCause {
+    /// The cause's name, as the JSON says it (`first`, `system`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MissCause::First => "first",
+            MissCause::System => "system",
+            MissCause::Tools => "tools",
+            MissCause::Persistent => "persistent",
+            MissCause::Compaction => "compaction",
+            MissCause::Window => "window",
+            MissCause::Recall => "recall",
+            MissCause::History => "history",
+            MissCause::Media => "media",
+        }
+    }
+}
+
 /// Where and why the prefix broke.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -3,7 +3,14 @@
 //! asks about pays nothing). Its parts' tokens add up to the context's exact
 //! count ([`WorkingContext::exact_token_count`], a compile's `token_count`).
 
+use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
+
 use serde::{Deserialize, Serialize};
+
+use crate::session::render::{call_id_of, call_key};
+use crate::session::Session;
+use crate::session::TOOL_CALL;
 
 use crate::tokens::TokenCounter;
 use crate::working_context::provider::prepare;
@@ -87,6 +94,9 @@ pub enum ExclusionReason {
     Masked,
     /// An image or file its provider would refuse, sent as its reference.
     Refused,
+    /// Conversation turns the history window never reached (one entry
+    /// for all of them, with their `count`).
+    Window,
 }
 
 /// Something a compile left out, or cut.
@@ -98,8 +108,13 @@ pub struct Excluded {
     pub event_ids: Vec<String>,
     /// Why it is not there.
     pub reason: ExclusionReason,
-    /// The tokens it would have cost (for a cut: what the cut removed).
+    /// The tokens it would have cost (for a cut: what the cut removed;
+    /// for `window`, the events' recorded estimates).
     pub tokens: u64,
+    /// How many events the `window` entry stands for (absent elsewhere).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub count: Option<u64>,
 }
 
 /// What a compiled context holds and why, and what it left out.
@@ -192,6 +207,23 @@ impl Parts<'_> {
             total,
             vec![(zone, InclusionReason::Placeholder, Vec::new(), 0)],
         );
+    }
+}
+
+/// A set of event ids, hashed per read: by their last bytes (an id ends
+/// with its sequence number and random digits), with seeded foldhash.
+type IdSet<'a> = HashSet<IdKey<'a>, foldhash::fast::RandomState>;
+
+/// An event id as a set member: equal when the whole ids are, hashed by at
+/// most their last 12 bytes (foldhash's short path; its seed keeps crafted
+/// collisions out of reach).
+#[derive(PartialEq, Eq)]
+struct IdKey<'a>(&'a str);
+
+impl Hash for IdKey<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        let bytes = self.0.as_bytes();
+        state.write(&bytes[bytes.len().saturating_sub(12)..]);
     }
 }
 
@@ -398,8 +430,62 @@ impl WorkingContext {
                     DropAction::Refused => ExclusionReason::Refused,
                 },
                 tokens: d.tokens_removed,
+                count: None,
             })
             .collect()
+    }
+
+    /// [`WorkingContext::ledger`] of a context compiled from `session`, in
+    /// its counter, with one `window` entry in `excluded` for the
+    /// conversation events (turns, tool calls and their outcomes) among the
+    /// first [`WorkingContext::events_seen`] that no part holds and no
+    /// exclusion names (a call goes with its outcome; exclusions beyond
+    /// `dropped`'s cap are counted there too); none when there are none,
+    /// or when the log is shorter than what the compile read (not the
+    /// session it was compiled from).
+    pub fn ledger_for(&self, session: &Session) -> Ledger {
+        let log = session.event_log();
+        let mut ledger = self.ledger(log.counter());
+        let Some(seen) = log.events().get(..self.events_seen) else {
+            return ledger;
+        };
+        let named: IdSet<'_> = ledger
+            .included
+            .iter()
+            .flat_map(|p| &p.event_ids)
+            .chain(ledger.excluded.iter().flat_map(|e| &e.event_ids))
+            .map(|id| IdKey(id))
+            .collect();
+        // Turns, tool calls and outcomes, in order, as far as the compile read.
+        let timeline = log.timeline();
+        let timeline = &timeline[..timeline.partition_point(|&p| p < seen.len())];
+        // A call goes where its outcome went (an exchange is folded or
+        // dropped as one, named by its outcome).
+        let answered: IdSet<'_> = timeline
+            .iter()
+            .map(|&p| &seen[p])
+            .filter(|e| e.kind != TOOL_CALL && named.contains(&IdKey(&e.event_id)))
+            .filter_map(|e| call_id_of(&e.data).map(IdKey))
+            .collect();
+        let (mut count, mut tokens) = (0u64, 0u64);
+        for event in timeline.iter().map(|&p| &seen[p]) {
+            let reached = named.contains(&IdKey(&event.event_id))
+                || (event.kind == TOOL_CALL
+                    && answered.contains(&IdKey(call_key(&event.event_id, &event.data))));
+            if !reached {
+                count += 1;
+                tokens = tokens.saturating_add(event.token_estimate);
+            }
+        }
+        if count > 0 {
+            ledger.excluded.push(Excluded {
+                event_ids: Vec::new(),
+                reason: ExclusionReason::Window,
+                tokens,
+                count: Some(count),
+            });
+        }
+        ledger
     }
 }
 

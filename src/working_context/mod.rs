@@ -476,6 +476,12 @@ pub struct WorkingContext {
     /// measures (a cache; `Default` when building a context by hand).
     #[serde(skip)]
     pub section_tokens: SectionTokens,
+    /// How many of the session's events the compile read (its log's length
+    /// then; 0 for a context built by hand): the ledger's `window` entry
+    /// counts the conversation events among them that the context neither
+    /// holds nor reports left out.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub events_seen: usize,
 }
 
 /// A small cache of token counts keyed by a text's hash, so a long system
@@ -776,8 +782,8 @@ pub(crate) fn single_system_zone(index: usize, recent: usize) -> Zone {
     }
 }
 
-fn is_zero(n: &u64) -> bool {
-    *n == 0
+fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
+    *n == T::default()
 }
 
 pub(crate) fn memory_line(hit: &MemoryHit) -> String {

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   ArtifactAttacher, Compactor, ContextCompiler, HistoryRecall, HistorySelector, MemoryArtifactStore, Session,
-  WorkingContext,
+  WorkingContext, runCompiled,
 } from "agent-context-compiler";
 
 const sum = (parts) => parts.reduce((n, p) => n + p.tokens, 0);
@@ -80,4 +80,33 @@ test("the ledger counts in the session's own counter, and a context built by han
   const reasons = byHand.ledger.included.map((p) => p.reason);
   assert.deepEqual(reasons, ["system", "placeholder", "selected", "selected"]);
   assert.ok(byHand.ledger.included.every((p) => p.tokens > 0));
+});
+
+test("turns the window never reached are one window entry; a run's result carries its last compile's ledger", async () => {
+  const s = new Session({ sessionId: "window" });
+  for (let i = 0; i < 30; i++) {
+    s.record("user_input", `question ${i} about service ${i}`);
+    s.record("assistant_output", `answer ${i}: service ${i} is up`);
+  }
+  const compiler = new ContextCompiler({ layout: "zoned", processors: [new HistorySelector({ keepFirst: 1, keepLast: 6 })] });
+  const ctx = await compiler.compile(s, 50_000, { systemPrompt: "Be brief." });
+  const { included, excluded } = ctx.ledger;
+  const named = new Set([...included, ...excluded].flatMap((p) => p.eventIds));
+  const unreached = s.eventLog.events.filter((e) => !named.has(e.eventId));
+  const window = excluded.filter((e) => e.reason === "window");
+  assert.equal(window.length, 1);
+  assert.ok(unreached.length > 40);
+  assert.equal(window[0].count, unreached.length);
+  assert.equal(window[0].tokens, unreached.reduce((n, e) => n + e.tokenEstimate, 0));
+  assert.ok(excluded.filter((e) => e.reason !== "window").every((e) => !("count" in e)));
+
+  const { session, steps, ledger } = await runCompiled("and service 31?", {
+    budget: 50_000, session: s, compiler, model: () => "up too",
+  });
+  assert.equal(session, s);
+  assert.deepEqual(ledger, steps.at(-1).ledger);
+  // The run's compile read the 60 events and the new question.
+  const runNamed = new Set([...ledger.included, ...ledger.excluded].flatMap((p) => p.eventIds));
+  const runUnreached = s.eventLog.events.slice(0, 61).filter((e) => !runNamed.has(e.eventId));
+  assert.equal(ledger.excluded.find((e) => e.reason === "window").count, runUnreached.length);
 });

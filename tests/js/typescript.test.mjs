@@ -24,15 +24,16 @@ function consumer() {
   mkdirSync(app);
   writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
   execFileSync("npm", ["install", "--no-audit", "--no-fund", "--offline", join(dir, tarball)], { cwd: app, stdio: ["ignore", "pipe", "pipe"] });
-  // @types/node and the provider SDKs the consumers check the formats
-  // against, as the repository pins them (their own dependencies resolve there).
+  // @types/node, the provider SDKs the consumers check the formats
+  // against and OpenTelemetry's API (a Tracer is a `tracer`), as the repository pins them (their own dependencies resolve there).
   mkdirSync(join(app, "node_modules/@types"));
   mkdirSync(join(app, "node_modules/@anthropic-ai"));
   mkdirSync(join(app, "node_modules/@google"));
   mkdirSync(join(app, "node_modules/@ai-sdk"));
   mkdirSync(join(app, "node_modules/@langchain"));
   mkdirSync(join(app, "node_modules/@openai"));
-  for (const name of ["@types/node", "@anthropic-ai/sdk", "@google/genai", "ai", "openai", "@ai-sdk/provider", "@langchain/core", "langchain", "@openai/agents"]) {
+  mkdirSync(join(app, "node_modules/@opentelemetry"));
+  for (const name of ["@types/node", "@anthropic-ai/sdk", "@google/genai", "ai", "openai", "@ai-sdk/provider", "@langchain/core", "langchain", "@openai/agents", "@opentelemetry/api"]) {
     symlinkSync(join(root, "node_modules", name), join(app, "node_modules", name));
   }
   for (const name of sources) cpSync(join(root, "tests/ts", name), join(app, name));

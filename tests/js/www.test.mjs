@@ -77,7 +77,20 @@ test("a large fetched output is a success row linked to its artifact, and the co
   const legend = await page.locator("#zone-legend li").allTextContents();
   assert.deepEqual(legend.map((l) => l.split(":")[0]), ["system", "persistent", "working", "recent"]);
   assert.equal(legend.reduce((n, l) => n + Number(l.split(": ")[1]), 0), Number(tokens), "the zones add up to the tokens sent");
-  assert.match(await page.locator("#cache-prefix").textContent(), /^Prompt-cache prefix: the first [1-9]\d* of \d+ messages/);
+  assert.match(await page.locator("#cache-prefix").textContent(), /^Prompt-cache prefix: the first [1-9]\d* of \d+ messages \(\d+ tokens\) repeat/);
+  assert.match(
+    await page.locator("#cache-miss").textContent(),
+    /^(The whole previous context is still the prefix\.|Changed at message \d+ \((SYSTEM|PERSISTENT|WORKING|RECENT)\): [a-z]+, .+\.)$/,
+  );
+  // The ledger: each zone's parts add up to the zone, the zones to the tokens sent.
+  const zones = await page.locator("#ledger .ledger-zone > .key").allTextContents();
+  assert.deepEqual(zones.map((z) => Number(z.match(/: (\d+) tokens/)[1])), legend.map((l) => Number(l.split(": ")[1])));
+  // The externalised output is a part; picking it shows its event and why.
+  await page.locator("#ledger button.part.externalised").first().click();
+  assert.match(await page.locator("#ledger-detail .part-why").textContent(), /^externalised: a tool output sent as its artifact's handle and summary · \d+ tokens in (WORKING|RECENT) · 1 event$/);
+  assert.match(await page.locator("#ledger-detail .part-events").textContent(), /^tool_success: /);
+  await page.locator("#ledger button.part.system").first().click();
+  assert.match(await page.locator("#ledger-detail").textContent(), /No session event stands behind it/);
   assert.equal(await page.locator("#artifacts tr").count(), 1);
   await screenshot("conversation");
 });
@@ -213,6 +226,36 @@ test("an OpenAI-compatible endpoint typed into the settings gets the compiled me
     await page.check('input[name="model"][value="scripted"]');
     endpoint.close();
   }
+});
+
+test("under a small budget the page lists what was left out, and the cache bar says what broke the prefix", async () => {
+  // A new session: the last one's usage, reported by the fake endpoint,
+  // corrects its counts.
+  await page.click("#new-session");
+  for (const text of ["fetch /sample/build.log", "read config.env", "hello"]) await say(text);
+  // A smaller budget: the window moves up, and the prefix breaks where it starts.
+  await page.fill("#budget", "700");
+  await say("hello");
+  assert.match(await page.locator("#cache-miss").textContent(), /^Changed at message \d+ \((PERSISTENT|WORKING|RECENT)\): (compaction|window|history), .+\.$/);
+  const left = await page.locator("#excluded button").allTextContents();
+  assert.ok(left.length > 0, "something was left out");
+  for (const entry of left) assert.match(entry, /^(budget|compacted|masked|window) · \d+ events? · \d+ tokens$/);
+  // The turns the selection never reached are one entry, counted; the rest list their events.
+  for (const [i, entry] of left.entries()) {
+    await page.locator("#excluded button").nth(i).click();
+    assert.match(await page.locator("#ledger-detail .part-why").textContent(), new RegExp(`^${entry.split(" ")[0]}: `));
+    if (entry.startsWith("window")) assert.match(await page.locator("#ledger-detail").textContent(), /Counted, not listed/);
+    else assert.ok((await page.locator("#ledger-detail .part-events li").count()) > 0, `${entry}: its events are listed`);
+  }
+  assert.match(await page.locator("#cache-prefix").textContent(), /^Prompt-cache prefix: the first [1-9]\d* of \d+ messages/);
+  const [, tokens] = (await page.locator("#context-tokens").textContent()).match(/^(\d+) of 700 tokens$/);
+  assert.ok(Number(tokens) <= 700);
+  // The summary names the turns it folded.
+  await page.locator("#ledger button.part.summary").click();
+  assert.match(await page.locator("#ledger-detail .part-why").textContent(), /^summary: the compaction summary of the turns it folded · \d+ tokens in WORKING · [1-9]\d* events?$/);
+  assert.ok((await page.locator("#ledger-detail .part-events li").count()) > 0);
+  await screenshot("inside");
+  await page.fill("#budget", "3000");
 });
 
 test("axe-core finds no accessibility violations, and nothing went to the console", async () => {

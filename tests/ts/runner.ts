@@ -1,5 +1,6 @@
 // The turn runner's and the MCP tool's types, checked by `tsc --noEmit`.
-import { MemoryArtifactStore, Session, orchestrateCompiled, type AnthropicRequest, type OpenAiMessage, orchestrateCompiledTool, runCompiled, type McpCallToolResult, type McpToolDefinition, type RunResult, type RunStep, type ToolSpec } from "agent-context-compiler";
+import { trace } from "@opentelemetry/api";
+import { ContextCompiler, MemoryArtifactStore, Session, orchestrateCompiled, type AnthropicRequest, type OpenAiMessage, orchestrateCompiledTool, runCompiled, type McpCallToolResult, type McpToolDefinition, type RunResult, type RunStep, type ToolSpec } from "agent-context-compiler";
 
 export async function useRunner(signal: AbortSignal): Promise<string> {
   const tools: ToolSpec[] = [{ name: "search", description: "Searches", parameters: { type: "object" }, timeoutMs: 500 }];
@@ -22,6 +23,11 @@ export async function useRunner(signal: AbortSignal): Promise<string> {
   const stop: "answered" | "max_steps" | "blocked" = result.stopReason;
   const session: Session = result.session;
   void [step?.toolEvents.length, stop, session.sessionId, result.budgetUsed, result.withinBudget];
+  // An OpenTelemetry Tracer is a tracer, for a run and for a compiler.
+  await runCompiled("hi", { budget: 100, model: () => "x", tracer: trace.getTracer("t"), traceContent: true });
+  void new ContextCompiler({ tracer: trace.getTracer("t") });
+  // @ts-expect-error a tracer starts spans
+  await runCompiled("hi", { budget: 100, model: () => "x", tracer: { name: "t" } });
   // @ts-expect-error a run needs a budget
   await runCompiled("hi", { model: () => "x" });
   // @ts-expect-error a model returns text or a reply object

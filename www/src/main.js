@@ -11,12 +11,12 @@ import {
   IndexedDbArtifactStore,
   Session,
   contentId,
-  countTokens,
   init,
   runCompiled,
 } from "agent-context-compiler";
 import { openAiModel, scriptedModel } from "./model.js";
 import { FileShelf, TOOL_SPECS, makeBridge } from "./tools.js";
+import { renderCache, renderLedger } from "./inside.js";
 import { renderArtifacts, renderContext, renderConversation, renderSessions, showRedacted } from "./views.js";
 
 const SYSTEM_PROMPT = "You are an agent in a browser tab. Use the tools when the user asks; answer briefly.";
@@ -26,8 +26,10 @@ const $ = (id) => document.getElementById(id);
 const shelf = new FileShelf();
 let store;
 let session;
-let previousMessages = null;
 let busy = false;
+/** One compiler for the page: its cache report compares each compile with
+ * the previous one of the same session. */
+let compiler;
 
 function status(text) {
   $("status").textContent = text;
@@ -84,7 +86,6 @@ async function resume(id) {
     return;
   }
   session = loaded;
-  previousMessages = null;
   localStorage.setItem(CURRENT_KEY, id);
   status(`Resumed session ${id} (${session.eventLog.length} events).`);
   await refresh();
@@ -95,7 +96,7 @@ async function send(input) {
   const budget = Number($("budget").value);
   const calls = [];
   const ask = model();
-  const compiler = new ContextCompiler({
+  compiler ??= new ContextCompiler({
     layout: "zoned",
     processors: [new HistorySelector({ keepLast: 24 }), new Compactor(), new ArtifactAttacher(store, { thresholdBytes: 1024 })],
   });
@@ -125,9 +126,10 @@ async function send(input) {
   await store.saveSession(session);
   const last = result.steps[result.steps.length - 1];
   const messages = calls[calls.length - 1];
-  const previous = calls.length > 1 ? calls[calls.length - 2] : previousMessages;
-  renderContext($("context-view"), { step: last, budget, messages, previous, countTokens });
-  previousMessages = messages;
+  const view = $("context-view");
+  renderContext(view, { step: last, budget, messages });
+  renderCache(view, { cache: last.cache, tokens: last.budgetUsed, messages: last.messages });
+  renderLedger(view, { ledger: last.ledger, events: session.eventLog.events });
   $("context-empty").hidden = true;
   $("context-view").hidden = false;
   status(`Answered in ${result.steps.length} model call${result.steps.length === 1 ? "" : "s"}; ${last.budgetUsed} of ${budget} tokens.`);
@@ -182,7 +184,6 @@ function wire() {
   });
   $("new-session").addEventListener("click", async () => {
     newSession();
-    previousMessages = null;
     status(`New session ${session.sessionId}.`);
     await refresh();
   });

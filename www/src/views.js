@@ -96,8 +96,8 @@ function fillOutcome(row, outcome, data, openArtifact) {
 
 const ZONES = ["system", "persistent", "working", "recent"];
 
-/** The last call's context: zones against the budget, compaction, the cache prefix, the messages. */
-export function renderContext(view, { step, budget, messages, previous, countTokens }) {
+/** The last call's context: zones against the budget, compaction, the messages (the cached prefix marked). */
+export function renderContext(view, { step, budget, messages }) {
   view.querySelector("#context-tokens").textContent = `${step.budgetUsed} of ${budget} tokens`;
   view.querySelector("#context-compaction").textContent = step.compactionLevel;
   const bar = view.querySelector("#zonebar");
@@ -112,12 +112,7 @@ export function renderContext(view, { step, budget, messages, previous, countTok
     const key = el("li", `key ${zone}`, `${zone}: ${step.zoneUsage[zone]}`);
     legend.append(key);
   }
-  let same = 0;
-  while (previous && same < Math.min(previous.length, messages.length) && JSON.stringify(previous[same]) === JSON.stringify(messages[same])) same++;
-  const prefixTokens = messages.slice(0, same).reduce((n, m) => n + countTokens(JSON.stringify(m)), 0);
-  view.querySelector("#cache-prefix").textContent = previous
-    ? `Prompt-cache prefix: the first ${same} of ${messages.length} messages (~${prefixTokens} tokens) repeat from the previous call.`
-    : "Prompt-cache prefix: this is the first call in this tab.";
+  const same = step.cache?.miss?.cause === "first" ? 0 : (step.cache?.prefixMessages ?? 0);
   view.querySelector("#message-count").textContent = `${messages.length}`;
   const list = view.querySelector("#messages");
   list.replaceChildren();

@@ -17,7 +17,13 @@ use context_compiler::compiler::{
 };
 use context_compiler::error::{self as core, ErrorCode};
 use context_compiler::memory::InMemoryBackend;
-use context_compiler::working_context::{Layout, ProviderFormat, WorkingContext};
+use context_compiler::working_context::{Layout, PrefixTracker, ProviderFormat, WorkingContext};
+
+thread_local! {
+    /// Each session's previous compile in this instance: the context
+    /// JSON's `cache` reports against it (the instance is the compiler).
+    static PREFIX: Rc<PrefixTracker> = Rc::default();
+}
 
 /// The core pipeline of the WIT processors, with `memories` for the preloader.
 fn pipeline(
@@ -127,11 +133,22 @@ fn run(
             "the session is in use by a running call",
         ))
     })?;
+    let compiler = PREFIX.with(|prefix| compiler.with_prefix_tracker(prefix.clone()));
     let ctx = block_on(compiler.compile_with(&mut session, budget, options)).and_then(|r| r)?;
     Ok(Compiled {
         context_json: to_json(&ctx)?,
         messages_json: to_json(&ctx.to_messages())?,
         token_count: ctx.token_count,
+    })
+}
+
+/// A compiled context from its JSON (`compiled.context-json`).
+fn parse_context(context_json: &str) -> Result<WorkingContext, Error> {
+    serde_json::from_value(parse_json(context_json, "context-json")?).map_err(|e| {
+        wit_error(core::Error::new(
+            ErrorCode::InvalidArgument,
+            format!("context-json is not a compiled context ({e})"),
+        ))
     })
 }
 
@@ -159,14 +176,20 @@ impl Guest for Component {
         run(target, budget, compiler, &options)
     }
 
+    fn ledger(target: SessionBorrow<'_>, context_json: String) -> Result<String, Error> {
+        let ctx = parse_context(&context_json)?;
+        let resource = target.get::<SessionResource>();
+        let session = resource.inner.try_borrow().map_err(|_| {
+            wit_error(core::Error::new(
+                ErrorCode::SessionBusy,
+                "the session is in use by a running call",
+            ))
+        })?;
+        to_json(&ctx.ledger_for(&session))
+    }
+
     fn to_messages(context_json: String, format: MessageFormat) -> Result<String, Error> {
-        let ctx: WorkingContext =
-            serde_json::from_value(parse_json(&context_json, "context-json")?).map_err(|e| {
-                wit_error(core::Error::new(
-                    ErrorCode::InvalidArgument,
-                    format!("context-json is not a compiled context ({e})"),
-                ))
-            })?;
+        let ctx = parse_context(&context_json)?;
         let format = match format {
             MessageFormat::Plain => ProviderFormat::Plain,
             MessageFormat::Openai => ProviderFormat::OpenAi,

@@ -496,6 +496,27 @@ fn golden_fixtures_compile_the_same_through_the_component() {
             actual["search"] = search;
         }
         assert_eq!(actual, fixture["expected"], "{}", path.display());
+        // The ledger adds up to the count; the first compile of a session
+        // repeats no prefix.
+        let ledger: Value = serde_json::from_str(
+            &compiler
+                .call_ledger(&mut store, session, &compiled.context_json)
+                .unwrap()
+                .unwrap(),
+        )
+        .unwrap();
+        let parts = ledger["included"].as_array().unwrap();
+        let sum: u64 = parts.iter().map(|p| p["tokens"].as_u64().unwrap()).sum();
+        assert_eq!(sum, compiled.token_count, "{}", path.display());
+        assert_eq!(
+            ctx.cache
+                .as_ref()
+                .and_then(|c| c.miss.as_ref())
+                .map(|m| m.cause),
+            Some(context_compiler::working_context::MissCause::First),
+            "{}",
+            path.display()
+        );
         assert_eq!(
             to_messages(
                 &mut store,
@@ -1344,4 +1365,78 @@ fn recording_a_tool_event_redacts_its_secrets_unless_told_not_to() {
         1,
         "only the event recorded as given"
     );
+}
+
+#[test]
+fn the_ledger_and_the_cache_report_reach_the_host() {
+    let (mut store, cc) = instantiate();
+    let sessions = cc.agent_context_compiler_sessions().session();
+    let compiler = cc.agent_context_compiler_compiler();
+    let s = sessions.call_constructor(&mut store, Some("seen")).unwrap();
+    for i in 0..20 {
+        for (kind, text) in [
+            ("user_input", format!("question {i}")),
+            ("assistant_output", format!("answer {i}")),
+        ] {
+            sessions
+                .call_record(&mut store, s, kind, &json!(text).to_string(), None)
+                .unwrap()
+                .unwrap();
+        }
+    }
+    let options = CompileOptions {
+        layout: Layout::Zoned,
+        system_prompt: "Be brief.".into(),
+        policies: vec![],
+        tool_definitions_json: None,
+        user_preferences_json: None,
+        goal: None,
+        state_digest_json: None,
+        task_state: None,
+    };
+    let window = [Processor::HistorySelector(HistorySelectorOptions {
+        keep_first: 1,
+        keep_last: 4,
+    })];
+    let compile = |store: &mut Store<Host>| {
+        compiler
+            .call_compile_with(&mut *store, s, 20_000, &options, &window, &[])
+            .unwrap()
+            .unwrap()
+    };
+    let first = compile(&mut store);
+    let ledger: Value = serde_json::from_str(
+        &compiler
+            .call_ledger(&mut store, s, &first.context_json)
+            .unwrap()
+            .unwrap(),
+    )
+    .unwrap();
+    let sum: u64 = ledger["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["tokens"].as_u64().unwrap())
+        .sum();
+    assert_eq!(sum, first.token_count);
+    let window_entry = ledger["excluded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["reason"] == "window")
+        .cloned()
+        .expect("a window entry");
+    assert!(
+        window_entry["count"].as_u64().unwrap() > 20,
+        "{window_entry}"
+    );
+    // The same compile again repeats the whole previous context.
+    let second = compile(&mut store);
+    let ctx: WorkingContext = serde_json::from_str(&second.context_json).unwrap();
+    let cache = ctx.cache.expect("a cache report");
+    assert!(cache.miss.is_none(), "{cache:?}");
+    assert_eq!(cache.prefix_tokens, second.token_count);
+    // A context that is not JSON is an error result, not a trap.
+    let bad = compiler.call_ledger(&mut store, s, "{not json").unwrap();
+    assert_eq!(code(bad), ErrorCode::InvalidArgument);
 }

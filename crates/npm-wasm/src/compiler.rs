@@ -22,9 +22,11 @@ use context_compiler_js::registry::Registration;
 
 use crate::artifact_store_arg::artifact_store_arg;
 use crate::registry;
+use crate::tracer::JsTracer;
 use context_compiler::artifacts::ArtifactStore;
 use context_compiler::runner::ToolSpec;
 use context_compiler::session::Session;
+use context_compiler::telemetry::Tracer;
 use context_compiler::working_context::PrefixTracker;
 use context_compiler::working_context::{Layout, ProviderFormat};
 
@@ -37,6 +39,8 @@ pub(crate) struct CompilerSpec {
     media_store: Option<Rc<dyn ArtifactStore>>,
     /// Each session's previous compile by this compiler (`ctx.cache`).
     prefix: Rc<PrefixTracker>,
+    /// Traces each compile (`compile_context` spans).
+    tracer: Option<Rc<dyn Tracer>>,
 }
 
 impl CompilerSpec {
@@ -53,6 +57,10 @@ impl CompilerSpec {
             self.layout,
         )
         .with_prefix_tracker(self.prefix.clone());
+        let compiler = match &self.tracer {
+            Some(tracer) => compiler.with_tracer(tracer.clone()),
+            None => compiler,
+        };
         match self.media_store.as_ref().or(fallback) {
             Some(store) => compiler.with_media_store(store.clone()),
             None => compiler,
@@ -165,7 +173,8 @@ impl ContextCompiler {
     /// Options: `processors`, built-in or custom, run in order; `layout`:
     /// `"single-system"` (default: one system message holding everything,
     /// then the conversation) or `"zoned"` (SYSTEM / PERSISTENT / WORKING /
-    /// RECENT with a stable prefix and paired tool messages; recommended).
+    /// RECENT with a stable prefix and paired tool messages; recommended);
+    /// `tracer`: an OpenTelemetry `Tracer` tracing each compile.
     #[wasm_bindgen(constructor)]
     pub fn new(options: Option<ContextCompilerOptionsArg>) -> JsResult<ContextCompiler> {
         let layout = layout_option(&option(&options, "layout", "options")?)?;
@@ -196,6 +205,11 @@ impl ContextCompiler {
             layout,
             media_store,
             prefix: Rc::default(),
+            tracer: JsTracer::from_option(
+                &option(&options, "tracer", "options")?,
+                "options.tracer",
+            )?
+            .map(|t| Rc::new(t) as Rc<dyn Tracer>),
         }));
         let registration = registry::register(Rc::downgrade(&spec));
         Ok(ContextCompiler { spec, registration })
@@ -270,15 +284,14 @@ impl ContextCompiler {
         // compiles' writes) queue behind it through `record_shared`.
         #[allow(clippy::await_holding_refcell_ref)]
         spawn(async move {
-            let (ctx, writes, counter) = {
+            let (ctx, writes) = {
                 let view = session.try_borrow().map_err(|_| {
                     Error::new(ErrorCode::SessionBusy, "the session is being written to")
                 })?;
-                let (ctx, writes) = compiler.compile_view(&view, budget, &options).await?;
-                (ctx, writes, view.event_log().counter_rc())
+                compiler.compile_view(&view, budget, &options).await?
             };
             writes.apply_shared(&session)?;
-            Ok(WorkingContext::compiled(ctx, counter).into())
+            Ok(WorkingContext::compiled(ctx, &session)?.into())
         })
     }
 }

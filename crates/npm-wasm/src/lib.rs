@@ -31,5 +31,6 @@ mod session_saving;
 mod store_module;
 mod tape;
 mod tools;
+mod tracer;
 mod types;
 mod working_context;

@@ -120,15 +120,15 @@ fn run_alone(
     #[allow(clippy::await_holding_refcell_ref)]
     spawn(async move {
         let mut writes = SessionWrites::default();
-        let (mut ctx, counter) = {
+        let mut ctx = {
             let view = session.try_borrow().map_err(|_| busy())?;
             let mut ctx = processor.process(&view, ctx, budget, &mut writes).await?;
             ctx.measure(view.event_log().counter());
-            (ctx, view.event_log().counter_rc())
+            ctx
         };
         ctx.budget = budget;
         writes.apply_shared(&session)?;
-        Ok(JsWorkingContext::compiled(ctx, counter).into())
+        Ok(JsWorkingContext::compiled(ctx, &session)?.into())
     })
 }
 

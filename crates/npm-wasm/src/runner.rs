@@ -16,6 +16,7 @@ use crate::registry;
 use crate::reply_stream::{delta_listener, StreamSource};
 use crate::session::JsSession;
 use crate::tools::handler_from_options;
+use crate::tracer::JsTracer;
 use context_compiler::compiler::ContextCompiler as CoreCompiler;
 use context_compiler::error::{Error, ErrorCode, Result};
 use context_compiler::runner::{
@@ -23,6 +24,7 @@ use context_compiler::runner::{
     ModelRequest, RunOptions, StreamFormat, StreamReader, DEFAULT_MAX_STEPS,
 };
 use context_compiler::session::Session;
+use context_compiler::telemetry::TraceOptions;
 use context_compiler::tokens::DefaultTokenCounter;
 use context_compiler::tools::look_back::LookBackBridge;
 use context_compiler::tools::{
@@ -187,6 +189,14 @@ export interface OrchestrateOptions<F extends RunFormat = "openai"> extends Zone
   /** The shape of the messages and tools the model gets; default `"openai"`.
    * The tools are counted in each compile's SYSTEM zone as it sends them. */
   format?: F;
+  /** Traces the run with OpenTelemetry's GenAI conventions: an
+   * `invoke_agent` span for the turn (under the active span) and under it
+   * `compile_context`, `chat {modelName}` and `execute_tool {name}` spans.
+   * Without it, a compiler's own `tracer` traces its compiles alone. */
+  tracer?: TracerLike;
+  /** Puts the messages, replies, tool arguments and results on the spans
+   * (`gen_ai.input.messages`, ...), redacted; default false. */
+  traceContent?: boolean;
   /** Told of each piece of a streamed reply as it comes; a throw stops the
    * run (`HANDLER_FAILED`), the text received recorded as partial. */
   onDelta?: (delta: StreamDelta) => void;
@@ -241,6 +251,9 @@ export interface RunResult {
   dropped: DroppedItem[];
   /** The turns the last compile recalled from earlier (its `WorkingContext.recalled`). */
   recalled: RecalledTurn[];
+  /** What the last compile held and why, and what it left out (its
+   * `WorkingContext.ledger`; each step has its own compile's). */
+  ledger: Ledger;
   /** The provider's usage summed over the run's model calls; absent when none reported it. */
   usage?: ModelUsage;
   /** The session the run recorded into (the one given, or a new one). */
@@ -718,6 +731,7 @@ fn prepare<T: AsRef<JsValue>>(
             .borrow()
             .bind(&shared, media_store)
     };
+    let trace_content = bool_option(options, "traceContent", false)?;
     let run = RunOptions {
         budget,
         compile,
@@ -729,6 +743,12 @@ fn prepare<T: AsRef<JsValue>>(
         on_delta,
         stream_format,
         tool_choice,
+        trace: JsTracer::from_option(&get("tracer")?, "options.tracer")?.map(|tracer| {
+            TraceOptions {
+                tracer: Rc::new(tracer),
+                content: trace_content,
+            }
+        }),
     };
     let link = link_signal(&get("signal")?, &run.signal)?;
     Ok(Prepared {

@@ -231,6 +231,9 @@ export interface WorkingContextData extends ZonedParts {
   toolTokens?: number;
   /** How much of the context repeats the previous compile's; absent for a context built by hand. */
   cache?: CacheReport;
+  /** How many of the session's events the compile read (the ledger's
+   * `window` entry counts what it left of them); absent for a context built by hand. */
+  eventsSeen?: number;
 }
 
 /** OpenAI Chat Completions request messages. */
@@ -504,6 +507,26 @@ export interface ContextCompilerOptions {
    * `toMessages` inlines them; without one, a part without a URL is sent
    * as a line naming its artifact. */
   mediaStore?: ArtifactStoreLike;
+  /** Traces each compile as a `compile_context` span (an OpenTelemetry
+   * `Tracer`, e.g. `trace.getTracer("my-agent")`). */
+  tracer?: TracerLike;
+}
+/** What the package uses of an OpenTelemetry `Tracer` (`@opentelemetry/api`'s
+ * `Tracer` is one; the package imports nothing of OpenTelemetry). A tracer
+ * or span that throws is ignored. */
+export interface TracerLike {
+  startSpan(
+    name: string,
+    options?: { kind?: number; attributes?: { [key: string]: string | number | boolean | string[] } },
+    context?: unknown,
+  ): SpanLike;
+}
+/** What the package uses of an OpenTelemetry `Span`. */
+export interface SpanLike {
+  setAttributes(attributes: { [key: string]: string | number | boolean | string[] }): unknown;
+  setAttribute(key: string, value: string): unknown;
+  setStatus(status: { code: number; message?: string }): unknown;
+  end(): void;
 }
 
 export interface Finding { rule: string; path?: string; start: number; end: number }

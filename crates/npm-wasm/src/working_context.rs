@@ -4,14 +4,14 @@ use context_compiler_js::error::{JsResult, Thrown};
 use wasm_bindgen::prelude::*;
 
 use crate::types::{CheckRequestOptionsArg, ToMessagesOptionsArg};
-use std::cell::OnceCell;
-use std::rc::Rc;
+use std::cell::{OnceCell, RefCell};
+use std::rc::{Rc, Weak};
 
 use context_compiler::tokens::{DefaultTokenCounter, TokenCounter};
 use context_compiler::working_context::{
     checker, Ledger, ProviderFormat, WorkingContext as CoreContext,
 };
-use context_compiler::{Error, ErrorCode};
+use context_compiler::{Error, ErrorCode, Session};
 use context_compiler_js::convert::{from_js, js_to_json, option, string, to_js};
 use context_compiler_js::options::optional_string;
 
@@ -23,18 +23,30 @@ pub struct WorkingContext {
     /// the ledger counts its parts with; `None` for a context built by hand
     /// (the default counter then).
     counter: Option<Rc<dyn TokenCounter>>,
+    /// The session it was compiled from, while it lives: the ledger's
+    /// `window` entry counts the turns of it the window never reached.
+    session: Weak<RefCell<Session>>,
     /// The ledger, built when first read.
     ledger: OnceCell<Ledger>,
 }
 
 impl WorkingContext {
-    /// `inner`, as compiled with `counter`.
-    pub(crate) fn compiled(inner: CoreContext, counter: Rc<dyn TokenCounter>) -> Self {
-        WorkingContext {
+    /// `inner`, as compiled from `session`.
+    pub(crate) fn compiled(
+        inner: CoreContext,
+        session: &Rc<RefCell<Session>>,
+    ) -> context_compiler::Result<Self> {
+        let counter = session
+            .try_borrow()
+            .map_err(|_| Error::new(ErrorCode::SessionBusy, "the session is being written to"))?
+            .event_log()
+            .counter_rc();
+        Ok(WorkingContext {
             inner,
             counter: Some(counter),
+            session: Rc::downgrade(session),
             ledger: OnceCell::new(),
-        }
+        })
     }
 }
 
@@ -76,6 +88,7 @@ impl WorkingContext {
         Ok(WorkingContext {
             inner: from_js(&init, "WorkingContext")?,
             counter: None,
+            session: Weak::new(),
             ledger: OnceCell::new(),
         })
     }
@@ -119,13 +132,22 @@ impl WorkingContext {
     /// What the context holds and why, and what it left out: `included`,
     /// one entry per part of its messages (`{ zone, eventIds, reason,
     /// tokens }`, the tokens adding up to `tokenCount` after a compile), and
-    /// `excluded` (`{ eventIds, reason, tokens }`, from `dropped`). Built
-    /// when first read.
+    /// `excluded` (`{ eventIds, reason, tokens }`, from `dropped`, and one
+    /// `{ reason: "window", count, tokens }` for the turns of the session
+    /// the window never reached, while the session lives). Built when first
+    /// read.
     #[wasm_bindgen(getter, unchecked_return_type = "Ledger")]
     pub fn ledger(&self) -> JsResult<JsValue> {
-        let ledger = self.ledger.get_or_init(|| match &self.counter {
-            Some(counter) => self.inner.ledger(counter.as_ref()),
-            None => self.inner.ledger(&DefaultTokenCounter),
+        let ledger = self.ledger.get_or_init(|| {
+            let session = self.session.upgrade();
+            let view = session.as_ref().and_then(|s| s.try_borrow().ok());
+            let ledger = match (&view, &self.counter) {
+                (Some(view), _) => self.inner.ledger_for(view),
+                (None, Some(counter)) => self.inner.ledger(counter.as_ref()),
+                (None, None) => self.inner.ledger(&DefaultTokenCounter),
+            };
+            drop(view);
+            ledger
         });
         // Straight to JSON text (no `serde_json::Value` in between): the
         // ledger holds ids, names and numbers, no keys of anyone's data.
