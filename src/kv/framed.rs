@@ -8,13 +8,13 @@ use serde_json::{Map, Value};
 
 use crate::artifacts::Hasher;
 use crate::error::{Error, ErrorCode, Result};
-use crate::kv::{KeyValue, KvArtifactStore, KvValue};
+use crate::kv::KvValue;
 
 /// No store needs more chunks than this; a header claiming more is corrupt.
 const MAX_CHUNKS: u64 = 1 << 24;
 
 /// A record as read: its header and its body (the inline body, or once
-/// [`KvArtifactStore::read_framed`] has joined them, the chunks').
+/// `KvArtifactStore::read_framed` has joined them, the chunks').
 pub(crate) struct Record<V> {
     /// The header (with the framing fields `chunks`, `chunkBytes`, `bytes`).
     pub(crate) header: Map<String, Value>,
@@ -69,7 +69,7 @@ impl<V: KvValue> Content<'_, V> {
     }
 
     /// A new value holding `head` then the content.
-    fn joined(&self, head: &[u8]) -> V {
+    pub(crate) fn joined(&self, head: &[u8]) -> V {
         match self {
             Content::Slice(s) => V::from_parts(&[head, s]),
             Content::Value(v) => V::joined(head, v),
@@ -78,7 +78,7 @@ impl<V: KvValue> Content<'_, V> {
 
     /// The content as a value of its own, which later changes to the
     /// caller's buffer cannot reach.
-    fn snapshot(&self) -> V {
+    pub(crate) fn snapshot(&self) -> V {
         match self {
             Content::Slice(s) => V::from_parts(&[s]),
             Content::Value(v) => v.snapshot(),
@@ -162,136 +162,4 @@ pub(crate) fn parse_record<V: KvValue>(key: &str, value: V) -> Result<Record<V>>
         header,
         body: value.tail(newline + 1),
     })
-}
-
-impl<K: KeyValue> KvArtifactStore<K> {
-    /// The record at `key` without its chunks; `None` when absent.
-    pub(crate) async fn read_record(&self, key: &str) -> Result<Option<Record<K::Value>>> {
-        match self.kv_get(key).await? {
-            None => Ok(None),
-            Some(value) => parse_record(key, value).map(Some),
-        }
-    }
-
-    /// The record at `key` with its whole body; a missing chunk is
-    /// [`ErrorCode::ArtifactIncomplete`], never a shorter body.
-    pub(crate) async fn read_framed(&self, key: &str) -> Result<Option<Record<K::Value>>> {
-        let Some(mut record) = self.read_record(key).await? else {
-            return Ok(None);
-        };
-        let chunks = record.chunks();
-        if chunks > 0 {
-            let mut parts = Vec::new();
-            for i in 0..chunks {
-                let chunk = self.kv_get(&chunk_key(key, i)).await?.ok_or_else(|| {
-                    Error::new(
-                        ErrorCode::ArtifactIncomplete,
-                        format!("{key}: chunk {i} of {chunks} is missing"),
-                    )
-                })?;
-                parts.push(chunk);
-            }
-            record.body = K::Value::concat(&parts);
-        }
-        Ok(Some(record))
-    }
-
-    /// Frames `content` under `key` with `header`, at once (no await): in
-    /// one value when it fits, otherwise as a header naming chunks. The
-    /// framed bytes are the store's own copy, so the caller's buffer may
-    /// change once this returns.
-    pub(crate) fn frame(
-        &self,
-        key: &str,
-        mut header: Map<String, Value>,
-        content: &Content<'_, K::Value>,
-    ) -> Result<Framed<K::Value>> {
-        let limit = self.options.chunk_bytes;
-        let bytes = content.len();
-        header.insert("bytes".into(), bytes.into());
-        header.insert("chunkBytes".into(), limit.into());
-        header.insert("chunks".into(), 0.into());
-        let mut line = crate::json_text::to_json_text(&header)
-            .map(String::into_bytes)
-            .map_err(|e| Error::new(ErrorCode::StoreFailed, format!("{key}: header ({e})")))?;
-        line.push(b'\n');
-        if line.len() + bytes <= limit {
-            return Ok(Framed::Inline {
-                value: content.joined(&line),
-                body_start: line.len(),
-            });
-        }
-        // Too large for one value with its header: chunks, named by a
-        // header line that must fit alone.
-        let chunks = bytes.div_ceil(limit);
-        header.insert("chunks".into(), chunks.into());
-        let mut line = crate::json_text::to_json_text(&header)
-            .map(String::into_bytes)
-            .map_err(|e| Error::new(ErrorCode::StoreFailed, format!("{key}: header ({e})")))?;
-        line.push(b'\n');
-        if line.len() > limit {
-            return Err(Error::new(
-                ErrorCode::StoreFailed,
-                format!(
-                    "{key}: the record header ({} bytes) does not fit in one value of {limit} bytes",
-                    line.len()
-                ),
-            ));
-        }
-        Ok(Framed::Chunked {
-            header: line,
-            body: content.snapshot(),
-        })
-    }
-
-    /// Writes a framed record under `key`: chunks first and the record
-    /// last. When a chunk's write fails, the chunks already written are
-    /// removed (best effort) and the record is not written, so the value
-    /// stays absent (or as it was).
-    pub(crate) async fn write_frame(&self, key: &str, framed: Framed<K::Value>) -> Result<()> {
-        let (header, body) = match framed {
-            Framed::Inline { value, .. } => return self.kv_put(key, value).await,
-            Framed::Chunked { header, body } => (header, body),
-        };
-        let limit = self.options.chunk_bytes;
-        let chunks = body.len().div_ceil(limit);
-        for i in 0..chunks {
-            let chunk = body.range(i * limit..((i + 1) * limit).min(body.len()));
-            if let Err(e) = self.kv_put(&chunk_key(key, i as u64), chunk).await {
-                self.delete_chunks(key, i as u64).await;
-                return Err(e.context(format!("writing chunk {i} of {chunks} of {key}")));
-            }
-        }
-        self.kv_put(key, K::Value::from_parts(&[&header])).await
-    }
-
-    /// Frames and writes `content` under `key` with `header` (see
-    /// [`Self::frame`] and [`Self::write_frame`]).
-    pub(crate) async fn write_framed(
-        &self,
-        key: &str,
-        header: Map<String, Value>,
-        content: &Content<'_, K::Value>,
-    ) -> Result<()> {
-        let framed = self.frame(key, header, content)?;
-        self.write_frame(key, framed).await
-    }
-
-    /// Deletes the record at `key`, then its chunks (the record goes first, so
-    /// a deletion interrupted part-way never leaves a record without chunks).
-    pub(crate) async fn delete_framed(&self, key: &str, chunks: u64) -> Result<()> {
-        self.kv_delete(key).await?;
-        for i in 0..chunks {
-            self.kv_delete(&chunk_key(key, i)).await?;
-        }
-        Ok(())
-    }
-
-    /// Removes chunks `0..count` of `key`, ignoring failures (cleanup after a
-    /// failed write; leftovers are unreachable and overwritten by a retry).
-    pub(crate) async fn delete_chunks(&self, key: &str, count: u64) {
-        for i in 0..count {
-            let _ = self.kv_delete(&chunk_key(key, i)).await;
-        }
-    }
 }

@@ -26,6 +26,7 @@ mod artifacts;
 mod framed;
 mod memory;
 mod sessions;
+mod store_frames;
 pub(crate) mod value;
 
 use async_trait::async_trait;

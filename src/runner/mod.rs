@@ -10,6 +10,7 @@
 //! step is in the session, so a failure or a cancellation loses nothing;
 //! a session attached to a bus feeds it as the run records.
 
+mod answer;
 mod guard;
 pub mod mcp;
 mod model;
@@ -35,10 +36,11 @@ use crate::working_context::{CacheReport, DroppedItem, Ledger, RecalledTurn, Wor
 use crate::zones::{CompactionLevel, ZoneUsage};
 
 pub use crate::tools::ToolSpec;
+pub use answer::{Model, ModelAnswer, ReplyStream};
 pub use guard::{Guard, GuardDecision};
-pub use model::{Model, ModelReply, ModelRequest, Reasoning, RequestedToolCall};
+pub use model::{ModelReply, ModelRequest, Reasoning, RequestedToolCall};
 pub use record::{call_notes, record_reply, refuse_call};
-pub use stream::{ModelAnswer, ReplyStream, StreamDelta, StreamFormat, StreamReader};
+pub use stream::{StreamDelta, StreamFormat, StreamReader};
 
 /// Told of each piece of a streamed reply as it comes; an error it returns
 /// stops the run (the text received so far is recorded).

@@ -1,11 +1,9 @@
 //! The model the turn runner calls, as a trait the host implements, and the
 //! replies it understands: text, tool calls, or both.
 
-use async_trait::async_trait;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::runner::stream::ModelAnswer;
 use crate::session::ModelUsage;
 use crate::tools::{AbortSignal, ToolChoice, ToolSpec};
 use crate::working_context::{ProviderFormat, WorkingContext};
@@ -348,19 +346,4 @@ fn provider_response(reply: &Value) -> Option<Value> {
     Some(serde_json::json!({
         "content": text, "toolCalls": calls, "usage": usage, "reasoning": reasoning,
     }))
-}
-
-/// The model a run calls (single-threaded, no `Send` bound): given the
-/// compiled context and the tools, it answers with text and tool calls.
-#[async_trait(?Send)]
-pub trait Model {
-    /// Answers one request.
-    async fn respond(&self, request: ModelRequest<'_>) -> Result<ModelReply>;
-
-    /// Answers one request with a whole reply or a stream of chunks (see
-    /// [`crate::runner::StreamReader`]); the runner calls this. By default,
-    /// [`Model::respond`]'s whole reply.
-    async fn respond_streaming(&self, request: ModelRequest<'_>) -> Result<ModelAnswer> {
-        self.respond(request).await.map(ModelAnswer::Reply)
-    }
 }

@@ -2,7 +2,6 @@
 //! into the pieces a UI shows as they come ([`StreamDelta`]) and the whole
 //! [`ModelReply`] the runner records when the stream ends.
 
-use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -10,22 +9,6 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::runner::model::{read_arguments, ModelReply, Reasoning, RequestedToolCall};
 use crate::session::ModelUsage;
 use crate::working_context::ProviderFormat;
-
-/// The chunks of a streamed reply, read one at a time (a host's async
-/// iterator). `None` ends the stream.
-#[async_trait(?Send)]
-pub trait ReplyStream {
-    /// The next chunk, `None` at the end; an error ends the stream.
-    async fn next_chunk(&mut self) -> Result<Option<Value>>;
-}
-
-/// What a model answers: a whole reply, or a stream of chunks.
-pub enum ModelAnswer {
-    /// The whole reply at once.
-    Reply(ModelReply),
-    /// A reply streamed in chunks.
-    Stream(Box<dyn ReplyStream>),
-}
 
 /// The stream shapes a runner reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

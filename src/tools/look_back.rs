@@ -17,10 +17,7 @@ use crate::session::Session;
 use crate::tools::{AbortSignal, ToolBridge, ToolFailure, ToolOutput};
 use crate::zones::utc_minute;
 
-/// The name of the tool that searches the session.
-pub const SEARCH_HISTORY: &str = "search_history";
-/// The name of the tool that reads an externalised output.
-pub const READ_ARTIFACT: &str = "read_artifact";
+pub use crate::tools::look_back_names::{is_look_back, READ_ARTIFACT, SEARCH_HISTORY};
 /// Results `search_history` gives by default.
 pub const DEFAULT_SEARCH_RESULTS: usize = 5;
 /// Results `search_history` gives at most.
@@ -31,12 +28,6 @@ pub const SEARCH_TEXT_CHARS: usize = 600;
 pub const DEFAULT_PAGE_BYTES: usize = 4096;
 /// Bytes `read_artifact` returns at most.
 pub const MAX_PAGE_BYTES: usize = 16_384;
-
-/// Whether `name` is one of the look-back tools (their outputs are never
-/// externalised, nor indexed for recall: they are copies of what is).
-pub fn is_look_back(name: &str) -> bool {
-    name == SEARCH_HISTORY || name == READ_ARTIFACT
-}
 
 /// The look-back tools' definitions, to offer the model: an array of
 /// `{ name, description, parameters }` (JSON Schema), the shape runs take

@@ -8,6 +8,7 @@ mod bridge;
 mod events;
 mod handler;
 pub mod look_back;
+mod look_back_names;
 mod spec;
 
 pub use abort::AbortSignal;

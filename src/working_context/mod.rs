@@ -2,6 +2,7 @@
 
 mod cache;
 pub mod checker;
+mod format;
 mod ledger;
 mod media_limits;
 mod media_parts;
@@ -20,8 +21,9 @@ use crate::tokens::TokenCounter;
 use crate::zones::{CompactionLevel, Zone, ZoneUsage};
 
 pub use cache::{CacheMiss, CacheReport, MissCause, PrefixTracker};
+pub use format::ProviderFormat;
 pub use ledger::{Excluded, ExclusionReason, Included, InclusionReason, Ledger};
-pub use provider::{ProviderFormat, EMPTY_OUTPUT};
+pub use provider::EMPTY_OUTPUT;
 pub(crate) use zoned::{message_tokens as zoned_message_tokens, reasoning_tokens, recent_start};
 
 /// A conversation turn in a compiled context.

@@ -19,6 +19,7 @@ mod counter;
 mod in_memory;
 mod media;
 mod memory;
+mod model;
 mod normalize;
 mod processors;
 mod record_buffers;

@@ -11,17 +11,18 @@ use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use crate::compiler::compile_options;
+use crate::model::JsModel;
 use crate::processors::budget_arg;
 use crate::registry;
-use crate::reply_stream::{delta_listener, StreamSource};
+use crate::reply_stream::delta_listener;
 use crate::session::JsSession;
 use crate::tools::handler_from_options;
 use crate::tracer::JsTracer;
 use context_compiler::compiler::ContextCompiler as CoreCompiler;
 use context_compiler::error::{Error, ErrorCode, Result};
 use context_compiler::runner::{
-    mcp, run_compiled as run_core, Agent, Guard, GuardDecision, Model, ModelAnswer, ModelReply,
-    ModelRequest, RunOptions, StreamFormat, StreamReader, DEFAULT_MAX_STEPS,
+    mcp, run_compiled as run_core, Agent, Guard, GuardDecision, RunOptions, StreamFormat,
+    DEFAULT_MAX_STEPS,
 };
 use context_compiler::session::Session;
 use context_compiler::telemetry::TraceOptions;
@@ -34,7 +35,7 @@ use context_compiler::working_context::ProviderFormat;
 use context_compiler_js::convert::{bool_option, describe, js_to_json, option, to_js};
 use context_compiler_js::env::{seed, JsClock};
 use context_compiler_js::error::thrown_message;
-use context_compiler_js::llm::{abort, AbortOnDrop};
+use context_compiler_js::llm::AbortOnDrop;
 use context_compiler_js::memory_arg::memory_arg;
 use context_compiler_js::options::{optional_string, usize_option};
 use context_compiler_js::promise::{call_and_await, require_callable, spawn};
@@ -306,177 +307,6 @@ extern "C" {
     /// The `OrchestrateOptions` object (checked at run time, typed in TypeScript).
     #[wasm_bindgen(typescript_type = "OrchestrateOptions")]
     pub type OrchestrateOptionsArg;
-}
-
-/// A JS function (or object with `respond`) as the runner's [`Model`].
-struct JsModel {
-    this: JsValue,
-    respond: Function,
-    format: ProviderFormat,
-    /// The shape of its streamed chunks, when named.
-    stream_format: Option<StreamFormat>,
-}
-
-#[async_trait(?Send)]
-impl Model for JsModel {
-    async fn respond(&self, request: ModelRequest<'_>) -> Result<ModelReply> {
-        match self.respond_streaming(request).await? {
-            ModelAnswer::Reply(reply) => Ok(reply),
-            ModelAnswer::Stream(mut stream) => {
-                let mut reader = StreamReader::new(self.stream_format);
-                while let Some(chunk) = stream.next_chunk().await? {
-                    reader.push(&chunk)?;
-                }
-                reader.finish()
-            }
-        }
-    }
-
-    async fn respond_streaming(&self, request: ModelRequest<'_>) -> Result<ModelAnswer> {
-        let messages = to_js(&request.context.to_provider_messages(self.format))?;
-        let tools: Vec<_> = request
-            .tools
-            .iter()
-            .map(|t| t.definition(self.format))
-            .collect();
-        let mut pending = AbortOnDrop::new();
-        if let Some(controller) = pending.controller() {
-            request
-                .signal
-                .on_abort(move |reason| abort(&controller, reason));
-        }
-        let opts = Object::new();
-        let _ = Reflect::set(&opts, &"tools".into(), &to_js(&tools)?);
-        if let Some(choice) = request.tool_choice {
-            let _ = Reflect::set(
-                &opts,
-                &"toolChoice".into(),
-                &to_js(&choice.for_format(self.format))?,
-            );
-        }
-        let _ = Reflect::set(&opts, &"signal".into(), &pending.signal());
-        let _ = Reflect::set(&opts, &"step".into(), &(request.step as f64).into());
-        let out = call_and_await(
-            &self.respond,
-            &self.this,
-            &[messages, opts.into()],
-            ErrorCode::ModelFailed,
-            "the model",
-        )
-        .await;
-        if out.is_err() {
-            pending.settled();
-        }
-        let out = ai_sdk_result(out?)?;
-        // A stream keeps the call's signal live until it is read.
-        if let Some(source) = StreamSource::of(&out)? {
-            return Ok(ModelAnswer::Stream(Box::new(source.read_with(pending))));
-        }
-        pending.settled();
-        whole_reply(&out).map(ModelAnswer::Reply)
-    }
-}
-
-/// A whole reply (not a stream) read from JS: a string, a reply object, a
-/// provider's response or the reply [`ai_sdk_result`] made of an AI SDK
-/// result. An unusable one is `MODEL_FAILED`.
-fn whole_reply(out: &JsValue) -> Result<ModelReply> {
-    if let Some(text) = out.as_string() {
-        return ModelReply::from_json(&serde_json::Value::String(text));
-    }
-    let reply = js_to_json(out, "the model's reply").map_err(|e| {
-        Error::new(
-            ErrorCode::ModelFailed,
-            format!("the model's reply is not usable: {}", e.message()),
-        )
-    })?;
-    ModelReply::from_json(&reply)
-}
-
-/// A whole reply as a loop of the host's own got it (see
-/// `Session.recordReply`): what [`whole_reply`] reads, an AI SDK
-/// `generateText` result included. A stream, or a reply that is not
-/// usable, is `INVALID_ARGUMENT`.
-pub(crate) fn reply_from_js(reply: JsValue) -> Result<ModelReply> {
-    let as_argument = |e: Error| match e.code() {
-        ErrorCode::ModelFailed => Error::new(ErrorCode::InvalidArgument, e.message().to_string()),
-        _ => e,
-    };
-    let reply = ai_sdk_result(reply).map_err(as_argument)?;
-    if StreamSource::of(&reply)?.is_some() {
-        return Err(Error::new(
-            ErrorCode::InvalidArgument,
-            "recordReply takes a whole reply, not a stream: read it to its end first and pass what it gave (for the AI SDK's streamText: { text: await r.text, toolCalls: await r.toolCalls, usage: await r.usage })",
-        ));
-    }
-    whole_reply(&reply).map_err(as_argument)
-}
-
-/// `key` of `object`, read as JS reads it (through getters); a getter that
-/// throws is the model's failure.
-fn field(object: &JsValue, key: &str) -> Result<JsValue> {
-    Reflect::get(object, &key.into()).map_err(|e| {
-        Error::new(
-            ErrorCode::ModelFailed,
-            format!(
-                "the model's reply: reading {key} threw: {}",
-                thrown_message(&e)
-            ),
-        )
-    })
-}
-
-/// The AI SDK's results as a reply: a `streamText` result is its
-/// `fullStream`; a `generateText` result (whose fields are getters on its
-/// prototype, which a JSON conversion does not see) is its last step's
-/// `{ text, toolCalls, usage }`. A result whose tools the SDK ran itself
-/// (several steps, or tool results) is `MODEL_FAILED`: the run records and
-/// runs the calls, so the tools are given to the SDK without `execute`.
-/// Anything else is returned as it is.
-fn ai_sdk_result(out: JsValue) -> Result<JsValue> {
-    if !out.is_object() || out.is_instance_of::<js_sys::Array>() {
-        return Ok(out);
-    }
-    let steps = field(&out, "steps")?;
-    if !(js_sys::Array::is_array(&steps)
-        && Reflect::has(&out, &"totalUsage".into()).unwrap_or(false))
-    {
-        let full = field(&out, "fullStream")?;
-        let is_stream =
-            Reflect::has(&out, &"textStream".into()).unwrap_or(false) && full.is_object();
-        return Ok(if is_stream { full } else { out });
-    }
-    let steps = js_sys::Array::from(&steps);
-    let ran = |why: &str| {
-        Err(Error::new(
-            ErrorCode::ModelFailed,
-            format!(
-                "the AI SDK {why}: give it the tools without execute (aiSdkTools, or the \
-                 ai-sdk format's tools as they come) so that the run records and runs the calls"
-            ),
-        ))
-    };
-    if steps.length() > 1 {
-        return ran(&format!(
-            "ran {} steps, running the tools itself",
-            steps.length()
-        ));
-    }
-    let step = steps.get(0);
-    let results = field(&step, "toolResults")?;
-    if js_sys::Array::is_array(&results) && js_sys::Array::from(&results).length() > 0 {
-        return ran("ran the tools itself (the step has tool results)");
-    }
-    let reply = Object::new();
-    for key in ["text", "toolCalls"] {
-        let _ = Reflect::set(&reply, &key.into(), &field(&step, key)?);
-    }
-    // A provider that reported no usage leaves its counts undefined.
-    let usage = field(&step, "usage")?;
-    if usage.is_object() && field(&usage, "inputTokens")?.as_f64().is_some() {
-        let _ = Reflect::set(&reply, &"usage".into(), &usage);
-    }
-    Ok(reply.into())
 }
 
 /// A JS function (or object with `evaluate`) as the runner's [`Guard`].

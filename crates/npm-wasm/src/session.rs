@@ -314,7 +314,7 @@ impl JsSession {
         &self,
         #[wasm_bindgen(unchecked_param_type = "ModelReply | object")] reply: JsValue,
     ) -> JsResult<JsValue> {
-        let reply = crate::runner::reply_from_js(reply)?;
+        let reply = crate::model::reply_from_js(reply)?;
         let reasoning = context_compiler::runner::record_reply(&self.inner, &reply, None)?;
         let mut calls = Vec::new();
         let mut refused = Vec::new();
