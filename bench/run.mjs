@@ -167,6 +167,10 @@ const { agentLoopBench, formatBench } = await import("./agent_loop.mjs");
 await agentLoopBench();
 await formatBench();
 
+// 5-. Big windows and cold start (issue 52): ratios in one run.
+const { bigWindowBench } = await import("./big_window.mjs");
+await bigWindowBench();
+
 // 5a. LangChain createAgent: this library's middleware beside LangChain's own.
 const { langchainMiddlewareBench } = await import("./langchain_middleware.mjs");
 await langchainMiddlewareBench();

@@ -73,7 +73,8 @@ test("a traced run: a turn span with compiles, model calls and tool calls under 
   assert.equal(turn.attributes["agent_context_compiler.steps"], 2);
   assert.equal(turn.attributes["agent_context_compiler.stop_reason"], "answered");
 
-  const [first, second] = byName("compile_context").sort((a, b) => a.startTime[1] - b.startTime[1] || a.startTime[0] - b.startTime[0]);
+  // In start order (OpenTelemetry's HrTime: seconds, nanoseconds).
+  const [first, second] = byName("compile_context").sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
   const step = result.steps[0];
   assert.equal(first.attributes["agent_context_compiler.budget"], 4000);
   assert.equal(first.attributes["agent_context_compiler.tokens"], step.budgetUsed);
