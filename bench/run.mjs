@@ -149,6 +149,8 @@ console.log("   as the providers ask: on such a turn one message fewer may fit)\
 // 3. Size.
 const wasm = readFileSync(new URL("../pkg/context_compiler_bg.wasm", import.meta.url));
 console.log(`\nwasm size: ${wasm.length.toLocaleString("en")} bytes, ${gzipSync(wasm, { level: 9 }).length.toLocaleString("en")} gzipped`);
+const { sizeProfile } = await import("./size_profile.mjs");
+sizeProfile();
 const component = readFileSync(new URL("../target/wasm32-wasip2/release/context_compiler.wasm", import.meta.url));
 console.log(`component size (wasm32-wasip2): ${component.length.toLocaleString("en")} bytes, ${gzipSync(component, { level: 9 }).length.toLocaleString("en")} gzipped`);
 
