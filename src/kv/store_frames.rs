@@ -55,10 +55,7 @@ impl<K: KeyValue> KvArtifactStore<K> {
         header.insert("bytes".into(), bytes.into());
         header.insert("chunkBytes".into(), limit.into());
         header.insert("chunks".into(), 0.into());
-        let mut line = crate::json_text::to_json_text(&header)
-            .map(String::into_bytes)
-            .map_err(|e| Error::new(ErrorCode::StoreFailed, format!("{key}: header ({e})")))?;
-        line.push(b'\n');
+        let line = header_line(key, &header)?;
         if line.len() + bytes <= limit {
             return Ok(Framed::Inline {
                 value: content.joined(&line),
@@ -69,10 +66,7 @@ impl<K: KeyValue> KvArtifactStore<K> {
         // header line that must fit alone.
         let chunks = bytes.div_ceil(limit);
         header.insert("chunks".into(), chunks.into());
-        let mut line = crate::json_text::to_json_text(&header)
-            .map(String::into_bytes)
-            .map_err(|e| Error::new(ErrorCode::StoreFailed, format!("{key}: header ({e})")))?;
-        line.push(b'\n');
+        let line = header_line(key, &header)?;
         if line.len() > limit {
             return Err(Error::new(
                 ErrorCode::StoreFailed,
@@ -138,4 +132,13 @@ impl<K: KeyValue> KvArtifactStore<K> {
             let _ = self.kv_delete(&chunk_key(key, i)).await;
         }
     }
+}
+
+/// A record's header line: its JSON text and a newline.
+fn header_line(key: &str, header: &Map<String, Value>) -> Result<Vec<u8>> {
+    let mut line = crate::json_text::to_json_text(header)
+        .map(String::into_bytes)
+        .map_err(|e| Error::new(ErrorCode::StoreFailed, format!("{key}: header ({e})")))?;
+    line.push(b'\n');
+    Ok(line)
 }

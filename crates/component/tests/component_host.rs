@@ -498,15 +498,7 @@ fn golden_fixtures_compile_the_same_through_the_component() {
         assert_eq!(actual, fixture["expected"], "{}", path.display());
         // The ledger adds up to the count; the first compile of a session
         // repeats no prefix.
-        let ledger: Value = serde_json::from_str(
-            &compiler
-                .call_ledger(&mut store, session, &compiled.context_json)
-                .unwrap()
-                .unwrap(),
-        )
-        .unwrap();
-        let parts = ledger["included"].as_array().unwrap();
-        let sum: u64 = parts.iter().map(|p| p["tokens"].as_u64().unwrap()).sum();
+        let (_, sum) = ledger(&mut store, &cc, session, &compiled.context_json);
         assert_eq!(sum, compiled.token_count, "{}", path.display());
         assert_eq!(
             ctx.cache
@@ -1367,6 +1359,28 @@ fn recording_a_tool_event_redacts_its_secrets_unless_told_not_to() {
     );
 }
 
+/// `compiler.ledger` of a compiled context, and its parts' tokens summed.
+fn ledger(
+    store: &mut Store<Host>,
+    cc: &ContextCompiler,
+    session: ResourceAny,
+    context_json: &str,
+) -> (Value, u64) {
+    let text = cc
+        .agent_context_compiler_compiler()
+        .call_ledger(store, session, context_json)
+        .unwrap()
+        .unwrap();
+    let ledger: Value = serde_json::from_str(&text).unwrap();
+    let sum = ledger["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["tokens"].as_u64().unwrap())
+        .sum();
+    (ledger, sum)
+}
+
 #[test]
 fn the_ledger_and_the_cache_report_reach_the_host() {
     let (mut store, cc) = instantiate();
@@ -1405,19 +1419,7 @@ fn the_ledger_and_the_cache_report_reach_the_host() {
             .unwrap()
     };
     let first = compile(&mut store);
-    let ledger: Value = serde_json::from_str(
-        &compiler
-            .call_ledger(&mut store, s, &first.context_json)
-            .unwrap()
-            .unwrap(),
-    )
-    .unwrap();
-    let sum: u64 = ledger["included"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["tokens"].as_u64().unwrap())
-        .sum();
+    let (ledger, sum) = ledger(&mut store, &cc, s, &first.context_json);
     assert_eq!(sum, first.token_count);
     let window_entry = ledger["excluded"]
         .as_array()
