@@ -298,7 +298,7 @@ function encodeTime(text) {
   row("event-bus .wasm (loaded by the first bus or handler)", kb(gz("../pkg/context_compiler_bus_bg.wasm")), "-", "-", "-");
   row("stores .wasm (loaded by the first KV, IndexedDB, file or SQLite store)", kb(gz("../pkg/context_compiler_stores_bg.wasm")), "-", "-", "-");
   row("JSON Schema .wasm (loaded by the first SchemaRegistry)", kb(gz("../pkg/context_compiler_schema_bg.wasm")), "-", "-", "-");
-  try { row("component .wasm (wasm32-wasip2, everything)", kb(gz("../target/wasm32-wasip2/release/context_compiler.wasm")), "-", "-", "-"); } catch { row("component .wasm", "not built", "-", "-", "-"); }
+  try { row("component .wasm (wasm32-wasip2, everything)", kb(gz("../target/wasm32-wasip2/release/context_compiler_component.wasm")), "-", "-", "-"); } catch { row("component .wasm", "not built", "-", "-", "-"); }
 }
 
 const header = { work: "work", ours: "this library", peerName: "reference", peer: "", ratio: "ours vs reference" };

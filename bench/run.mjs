@@ -151,8 +151,10 @@ const wasm = readFileSync(new URL("../pkg/context_compiler_bg.wasm", import.meta
 console.log(`\nwasm size: ${wasm.length.toLocaleString("en")} bytes, ${gzipSync(wasm, { level: 9 }).length.toLocaleString("en")} gzipped`);
 const { sizeProfile } = await import("./size_profile.mjs");
 sizeProfile();
-const component = readFileSync(new URL("../target/wasm32-wasip2/release/context_compiler.wasm", import.meta.url));
-console.log(`component size (wasm32-wasip2): ${component.length.toLocaleString("en")} bytes, ${gzipSync(component, { level: 9 }).length.toLocaleString("en")} gzipped`);
+for (const [world, file] of [["context-compiler", "context_compiler_component"], ["context-compiler-runner", "context_compiler_runner"]]) {
+  const component = readFileSync(new URL(`../target/wasm32-wasip2/release/${file}.wasm`, import.meta.url));
+  console.log(`component size (wasm32-wasip2, ${world}): ${component.length.toLocaleString("en")} bytes, ${gzipSync(component, { level: 9 }).length.toLocaleString("en")} gzipped`);
+}
 
 // 4. Storage.
 const { storageBench } = await import("./storage.mjs");

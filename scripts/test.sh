@@ -30,6 +30,7 @@ wasm_lint() {
   cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-schema -- -D warnings
   cargo clippy --target wasm32-unknown-unknown -p agent-context-compiler-tokenizer --features o200k_base -- -D warnings
   cargo clippy --target wasm32-wasip2 -p agent-context-compiler-component -- -D warnings
+  cargo clippy --target wasm32-wasip2 -p agent-context-compiler-component --features runner -- -D warnings
 }
 
 # The TypeScript consumers' check, then the JS tests with a throwaway
@@ -108,9 +109,12 @@ stage wasm-build bash scripts/build.sh
 stage_bg js js_tests
 stage bindgen-tool clippy_cargo test --profile tool -p agent-context-compiler-bindgen
 stage component-build bash scripts/build-component.sh
+# The runner component in a second host: transpiled by jco, run in Node.
+stage_bg component-jco node --test tests/component/
 stage_wait dev
 stage native-tests native_tests
 stage_wait js
+stage_wait component-jco
 # Writer processes racing to sync one session: how many syncs give up
 # depends on how busy the machine is, so it runs alone, last.
 stage contention bash scripts/with-servers.sh node --test tests/contention/

@@ -56,7 +56,7 @@ fn the_rust_codes_are_distinct_upper_snake_case() {
 
 #[test]
 fn the_wit_enum_is_the_rust_list_in_order() {
-    let wit = read("wit/world.wit");
+    let wit = read("wit/types.wit");
     let body = between(&wit, "enum error-code {", "}");
     let wit_codes: Vec<String> = body
         .lines()

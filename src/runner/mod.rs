@@ -39,7 +39,7 @@ pub use crate::tools::ToolSpec;
 pub use answer::{Model, ModelAnswer, ReplyStream};
 pub use guard::{Guard, GuardDecision};
 pub use model::{ModelReply, ModelRequest, Reasoning, RequestedToolCall};
-pub use record::{call_notes, record_reply, refuse_call};
+pub use record::{call_notes, record_host_reply, record_reply, refuse_call};
 pub use stream::{StreamDelta, StreamFormat, StreamReader};
 
 /// Told of each piece of a streamed reply as it comes; an error it returns

@@ -106,3 +106,53 @@ pub fn refuse_call(
         artifact: None,
     })
 }
+
+/// Records a whole reply a loop of the host's own got (the host then runs
+/// the calls itself): [`record_reply`], and each call whose arguments are
+/// not JSON refused as the runner refuses it. Returns `{ text, toolCalls,
+/// refused, usage }` (`usage` null when the reply had none): the calls to run, each `{ id?, name, arguments,
+/// callOptions }` with the options a tool handler's `call` records the
+/// provider's id, signature and reasoning by (`callId`,
+/// `thoughtSignature`, `reasoning`), and the refused calls' `tool_error`
+/// events.
+pub fn record_host_reply(session: &RefCell<Session>, reply: &ModelReply) -> Result<Value> {
+    let reasoning = record_reply(session, reply, None)?;
+    let mut calls = Vec::new();
+    let mut refused = Vec::new();
+    for (i, call) in reply.tool_calls.iter().enumerate() {
+        let mut notes = call_notes(call, i, reasoning);
+        if let Some(id) = &call.id {
+            notes.insert("call_id".into(), json!(id));
+        }
+        match &call.arguments {
+            Ok(arguments) => {
+                let mut options = Map::new();
+                for (note, key) in [
+                    ("call_id", "callId"),
+                    ("thought_signature", "thoughtSignature"),
+                    ("reasoning", "reasoning"),
+                ] {
+                    if let Some(v) = notes.get(note) {
+                        options.insert(key.into(), v.clone());
+                    }
+                }
+                let mut out = json!({
+                    "name": call.name,
+                    "arguments": arguments,
+                    "callOptions": options,
+                });
+                if let Some(id) = &call.id {
+                    out["id"] = json!(id);
+                }
+                calls.push(out);
+            }
+            Err(why) => refused.push(refuse_call(session, call, why, notes)?),
+        }
+    }
+    Ok(json!({
+        "text": reply.text,
+        "toolCalls": calls,
+        "refused": refused,
+        "usage": reply.usage,
+    }))
+}

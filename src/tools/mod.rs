@@ -9,6 +9,7 @@ mod events;
 mod handler;
 pub mod look_back;
 mod look_back_names;
+mod notes;
 mod spec;
 
 pub use abort::AbortSignal;
@@ -17,6 +18,7 @@ pub use events::{ToolEvent, ToolEventInit, ToolEventKind};
 pub use handler::{
     ToolInterruptHandler, ToolInterruptOptions, DEFAULT_EXTERNALIZE_BYTES, DEFAULT_TIMEOUT_MS,
 };
+pub use notes::CallNotes;
 pub use spec::{
     request_tool_tokens, request_tools, ToolChoice, ToolSpec, ANTHROPIC_TOOL_PROMPT_TOKENS,
 };

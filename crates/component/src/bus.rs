@@ -8,7 +8,8 @@ use async_trait::async_trait;
 
 use super::bindings::agent::context_compiler::bus_host;
 use super::bindings::exports::agent::context_compiler::bus::{
-    BusOptions as WitOptions, Error, EventBus as BusHandle, Guest, GuestEventBus, HandlerFailure,
+    AttachOptions, BusOptions as WitOptions, Error, EventBus as BusHandle, Guest, GuestEventBus,
+    HandlerFailure,
 };
 use super::bindings::exports::agent::context_compiler::sessions::SessionBorrow;
 use super::exec::block_on;
@@ -107,16 +108,15 @@ impl GuestEventBus for BusResource {
     fn attach(
         &self,
         target: SessionBorrow<'_>,
-        agent_id: String,
-        user_id: Option<String>,
+        options: AttachOptions,
     ) -> std::result::Result<(), Error> {
         let feed = session_feed(
             &self.bus,
             FeedOptions {
-                agent_id,
-                user_id,
-                user_display_name: None,
-                episode_id: None,
+                agent_id: options.agent_id,
+                user_id: options.user_id,
+                user_display_name: options.user_display_name,
+                episode_id: options.episode_id,
             },
         );
         target

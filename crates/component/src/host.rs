@@ -1,12 +1,15 @@
 //! The host's imports seen as the core's traits: its key-value store as a
-//! [`KeyValue`], its tools as a [`ToolBridge`].
+//! [`KeyValue`], its tools as a [`ToolBridge`], its embedding model as an
+//! [`Embedder`], its text model as an [`Llm`].
 
 use async_trait::async_trait;
 use serde_json::Value;
 
-use super::bindings::agent::context_compiler::{artifact_kv, tool_bridge};
+use super::bindings::agent::context_compiler::{artifact_kv, embedder, llm, tool_bridge};
 use context_compiler::error::{Error, ErrorCode, Result};
 use context_compiler::kv::KeyValue;
+use context_compiler::llm::{Llm, LlmOptions};
+use context_compiler::recall::embedder::Embedder;
 use context_compiler::tools::{AbortSignal, ToolBridge, ToolFailure, ToolOutput};
 
 /// The host's `artifact-kv` import.
@@ -67,5 +70,38 @@ impl ToolBridge for HostBridge {
             Err(tool_bridge::ToolFailure::Timeout(m)) => Err(ToolFailure::TimedOut(m)),
             Err(tool_bridge::ToolFailure::Failed(m)) => Err(ToolFailure::Failed(m)),
         }
+    }
+}
+
+/// The host's `embedder` import, given `timeout_ms` for each batch.
+pub(crate) struct HostEmbedder {
+    /// How long the host may take to embed one batch.
+    pub(crate) timeout_ms: u64,
+}
+
+#[async_trait(?Send)]
+impl Embedder for HostEmbedder {
+    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+        embedder::embed(texts, self.timeout_ms).map_err(|m| {
+            Error::new(
+                ErrorCode::ProcessorFailed,
+                format!("the host's embedder failed: {m}"),
+            )
+        })
+    }
+}
+
+/// The host's `llm` import.
+pub(crate) struct HostLlm;
+
+#[async_trait(?Send)]
+impl Llm for HostLlm {
+    async fn complete(&self, prompt: &str, options: LlmOptions) -> Result<String> {
+        llm::complete(prompt, options.max_tokens).map_err(|m| {
+            Error::new(
+                ErrorCode::ProcessorFailed,
+                format!("the host's llm failed: {m}"),
+            )
+        })
     }
 }

@@ -1,8 +1,9 @@
-//! The WebAssembly component (target `wasm32-wasip2`,
-//! `target/wasm32-wasip2/release/context_compiler_component.wasm`): only glue
-//! between the WIT world in `wit/` and the core's public API.
-//! The host's imports are synchronous, so the core's async traits are driven
-//! by a trivial block-on.
+//! The WebAssembly component (target `wasm32-wasip2`): only glue between
+//! the WIT worlds in `wit/` and the core's public API. Built as it is, it is
+//! the world `context-compiler`; with the `runner` feature, the world
+//! `context-compiler-runner` (everything, and the turn runner calling the
+//! host's model). The host's imports are synchronous, so the core's async
+//! traits are driven by a trivial block-on.
 #![deny(unsafe_code)]
 
 mod artifact_store;
@@ -12,16 +13,25 @@ mod context_window;
 mod exec;
 mod host;
 mod normalizer;
+#[cfg(feature = "runner")]
+mod runner;
 mod session_store;
 mod sessions;
 mod tools;
 
 /// The code wit-bindgen generates from `wit/` (the only unsafe code in the
-/// crate: the canonical ABI's lifting and lowering).
+/// crate: the canonical ABI's lifting and lowering). Both worlds give the
+/// interfaces they share the same paths.
 #[allow(unsafe_code, missing_docs, clippy::all)]
 mod bindings {
+    #[cfg(not(feature = "runner"))]
     wit_bindgen::generate!({
         world: "context-compiler",
+        path: "../../wit",
+    });
+    #[cfg(feature = "runner")]
+    wit_bindgen::generate!({
+        world: "context-compiler-runner",
         path: "../../wit",
     });
 
@@ -82,12 +92,12 @@ pub(crate) fn wit_error(e: Error) -> WitError {
 }
 
 /// Parses a JSON argument; malformed JSON is `invalid-argument` naming it.
-pub(crate) fn parse_json(text: &str, what: &str) -> Result<serde_json::Value, WitError> {
+pub(crate) fn parse_json(text: &str, what: &str) -> Result<serde_json::Value, Error> {
     serde_json::from_str(text).map_err(|e| {
-        wit_error(Error::new(
+        Error::new(
             ErrorCode::InvalidArgument,
             format!("{what} is not valid JSON ({e})"),
-        ))
+        )
     })
 }
 

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use super::artifact_store::selected_store;
 use super::bindings::exports::agent::context_compiler::session_store::{
-    Error, Guest, SaveReport, SyncReport,
+    Error, Guest, SaveReport, SyncOptions as WitSyncOptions, SyncReport,
 };
 use super::bindings::exports::agent::context_compiler::sessions::{
     Session as SessionHandle, SessionBorrow,
@@ -48,17 +48,18 @@ impl Guest for Component {
         }))
     }
 
-    fn sync(target: SessionBorrow<'_>, max_tries: u32) -> Result<SyncReport, Error> {
+    fn sync(target: SessionBorrow<'_>, options: WitSyncOptions) -> Result<SyncReport, Error> {
         let store = selected_store()?;
         let session = &target.get::<SessionResource>().inner;
         let defaults = SyncOptions::default();
         let options = SyncOptions {
-            max_tries: if max_tries == 0 {
-                defaults.max_tries
-            } else {
-                max_tries
-            },
-            ..defaults
+            max_tries: options.max_tries.unwrap_or(defaults.max_tries),
+            base_delay_ms: options
+                .base_delay_ms
+                .map_or(defaults.base_delay_ms, f64::from),
+            max_delay_ms: options
+                .max_delay_ms
+                .map_or(defaults.max_delay_ms, f64::from),
         };
         let mut rng = IdRng::new(os_seed());
         let report = block_on(sync_session(

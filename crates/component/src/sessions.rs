@@ -4,13 +4,14 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::bindings::exports::agent::context_compiler::sessions::{
-    Error, Guest, GuestSession, RecordOptions, SearchHit, Session as SessionHandle,
+    Error, Guest, GuestSession, RecordOptions, SearchHit, Session as SessionHandle, UsageOptions,
 };
 use super::{parse_json, to_json, wit_error, Component};
 use context_compiler::clock::{os_seed, SystemClock};
 use context_compiler::error::{self, ErrorCode};
 use context_compiler::recall::MAX_SEARCH_LIMIT;
-use context_compiler::session::Session;
+use context_compiler::runner::{record_host_reply, ModelReply};
+use context_compiler::session::{ModelUsage, Session};
 use context_compiler::tokens::DefaultTokenCounter;
 
 /// A session resource: the core session, shared with tool calls.
@@ -91,6 +92,24 @@ impl GuestSession for SessionResource {
         };
         let event = session.record_with(&kind, data, options)?;
         to_json(event)
+    }
+
+    fn record_usage(&self, usage_json: String, options: UsageOptions) -> Result<String, Error> {
+        let usage = ModelUsage::from_json(&parse_json(&usage_json, "usage-json")?)?;
+        let mut session = self.inner.try_borrow_mut().map_err(|_| busy())?;
+        let event = session.record_usage(&usage, options.counted_tokens)?;
+        to_json(event)
+    }
+
+    fn record_reply(&self, reply_json: String) -> Result<String, Error> {
+        let reply =
+            ModelReply::from_json(&parse_json(&reply_json, "reply-json")?).map_err(|e| {
+                wit_error(error::Error::new(
+                    ErrorCode::InvalidArgument,
+                    e.message().to_string(),
+                ))
+            })?;
+        to_json(&record_host_reply(&self.inner, &reply)?)
     }
 
     fn events_json(&self) -> Result<String, Error> {

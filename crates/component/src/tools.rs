@@ -6,6 +6,7 @@ use super::artifact_store::selected_store;
 use super::bindings::exports::agent::context_compiler::normalizer::SchemaRegistryBorrow;
 use super::bindings::exports::agent::context_compiler::sessions::SessionBorrow;
 use super::bindings::exports::agent::context_compiler::tools::{CallOptions, Error, Guest};
+use super::compiler::json_option;
 use super::exec::block_on;
 use super::host::HostBridge;
 use super::normalizer::RegistryResource;
@@ -14,7 +15,7 @@ use super::{parse_json, to_json, Component};
 use context_compiler::artifacts::ArtifactStore;
 use context_compiler::clock::SystemClock;
 use context_compiler::normalize::aligner::PerceptionAligner;
-use context_compiler::tools::{ToolInterruptHandler, ToolInterruptOptions};
+use context_compiler::tools::{CallNotes, ToolInterruptHandler, ToolInterruptOptions};
 
 impl Guest for Component {
     fn call_tool(
@@ -25,6 +26,12 @@ impl Guest for Component {
         options: CallOptions,
     ) -> Result<String, Error> {
         let arguments = parse_json(&arguments_json, "arguments-json")?;
+        let notes = CallNotes {
+            call_id: options.call_id,
+            thought_signature: options.thought_signature,
+            reasoning: json_option(options.reasoning_json, "reasoning-json")?,
+        }
+        .into_map()?;
         let normalizer = match schemas {
             Some(r) => PerceptionAligner::new(r.get::<RegistryResource>().inner.clone()),
             None => PerceptionAligner::default(),
@@ -46,7 +53,8 @@ impl Guest for Component {
             },
         );
         let timeout = options.timeout_ms.map(|t| t as f64);
-        let event = block_on(handler.call(&name, arguments, timeout)).and_then(|r| r)?;
+        let event =
+            block_on(handler.call_noted(&name, arguments, timeout, None, notes)).and_then(|r| r)?;
         to_json(&event)
     }
 }

@@ -10,6 +10,8 @@
 
 #[path = "../../../tests/common/mod.rs"]
 mod common;
+#[path = "component_host/runner.rs"]
+mod runner;
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -33,25 +35,43 @@ wasmtime::component::bindgen!({
 });
 
 use agent::context_compiler::tool_bridge::ToolFailure;
+use exports::agent::context_compiler::artifact_store::{
+    AttachOptions as AttachMediaOptions, Backend, BackendOptions, StoreOptions,
+};
+use exports::agent::context_compiler::bus::AttachOptions;
 use exports::agent::context_compiler::compiler::{
-    CompileOptions, HistoryRecallOptions, HistorySelectorOptions, Layout, Memory, MessageFormat,
-    Processor,
+    ArtifactAttacherOptions, CompactorOptions, CompileOptions, FormatOptions, HistoryRecallOptions,
+    HistorySelectorOptions, Layout, Memory, MemoryPreloaderOptions, MessageFormat, Processor,
+    ToolSpec,
 };
 use exports::agent::context_compiler::context_window::CompactionLevel;
+use exports::agent::context_compiler::session_store::SyncOptions;
+use exports::agent::context_compiler::sessions::UsageOptions;
 use exports::agent::context_compiler::tools::CallOptions;
 use exports::agent::context_compiler::types::{Error as WitError, ErrorCode};
 
 /// A KV several hosts (instances on several threads) may share.
-type SharedKv = Arc<Mutex<BTreeMap<String, Vec<u8>>>>;
+pub(crate) type SharedKv = Arc<Mutex<BTreeMap<String, Vec<u8>>>>;
 
 /// What the host gives the component: WASI, a KV, tools.
-struct Host {
+pub(crate) struct Host {
     wasi: WasiCtx,
     table: ResourceTable,
     kv: SharedKv,
     kv_fails: bool,
     tool_calls: Vec<(String, String, u64)>,
     bus_calls: Vec<(String, Value)>,
+    /// The embedder's batches: (texts, timeout).
+    embed_calls: Vec<(usize, u64)>,
+    /// The text model's calls: their token limits.
+    llm_calls: Vec<u64>,
+    /// The model's scripted answers, one per call (see `runner`).
+    replies: std::collections::VecDeque<Result<String, String>>,
+    /// The requests the model got, with their steps.
+    requests: Vec<(Value, u32)>,
+    /// The guard's answer and the inputs it was asked about.
+    guard_reply: Result<String, String>,
+    guarded: Vec<String>,
 }
 
 impl WasiView for Host {
@@ -64,6 +84,25 @@ impl WasiView for Host {
 }
 
 impl Host {
+    /// A host with `wasi` over `kv`, nothing called yet, a guard letting
+    /// everything through and no model answers scripted.
+    fn new(wasi: WasiCtx, kv: SharedKv) -> Host {
+        Host {
+            wasi,
+            table: ResourceTable::new(),
+            kv,
+            kv_fails: false,
+            tool_calls: Vec::new(),
+            bus_calls: Vec::new(),
+            embed_calls: Vec::new(),
+            llm_calls: Vec::new(),
+            replies: Default::default(),
+            requests: Vec::new(),
+            guard_reply: Ok("true".into()),
+            guarded: Vec::new(),
+        }
+    }
+
     /// The KV, locked.
     fn kv(&self) -> MutexGuard<'_, BTreeMap<String, Vec<u8>>> {
         self.kv.lock().unwrap_or_else(|p| p.into_inner())
@@ -148,6 +187,39 @@ impl agent::context_compiler::tool_bridge::Host for Host {
     }
 }
 
+/// The embedder: a vector of each text's letter counts (a-z), so texts
+/// sharing words are near; `fail` in a text fails the batch.
+impl agent::context_compiler::embedder::Host for Host {
+    fn embed(&mut self, texts: Vec<String>, timeout_ms: u64) -> Result<Vec<Vec<f32>>, String> {
+        self.embed_calls.push((texts.len(), timeout_ms));
+        if texts.iter().any(|t| t.contains("fail")) {
+            return Err("embedder offline".into());
+        }
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let mut v = vec![0f32; 26];
+                for b in t
+                    .to_ascii_lowercase()
+                    .bytes()
+                    .filter(u8::is_ascii_lowercase)
+                {
+                    v[usize::from(b - b'a')] += 1.0;
+                }
+                v
+            })
+            .collect())
+    }
+}
+
+/// The text model: a summary naming how long the prompt was.
+impl agent::context_compiler::llm::Host for Host {
+    fn complete(&mut self, prompt: String, max_tokens: u64) -> Result<String, String> {
+        self.llm_calls.push(max_tokens);
+        Ok(format!("host summary of {} characters", prompt.len()))
+    }
+}
+
 /// The bus handlers: each call is kept; `broken` fails.
 impl agent::context_compiler::bus_host::Host for Host {
     fn handle(&mut self, handler: String, event_json: String) -> Result<(), String> {
@@ -167,28 +239,29 @@ fn listing() -> String {
     json!({"files": rows}).to_string()
 }
 
-fn component_path() -> String {
-    std::env::var("COMPONENT_WASM").unwrap_or_else(|_| {
+/// An engine and the component built as `file` (in the release target
+/// directory), or at the path in the environment variable `var`.
+fn load_component(var: &str, file: &str) -> (Engine, Component) {
+    let path = std::env::var(var).unwrap_or_else(|_| {
         common::golden::repo_root()
-            .join("target/wasm32-wasip2/release/context_compiler_component.wasm")
+            .join("target/wasm32-wasip2/release")
+            .join(file)
             .to_string_lossy()
             .into_owned()
-    })
+    });
+    assert!(
+        std::path::Path::new(&path).exists(),
+        "{path} is missing: build it with `bash scripts/build-component.sh`"
+    );
+    let engine = Engine::default();
+    let component = Component::from_file(&engine, &path).expect("load the component");
+    (engine, component)
 }
 
 /// The engine and the compiled component, shared by every test.
 fn compiled() -> &'static (Engine, Component) {
     static COMPILED: OnceLock<(Engine, Component)> = OnceLock::new();
-    COMPILED.get_or_init(|| {
-        let path = component_path();
-        assert!(
-            std::path::Path::new(&path).exists(),
-            "{path} is missing: build it with `bash scripts/build-component.sh`"
-        );
-        let engine = Engine::default();
-        let component = Component::from_file(&engine, &path).expect("load the component");
-        (engine, component)
-    })
+    COMPILED.get_or_init(|| load_component("COMPONENT_WASM", "context_compiler_component.wasm"))
 }
 
 /// A fresh host and instance.
@@ -207,15 +280,7 @@ fn instantiate_sharing(wasi: WasiCtx, kv: SharedKv) -> (Store<Host>, ContextComp
     let mut linker = Linker::<Host>::new(engine);
     wasmtime_wasi::p2::add_to_linker_sync(&mut linker).unwrap();
     ContextCompiler::add_to_linker::<_, HasSelf<_>>(&mut linker, |h| h).unwrap();
-    let host = Host {
-        wasi,
-        table: ResourceTable::new(),
-        kv,
-        kv_fails: false,
-        tool_calls: Vec::new(),
-        bus_calls: Vec::new(),
-    };
-    let mut store = Store::new(engine, host);
+    let mut store = Store::new(engine, Host::new(wasi, kv));
     let bindings = ContextCompiler::instantiate(&mut store, component, &linker).unwrap();
     (store, bindings)
 }
@@ -231,6 +296,14 @@ fn import(
         .unwrap()
 }
 
+/// Format options naming `format` and no model.
+fn in_format(format: MessageFormat) -> FormatOptions {
+    FormatOptions {
+        format: Some(format),
+        model: None,
+    }
+}
+
 fn to_messages(
     store: &mut Store<Host>,
     cc: &ContextCompiler,
@@ -239,7 +312,7 @@ fn to_messages(
 ) -> Value {
     let text = cc
         .agent_context_compiler_compiler()
-        .call_to_messages(store, context_json, format)
+        .call_to_messages(store, context_json, &in_format(format))
         .unwrap()
         .unwrap();
     serde_json::from_str(&text).unwrap()
@@ -346,7 +419,7 @@ fn the_context_window_is_the_native_one() {
     assert_eq!(e.code, ErrorCode::InvalidBudget);
     let e = cc
         .agent_context_compiler_compiler()
-        .call_to_messages(&mut store, "{not json", MessageFormat::Openai)
+        .call_to_messages(&mut store, "{not json", &in_format(MessageFormat::Openai))
         .unwrap()
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidArgument);
@@ -355,6 +428,46 @@ fn the_context_window_is_the_native_one() {
         .unwrap()
         .contains("summary"));
     w.resource_drop(&mut store).unwrap();
+}
+
+/// The compactor with its defaults.
+fn compactor() -> Processor {
+    Processor::Compactor(CompactorOptions {
+        target: None,
+        summarizer: false,
+    })
+}
+
+/// A store's layout at its defaults.
+fn no_backend_options() -> BackendOptions {
+    BackendOptions {
+        chunk_bytes: None,
+        prefix: None,
+    }
+}
+
+/// Sync options trying at most `max_tries` times, the default delays.
+fn sync_tries(max_tries: Option<u32>) -> SyncOptions {
+    SyncOptions {
+        max_tries,
+        base_delay_ms: None,
+        max_delay_ms: None,
+    }
+}
+
+/// History recall's options, each at its default.
+fn recall_options() -> HistoryRecallOptions {
+    HistoryRecallOptions {
+        share: None,
+        min_distinction: None,
+        min_relevance: None,
+        matches: None,
+        neighbours: None,
+        turn_tokens: None,
+        artifact_store: false,
+        embedder: false,
+        embedder_timeout_ms: None,
+    }
 }
 
 fn processors(fixture: &Value) -> Vec<Processor> {
@@ -367,22 +480,15 @@ fn processors(fixture: &Value) -> Vec<Processor> {
                 keep_first: limit(&p["keepFirst"], 2).min(u32::MAX as usize) as u32,
                 keep_last: limit(&p["keepLast"], 5).min(u32::MAX as usize) as u32,
             }),
-            "compactor" => Processor::Compactor,
-            "memory_preloader" if p["pin"] == true => {
-                Processor::PinnedMemoryPreloader(limit(&p["topK"], 5) as u32)
-            }
-            "memory_preloader" => Processor::MemoryPreloader(limit(&p["topK"], 5) as u32),
-            "artifact_attacher" => {
-                Processor::ArtifactAttacher(limit(&p["thresholdBytes"], 1024) as u64)
-            }
-            "history_recall" => Processor::HistoryRecall(HistoryRecallOptions {
-                share: None,
-                min_distinction: None,
-                min_relevance: None,
-                matches: None,
-                neighbours: None,
-                turn_tokens: None,
+            "compactor" => compactor(),
+            "memory_preloader" => Processor::MemoryPreloader(MemoryPreloaderOptions {
+                top_k: limit(&p["topK"], 5) as u32,
+                pin: p["pin"] == true,
             }),
+            "artifact_attacher" => Processor::ArtifactAttacher(ArtifactAttacherOptions {
+                threshold_bytes: limit(&p["thresholdBytes"], 1024) as u64,
+            }),
+            "history_recall" => Processor::HistoryRecall(recall_options()),
             other => panic!("unknown processor {other}"),
         })
         .collect()
@@ -436,6 +542,12 @@ fn golden_fixtures_compile_the_same_through_the_component() {
                 goal: o.goal.clone(),
                 state_digest_json: json(&o.state_digest),
                 task_state: o.task_state.clone(),
+                media_store: false,
+                tools: Vec::new(),
+                format: None,
+                model: None,
+                reserve_output: None,
+                usage_margin: None,
             };
             compiler.call_compile_with(
                 &mut store,
@@ -624,6 +736,9 @@ fn tool_events_and_normalised_outputs_match_the_native_core() {
         let options = CallOptions {
             timeout_ms: Some(timeout),
             externalize_threshold: externalize.then_some(1024),
+            call_id: None,
+            thought_signature: None,
+            reasoning_json: None,
         };
         let out = cc
             .agent_context_compiler_tools()
@@ -633,7 +748,7 @@ fn tool_events_and_normalised_outputs_match_the_native_core() {
                 Some(registry),
                 name,
                 &args.to_string(),
-                options,
+                &options,
             )
             .unwrap()
             .unwrap();
@@ -764,14 +879,7 @@ fn bad_input_is_an_error_result_and_the_instance_stays_usable() {
     );
     let compiler = cc.agent_context_compiler_compiler();
     let compiled = compiler
-        .call_compile(
-            &mut store,
-            session,
-            1_000,
-            "sys",
-            &[Processor::Compactor],
-            &[],
-        )
+        .call_compile(&mut store, session, 1_000, "sys", &[compactor()], &[])
         .unwrap()
         .unwrap();
     assert!(compiled.token_count <= 1_000);
@@ -810,11 +918,14 @@ fn bad_input_is_an_error_result_and_the_instance_stays_usable() {
     let opts = || CallOptions {
         timeout_ms: Some(1_000),
         externalize_threshold: Some(1024),
+        call_id: None,
+        thought_signature: None,
+        reasoning_json: None,
     };
     assert_eq!(
         code(
             tools
-                .call_call_tool(&mut store, session, None, "echo", "{bad", opts())
+                .call_call_tool(&mut store, session, None, "echo", "{bad", &opts())
                 .unwrap()
         ),
         ErrorCode::InvalidArgument
@@ -828,9 +939,12 @@ fn bad_input_is_an_error_result_and_the_instance_stays_usable() {
                     None,
                     "echo",
                     "{}",
-                    CallOptions {
+                    &CallOptions {
                         timeout_ms: Some(0),
-                        externalize_threshold: None
+                        externalize_threshold: None,
+                        call_id: None,
+                        thought_signature: None,
+                        reasoning_json: None,
                     }
                 )
                 .unwrap()
@@ -844,7 +958,7 @@ fn bad_input_is_an_error_result_and_the_instance_stays_usable() {
     store.data_mut().kv_fails = true;
     let event: Value = serde_json::from_str(
         &tools
-            .call_call_tool(&mut store, session, None, "listing", "{}", opts())
+            .call_call_tool(&mut store, session, None, "listing", "{}", &opts())
             .unwrap()
             .unwrap(),
     )
@@ -859,7 +973,9 @@ fn bad_input_is_an_error_result_and_the_instance_stays_usable() {
             keep_first: 2,
             keep_last: 5,
         }),
-        Processor::ArtifactAttacher(1024),
+        Processor::ArtifactAttacher(ArtifactAttacherOptions {
+            threshold_bytes: 1024,
+        }),
     ];
     let failed = compiler
         .call_compile(&mut store, session, 100_000, "sys", &attach, &[])
@@ -947,7 +1063,7 @@ fn hostile_strings_through_every_entry_point_never_trap() {
             .expect(&what)
             .expect(&what);
         let _ = compiler
-            .call_to_messages(&mut store, &input, MessageFormat::Openai)
+            .call_to_messages(&mut store, &input, &in_format(MessageFormat::Openai))
             .expect(&what);
         normalizer
             .schema_registry()
@@ -1043,7 +1159,17 @@ fn the_event_bus_dispatches_to_host_handlers() {
     let sessions = cc.agent_context_compiler_sessions().session();
     let session = sessions.call_constructor(&mut store, Some("fed")).unwrap();
     buses
-        .call_attach(&mut store, bus, session, "agent", Some("u1"))
+        .call_attach(
+            &mut store,
+            bus,
+            session,
+            &AttachOptions {
+                agent_id: "agent".into(),
+                user_id: Some("u1".into()),
+                user_display_name: None,
+                episode_id: None,
+            },
+        )
         .unwrap()
         .unwrap();
     sessions
@@ -1082,7 +1208,6 @@ fn the_event_bus_dispatches_to_host_handlers() {
 
 #[test]
 fn artifacts_go_to_files_in_a_preopened_directory_when_selected() {
-    use exports::agent::context_compiler::artifact_store::Backend;
     let dir = std::env::temp_dir().join(format!("acc-component-fs-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -1092,7 +1217,7 @@ fn artifacts_go_to_files_in_a_preopened_directory_when_selected() {
     let (mut store, cc) = instantiate_with(wasi.build());
     let select = |store: &mut Store<Host>, backend: Backend| {
         cc.agent_context_compiler_artifact_store()
-            .call_select(store, &backend)
+            .call_select(store, &backend, &no_backend_options())
             .unwrap()
     };
     // Outside the preopened directory there is nothing to write to.
@@ -1119,6 +1244,9 @@ fn artifacts_go_to_files_in_a_preopened_directory_when_selected() {
         let options = CallOptions {
             timeout_ms: Some(1_000),
             externalize_threshold: Some(1024),
+            call_id: None,
+            thought_signature: None,
+            reasoning_json: None,
         };
         let out = cc
             .agent_context_compiler_tools()
@@ -1128,7 +1256,7 @@ fn artifacts_go_to_files_in_a_preopened_directory_when_selected() {
                 None,
                 "listing",
                 &json!({"dir": "src"}).to_string(),
-                options,
+                &options,
             )
             .unwrap()
             .unwrap();
@@ -1237,7 +1365,10 @@ fn sessions_save_load_and_a_stale_save_conflicts() {
     let stale = saving.call_save(&mut store, b).unwrap().unwrap_err();
     assert_eq!(stale.code, ErrorCode::StoreConflict, "{}", stale.message);
     assert_eq!(saved_texts(&mut store, &cc, "kept"), ["one", "from a"]);
-    let synced = saving.call_sync(&mut store, b, 0).unwrap().unwrap();
+    let synced = saving
+        .call_sync(&mut store, b, sync_tries(None))
+        .unwrap()
+        .unwrap();
     assert_eq!(
         (synced.tries, synced.merged, synced.events_written),
         (2, 1, 1)
@@ -1285,7 +1416,7 @@ fn instances_on_threads_sharing_one_kv_sync_one_session_without_loss() {
                         .unwrap();
                     let report = cc
                         .agent_context_compiler_session_store()
-                        .call_sync(&mut store, s, 1000)
+                        .call_sync(&mut store, s, sync_tries(Some(1000)))
                         .unwrap()
                         .unwrap_or_else(|e| panic!("sync failed: {}", e.message));
                     tries += report.tries;
@@ -1388,26 +1519,15 @@ fn the_ledger_and_the_cache_report_reach_the_host() {
     let compiler = cc.agent_context_compiler_compiler();
     let s = sessions.call_constructor(&mut store, Some("seen")).unwrap();
     for i in 0..20 {
-        for (kind, text) in [
-            ("user_input", format!("question {i}")),
-            ("assistant_output", format!("answer {i}")),
-        ] {
-            sessions
-                .call_record(&mut store, s, kind, &json!(text).to_string(), None)
-                .unwrap()
-                .unwrap();
-        }
+        record_turn(
+            &mut store,
+            &cc,
+            s,
+            format!("question {i}"),
+            format!("answer {i}"),
+        );
     }
-    let options = CompileOptions {
-        layout: Layout::Zoned,
-        system_prompt: "Be brief.".into(),
-        policies: vec![],
-        tool_definitions_json: None,
-        user_preferences_json: None,
-        goal: None,
-        state_digest_json: None,
-        task_state: None,
-    };
+    let options = zoned_options();
     let window = [Processor::HistorySelector(HistorySelectorOptions {
         keep_first: 1,
         keep_last: 4,
@@ -1441,4 +1561,327 @@ fn the_ledger_and_the_cache_report_reach_the_host() {
     // A context that is not JSON is an error result, not a trap.
     let bad = compiler.call_ledger(&mut store, s, "{not json").unwrap();
     assert_eq!(code(bad), ErrorCode::InvalidArgument);
+}
+
+/// Records a user input and the assistant's answer in `s`.
+fn record_turn(
+    store: &mut Store<Host>,
+    cc: &ContextCompiler,
+    s: ResourceAny,
+    question: String,
+    answer: String,
+) {
+    let sessions = cc.agent_context_compiler_sessions().session();
+    for (kind, text) in [("user_input", question), ("assistant_output", answer)] {
+        sessions
+            .call_record(&mut *store, s, kind, &json!(text).to_string(), None)
+            .unwrap()
+            .unwrap();
+    }
+}
+
+/// Zoned compile options, a short system prompt and everything else at
+/// its default.
+fn zoned_options() -> CompileOptions {
+    CompileOptions {
+        layout: Layout::Zoned,
+        system_prompt: "Be brief.".into(),
+        policies: vec![],
+        tool_definitions_json: None,
+        user_preferences_json: None,
+        goal: None,
+        state_digest_json: None,
+        task_state: None,
+        media_store: false,
+        tools: Vec::new(),
+        format: None,
+        model: None,
+        reserve_output: None,
+        usage_margin: None,
+    }
+}
+
+/// What 0.2.0 added reaches the core: media attached and inlined from the
+/// store, tools and the reply's reserve counted, a model's rules in
+/// rendering, `check-request`, usage and whole replies recorded, content
+/// stored and read back, the look-back tools' definitions.
+#[test]
+fn media_tools_reserve_usage_and_replies_cross_the_boundary() {
+    let (mut store, cc) = instantiate();
+    let sessions = cc.agent_context_compiler_sessions().session();
+    let s = sessions
+        .call_constructor(&mut store, Some("media"))
+        .unwrap();
+    let png =
+        std::fs::read(common::golden::repo_root().join("tests/fixtures/media/icon.png")).unwrap();
+    let artifacts = cc.agent_context_compiler_artifact_store();
+    let part = artifacts
+        .call_attach_media(
+            &mut store,
+            &png,
+            &AttachMediaOptions {
+                media_type: None,
+                filename: None,
+                detail: Some("low".into()),
+                source: None,
+                session_id: Some("media".into()),
+            },
+        )
+        .unwrap()
+        .unwrap();
+    let part: Value = serde_json::from_str(&part).unwrap();
+    assert_eq!(part["mediaType"], "image/png");
+    let bad = artifacts
+        .call_attach_media(
+            &mut store,
+            b"not an image",
+            &AttachMediaOptions {
+                media_type: None,
+                filename: None,
+                detail: None,
+                source: None,
+                session_id: None,
+            },
+        )
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(bad.code, ErrorCode::InvalidArgument);
+    let data = json!({"text": "What is in this icon?", "media": [part]}).to_string();
+    sessions
+        .call_record(&mut store, s, "user_input", &data, None)
+        .unwrap()
+        .unwrap();
+    let compiler = cc.agent_context_compiler_compiler();
+    let mut options = zoned_options();
+    options.media_store = true;
+    options.format = Some(MessageFormat::Openai);
+    options.model = Some("gpt-4.1".into());
+    options.reserve_output = Some(1_000);
+    options.tools = vec![ToolSpec {
+        name: "echo".into(),
+        description: Some("Echoes".into()),
+        parameters_json: None,
+        timeout_ms: None,
+    }];
+    let compiled = compiler
+        .call_compile_with(&mut store, s, 3_000, &options, &[], &[])
+        .unwrap()
+        .unwrap();
+    assert!(compiled.token_count <= 2_000, "{}", compiled.token_count);
+    let request = compiled.messages_json;
+    assert!(request.contains("data:image/png;base64,"));
+    let format = FormatOptions {
+        format: Some(MessageFormat::Openai),
+        model: Some("gpt-4.1".into()),
+    };
+    // Rendered again from the context JSON, the image is named, not inlined.
+    let again = compiler
+        .call_to_messages(&mut store, &compiled.context_json, &format)
+        .unwrap()
+        .unwrap();
+    assert!(!again.contains("data:image/png;base64,"));
+    let violations = compiler
+        .call_check_request(&mut store, &request, &format)
+        .unwrap()
+        .unwrap();
+    assert_eq!(violations, "[]");
+    let broken = compiler
+        .call_check_request(&mut store, r#"[{"role":"tool","content":"x"}]"#, &format)
+        .unwrap()
+        .unwrap();
+    assert_ne!(broken, "[]");
+    // The tools are counted in the SYSTEM zone; the reserve is kept out
+    // of the budget.
+    let plain = compiler
+        .call_compile_with(&mut store, s, 3_000, &zoned_options(), &[], &[])
+        .unwrap()
+        .unwrap();
+    let system = |c: &str| serde_json::from_str::<Value>(c).unwrap()["zoneUsage"]["system"].clone();
+    assert!(system(&plain.context_json).as_u64() < system(&compiled.context_json).as_u64());
+    let mut reserved = zoned_options();
+    reserved.reserve_output = Some(2_990);
+    let e = compiler
+        .call_compile_with(&mut store, s, 3_000, &reserved, &[], &[])
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::BudgetTooSmall, "{}", e.message);
+
+    let usage = sessions
+        .call_record_usage(
+            &mut store,
+            s,
+            r#"{"prompt_tokens": 700, "completion_tokens": 20}"#,
+            UsageOptions {
+                counted_tokens: Some(650),
+            },
+        )
+        .unwrap()
+        .unwrap();
+    assert!(usage.contains("model_usage"));
+    let reply = sessions
+        .call_record_reply(
+            &mut store,
+            s,
+            &json!({"content": "Let me look.", "tool_calls": [{"id": "c1", "type": "function",
+                "function": {"name": "echo", "arguments": "{\"q\":1}"}},
+                {"id": "c2", "type": "function", "function": {"name": "echo", "arguments": "{bad"}}]})
+            .to_string(),
+        )
+        .unwrap()
+        .unwrap();
+    let reply: Value = serde_json::from_str(&reply).unwrap();
+    assert_eq!(reply["toolCalls"][0]["callOptions"]["callId"], "c1");
+    assert_eq!(reply["refused"].as_array().map(Vec::len), Some(1));
+    let e = sessions
+        .call_record_reply(&mut store, s, "42")
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidArgument);
+
+    let handle = artifacts
+        .call_store_content(
+            &mut store,
+            b"hello store",
+            "tool:test",
+            &StoreOptions {
+                mime_type: None,
+                session_id: Some("media".into()),
+            },
+        )
+        .unwrap()
+        .unwrap();
+    let handle: Value = serde_json::from_str(&handle).unwrap();
+    let id = handle["artifactId"].as_str().unwrap();
+    let back = artifacts.call_retrieve(&mut store, id).unwrap().unwrap();
+    assert_eq!(back.as_deref(), Some(&b"hello store"[..]));
+    assert_eq!(
+        artifacts
+            .call_retrieve(&mut store, &"0".repeat(64))
+            .unwrap()
+            .unwrap(),
+        None
+    );
+    let small = BackendOptions {
+        chunk_bytes: Some(1),
+        prefix: None,
+    };
+    let e = artifacts
+        .call_select(&mut store, &Backend::HostKv, &small)
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidArgument);
+
+    let defs: Value = serde_json::from_str(
+        &compiler
+            .call_look_back_tool_definitions(&mut store)
+            .unwrap(),
+    )
+    .unwrap();
+    let names: Vec<&str> = defs
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["name"].as_str())
+        .collect();
+    assert_eq!(names, ["search_history", "read_artifact"]);
+}
+
+/// History recall ranks with the host's embedder (given the timeout the
+/// options set), and the compactor summarises with the host's text model.
+#[test]
+fn the_host_embedder_and_text_model_serve_the_processors() {
+    let (mut store, cc) = instantiate();
+    let sessions = cc.agent_context_compiler_sessions().session();
+    let s = sessions
+        .call_constructor(&mut store, Some("models"))
+        .unwrap();
+    for i in 0..30 {
+        record_turn(
+            &mut store,
+            &cc,
+            s,
+            format!("question {i} about the deployment of service {i} and its logs"),
+            format!("answer {i}: the service {i} deploys with three replicas and writes its logs to the shared volume"),
+        );
+    }
+    sessions
+        .call_record(
+            &mut store,
+            s,
+            "user_input",
+            r#""What did we say about service 3?""#,
+            None,
+        )
+        .unwrap()
+        .unwrap();
+    let compiler = cc.agent_context_compiler_compiler();
+    let mut recall = recall_options();
+    recall.embedder = true;
+    recall.embedder_timeout_ms = Some(1_234);
+    recall.min_distinction = Some(0.0);
+    let window = [
+        Processor::HistorySelector(HistorySelectorOptions {
+            keep_first: 1,
+            keep_last: 4,
+        }),
+        Processor::HistoryRecall(recall),
+    ];
+    compiler
+        .call_compile_with(&mut store, s, 4_000, &zoned_options(), &window, &[])
+        .unwrap()
+        .unwrap();
+    let embedded = store.data().embed_calls.clone();
+    assert!(!embedded.is_empty());
+    assert!(embedded.iter().all(|(n, t)| *n > 0 && *t == 1_234));
+
+    let summarising = [
+        Processor::HistorySelector(HistorySelectorOptions {
+            keep_first: 1,
+            keep_last: u32::MAX,
+        }),
+        Processor::Compactor(CompactorOptions {
+            target: Some(0.4),
+            summarizer: true,
+        }),
+    ];
+    // The session grows under a fixed budget until the compactor folds.
+    let c = sessions
+        .call_constructor(&mut store, Some("compaction"))
+        .unwrap();
+    let mut summary = None;
+    for i in 0..80 {
+        let text = format!(
+            "step {i}: the nightly job failed on db-primary with a retry storm of {i} attempts"
+        );
+        sessions
+            .call_record(&mut store, c, "user_input", &json!(text).to_string(), None)
+            .unwrap()
+            .unwrap();
+        let compiled = compiler
+            .call_compile_with(&mut store, c, 1_500, &zoned_options(), &summarising, &[])
+            .unwrap()
+            .unwrap();
+        if compiled.context_json.contains("host summary of") {
+            summary = Some(i);
+            break;
+        }
+    }
+    assert!(summary.is_some(), "never compacted");
+    assert!(!store.data().llm_calls.is_empty());
+    let budget = 1_500;
+    let e = compiler
+        .call_compile_with(
+            &mut store,
+            s,
+            budget,
+            &zoned_options(),
+            &[Processor::Compactor(CompactorOptions {
+                target: Some(0.9),
+                summarizer: false,
+            })],
+            &[],
+        )
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidArgument);
 }

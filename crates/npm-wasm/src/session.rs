@@ -315,50 +315,7 @@ impl JsSession {
         #[wasm_bindgen(unchecked_param_type = "ModelReply | object")] reply: JsValue,
     ) -> JsResult<JsValue> {
         let reply = crate::model::reply_from_js(reply)?;
-        let reasoning = context_compiler::runner::record_reply(&self.inner, &reply, None)?;
-        let mut calls = Vec::new();
-        let mut refused = Vec::new();
-        for (i, call) in reply.tool_calls.iter().enumerate() {
-            let mut notes = context_compiler::runner::call_notes(call, i, reasoning);
-            if let Some(id) = &call.id {
-                notes.insert("call_id".into(), serde_json::json!(id));
-            }
-            match &call.arguments {
-                Ok(arguments) => {
-                    let mut options = serde_json::Map::new();
-                    for (note, key) in [
-                        ("call_id", "callId"),
-                        ("thought_signature", "thoughtSignature"),
-                        ("reasoning", "reasoning"),
-                    ] {
-                        if let Some(v) = notes.get(note) {
-                            options.insert(key.into(), v.clone());
-                        }
-                    }
-                    let mut out = serde_json::json!({
-                        "name": call.name,
-                        "arguments": arguments,
-                        "callOptions": options,
-                    });
-                    if let Some(id) = &call.id {
-                        out["id"] = serde_json::json!(id);
-                    }
-                    calls.push(out);
-                }
-                Err(why) => refused.push(context_compiler::runner::refuse_call(
-                    &self.inner,
-                    call,
-                    why,
-                    notes,
-                )?),
-            }
-        }
-        let out = serde_json::json!({
-            "text": reply.text,
-            "toolCalls": calls,
-            "refused": refused,
-            "usage": reply.usage,
-        });
+        let out = context_compiler::runner::record_host_reply(&self.inner, &reply)?;
         to_js(&out).map_err(Thrown::from)
     }
 

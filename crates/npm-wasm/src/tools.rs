@@ -13,7 +13,6 @@ use crate::artifact_store_arg::artifact_store_arg;
 use crate::types::*;
 use context_compiler::clock::IdRng;
 use context_compiler::error::{Error, ErrorCode, Result};
-use context_compiler::runner::Reasoning;
 use context_compiler_js::convert::{bytes, count, from_js, js_to_json, option, string, to_js};
 use context_compiler_js::env::{seed, JsClock};
 use context_compiler_js::error::to_js_error;
@@ -26,7 +25,7 @@ use crate::registry;
 use context_compiler::normalize::aligner::PerceptionAligner as CoreAligner;
 use context_compiler::session::Session;
 use context_compiler::tools::{
-    AbortSignal, ToolBridge, ToolEvent as CoreEvent, ToolEventInit, ToolFailure,
+    AbortSignal, CallNotes, ToolBridge, ToolEvent as CoreEvent, ToolEventInit, ToolFailure,
     ToolInterruptHandler as CoreHandler, ToolInterruptOptions, ToolOutput,
 };
 
@@ -327,30 +326,17 @@ impl ToolInterruptHandler {
                     }
                 }
             };
-            let mut notes = Map::new();
-            if let Some(id) = optional_string(&options, "callId")? {
-                if id.is_empty() {
-                    return Err(Error::new(
-                        ErrorCode::InvalidArgument,
-                        "options.callId must be a non-empty string",
-                    ));
-                }
-                notes.insert("call_id".into(), Value::String(id));
-            }
-            if let Some(signature) = optional_string(&options, "thoughtSignature")? {
-                notes.insert("thought_signature".into(), Value::String(signature));
-            }
             let reasoning = option(&options, "reasoning", "options")?;
-            if !reasoning.is_undefined() && !reasoning.is_null() {
-                let reasoning = js_to_json(&reasoning, "options.reasoning")?;
-                let reasoning = Reasoning::from_json(&reasoning).ok_or_else(|| {
-                    Error::new(
-                        ErrorCode::InvalidArgument,
-                        "options.reasoning must be { format, items } with a known format and items",
-                    )
-                })?;
-                notes.insert("reasoning".into(), reasoning.to_json());
+            let notes = CallNotes {
+                call_id: optional_string(&options, "callId")?,
+                thought_signature: optional_string(&options, "thoughtSignature")?,
+                reasoning: if reasoning.is_undefined() || reasoning.is_null() {
+                    None
+                } else {
+                    Some(js_to_json(&reasoning, "options.reasoning")?)
+                },
             }
+            .into_map()?;
             Ok((name, args, timeout, notes))
         })();
         let (name, args, timeout, notes) = match prepared {
