@@ -13,3 +13,9 @@ use serde::Serialize;
 pub fn to_json_text<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
     context_compiler_text::json::to_text(&serde_json::to_value(value)?)
 }
+
+/// [`to_json_text`] of a value that is already a `serde_json::Value`,
+/// written as it is (not copied into another `Value` first).
+pub fn value_json_text(value: &serde_json::Value) -> serde_json::Result<String> {
+    context_compiler_text::json::to_text(value)
+}

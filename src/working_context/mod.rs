@@ -573,7 +573,7 @@ impl WorkingContext {
     /// calls written into their assistant message's text and tool results as
     /// `user` messages, so any chat API takes them.
     pub fn to_messages(&self) -> Vec<Message> {
-        provider::prepared(&self.context_messages())
+        provider::prepared(self.context_messages())
             .iter()
             .map(zoned::plain_message)
             .collect()
@@ -593,7 +593,7 @@ impl WorkingContext {
         match format {
             ProviderFormat::Plain => serde_json::to_value(self.to_messages())
                 .unwrap_or_else(|_| Value::Array(Vec::new())),
-            other => provider::render(&self.context_messages(), other),
+            other => provider::render(self.context_messages(), other),
         }
     }
 

@@ -69,28 +69,30 @@ pub(crate) fn prepare(m: &HistoryMessage) -> Option<Cow<'_, HistoryMessage>> {
     Some(Cow::Owned(m))
 }
 
-/// `messages` as every format renders them (see [`prepare`]).
-pub(crate) fn prepared(messages: &[HistoryMessage]) -> Vec<HistoryMessage> {
+/// `messages` as every format renders them (see [`prepare`]), each kept
+/// as it is unless preparing changes it.
+pub(crate) fn prepared(messages: Vec<HistoryMessage>) -> Vec<HistoryMessage> {
     messages
-        .iter()
-        .filter_map(prepare)
-        .map(Cow::into_owned)
+        .into_iter()
+        .filter_map(|m| match prepare(&m)? {
+            Cow::Borrowed(_) => Some(m),
+            Cow::Owned(changed) => Some(changed),
+        })
         .collect()
 }
 
 /// Renders `messages` (a context's messages with zones) in `format`. A
 /// part the provider would refuse (too large, too many) is sent as its
 /// reference line, saying why (see [`super::media_limits`]).
-pub(crate) fn render(messages: &[HistoryMessage], format: ProviderFormat) -> Value {
+pub(crate) fn render(messages: Vec<HistoryMessage>, format: ProviderFormat) -> Value {
     let mut messages = prepared(messages);
     super::media_limits::keep_within(&mut messages, format, false);
-    let messages = &messages;
     match format {
         ProviderFormat::OpenAi => openai(messages),
-        ProviderFormat::Anthropic => anthropic(messages),
-        ProviderFormat::AiSdk => ai_sdk(messages),
-        ProviderFormat::OpenAiResponses => openai_responses(messages),
-        ProviderFormat::Gemini => gemini(messages),
+        ProviderFormat::Anthropic => anthropic(&messages),
+        ProviderFormat::AiSdk => ai_sdk(&messages),
+        ProviderFormat::OpenAiResponses => openai_responses(&messages),
+        ProviderFormat::Gemini => gemini(&messages),
         ProviderFormat::Plain => Value::Array(
             messages
                 .iter()
@@ -139,11 +141,16 @@ fn openai_user_content(m: &HistoryMessage) -> Value {
 
 /// Chat Completions messages. A `tool` message carries text only: the
 /// images and files of a turn's tool results follow its last result in a
-/// user message, and each result says so.
-fn openai(messages: &[HistoryMessage]) -> Value {
-    let mut out: Vec<Value> = Vec::new();
+/// user message, and each result says so. The messages' texts move into
+/// the request.
+fn openai(messages: Vec<HistoryMessage>) -> Value {
+    let mut out: Vec<Value> = Vec::with_capacity(messages.len());
     let mut carried: Vec<Value> = Vec::new();
-    for (i, m) in messages.iter().enumerate() {
+    let results: Vec<bool> = messages
+        .iter()
+        .map(HistoryMessage::is_tool_result)
+        .collect();
+    for (i, m) in messages.into_iter().enumerate() {
         if let Some(id) = &m.tool_call_id {
             let (send, keep) = media_parts::sendable(&m.media);
             let mut content = media_parts::text_with_references(&m.content, keep.into_iter());
@@ -155,7 +162,7 @@ fn openai(messages: &[HistoryMessage]) -> Value {
                 carried.push(media_parts::openai(part));
             }
             out.push(json!({"role": "tool", "tool_call_id": id, "content": content}));
-            let last_result = messages.get(i + 1).is_none_or(|n| !n.is_tool_result());
+            let last_result = results.get(i + 1).is_none_or(|next| !next);
             if last_result && !carried.is_empty() {
                 let mut parts = vec![text_block("[images and files from the tool results above]")];
                 parts.append(&mut carried);
@@ -168,8 +175,16 @@ fn openai(messages: &[HistoryMessage]) -> Value {
     Value::Array(out)
 }
 
-/// A Chat Completions message other than a tool result.
-fn openai_message(m: &HistoryMessage) -> Value {
+/// A Chat Completions message other than a tool result; a message of text
+/// alone moves its text into the request.
+fn openai_message(m: HistoryMessage) -> Value {
+    if m.media.is_empty() && m.tool_calls.is_empty() {
+        let mut object = serde_json::Map::with_capacity(2);
+        object.insert("role".into(), Value::String(m.role));
+        object.insert("content".into(), Value::String(m.content));
+        return Value::Object(object);
+    }
+    let m = &m;
     if m.role == "assistant" && !m.tool_calls.is_empty() {
         let calls: Vec<Value> = m
             .tool_calls

@@ -170,7 +170,20 @@ pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue> {
     // becoming the object's prototype (an assignment would set it).
     let text = context_compiler::json_text::to_json_text(value)
         .map_err(|e| Error::new(ErrorCode::NotSerializable, e.to_string()))?;
-    js_sys::JSON::parse(&text).map_err(|_| {
+    parse_js(&text)
+}
+
+/// [`to_js`] of a `serde_json::Value`, written as it is (a large rendered
+/// request is not copied into another `Value` first).
+pub fn value_to_js(value: &serde_json::Value) -> Result<JsValue> {
+    let text = context_compiler::json_text::value_json_text(value)
+        .map_err(|e| Error::new(ErrorCode::NotSerializable, e.to_string()))?;
+    parse_js(&text)
+}
+
+/// JSON text the library wrote, as a JS value.
+fn parse_js(text: &str) -> Result<JsValue> {
+    js_sys::JSON::parse(text).map_err(|_| {
         Error::new(
             ErrorCode::NotSerializable,
             "the value could not be turned into a JavaScript value",

@@ -22,6 +22,7 @@ use context_compiler_js::registry::Registration;
 
 use crate::artifact_store_arg::artifact_store_arg;
 use crate::registry;
+use crate::render_memo::RenderMemo;
 use crate::tracer::JsTracer;
 use context_compiler::artifacts::ArtifactStore;
 use context_compiler::runner::ToolSpec;
@@ -39,6 +40,8 @@ pub(crate) struct CompilerSpec {
     media_store: Option<Rc<dyn ArtifactStore>>,
     /// Each session's previous compile by this compiler (`ctx.cache`).
     prefix: Rc<PrefixTracker>,
+    /// Each session's last rendering by `toMessages`, shared with the next.
+    renderings: Rc<RenderMemo>,
     /// Traces each compile (`compile_context` spans).
     tracer: Option<Rc<dyn Tracer>>,
 }
@@ -205,6 +208,7 @@ impl ContextCompiler {
             layout,
             media_store,
             prefix: Rc::default(),
+            renderings: Rc::default(),
             tracer: JsTracer::from_option(
                 &option(&options, "tracer", "options")?,
                 "options.tracer",
@@ -279,6 +283,7 @@ impl ContextCompiler {
             Err(e) => return js_sys::Promise::reject(&to_js_error(e)),
         };
         let compiler = self.spec.borrow().bind(&session, None);
+        let renderings = self.spec.borrow().renderings.clone();
         // The shared borrow is held across the pipeline's awaits on purpose:
         // the pipeline reads one consistent view, while `record` (and other
         // compiles' writes) queue behind it through `record_shared`.
@@ -291,7 +296,9 @@ impl ContextCompiler {
                 compiler.compile_view(&view, budget, &options).await?
             };
             writes.apply_shared(&session)?;
-            Ok(WorkingContext::compiled(ctx, &session)?.into())
+            Ok(WorkingContext::compiled(ctx, &session)?
+                .sharing_renderings(renderings)
+                .into())
         })
     }
 }

@@ -24,6 +24,7 @@ mod normalize;
 mod processors;
 mod record_buffers;
 mod registry;
+mod render_memo;
 mod reply_stream;
 mod runner;
 mod schema_engine;

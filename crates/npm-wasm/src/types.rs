@@ -386,7 +386,10 @@ export interface AttachMediaOptions {
 /** A provider rule a request breaks: the rule (`<format>.<name>`), the JSON pointer of what breaks it, and why. */
 export interface RequestProblem { rule: string; path: string; message: string }
 export interface WorkingContext {
-  /** Plain `{ role, content }` messages. */
+  /** Plain `{ role, content }` messages. The array is new at each call; for
+   * a context a `ContextCompiler` compiled, the message objects are frozen
+   * and shared with its previous rendering of the same session where they
+   * render the same. */
   toMessages(): Message[];
   /** OpenAI Chat Completions messages: assistant `tool_calls`, then one `tool` message per call. */
   toMessages(options: { format: "openai"; model?: string }): OpenAiMessage[];

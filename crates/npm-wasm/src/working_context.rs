@@ -3,6 +3,7 @@
 use context_compiler_js::error::{JsResult, Thrown};
 use wasm_bindgen::prelude::*;
 
+use crate::render_memo::RenderMemo;
 use crate::types::{CheckRequestOptionsArg, ToMessagesOptionsArg};
 use std::cell::{OnceCell, RefCell};
 use std::rc::{Rc, Weak};
@@ -12,7 +13,7 @@ use context_compiler::working_context::{
     checker, Ledger, ProviderFormat, WorkingContext as CoreContext,
 };
 use context_compiler::{Error, ErrorCode, Session};
-use context_compiler_js::convert::{from_js, js_to_json, option, string, to_js};
+use context_compiler_js::convert::{from_js, js_to_json, option, string, to_js, value_to_js};
 use context_compiler_js::options::optional_string;
 
 /// The compiled, budget-aware context .
@@ -28,6 +29,9 @@ pub struct WorkingContext {
     session: Weak<RefCell<Session>>,
     /// The ledger, built when first read.
     ledger: OnceCell<Ledger>,
+    /// Its compiler's last renderings, which `toMessages` shares message
+    /// objects with; `None` for a context built by hand.
+    renderings: Option<Rc<RenderMemo>>,
 }
 
 impl WorkingContext {
@@ -46,7 +50,15 @@ impl WorkingContext {
             counter: Some(counter),
             session: Rc::downgrade(session),
             ledger: OnceCell::new(),
+            renderings: None,
         })
+    }
+
+    /// The context, its renderings shared through `renderings` (its
+    /// compiler's).
+    pub(crate) fn sharing_renderings(mut self, renderings: Rc<RenderMemo>) -> Self {
+        self.renderings = Some(renderings);
+        self
     }
 }
 
@@ -90,6 +102,7 @@ impl WorkingContext {
             counter: None,
             session: Weak::new(),
             ledger: OnceCell::new(),
+            renderings: None,
         })
     }
 
@@ -217,7 +230,10 @@ impl WorkingContext {
     /// `ModelMessage[]`). Typed per format by the declarations below.
     /// `model` (by default the compile's `model`): in the Anthropic format,
     /// cache breakpoints whose prefix is below the model's minimum
-    /// cacheable length are left out.
+    /// cacheable length are left out. The array is new at each call; the
+    /// message objects of a context a compiler compiled are frozen and
+    /// shared with its previous rendering of the session (see
+    /// [`crate::render_memo`]).
     #[wasm_bindgen(js_name = toMessages, skip_typescript)]
     pub fn to_messages(&self, options: Option<ToMessagesOptionsArg>) -> JsResult<JsValue> {
         let format = option(&options, "format", "options")?;
@@ -228,11 +244,23 @@ impl WorkingContext {
             ProviderFormat::parse(&name)?
         };
         let model = option(&options, "model", "options")?;
-        if model.is_undefined() || model.is_null() {
-            return js(&self.inner.to_provider_messages(format));
-        }
-        let model = string(&model, "options.model")?;
-        js(&self.inner.to_provider_messages_for(format, &model))
+        let model = if model.is_undefined() || model.is_null() {
+            None
+        } else {
+            Some(string(&model, "options.model")?)
+        };
+        let request = match &model {
+            None => self.inner.to_provider_messages(format),
+            Some(model) => self.inner.to_provider_messages_for(format, model),
+        };
+        let session = self.session.upgrade();
+        let session_id = session
+            .as_ref()
+            .and_then(|s| s.try_borrow().ok().map(|s| s.session_id().to_string()));
+        Ok(match (&self.renderings, session_id) {
+            (Some(memo), Some(id)) => memo.to_js(&id, format, model.as_deref(), request)?,
+            _ => value_to_js(&request)?,
+        })
     }
 
     /// The layout: `"single-system"` or `"zoned"`.

@@ -1,0 +1,74 @@
+// toMessages shares message objects between calls: the messages of a
+// compiler's previous rendering of the same session (same format, same
+// model) that render the same again are the same frozen objects, the array
+// (and a request object around it) is new, and what it returns is what a
+// context built by hand from the same fields renders.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { ContextCompiler, HistorySelector, Session, WorkingContext } from "agent-context-compiler";
+
+function turn(session, i) {
+  session.record("user_input", `question ${i}: how is service ${i} doing?`);
+  session.record("assistant_output", `service ${i} is fine`);
+}
+
+// A context built by hand from a compiled one's fields (those the
+// constructor takes).
+const INIT = ["artifactRefs", "budget", "goal", "history", "layout", "memoryHits", "pinnedMemories", "policies", "stateDigest", "summary", "systemPrompt", "taskState", "tokenCount", "toolDefinitions", "toolResults", "userPreferences"];
+const byHand = (ctx) => new WorkingContext(Object.fromEntries(Object.entries(ctx.toJSON()).filter(([k]) => INIT.includes(k))));
+const fresh = (ctx, options) => byHand(ctx).toMessages(options);
+
+test("a compiler's next rendering shares the unchanged messages, frozen", async () => {
+  const s = new Session({ sessionId: "shared" });
+  for (let i = 0; i < 6; i++) turn(s, i);
+  const compiler = new ContextCompiler({ layout: "zoned", processors: [new HistorySelector({ keepFirst: 1, keepLast: Infinity })] });
+  const options = { systemPrompt: "You are terse." };
+  const first = (await compiler.compile(s, 8_000, options)).toMessages({ format: "openai" });
+  assert.ok(first.every((m) => Object.isFrozen(m)));
+  assert.throws(() => {
+    "use strict";
+    first[1].content = "changed";
+  }, TypeError);
+  first.push({ role: "user", content: "mine" }); // the array is the caller's
+  turn(s, 6);
+  const ctx = await compiler.compile(s, 8_000, options);
+  const second = ctx.toMessages({ format: "openai" });
+  assert.notEqual(second, first);
+  assert.deepEqual(second, fresh(ctx, { format: "openai" }));
+  const shared = second.filter((m, i) => m === first[i]).length;
+  assert.ok(shared >= first.length - 3, `${shared} of ${first.length - 1} shared`);
+  assert.notEqual(second.at(-1), first.at(-2), "the restated goal's tail is rendered anew");
+  assert.ok(second.every((m) => Object.isFrozen(m)));
+  // Another format renders anew.
+  const plain = ctx.toMessages({ format: "plain" });
+  assert.ok(plain.every((m, i) => m !== second[i]));
+  assert.deepEqual(plain, fresh(ctx, { format: "plain" }));
+});
+
+test("a request object is new at each call and shares its message list's objects", async () => {
+  const s = new Session({ sessionId: "anthropic" });
+  for (let i = 0; i < 4; i++) turn(s, i);
+  const compiler = new ContextCompiler({ layout: "zoned", processors: [new HistorySelector({ keepFirst: 1, keepLast: Infinity })] });
+  const a = (await compiler.compile(s, 8_000, { systemPrompt: "Be brief." })).toMessages({ format: "anthropic" });
+  turn(s, 4);
+  const ctx = await compiler.compile(s, 8_000, { systemPrompt: "Be brief." });
+  const b = ctx.toMessages({ format: "anthropic" });
+  assert.notEqual(a, b);
+  assert.deepEqual(Object.keys(b), Object.keys(fresh(ctx, { format: "anthropic" })));
+  assert.deepEqual(b, fresh(ctx, { format: "anthropic" }));
+  assert.ok(b.messages.some((m, i) => m === a.messages[i]), "some messages shared");
+  assert.ok(Object.isFrozen(b.messages[0]));
+  // Another session of the same compiler shares nothing with this one.
+  const other = new Session({ sessionId: "other" });
+  for (let i = 0; i < 4; i++) turn(other, i);
+  const c = (await compiler.compile(other, 8_000, { systemPrompt: "Be brief." })).toMessages({ format: "anthropic" });
+  assert.ok(c.messages.every((m) => !b.messages.includes(m)));
+});
+
+test("a context built by hand renders plain, unfrozen objects", async () => {
+  const s = new Session({ sessionId: "hand" });
+  turn(s, 0);
+  const ctx = await new ContextCompiler({ processors: [] }).compile(s, 4_000, { systemPrompt: "x" });
+  const messages = byHand(ctx).toMessages({ format: "openai" });
+  assert.ok(messages.every((m) => !Object.isFrozen(m)));
+});
