@@ -43,7 +43,7 @@ pub struct ArtifactHandle {
 /// Sorts handles by id: the order every backend lists them in (a store
 /// written outside the crate sorts its `list_handles` with it too).
 pub fn sort_by_id(handles: &mut [ArtifactHandle]) {
-    handles.sort_unstable_by(|a, b| a.artifact_id.cmp(&b.artifact_id));
+    context_compiler_text::order::sort_stable_by(handles, |a, b| a.artifact_id.cmp(&b.artifact_id));
 }
 
 impl ArtifactHandle {

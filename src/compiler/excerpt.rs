@@ -1,6 +1,7 @@
 //! The lines of a long tool output that bear on a question: what a
 //! recalled tool output shows instead of its whole text.
 
+use context_compiler_text::order::{float_descending, sort_positions, sort_stable_by_key};
 use std::collections::{HashMap, HashSet};
 
 use crate::recall::Terms;
@@ -61,7 +62,7 @@ pub(crate) fn matching_lines(terms: &Terms, query: &str, text: &str) -> (Vec<Str
         })
         .filter(|(_, score)| *score > 0.0)
         .collect();
-    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    sort_stable_by_key(&mut scored, |(i, s)| (float_descending(*s), *i as u64));
     let best = scored.first().map_or(0.0, |(_, s)| *s);
     let mut kept: Vec<usize> = scored
         .iter()
@@ -72,7 +73,7 @@ pub(crate) fn matching_lines(terms: &Terms, query: &str, text: &str) -> (Vec<Str
     if kept.is_empty() && !lines.is_empty() {
         kept.push(0);
     }
-    kept.sort_unstable();
+    sort_positions(&mut kept);
     let out = kept
         .iter()
         .filter_map(|&i| lines.get(i))

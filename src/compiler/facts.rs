@@ -2,6 +2,8 @@
 //! names, numbers, dates, paths, identifiers, decisions or errors, kept
 //! word for word so the built-in digest loses as little as it can.
 
+use context_compiler_text::order::{descending, sort_stable_by_key};
+
 /// Words that mark a decision or a failure wherever they appear.
 const MARKERS: &[&str] = &[
     "decided",
@@ -87,7 +89,9 @@ pub(crate) fn facts_of(text: &str, order: &mut usize) -> Vec<Fact> {
 /// The facts kept within `max_chars` (each cut after `sentence_chars`):
 /// the weightiest first, newer among equals, then shown in their order.
 pub(crate) fn keep(mut facts: Vec<Fact>, max_chars: usize, sentence_chars: usize) -> Vec<String> {
-    facts.sort_by(|a, b| b.weight.cmp(&a.weight).then(b.order.cmp(&a.order)));
+    sort_stable_by_key(&mut facts, |f| {
+        (descending(f.weight as u64), descending(f.order as u64))
+    });
     let mut used = 0usize;
     let mut kept: Vec<(usize, String)> = Vec::new();
     for fact in facts {
@@ -99,7 +103,7 @@ pub(crate) fn keep(mut facts: Vec<Fact>, max_chars: usize, sentence_chars: usize
         used += cost;
         kept.push((fact.order, text));
     }
-    kept.sort_by_key(|(order, _)| *order);
+    sort_stable_by_key(&mut kept, |(order, _)| (*order as u64, 0));
     kept.dedup_by(|a, b| a.1 == b.1);
     kept.into_iter().map(|(_, text)| text).collect()
 }

@@ -10,6 +10,7 @@ use crate::error::Result;
 use crate::session::render::{render, Rendered};
 use crate::session::Session;
 use crate::working_context::{HistoryMessage, Layout, Section, ToolResult, WorkingContext};
+use context_compiler_text::order::sort_positions;
 
 /// Selects conversation history: the first `keep_first` turns and the last
 /// `keep_last`, dropping the middle, and never more than the budget left
@@ -140,9 +141,9 @@ impl Processor for HistorySelector {
             &mut available,
         );
         chosen.extend(newest_user);
-        chosen.sort_unstable();
+        sort_positions(&mut chosen);
         ctx.history.extend(chosen.into_iter().filter_map(message));
-        omitted.sort_unstable();
+        sort_positions(&mut omitted);
         list_omitted(&mut ctx, log, Section::History, omitted);
 
         // The newest outcomes that fit what is left, newest first, so the

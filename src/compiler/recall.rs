@@ -2,6 +2,7 @@
 //! folded into a summary, masked) and bear on the newest user message come
 //! back, in the RECENT zone's tail, so the cached prefix is untouched.
 
+use context_compiler_text::order::{descending, float_descending, sort_stable_by_key};
 use std::collections::{BTreeMap, HashSet};
 use std::rc::Rc;
 
@@ -254,7 +255,9 @@ async fn semantic_ranking(
         .zip(rest)
         .map(|((p, _), v)| (*p, cosine_similarity(question, v)))
         .collect();
-    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
+    sort_stable_by_key(&mut ranked, |(p, c)| {
+        (float_descending(*c), descending(*p as u64))
+    });
     let similarities: Vec<f64> = ranked.iter().map(|(_, c)| *c).collect();
     let distinction = ranked.first().map_or(0.0, |(_, best)| {
         crate::recall::stats::standing_out(*best, &similarities)
@@ -276,7 +279,9 @@ fn fuse(lexical: &[(usize, f64)], semantic: &[(usize, f64)]) -> Vec<(usize, f64)
         }
     }
     let mut out: Vec<(usize, f64)> = fused.into_iter().collect();
-    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
+    sort_stable_by_key(&mut out, |(p, c)| {
+        (float_descending(*c), descending(*p as u64))
+    });
     out
 }
 

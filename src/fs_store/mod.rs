@@ -268,7 +268,7 @@ impl<F: FileSystem> FsKv<F> {
             .iter()
             .filter_map(|p| p.strip_prefix(&prefix)?.parse().ok())
             .collect();
-        numbers.sort_unstable();
+        context_compiler_text::order::sort_stable_by_key(&mut numbers, |&n| (n, 0));
         Ok(numbers)
     }
 
@@ -355,7 +355,7 @@ impl<F: FileSystem> KeyValue for FsKv<F> {
             .filter_map(|p| path_key_named(p, &named).or_else(|| version_key(p, &named)))
             .filter(|k| k.starts_with(prefix))
             .collect();
-        keys.sort();
+        context_compiler_text::order::sort_stable_by(&mut keys, |a, b| a.cmp(b));
         keys.dedup();
         Ok(Some(keys))
     }

@@ -421,7 +421,7 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
             .filter(|rest| !rest.contains('/') && !rest.contains('#'))
             .filter_map(unescape_key_part)
             .collect();
-        ids.sort_unstable();
+        context_compiler_text::order::sort_stable_by(&mut ids, |a, b| a.cmp(b));
         Ok(ids)
     }
 

@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use crate::clock::Clock;
 use crate::error::Result;
 use crate::memory::{MemoryEntry, MemoryFilter, MemoryStore};
-use context_compiler_text::order::{float_descending, sort_stable_by_key};
+use context_compiler_text::order::{float_descending, sort_stable_by, sort_stable_by_key};
 
 /// BM25 parameters (the usual defaults).
 const K1: f64 = 1.2;
@@ -186,7 +186,7 @@ impl InMemoryBackend {
         }
         let avg_len = entries.iter().map(|e| e.length as f64).sum::<f64>() / n;
         let mut query_terms = terms(query);
-        query_terms.sort_unstable();
+        sort_stable_by(&mut query_terms, |a, b| a.cmp(b));
         query_terms.dedup();
         let idf: Vec<f64> = query_terms
             .iter()

@@ -611,7 +611,7 @@ impl<C: SqlConnection> SessionStore for SqlArtifactStore<C> {
                     .map_or_else(|| Err(corrupt("a session row")), |v| text(v, "session_id"))
             })
             .collect::<Result<Vec<_>>>()?;
-        ids.sort_unstable();
+        context_compiler_text::order::sort_stable_by(&mut ids, |a, b| a.cmp(b));
         Ok(ids)
     }
 

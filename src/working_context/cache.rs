@@ -6,9 +6,8 @@
 //! request format rendered from the context.
 
 use std::cell::RefCell;
-use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasher, Hash, Hasher};
 
 use serde::{Deserialize, Serialize};
 
@@ -126,8 +125,15 @@ impl Print {
     }
 }
 
+/// A hasher for fingerprints: foldhash with a fixed seed (a fingerprint
+/// only tells one compile's messages from the previous compile's, in one
+/// process; a full window hashes thousands of them at each compile).
+fn hasher() -> impl Hasher {
+    foldhash::quality::FixedState::default().build_hasher()
+}
+
 fn hash_of(value: impl Hash) -> u64 {
-    let mut h = DefaultHasher::new();
+    let mut h = hasher();
     value.hash(&mut h);
     h.finish()
 }
@@ -140,7 +146,7 @@ fn turn_print(h: &HistoryMessage, zone: Zone, counter: &dyn TokenCounter) -> Opt
         .tokens
         .unwrap_or_else(|| zoned::message_tokens(&m, counter))
         + counter.message_overhead();
-    let mut h = DefaultHasher::new();
+    let mut h = hasher();
     match &m.event_id {
         Some(event) => event.hash(&mut h),
         None => m.content.hash(&mut h),
@@ -151,7 +157,7 @@ fn turn_print(h: &HistoryMessage, zone: Zone, counter: &dyn TokenCounter) -> Opt
         (&c.id, &c.name).hash(&mut h);
     }
     let hash = h.finish();
-    let mut h = DefaultHasher::new();
+    let mut h = hasher();
     for p in &m.media {
         (&p.artifact, &p.url, p.tokens).hash(&mut h);
     }

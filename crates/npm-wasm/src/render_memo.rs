@@ -76,7 +76,7 @@ impl RenderMemo {
                     .values
                     .iter()
                     .zip(&list)
-                    .take_while(|(a, b)| a == b)
+                    .take_while(|(a, b)| same(a, b))
                     .count();
                 (same, r.objects.slice(0, same as u32))
             }
@@ -110,6 +110,24 @@ impl RenderMemo {
         });
         renderings.truncate(REMEMBERED);
         Ok(out)
+    }
+}
+
+/// Whether `a` and `b` are the same JSON, their objects' keys in the same
+/// order (what renders the same text); compared in order, without looking
+/// keys up.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b.iter())
+                    .all(|((ka, va), (kb, vb))| ka == kb && same(va, vb))
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y))
+        }
+        _ => a == b,
     }
 }
 

@@ -6,6 +6,7 @@ use crate::packed::{packed, PackedState};
 use crate::stats;
 use crate::terms::{Piece, Terms};
 use crate::HashMap;
+use context_compiler_text::order::sort_stable_by;
 
 pub use crate::stats::MAX_DISTINCTION;
 
@@ -182,7 +183,7 @@ impl RecallIndex {
     /// it has others), each once.
     pub fn query_terms(&self, query: &str) -> Vec<String> {
         let mut terms = self.terms.of_query(query);
-        terms.sort_unstable();
+        sort_stable_by(&mut terms, |a, b| a.cmp(b));
         terms.dedup();
         terms
     }
@@ -242,7 +243,9 @@ impl RecallIndex {
                 })
             })
             .collect();
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        sort_stable_by(&mut scored, |a, b| {
+            b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0))
+        });
         scored.truncate(count);
         let best = scored.first().map_or(0.0, |t| t.1);
         if best <= 0.0 {

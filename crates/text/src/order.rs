@@ -7,6 +7,8 @@
 //! instantiation of `sort_unstable`, and the items are moved into place by
 //! swaps. Positions break ties, so the result is stable.
 
+use std::cmp::Ordering;
+
 /// A sort key: compared by its first word, then its second.
 pub type SortKey = (u64, u64);
 
@@ -18,22 +20,49 @@ pub fn sort_stable_by_key<T>(items: &mut [T], key: impl Fn(&T) -> SortKey) {
         .map(|(i, item)| (key(item), i))
         .collect();
     sort_keys(&mut keyed);
-    // Follow each position's chain of earlier swaps to where its item is now
-    // (the standard library's `sort_by_cached_key` does the same).
-    for i in 0..keyed.len() {
-        let mut from = keyed[i].1;
+    let mut order: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
+    place(items, &mut order);
+}
+
+/// Sorts `items` stably by `compare`, for orders no [`SortKey`] holds
+/// (strings): one shared sort of positions, the comparator called through
+/// a reference.
+pub fn sort_stable_by<T>(items: &mut [T], compare: impl Fn(&T, &T) -> Ordering) {
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    sort_positions_by(&mut order, &|a, b| compare(&items[a], &items[b]));
+    place(items, &mut order);
+}
+
+/// Sorts positions (or any `usize`s) ascending.
+pub fn sort_positions(positions: &mut [usize]) {
+    sort_stable_by_key(positions, |&p| (p as u64, 0));
+}
+
+/// Moves `items` into `order` (each slot's source position), following each
+/// position's chain of earlier swaps to where its item is now (the standard
+/// library's `sort_by_cached_key` does the same).
+fn place<T>(items: &mut [T], order: &mut [usize]) {
+    for i in 0..order.len() {
+        let mut from = order[i];
         while from < i {
-            from = keyed[from].1;
+            from = order[from];
         }
-        keyed[i].1 = from;
+        order[i] = from;
         items.swap(i, from);
     }
 }
 
-/// The one instantiation of the standard sort behind every caller.
+/// The one instantiation of the standard sort behind every keyed caller.
 #[inline(never)]
 fn sort_keys(keyed: &mut [(SortKey, usize)]) {
     keyed.sort_unstable();
+}
+
+/// The one instantiation of the standard stable sort behind every
+/// comparing caller.
+#[inline(never)]
+fn sort_positions_by(order: &mut [usize], compare: &dyn Fn(usize, usize) -> Ordering) {
+    order.sort_by(|a, b| compare(*a, *b));
 }
 
 /// `x`, ordered largest first.
@@ -69,6 +98,23 @@ mod tests {
             let mut std = pairs;
             std.sort_by(|x, y| x.0.cmp(&y.0).then(y.1.cmp(&x.1)));
             prop_assert_eq!(ours, std);
+        }
+
+        #[test]
+        fn comparing_sorts_match_the_standard_stable_sort(words in proptest::collection::vec("[a-c]{0,3}", 0..100)) {
+            let mut ours: Vec<(String, usize)> = words.iter().cloned().zip(0..).collect();
+            sort_stable_by(&mut ours, |a, b| a.0.cmp(&b.0));
+            let mut std: Vec<(String, usize)> = words.into_iter().zip(0..).collect();
+            std.sort_by(|a, b| a.0.cmp(&b.0));
+            prop_assert_eq!(ours, std);
+        }
+
+        #[test]
+        fn positions_sort_ascending(mut v in proptest::collection::vec(0usize..50, 0..100)) {
+            let mut std = v.clone();
+            std.sort_unstable();
+            sort_positions(&mut v);
+            prop_assert_eq!(v, std);
         }
 
         #[test]

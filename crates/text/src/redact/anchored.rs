@@ -43,7 +43,7 @@ pub(crate) struct AtStarts<'r> {
 impl<'r> AtStarts<'r> {
     /// The matches of `pattern` at `starts` (any order, repeats allowed).
     pub(crate) fn new(pattern: &'r Anchored, mut starts: Vec<usize>) -> AtStarts<'r> {
-        starts.sort_unstable();
+        crate::order::sort_positions(&mut starts);
         starts.dedup();
         AtStarts {
             pattern,

@@ -26,7 +26,7 @@ use aho_corasick::dfa::DFA;
 use aho_corasick::{Input, MatchKind};
 use serde::{Deserialize, Serialize};
 
-use crate::order::{descending, sort_stable_by_key};
+use crate::order::{descending, sort_positions, sort_stable_by_key};
 
 use anchored::{Anchored, AtStarts, Matches};
 use rules::{Rule, Start};
@@ -242,8 +242,8 @@ fn keywords(text: &str) -> Keywords {
             k.keyword_at.push(m.start());
         }
     }
-    k.keyword_at.sort_unstable();
-    k.key_value_at.sort_unstable();
+    sort_positions(&mut k.keyword_at);
+    sort_positions(&mut k.key_value_at);
     k
 }
 

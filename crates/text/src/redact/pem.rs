@@ -50,7 +50,7 @@ pub(crate) struct PemMatches {
 impl PemMatches {
     /// The matches at `starts` (any order, repeats allowed).
     pub(crate) fn new(mut starts: Vec<usize>) -> PemMatches {
-        starts.sort_unstable();
+        crate::order::sort_positions(&mut starts);
         starts.dedup();
         PemMatches {
             starts,
