@@ -15,6 +15,7 @@ use std::rc::Rc;
 use common::{block_on, session, tool_exchange};
 use context_compiler::clock::SystemClock;
 use context_compiler::working_context::checker::{check_request, check_request_for};
+use context_compiler::working_context::render_each;
 use context_compiler::TokenCounter;
 use context_compiler::{
     ArtifactAttacher, Compactor, ContextCompiler, ErrorCode, HistoryRecall, HistorySelector,
@@ -266,7 +267,13 @@ proptest! {
                         let authority = authority_text(&request, format);
                         prop_assert!(!authority.contains(MARK), "{} gives system authority to untrusted text:\n{}", format.as_str(), authority);
                     }
+                    // Rendered a message at a time, where a format allows
+                    // it, the same request.
+                    if let Some(alone) = ctx.messages_rendered_alone(format) {
+                        prop_assert_eq!(serde_json::Value::Array(render_each(alone, format)), request);
+                    }
                 }
+                prop_assert!(ctx.messages_rendered_alone(ProviderFormat::Anthropic).is_none());
                 // Rendered for a model, no breakpoint is below its minimum.
                 for model in ["claude-sonnet-4-5", "claude-3-5-haiku-latest", "claude-opus-4-5"] {
                     let request = ctx.to_provider_messages_for(ProviderFormat::Anthropic, model);

@@ -378,6 +378,22 @@ impl DroppedItem {
     }
 }
 
+/// `messages` (from [`WorkingContext::messages_rendered_alone`]) in
+/// `format`, each rendered on its own: the messages
+/// [`WorkingContext::to_provider_messages`] renders for them.
+pub fn render_each(messages: Vec<HistoryMessage>, format: ProviderFormat) -> Vec<Value> {
+    match format {
+        ProviderFormat::OpenAi => provider::openai_each(messages),
+        _ => messages
+            .iter()
+            .map(|m| {
+                let m = zoned::plain_message(m);
+                serde_json::json!({"role": m.role, "content": m.content})
+            })
+            .collect(),
+    }
+}
+
 /// A chat message for a provider.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
@@ -587,6 +603,25 @@ impl WorkingContext {
             Some(model) => self.to_provider_messages_for(format, model),
             None => self.render(format),
         }
+    }
+
+    /// The messages `format` renders, prepared as every format prepares
+    /// them, when it renders each of them as one message of its own: plain,
+    /// and Chat Completions when no message carries an image or a file (whose
+    /// parts may move to a message after a turn's tool results). `None` for
+    /// the other formats and cases. [`render_each`] of them is what
+    /// [`WorkingContext::to_provider_messages`] renders, a message at a time,
+    /// so a caller may render only the messages that changed since it last
+    /// rendered.
+    pub fn messages_rendered_alone(&self, format: ProviderFormat) -> Option<Vec<HistoryMessage>> {
+        if !matches!(format, ProviderFormat::Plain | ProviderFormat::OpenAi) {
+            return None;
+        }
+        let messages = provider::prepared(self.context_messages());
+        messages
+            .iter()
+            .all(|m| m.media.is_empty())
+            .then_some(messages)
     }
 
     fn render(&self, format: ProviderFormat) -> Value {

@@ -105,6 +105,15 @@ pub(crate) fn render(messages: Vec<HistoryMessage>, format: ProviderFormat) -> V
     }
 }
 
+/// Chat Completions messages of `messages`, one each when none carries
+/// media (see [`super::render_each`]).
+pub(crate) fn openai_each(messages: Vec<HistoryMessage>) -> Vec<Value> {
+    match openai(messages) {
+        Value::Array(rendered) => rendered,
+        _ => Vec::new(),
+    }
+}
+
 /// The reasoning items `m` carries for `format` (none for another's).
 fn reasoning_items(m: &HistoryMessage, format: ProviderFormat) -> impl Iterator<Item = Value> + '_ {
     m.reasoning

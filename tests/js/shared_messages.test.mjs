@@ -5,7 +5,15 @@
 // context built by hand from the same fields renders.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ContextCompiler, HistorySelector, Session, WorkingContext } from "agent-context-compiler";
+import { readFileSync } from "node:fs";
+import {
+  attachMedia,
+  ContextCompiler,
+  HistorySelector,
+  MemoryArtifactStore,
+  Session,
+  WorkingContext,
+} from "agent-context-compiler";
 
 function turn(session, i) {
   session.record("user_input", `question ${i}: how is service ${i} doing?`);
@@ -71,4 +79,24 @@ test("a context built by hand renders plain, unfrozen objects", async () => {
   const ctx = await new ContextCompiler({ processors: [] }).compile(s, 4_000, { systemPrompt: "x" });
   const messages = byHand(ctx).toMessages({ format: "openai" });
   assert.ok(messages.every((m) => !Object.isFrozen(m)));
+});
+
+test("with images in the window, the whole request is compared and still shared", async () => {
+  const store = new MemoryArtifactStore();
+  const chart = await attachMedia(store, new Uint8Array(readFileSync(new URL("../fixtures/media/chart.png", import.meta.url))));
+  const s = new Session({ sessionId: "media" });
+  s.record("user_input", { text: "What does this chart show?", media: [chart] });
+  s.record("assistant_output", "Latency by hour.");
+  const compiler = new ContextCompiler({ layout: "zoned", mediaStore: store, processors: [new HistorySelector({ keepFirst: 1, keepLast: Infinity })] });
+  const a = (await compiler.compile(s, 8_000, { systemPrompt: "x" })).toMessages({ format: "openai" });
+  turn(s, 1);
+  const ctx = await compiler.compile(s, 8_000, { systemPrompt: "x" });
+  const b = ctx.toMessages({ format: "openai" });
+  assert.ok(JSON.stringify(b).includes("data:image/png;base64,"), "the image is inlined from the store");
+  assert.equal(b[1], a[1], "the message with the image is shared");
+  assert.ok(Object.isFrozen(b[1].content[1]));
+  assert.deepEqual(
+    b.map((m) => m.role),
+    fresh(ctx, { format: "openai" }).map((m) => m.role),
+  );
 });

@@ -2,8 +2,9 @@
 //! renders the same thousands of messages again at each turn: the objects
 //! `toMessages` handed out for the previous compile of the same session (in
 //! the same format, for the same model) that render the same again are
-//! handed out again, and only the messages after them cross as JSON text to
-//! be parsed. Shared objects are frozen, so that one call's caller cannot
+//! handed out again, and only the messages after them are rendered (where
+//! the format renders each message on its own), cross as JSON text and are
+//! parsed. Shared objects are frozen, so that one call's caller cannot
 //! change what the next call returns; the array (and a request object
 //! around it) is new at each call.
 
@@ -15,7 +16,9 @@ use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
 
 use context_compiler::error::Result;
-use context_compiler::working_context::ProviderFormat;
+use context_compiler::working_context::{
+    render_each, HistoryMessage, ProviderFormat, WorkingContext,
+};
 use context_compiler_js::convert::value_to_js;
 
 /// Sessions whose last rendering a compiler remembers.
@@ -25,16 +28,28 @@ const REMEMBERED: usize = 8;
 /// and the AI SDK's `messages`, Responses' `input`, Gemini's `contents`).
 const LIST_KEYS: [&str; 3] = ["messages", "input", "contents"];
 
+/// What a rendering is compared by at the next call.
+enum Rendered {
+    /// The context's messages, for a format that renders each on its own
+    /// (their cached counts cleared: they do not render).
+    Messages(Vec<HistoryMessage>),
+    /// The rendered message list.
+    Values(Vec<Value>),
+}
+
 /// What one session's last rendering was.
 struct Rendering {
     session_id: String,
     format: ProviderFormat,
     model: Option<String>,
-    /// The message list rendered.
-    values: Vec<Value>,
+    rendered: Rendered,
     /// The frozen objects handed out for it, in its order.
     objects: Array,
 }
+
+/// A call's rendering: what the next call compares by, the objects handed
+/// out, and the value returned.
+type Shared = (Rendered, Array, JsValue);
 
 /// A compiler's last renderings, newest first.
 #[derive(Default)]
@@ -43,74 +58,135 @@ pub(crate) struct RenderMemo {
 }
 
 impl RenderMemo {
-    /// `request` (a context of `session_id` rendered in `format` for
-    /// `model`) as JS, its leading messages that render as the previous
-    /// call's shared with it.
+    /// `ctx` (compiled from `session_id`) rendered in `format` for `model`,
+    /// as JS, its leading messages that render as the previous call's
+    /// shared with it.
     pub(crate) fn to_js(
         &self,
+        ctx: &WorkingContext,
         session_id: &str,
         format: ProviderFormat,
         model: Option<&str>,
-        mut request: Value,
     ) -> Result<JsValue> {
-        let key = LIST_KEYS
-            .into_iter()
-            .find(|k| request.get(k).is_some_and(Value::is_array));
-        let list = match (&mut request, key) {
-            (Value::Array(list), _) => std::mem::take(list),
-            (Value::Object(object), Some(k)) => match object.get_mut(k) {
-                Some(Value::Array(list)) => std::mem::take(list),
-                _ => return value_to_js(&request),
-            },
-            _ => return value_to_js(&request),
+        let previous = self.take(session_id, format, model);
+        let (rendered, objects, out) = match ctx.messages_rendered_alone(format) {
+            Some(messages) => alone(messages, format, previous.as_ref())?,
+            None => {
+                let request = match model {
+                    Some(model) => ctx.to_provider_messages_for(format, model),
+                    None => ctx.to_provider_messages(format),
+                };
+                match whole(request, previous.as_ref())? {
+                    Ok(done) => done,
+                    Err(js) => return Ok(js),
+                }
+            }
         };
         let mut renderings = self.renderings.borrow_mut();
-        let previous = renderings
-            .iter()
-            .position(|r| r.session_id == session_id)
-            .and_then(|i| renderings.remove(i))
-            .filter(|r| r.format == format && r.model.as_deref() == model);
-        let (shared, objects) = match &previous {
-            Some(r) => {
-                let same = r
-                    .values
-                    .iter()
-                    .zip(&list)
-                    .take_while(|(a, b)| same(a, b))
-                    .count();
-                (same, r.objects.slice(0, same as u32))
-            }
-            None => (0, Array::new()),
-        };
-        drop(previous);
-        let mut list = list;
-        let tail = Value::Array(list.split_off(shared));
-        let parsed: Array = value_to_js(&tail)?.unchecked_into();
-        for item in parsed.iter() {
-            freeze(&item);
-            objects.push(&item);
-        }
-        if let Value::Array(tail) = tail {
-            list.extend(tail);
-        }
-        let out = match (key, &request) {
-            (Some(k), Value::Object(_)) => {
-                let outer = value_to_js(&request)?;
-                let _ = Reflect::set(&outer, &k.into(), &objects.slice(0, objects.length()));
-                outer
-            }
-            _ => objects.slice(0, objects.length()).into(),
-        };
         renderings.push_front(Rendering {
             session_id: session_id.to_string(),
             format,
             model: model.map(str::to_string),
-            values: list,
+            rendered,
             objects,
         });
         renderings.truncate(REMEMBERED);
         Ok(out)
     }
+
+    /// The session's last rendering, when it was in `format` for `model`;
+    /// it is forgotten either way (the call replaces it).
+    fn take(
+        &self,
+        session_id: &str,
+        format: ProviderFormat,
+        model: Option<&str>,
+    ) -> Option<Rendering> {
+        let mut renderings = self.renderings.borrow_mut();
+        let i = renderings.iter().position(|r| r.session_id == session_id)?;
+        renderings
+            .remove(i)
+            .filter(|r| r.format == format && r.model.as_deref() == model)
+    }
+}
+
+/// A format that renders each message on its own: only the messages after
+/// those equal to the previous call's are rendered.
+fn alone(
+    mut messages: Vec<HistoryMessage>,
+    format: ProviderFormat,
+    previous: Option<&Rendering>,
+) -> Result<Shared> {
+    for m in &mut messages {
+        m.tokens = None;
+    }
+    let shared = match previous.map(|p| &p.rendered) {
+        Some(Rendered::Messages(before)) => before
+            .iter()
+            .zip(&messages)
+            .take_while(|(a, b)| a == b)
+            .count(),
+        _ => 0,
+    };
+    let tail = Value::Array(render_each(messages[shared..].to_vec(), format));
+    let objects = joined(previous, shared, &tail)?;
+    let out = objects.slice(0, objects.length()).into();
+    Ok((Rendered::Messages(messages), objects, out))
+}
+
+/// Any format: the whole request rendered, its message list compared with
+/// the previous call's. `Err` holds a request with no list to share.
+fn whole(
+    mut request: Value,
+    previous: Option<&Rendering>,
+) -> Result<std::result::Result<Shared, JsValue>> {
+    let key = LIST_KEYS
+        .into_iter()
+        .find(|k| request.get(k).is_some_and(Value::is_array));
+    let mut list = match (&mut request, key) {
+        (Value::Array(list), _) => std::mem::take(list),
+        (Value::Object(object), Some(k)) => match object.get_mut(k) {
+            Some(Value::Array(list)) => std::mem::take(list),
+            _ => return Ok(Err(value_to_js(&request)?)),
+        },
+        _ => return Ok(Err(value_to_js(&request)?)),
+    };
+    let shared = match previous.map(|p| &p.rendered) {
+        Some(Rendered::Values(before)) => before
+            .iter()
+            .zip(&list)
+            .take_while(|(a, b)| same(a, b))
+            .count(),
+        _ => 0,
+    };
+    let tail = Value::Array(list.split_off(shared));
+    let objects = joined(previous, shared, &tail)?;
+    if let Value::Array(tail) = tail {
+        list.extend(tail);
+    }
+    let out = match (key, &request) {
+        (Some(k), Value::Object(_)) => {
+            let outer = value_to_js(&request)?;
+            let _ = Reflect::set(&outer, &k.into(), &objects.slice(0, objects.length()));
+            outer
+        }
+        _ => objects.slice(0, objects.length()).into(),
+    };
+    Ok(Ok((Rendered::Values(list), objects, out)))
+}
+
+/// The previous call's first `shared` objects, then `tail`'s, frozen.
+fn joined(previous: Option<&Rendering>, shared: usize, tail: &Value) -> Result<Array> {
+    let objects = match previous {
+        Some(p) => p.objects.slice(0, shared as u32),
+        None => Array::new(),
+    };
+    let parsed: Array = value_to_js(tail)?.unchecked_into();
+    for item in parsed.iter() {
+        freeze(&item);
+        objects.push(&item);
+    }
+    Ok(objects)
 }
 
 /// Whether `a` and `b` are the same JSON, their objects' keys in the same

@@ -249,18 +249,18 @@ impl WorkingContext {
         } else {
             Some(string(&model, "options.model")?)
         };
-        let request = match &model {
-            None => self.inner.to_provider_messages(format),
-            Some(model) => self.inner.to_provider_messages_for(format, model),
-        };
         let session = self.session.upgrade();
         let session_id = session
             .as_ref()
             .and_then(|s| s.try_borrow().ok().map(|s| s.session_id().to_string()));
-        Ok(match (&self.renderings, session_id) {
-            (Some(memo), Some(id)) => memo.to_js(&id, format, model.as_deref(), request)?,
-            _ => value_to_js(&request)?,
-        })
+        if let (Some(memo), Some(id)) = (&self.renderings, session_id) {
+            return Ok(memo.to_js(&self.inner, &id, format, model.as_deref())?);
+        }
+        let request = match &model {
+            None => self.inner.to_provider_messages(format),
+            Some(model) => self.inner.to_provider_messages_for(format, model),
+        };
+        Ok(value_to_js(&request)?)
     }
 
     /// The layout: `"single-system"` or `"zoned"`.
