@@ -48,7 +48,7 @@ export const OPTION_KEYS = {
   "ToolEvent.create": [[0,["arguments","error","kind","latencyMs","normalized","result","toolName"],false]],
   "ToolInterruptHandler": [[0,["artifactStore","bridge","externalizeThreshold","normalizer","session"],false]],
   "ToolInterruptHandler.call": [[2,["callId","reasoning","thoughtSignature","timeoutMs"],true]],
-  "WorkingContext": [[0,["artifactRefs","budget","goal","history","layout","memoryHits","pinnedMemories","policies","stateDigest","summary","systemPrompt","taskState","tokenCount","toolDefinitions","toolResults","userPreferences"],false]],
+  "WorkingContext": [[0,["artifactRefs","budget","budgetPlan","cache","compactionLevel","dropped","eventsSeen","goal","history","layout","memoryHits","pinnedMemories","policies","recalled","stateDigest","summary","systemPrompt","taskState","tokenCount","toolDefinitions","toolResults","toolTokens","userPreferences","zoneUsage"],false]],
   "WorkingContext.toMessages": [[0,["format","model"],false]],
   "attachMedia": [[2,["detail","filename","mediaType","sessionId","source"],true]],
   "checkRequest": [[1,["format","model"],false]],

@@ -20,10 +20,8 @@ function turn(session, i) {
   session.record("assistant_output", `service ${i} is fine`);
 }
 
-// A context built by hand from a compiled one's fields (those the
-// constructor takes).
-const INIT = ["artifactRefs", "budget", "goal", "history", "layout", "memoryHits", "pinnedMemories", "policies", "stateDigest", "summary", "systemPrompt", "taskState", "tokenCount", "toolDefinitions", "toolResults", "userPreferences"];
-const byHand = (ctx) => new WorkingContext(Object.fromEntries(Object.entries(ctx.toJSON()).filter(([k]) => INIT.includes(k))));
+// A context built by hand from a compiled one's JSON.
+const byHand = (ctx) => new WorkingContext(ctx.toJSON());
 const fresh = (ctx, options) => byHand(ctx).toMessages(options);
 
 test("a compiler's next rendering shares the unchanged messages, frozen", async () => {
@@ -99,4 +97,18 @@ test("with images in the window, the whole request is compared and still shared"
     b.map((m) => m.role),
     fresh(ctx, { format: "openai" }).map((m) => m.role),
   );
+});
+
+test("a context's own JSON builds it again; a misspelt field is still refused", async () => {
+  const s = new Session({ sessionId: "json" });
+  turn(s, 0);
+  const ctx = await new ContextCompiler({ layout: "zoned", processors: [new HistorySelector()] }).compile(s, 4_000, {
+    systemPrompt: "x",
+    tools: [{ name: "lookup" }],
+    reserveOutput: 100,
+  });
+  const again = new WorkingContext(ctx.toJSON());
+  assert.deepEqual(again.toJSON(), ctx.toJSON());
+  assert.deepEqual(again.toMessages({ format: "anthropic" }), ctx.toMessages({ format: "anthropic" }));
+  assert.throws(() => new WorkingContext({ ...ctx.toJSON(), histroy: [] }), (e) => e.code === "INVALID_ARGUMENT" && /histroy/.test(e.message));
 });

@@ -201,14 +201,10 @@ export interface ZonedParts extends ZonedOptions {
   /** The compaction summary of earlier conversation. */
   summary?: string;
 }
-export interface WorkingContextInit extends ZonedParts {
+/** What `new WorkingContext(init)` takes: the fields of a context, each but
+ * `systemPrompt` optional, so that a context's own `toJSON()` builds it again. */
+export interface WorkingContextInit extends Partial<WorkingContextData> {
   systemPrompt: string;
-  history?: HistoryMessage[];
-  memoryHits?: MemoryHit[];
-  artifactRefs?: ArtifactRef[];
-  toolResults?: ToolResult[];
-  tokenCount?: number;
-  budget?: number;
 }
 /** The plain-object form of a `WorkingContext`, as custom processors get it. */
 export interface WorkingContextData extends ZonedParts {

@@ -92,7 +92,8 @@ pub fn check_request(
 #[wasm_bindgen]
 impl WorkingContext {
     /// Builds a context from its fields (`systemPrompt` required; lists
-    /// default to empty, `tokenCount` and `budget` to 0).
+    /// default to empty, `tokenCount` and `budget` to 0), or from a
+    /// context's own `toJSON()`.
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "WorkingContextInit")] init: JsValue,
