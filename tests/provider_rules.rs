@@ -270,6 +270,7 @@ proptest! {
                     // Rendered a message at a time, where a format allows
                     // it, the same request.
                     if let Some(alone) = ctx.messages_rendered_alone(format) {
+                        let alone = alone.into_iter().map(std::borrow::Cow::into_owned).collect();
                         prop_assert_eq!(serde_json::Value::Array(render_each(alone, format)), request);
                     }
                 }

@@ -10,6 +10,7 @@ pub mod names;
 mod provider;
 mod zoned;
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::hash::{Hash, Hasher};
 
@@ -141,6 +142,44 @@ pub(crate) fn conversation_start(zone: Option<Zone>) -> HistoryMessage {
 
 fn is_false(b: &bool) -> bool {
     !*b
+}
+
+impl HistoryMessage {
+    /// Whether `self` and `other` render alike in a format that does not
+    /// read zones (plain, Chat Completions): equal in every field but the
+    /// zone, the cached count and the log position. Every field is named
+    /// here, so that a new one is decided on.
+    pub fn renders_as(&self, other: &HistoryMessage) -> bool {
+        let HistoryMessage {
+            role,
+            content,
+            event_id,
+            tool_calls,
+            tool_call_id,
+            tool_name,
+            is_error,
+            artifact,
+            masked,
+            zone: _,
+            tokens: _,
+            position: _,
+            reasoning,
+            media,
+            part,
+        } = self;
+        *role == other.role
+            && *content == other.content
+            && *event_id == other.event_id
+            && *tool_calls == other.tool_calls
+            && *tool_call_id == other.tool_call_id
+            && *tool_name == other.tool_name
+            && *is_error == other.is_error
+            && *artifact == other.artifact
+            && *masked == other.masked
+            && *reasoning == other.reasoning
+            && *media == other.media
+            && *part == other.part
+    }
 }
 
 impl HistoryMessage {
@@ -394,6 +433,36 @@ pub fn render_each(messages: Vec<HistoryMessage>, format: ProviderFormat) -> Vec
     }
 }
 
+/// One message of a context as the layout lays it out: a turn of the
+/// conversation, borrowed, beside the zone it is in; or a message the
+/// layout writes itself (its zone set).
+pub(crate) enum ContextPart<'a> {
+    /// A turn of `history` and its zone.
+    Turn(&'a HistoryMessage, Zone),
+    /// A message of the layout's own.
+    Own(Box<HistoryMessage>),
+}
+
+impl ContextPart<'_> {
+    /// The message, its zone set.
+    fn into_message(self) -> HistoryMessage {
+        match self {
+            ContextPart::Turn(h, zone) => {
+                let mut m = h.clone();
+                m.zone = Some(zone);
+                m
+            }
+            ContextPart::Own(m) => *m,
+        }
+    }
+}
+
+impl From<HistoryMessage> for ContextPart<'_> {
+    fn from(m: HistoryMessage) -> Self {
+        ContextPart::Own(Box::new(m))
+    }
+}
+
 /// A chat message for a provider.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
@@ -613,15 +682,33 @@ impl WorkingContext {
     /// [`WorkingContext::to_provider_messages`] renders, a message at a time,
     /// so a caller may render only the messages that changed since it last
     /// rendered.
-    pub fn messages_rendered_alone(&self, format: ProviderFormat) -> Option<Vec<HistoryMessage>> {
+    ///
+    /// The conversation's turns are borrowed where preparing leaves them as
+    /// they are, without their zone (which neither format reads).
+    pub fn messages_rendered_alone(
+        &self,
+        format: ProviderFormat,
+    ) -> Option<Vec<Cow<'_, HistoryMessage>>> {
         if !matches!(format, ProviderFormat::Plain | ProviderFormat::OpenAi) {
             return None;
         }
-        let messages = provider::prepared(self.context_messages());
-        messages
-            .iter()
-            .all(|m| m.media.is_empty())
-            .then_some(messages)
+        let mut messages = Vec::with_capacity(self.history.len() + 4);
+        for part in self.context_parts() {
+            let prepared = match part {
+                ContextPart::Turn(h, _) => provider::prepare(h),
+                ContextPart::Own(m) => match provider::prepare(&m) {
+                    Some(Cow::Borrowed(_)) => Some(Cow::Owned(*m)),
+                    Some(Cow::Owned(changed)) => Some(Cow::Owned(changed)),
+                    None => None,
+                },
+            };
+            match prepared {
+                Some(m) if !m.media.is_empty() => return None,
+                Some(m) => messages.push(m),
+                None => {}
+            }
+        }
+        Some(messages)
     }
 
     fn render(&self, format: ProviderFormat) -> Value {
@@ -715,29 +802,36 @@ impl WorkingContext {
     /// state and the goal restated last). In the single-system layout: the system
     /// message, then the history.
     pub fn context_messages(&self) -> Vec<HistoryMessage> {
+        self.context_parts()
+            .into_iter()
+            .map(ContextPart::into_message)
+            .collect()
+    }
+
+    /// [`WorkingContext::context_messages`], the conversation's turns
+    /// borrowed beside their zones.
+    fn context_parts(&self) -> Vec<ContextPart<'_>> {
         match self.layout {
             Layout::SingleSystem => {
-                let mut out = Vec::with_capacity(self.history.len() + 1);
+                let mut out: Vec<ContextPart<'_>> = Vec::with_capacity(self.history.len() + 1);
                 let mut system = HistoryMessage::new("system", self.system_content());
                 system.zone = Some(Zone::System);
-                out.push(system);
+                out.push(system.into());
                 let recent = zoned::recent_start(&self.history);
                 let placeholder = placeholder_at(&self.history);
                 for (i, h) in self.history.iter().enumerate() {
-                    let zone = Some(single_system_zone(i, recent));
+                    let zone = single_system_zone(i, recent);
                     if placeholder == Some(i) {
-                        out.push(conversation_start(zone));
+                        out.push(conversation_start(Some(zone)).into());
                     }
-                    let mut m = h.clone();
-                    m.zone = zone;
-                    out.push(m);
+                    out.push(ContextPart::Turn(h, zone));
                 }
                 if placeholder == Some(self.history.len()) {
-                    out.push(conversation_start(Some(Zone::Recent)));
+                    out.push(conversation_start(Some(Zone::Recent)).into());
                 }
                 out
             }
-            Layout::Zoned => zoned::messages(self),
+            Layout::Zoned => zoned::parts(self),
         }
     }
 

@@ -9,7 +9,7 @@ use crate::working_context::media_parts;
 use crate::working_context::provider::prepare;
 use crate::working_context::{
     artifact_line, conversation_start, memory_line, placeholder_at, recalled_lines, tool_line,
-    HistoryMessage, LayoutPart, Message, WorkingContext, CONVERSATION_START,
+    ContextPart, HistoryMessage, LayoutPart, Message, WorkingContext, CONVERSATION_START,
 };
 use crate::zones::{self, Zone, ZoneUsage};
 
@@ -245,13 +245,14 @@ pub(crate) fn history_zone(h: &HistoryMessage, index: usize, recent: usize) -> Z
 /// The zoned layout's messages, each with its zone: the host's system
 /// text (SYSTEM, then PERSISTENT's goal and state digest), the memory
 /// message (pinned memories and the compaction summary, as a user), the
-/// conversation, and the per-turn tail (as a user, last).
-pub(crate) fn messages(ctx: &WorkingContext) -> Vec<HistoryMessage> {
-    let mut out = Vec::with_capacity(ctx.history.len() + 4);
-    out.push(system_section(Zone::System, system_zone_text(ctx)));
+/// conversation, and the per-turn tail (as a user, last). The conversation's
+/// turns are borrowed, each beside the zone it is in (see [`ContextPart`]).
+pub(crate) fn parts(ctx: &WorkingContext) -> Vec<ContextPart<'_>> {
+    let mut out: Vec<ContextPart<'_>> = Vec::with_capacity(ctx.history.len() + 4);
+    out.push(system_section(Zone::System, system_zone_text(ctx)).into());
     let persistent = persistent_zone_text(ctx);
     if !persistent.is_empty() {
-        out.push(system_section(Zone::Persistent, persistent));
+        out.push(system_section(Zone::Persistent, persistent).into());
     }
     let summary = summary_section(ctx);
     let memory = memory_text(&pinned_text(ctx), &summary);
@@ -261,25 +262,23 @@ pub(crate) fn messages(ctx: &WorkingContext) -> Vec<HistoryMessage> {
         } else {
             Zone::Working
         };
-        out.push(user_part(zone, LayoutPart::Memory, memory));
+        out.push(user_part(zone, LayoutPart::Memory, memory).into());
     }
     let recent = recent_start(&ctx.history);
     let placeholder = placeholder_at(&ctx.history);
     for (i, h) in ctx.history.iter().enumerate() {
-        let zone = Some(history_zone(h, i, recent));
+        let zone = history_zone(h, i, recent);
         if placeholder == Some(i) {
-            out.push(conversation_start(zone));
+            out.push(conversation_start(Some(zone)).into());
         }
-        let mut m = h.clone();
-        m.zone = zone;
-        out.push(m);
+        out.push(ContextPart::Turn(h, zone));
     }
     if placeholder == Some(ctx.history.len()) {
-        out.push(conversation_start(Some(Zone::Recent)));
+        out.push(conversation_start(Some(Zone::Recent)).into());
     }
     let tail = tail_text(ctx);
     if !tail.is_empty() {
-        out.push(user_part(Zone::Recent, LayoutPart::Tail, tail));
+        out.push(user_part(Zone::Recent, LayoutPart::Tail, tail).into());
     }
     out
 }

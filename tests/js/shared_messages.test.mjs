@@ -112,3 +112,23 @@ test("a context's own JSON builds it again; a misspelt field is still refused", 
   assert.deepEqual(again.toMessages({ format: "anthropic" }), ctx.toMessages({ format: "anthropic" }));
   assert.throws(() => new WorkingContext({ ...ctx.toJSON(), histroy: [] }), (e) => e.code === "INVALID_ARGUMENT" && /histroy/.test(e.message));
 });
+
+test("a window that slides (its oldest turns dropped) still shares the turns it keeps", async () => {
+  const s = new Session({ sessionId: "sliding" });
+  for (let i = 0; i < 60; i++) turn(s, i);
+  const compiler = new ContextCompiler({ layout: "zoned", processors: [new HistorySelector({ keepFirst: 1, keepLast: Infinity })] });
+  const options = { systemPrompt: "You are terse." };
+  const budget = 900;
+  const first = (await compiler.compile(s, budget, options)).toMessages({ format: "openai" });
+  for (let i = 60; i < 63; i++) turn(s, i);
+  const ctx = await compiler.compile(s, budget, options);
+  const second = ctx.toMessages({ format: "openai" });
+  assert.deepEqual(second, fresh(ctx, { format: "openai" }));
+  // The window slid: the first turn after the pinned one is gone.
+  const firstTexts = new Set(first.map((m) => m.content));
+  assert.ok(!second.every((m) => firstTexts.has(m.content)), "new turns came in");
+  assert.ok(first.some((m) => !second.some((n) => n.content === m.content)), "old turns left");
+  const reused = second.filter((m) => first.includes(m)).length;
+  const stillThere = second.filter((m) => firstTexts.has(m.content)).length;
+  assert.ok(reused >= stillThere - 3, `${reused} of the ${stillThere} kept turns shared`);
+});

@@ -2,12 +2,12 @@
 //! renders the same thousands of messages again at each turn: the objects
 //! `toMessages` handed out for the previous compile of the same session (in
 //! the same format, for the same model) that render the same again are
-//! handed out again, and only the messages after them are rendered (where
-//! the format renders each message on its own), cross as JSON text and are
-//! parsed. Shared objects are frozen, so that one call's caller cannot
+//! handed out again, and only the others are rendered (where the format
+//! renders each message on its own), cross as JSON text and are parsed. Shared objects are frozen, so that one call's caller cannot
 //! change what the next call returns; the array (and a request object
 //! around it) is new at each call.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 
@@ -30,8 +30,7 @@ const LIST_KEYS: [&str; 3] = ["messages", "input", "contents"];
 
 /// What a rendering is compared by at the next call.
 enum Rendered {
-    /// The context's messages, for a format that renders each on its own
-    /// (their cached counts cleared: they do not render).
+    /// The context's messages, for a format that renders each on its own.
     Messages(Vec<HistoryMessage>),
     /// The rendered message list.
     Values(Vec<Value>),
@@ -70,7 +69,7 @@ impl RenderMemo {
     ) -> Result<JsValue> {
         let previous = self.take(session_id, format, model);
         let (rendered, objects, out) = match ctx.messages_rendered_alone(format) {
-            Some(messages) => alone(messages, format, previous.as_ref())?,
+            Some(messages) => alone(messages, format, previous)?,
             None => {
                 let request = match model {
                     Some(model) => ctx.to_provider_messages_for(format, model),
@@ -110,28 +109,84 @@ impl RenderMemo {
     }
 }
 
-/// A format that renders each message on its own: only the messages after
-/// those equal to the previous call's are rendered.
+/// How far ahead of the next unmatched message of the previous rendering
+/// a message is looked for: a window that slid dropped its oldest turns
+/// between the two, a few at a time.
+const LOOK_AHEAD: usize = 256;
+
+/// A run of a rendering's messages: objects of the previous rendering, by
+/// their positions there, or messages rendered anew.
+enum Segment {
+    /// The previous rendering's objects `start..end`.
+    Reuse(usize, usize),
+    /// This many messages rendered anew.
+    Fresh(usize),
+}
+
+/// A format that renders each message on its own: each message that
+/// renders as one of the previous call's (in their order, a slid window's
+/// dropped turns skipped) is handed out again; only the others are copied
+/// and rendered.
 fn alone(
-    mut messages: Vec<HistoryMessage>,
+    messages: Vec<Cow<'_, HistoryMessage>>,
     format: ProviderFormat,
-    previous: Option<&Rendering>,
+    previous: Option<Rendering>,
 ) -> Result<Shared> {
-    for m in &mut messages {
-        m.tokens = None;
-    }
-    let shared = match previous.map(|p| &p.rendered) {
-        Some(Rendered::Messages(before)) => before
-            .iter()
-            .zip(&messages)
-            .take_while(|(a, b)| a == b)
-            .count(),
-        _ => 0,
+    let (before, before_objects) = match previous {
+        Some(Rendering {
+            rendered: Rendered::Messages(before),
+            objects,
+            ..
+        }) => (before, objects),
+        _ => (Vec::new(), Array::new()),
     };
-    let tail = Value::Array(render_each(messages[shared..].to_vec(), format));
-    let objects = joined(previous, shared, &tail)?;
+    let mut plan: Vec<Segment> = Vec::new();
+    let mut fresh: Vec<HistoryMessage> = Vec::new();
+    let mut next = 0;
+    for m in &messages {
+        let end = before.len().min(next + LOOK_AHEAD);
+        match (next..end).find(|&k| before[k].renders_as(m)) {
+            Some(k) => {
+                match plan.last_mut() {
+                    Some(Segment::Reuse(_, last)) if *last == k => *last += 1,
+                    _ => plan.push(Segment::Reuse(k, k + 1)),
+                }
+                next = k + 1;
+            }
+            None => {
+                match plan.last_mut() {
+                    Some(Segment::Fresh(n)) => *n += 1,
+                    _ => plan.push(Segment::Fresh(1)),
+                }
+                fresh.push(m.clone().into_owned());
+            }
+        }
+    }
+    drop(messages);
+    let rendered = Value::Array(render_each(fresh.clone(), format));
+    let parsed = frozen(&rendered)?;
+    let mut objects = Array::new();
+    let mut kept = Vec::with_capacity(before.len() + fresh.len());
+    let mut before: Vec<Option<HistoryMessage>> = before.into_iter().map(Some).collect();
+    let mut fresh = fresh.into_iter();
+    let mut at = 0u32;
+    for segment in plan {
+        match segment {
+            Segment::Reuse(start, end) => {
+                objects = objects.concat(&before_objects.slice(start as u32, end as u32));
+                kept.extend(before[start..end].iter_mut().filter_map(Option::take));
+            }
+            Segment::Fresh(n) => {
+                for _ in 0..n {
+                    objects.push(&parsed.get(at));
+                    at += 1;
+                }
+                kept.extend(fresh.by_ref().take(n));
+            }
+        }
+    }
     let out = objects.slice(0, objects.length()).into();
-    Ok((Rendered::Messages(messages), objects, out))
+    Ok((Rendered::Messages(kept), objects, out))
 }
 
 /// Any format: the whole request rendered, its message list compared with
@@ -160,7 +215,11 @@ fn whole(
         _ => 0,
     };
     let tail = Value::Array(list.split_off(shared));
-    let objects = joined(previous, shared, &tail)?;
+    let objects = match previous {
+        Some(p) => p.objects.slice(0, shared as u32),
+        None => Array::new(),
+    };
+    let objects = joined(objects, &tail)?;
     if let Value::Array(tail) = tail {
         list.extend(tail);
     }
@@ -175,18 +234,21 @@ fn whole(
     Ok(Ok((Rendered::Values(list), objects, out)))
 }
 
-/// The previous call's first `shared` objects, then `tail`'s, frozen.
-fn joined(previous: Option<&Rendering>, shared: usize, tail: &Value) -> Result<Array> {
-    let objects = match previous {
-        Some(p) => p.objects.slice(0, shared as u32),
-        None => Array::new(),
-    };
-    let parsed: Array = value_to_js(tail)?.unchecked_into();
-    for item in parsed.iter() {
-        freeze(&item);
+/// `objects` (the previous call's shared ones), then `tail`'s, frozen.
+fn joined(objects: Array, tail: &Value) -> Result<Array> {
+    for item in frozen(tail)?.iter() {
         objects.push(&item);
     }
     Ok(objects)
+}
+
+/// The JSON array `list` as JS, each of its items frozen.
+fn frozen(list: &Value) -> Result<Array> {
+    let parsed: Array = value_to_js(list)?.unchecked_into();
+    for item in parsed.iter() {
+        freeze(&item);
+    }
+    Ok(parsed)
 }
 
 /// Whether `a` and `b` are the same JSON, their objects' keys in the same
