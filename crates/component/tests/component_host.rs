@@ -712,9 +712,7 @@ fn native_call(name: &str, args: &Value, timeout_ms: u64, externalize: bool) -> 
 fn tool_events_and_normalised_outputs_match_the_native_core() {
     let (mut store, cc) = instantiate();
     let sessions = cc.agent_context_compiler_sessions().session();
-    let session = sessions
-        .call_constructor(&mut store, Some("tools"))
-        .unwrap();
+    let session = new_session(&mut store, &cc, "tools");
     let normalizer = cc.agent_context_compiler_normalizer();
     let registry = normalizer
         .schema_registry()
@@ -999,9 +997,7 @@ fn bad_input_is_an_error_result_and_the_instance_stays_usable() {
         1,
         "the listing is externalised once the KV is back"
     );
-    let fresh = sessions
-        .call_constructor(&mut store, Some("after"))
-        .unwrap();
+    let fresh = new_session(&mut store, &cc, "after");
     sessions
         .call_record(&mut store, fresh, "user_input", "\"still here\"", None)
         .unwrap()
@@ -1157,7 +1153,7 @@ fn the_event_bus_dispatches_to_host_handlers() {
     // A session attached to the bus feeds it.
     assert!(buses.call_off(&mut store, bus, broken).unwrap());
     let sessions = cc.agent_context_compiler_sessions().session();
-    let session = sessions.call_constructor(&mut store, Some("fed")).unwrap();
+    let session = new_session(&mut store, &cc, "fed");
     buses
         .call_attach(
             &mut store,
@@ -1336,7 +1332,7 @@ fn sessions_save_load_and_a_stale_save_conflicts() {
     let (mut store, cc) = instantiate();
     let sessions = cc.agent_context_compiler_sessions().session();
     let saving = cc.agent_context_compiler_session_store();
-    let s = sessions.call_constructor(&mut store, Some("kept")).unwrap();
+    let s = new_session(&mut store, &cc, "kept");
     sessions
         .call_record(&mut store, s, "user_input", "\"one\"", None)
         .unwrap()
@@ -1404,9 +1400,7 @@ fn instances_on_threads_sharing_one_kv_sync_one_session_without_loss() {
             std::thread::spawn(move || {
                 let (mut store, cc) = instantiate_sharing(WasiCtx::builder().build(), kv);
                 let sessions = cc.agent_context_compiler_sessions().session();
-                let s = sessions
-                    .call_constructor(&mut store, Some("shared"))
-                    .unwrap();
+                let s = new_session(&mut store, &cc, "shared");
                 let mut tries = 0;
                 for i in 0..20 {
                     let text = json!(format!("w{w}-{i}")).to_string();
@@ -1515,9 +1509,8 @@ fn ledger(
 #[test]
 fn the_ledger_and_the_cache_report_reach_the_host() {
     let (mut store, cc) = instantiate();
-    let sessions = cc.agent_context_compiler_sessions().session();
     let compiler = cc.agent_context_compiler_compiler();
-    let s = sessions.call_constructor(&mut store, Some("seen")).unwrap();
+    let s = new_session(&mut store, &cc, "seen");
     for i in 0..20 {
         record_turn(
             &mut store,
@@ -1561,6 +1554,14 @@ fn the_ledger_and_the_cache_report_reach_the_host() {
     // A context that is not JSON is an error result, not a trap.
     let bad = compiler.call_ledger(&mut store, s, "{not json").unwrap();
     assert_eq!(code(bad), ErrorCode::InvalidArgument);
+}
+
+/// A new session with the id `id`.
+fn new_session(store: &mut Store<Host>, cc: &ContextCompiler, id: &str) -> ResourceAny {
+    cc.agent_context_compiler_sessions()
+        .session()
+        .call_constructor(store, Some(id))
+        .unwrap()
 }
 
 /// Records a user input and the assistant's answer in `s`.
@@ -1609,9 +1610,7 @@ fn zoned_options() -> CompileOptions {
 fn media_tools_reserve_usage_and_replies_cross_the_boundary() {
     let (mut store, cc) = instantiate();
     let sessions = cc.agent_context_compiler_sessions().session();
-    let s = sessions
-        .call_constructor(&mut store, Some("media"))
-        .unwrap();
+    let s = new_session(&mut store, &cc, "media");
     let png =
         std::fs::read(common::golden::repo_root().join("tests/fixtures/media/icon.png")).unwrap();
     let artifacts = cc.agent_context_compiler_artifact_store();
@@ -1792,9 +1791,7 @@ fn media_tools_reserve_usage_and_replies_cross_the_boundary() {
 fn the_host_embedder_and_text_model_serve_the_processors() {
     let (mut store, cc) = instantiate();
     let sessions = cc.agent_context_compiler_sessions().session();
-    let s = sessions
-        .call_constructor(&mut store, Some("models"))
-        .unwrap();
+    let s = new_session(&mut store, &cc, "models");
     for i in 0..30 {
         record_turn(
             &mut store,
@@ -1845,9 +1842,7 @@ fn the_host_embedder_and_text_model_serve_the_processors() {
         }),
     ];
     // The session grows under a fixed budget until the compactor folds.
-    let c = sessions
-        .call_constructor(&mut store, Some("compaction"))
-        .unwrap();
+    let c = new_session(&mut store, &cc, "compaction");
     let mut summary = None;
     for i in 0..80 {
         let text = format!(
