@@ -174,10 +174,10 @@ pub(crate) fn fit_zoned(
 ) -> Result<WorkingContext> {
     ctx.budget = budget;
     loop {
-        let exact = ctx.measure(counter);
+        let usage = ctx.measure_zones(counter);
+        let exact = usage.total();
         if exact <= budget {
-            ctx.zone_usage = ctx.zone_usage_of(counter);
-            ctx.token_count = exact;
+            ctx.zone_usage = usage;
             return Ok(ctx);
         }
         let mut over = exact - budget;

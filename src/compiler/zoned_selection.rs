@@ -225,8 +225,12 @@ pub(crate) fn select(
     for m in history.iter_mut().take(pinned_kept.len()) {
         m.zone = Some(Zone::Persistent);
     }
-    ctx.history.extend(history);
-    ctx.measure(counter);
+    // Measured by the caller (the compile does after each processor).
+    if ctx.history.is_empty() {
+        ctx.history = history;
+    } else {
+        ctx.history.extend(history);
+    }
     Ok(ctx)
 }
 

@@ -106,7 +106,8 @@ pub const CONVERSATION_START: &str = "[conversation start]";
 /// Whether `text` renders: it is not empty or only whitespace (providers
 /// refuse whitespace-only text blocks; such text is left out).
 pub(crate) fn has_text(text: &str) -> bool {
-    !text.trim().is_empty()
+    // Most texts start with a visible ASCII character: no need to trim.
+    text.as_bytes().first().is_some_and(u8::is_ascii_graphic) || !text.trim().is_empty()
 }
 
 impl HistoryMessage {
@@ -772,12 +773,9 @@ impl WorkingContext {
                 let recent = zoned::recent_start(&self.history);
                 let seed_zone = |i: usize| single_system_zone(i, recent);
                 for (i, h) in self.history.iter().enumerate() {
-                    let Some(m) = provider::prepare(h) else {
+                    let Some(tokens) = zoned::prepared_tokens(h, counter) else {
                         continue;
                     };
-                    let tokens = m
-                        .tokens
-                        .unwrap_or_else(|| zoned::message_tokens(&m, counter));
                     usage.add(seed_zone(i), tokens + overhead);
                 }
                 if let Some(i) = placeholder_at(&self.history) {
@@ -850,19 +848,26 @@ impl WorkingContext {
         }
     }
 
+    /// Measures a zoned context (see [`WorkingContext::measure`]) and
+    /// returns its tokens per zone, in one walk of its history.
+    pub(crate) fn measure_zones(&mut self, counter: &dyn TokenCounter) -> ZoneUsage {
+        for h in &mut self.history {
+            if h.tokens.is_none() {
+                h.tokens = Some(zoned::message_tokens(h, counter));
+            }
+        }
+        let usage = zoned::usage(self, counter);
+        self.token_count = usage.total();
+        usage
+    }
+
     /// A fast estimate of the token count from cached per-item counts (items
     /// without a cached count are counted and cached). Used between
     /// processors; the compiler's last step replaces it with the exact count.
     /// In the zoned layout it is exact.
     pub fn measure(&mut self, counter: &dyn TokenCounter) -> u64 {
         if self.layout == Layout::Zoned {
-            for h in &mut self.history {
-                if h.tokens.is_none() {
-                    h.tokens = Some(zoned::message_tokens(h, counter));
-                }
-            }
-            self.token_count = zoned::usage(self, counter).total();
-            return self.token_count;
+            return self.measure_zones(counter).total();
         }
         let overhead = counter.message_overhead();
         let mut total = counter.count(&self.system_prompt) + overhead + self.tool_tokens;

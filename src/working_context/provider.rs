@@ -21,13 +21,9 @@ use crate::zones::Zone;
 /// whitespace): providers refuse empty text.
 pub const EMPTY_OUTPUT: &str = "(no output)";
 
-/// `m` as every format renders it, or `None` when it is left out: a
-/// message whose text is empty or only whitespace, with no tool calls, is
-/// left out (system messages stay), an assistant's whitespace-only text
-/// beside its calls is dropped, an empty tool result says so, and tool
-/// names and call ids are ones providers take (see
-/// [`crate::working_context::names`]). Borrowed when nothing changes.
-pub(crate) fn prepare(m: &HistoryMessage) -> Option<Cow<'_, HistoryMessage>> {
+/// What [`prepare`] changes in `m`: its text, its names (`None` when `m`
+/// is left out).
+pub(crate) fn preparing(m: &HistoryMessage) -> Option<(bool, bool)> {
     if m.role != "system" && !m.renders() {
         return None;
     }
@@ -44,6 +40,17 @@ pub(crate) fn prepare(m: &HistoryMessage) -> Option<Cow<'_, HistoryMessage>> {
         || m.tool_calls
             .iter()
             .any(|c| !is_provider_name(&c.id) || !is_provider_name(&c.name));
+    Some((text_changes, names_change))
+}
+
+/// `m` as every format renders it, or `None` when it is left out: a
+/// message whose text is empty or only whitespace, with no tool calls, is
+/// left out (system messages stay), an assistant's whitespace-only text
+/// beside its calls is dropped, an empty tool result says so, and tool
+/// names and call ids are ones providers take (see
+/// [`crate::working_context::names`]). Borrowed when nothing changes.
+pub(crate) fn prepare(m: &HistoryMessage) -> Option<Cow<'_, HistoryMessage>> {
+    let (text_changes, names_change) = preparing(m)?;
     if !text_changes && !names_change {
         return Some(Cow::Borrowed(m));
     }

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::tokens::TokenCounter;
 use crate::working_context::media_parts;
-use crate::working_context::provider::prepare;
+use crate::working_context::provider::{prepare, preparing};
 use crate::working_context::{
     artifact_line, conversation_start, memory_line, placeholder_at, recalled_lines, tool_line,
     ContextPart, HistoryMessage, LayoutPart, Message, WorkingContext, CONVERSATION_START,
@@ -83,6 +83,16 @@ pub(crate) fn message_tokens(h: &HistoryMessage, counter: &dyn TokenCounter) -> 
         + reasoning_tokens(h.reasoning.as_ref(), counter)
         + signatures
         + media_tokens(h)
+}
+
+/// The tokens of `m` as [`prepare`] leaves it (without its message
+/// overhead), or `None` when it is left out: its cached count when
+/// preparing keeps it as it is, without copying it.
+pub(crate) fn prepared_tokens(m: &HistoryMessage, counter: &dyn TokenCounter) -> Option<u64> {
+    match preparing(m)? {
+        (false, false) => Some(m.tokens.unwrap_or_else(|| message_tokens(m, counter))),
+        _ => prepare(m).map(|m| m.tokens.unwrap_or_else(|| message_tokens(&m, counter))),
+    }
 }
 
 /// What a message's images and files cost, as the compile priced them.
@@ -319,8 +329,9 @@ pub(crate) fn usage(ctx: &WorkingContext, counter: &dyn TokenCounter) -> ZoneUsa
     }
     let recent = recent_start(&ctx.history);
     for (i, h) in ctx.history.iter().enumerate() {
-        let Some(m) = prepare(h) else { continue };
-        let tokens = m.tokens.unwrap_or_else(|| message_tokens(&m, counter));
+        let Some(tokens) = prepared_tokens(h, counter) else {
+            continue;
+        };
         usage.add(history_zone(h, i, recent), tokens + overhead);
     }
     if let Some(i) = placeholder_at(&ctx.history) {

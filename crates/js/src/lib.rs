@@ -15,7 +15,8 @@
 //! ([`convert`], [`text`], [`options`]), JS errors ([`error`]), promises and
 //! the task executor ([`promise`], [`executor`]), the registry of native
 //! objects ([`registry`]), the host's clock and randomness ([`env`]), trap
-//! reports and the allocator ([`fatal`]), and the pieces two modules share:
+//! reports and the allocator ([`fatal`]), the byte comparison the modules
+//! link in place of the builtins' (`compare`), and the pieces two modules share:
 //! the model and memory arguments ([`llm`], [`memory_arg`]), hashing
 //! ([`hash`]), and the store and memory methods each module stamps onto its
 //! own classes ([`store_methods!`], [`memory_methods!`]). It exports no class:
@@ -24,6 +25,8 @@
 #[cfg(target_arch = "wasm32")]
 mod alloc;
 pub mod args;
+#[cfg(any(target_arch = "wasm32", test))]
+mod compare;
 pub mod convert;
 pub mod embedder;
 pub mod env;

@@ -460,7 +460,10 @@ mod tests {
                 let tf = words.iter().filter(|w| *w == term).count() as f64;
                 if tf > 0.0 {
                     let length = words.len() as f64;
-                    *score += idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length / average));
+                    // Associated as the index computes it: texts of equal
+                    // score must tie exactly, for the order by key to hold.
+                    *score +=
+                        idf * (tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length / average)));
                 }
             }
         }
