@@ -1,5 +1,4 @@
 // Node entry: loads the wasm synchronously from the package, ready on import.
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { initSync as initGlue } from "../pkg/context_compiler.js";
 import { nodeFiles } from "./files.js";
@@ -10,7 +9,12 @@ import { setFiles, setStoresLoader } from "./stores.js";
 import { setSchemaLoader } from "./schema.js";
 
 // Artifact ids and verified reads hash with OpenSSL, synchronously.
-const digest = (bytes) => createHash("sha256").update(bytes).digest();
+// node:crypto loads on the first hash: importing it up front took 2–3 ms of
+// a cold start (docs/benchmarks.md). `process.getBuiltinModule` is in every
+// Node the package supports (engines) and in Deno.
+let crypto;
+const digest = (bytes) =>
+  (crypto ??= process.getBuiltinModule("node:crypto")).createHash("sha256").update(bytes).digest();
 setHashing({ sha256: digest, sha256Sync: digest });
 // FsArtifactStore's files: node:fs/promises (Node and Deno).
 setFiles(nodeFiles);

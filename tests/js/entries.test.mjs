@@ -109,6 +109,18 @@ test("the node entry loads the event-bus module when the first bus or handler is
   });
 });
 
+test("the node entry loads node:crypto at its first hash, not on import", () => {
+  const out = childOutput("crypto_lazy");
+  assert.deepEqual(out, {
+    before: false,
+    afterImport: false,
+    afterCompile: false,
+    afterHash: true,
+    // SHA-256 of "abc" (FIPS 180-2, appendix B.1).
+    id: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+  });
+});
+
 test("the main module holds no event-bus code; the bus module does", () => {
   // Messages only the bus and its handlers write.
   onlyIn("context_compiler_bus", ["options.maxQueue", "sessionIdleTimeoutMs"]);
