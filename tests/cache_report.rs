@@ -116,14 +116,24 @@ fn a_moving_window_and_compaction_are_named() {
     let compiler = zoned(vec![Rc::new(HistorySelector::new(0, 4))]);
     let mut s = session("window", 12);
     let options = CompileOptions::new("You are terse.");
-    compile(&compiler, &mut s, &options);
+    let before = compile(&compiler, &mut s, &options);
     for i in 12..16 {
         say(&mut s, i);
     }
     let ctx = compile(&compiler, &mut s, &options);
     let miss = miss(&ctx);
     assert_eq!(miss.cause, MissCause::Window, "{miss:?}");
-    assert!(miss.detail.contains("window moved"), "{}", miss.detail);
+    // It names the turn the previous compile had at that place, and the
+    // one there now.
+    let (was, now) = miss
+        .detail
+        .strip_prefix("the window moved: this message was ")
+        .and_then(|rest| rest.split_once(", is now "))
+        .unwrap_or_else(|| panic!("{}", miss.detail));
+    let has =
+        |c: &WorkingContext, id: &str| c.history.iter().any(|h| h.event_id.as_deref() == Some(id));
+    assert!(has(&before, was) && !has(&ctx, was), "{}", miss.detail);
+    assert!(has(&ctx, now), "{}", miss.detail);
 
     let compacting = zoned(vec![
         Rc::new(HistorySelector::new(1, usize::MAX)),
