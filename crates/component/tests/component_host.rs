@@ -534,7 +534,6 @@ fn golden_fixtures_compile_the_same_through_the_component() {
             let o = compile_options(c);
             let json = |v: &Option<Value>| v.as_ref().map(Value::to_string);
             let options = CompileOptions {
-                layout: Layout::Zoned,
                 system_prompt: o.system_prompt.clone(),
                 policies: o.policies.clone(),
                 tool_definitions_json: Some(Value::Array(o.tool_definitions.clone()).to_string()),
@@ -542,12 +541,7 @@ fn golden_fixtures_compile_the_same_through_the_component() {
                 goal: o.goal.clone(),
                 state_digest_json: json(&o.state_digest),
                 task_state: o.task_state.clone(),
-                media_store: false,
-                tools: Vec::new(),
-                format: None,
-                model: None,
-                reserve_output: None,
-                usage_margin: None,
+                ..zoned_options()
             };
             compiler.call_compile_with(
                 &mut store,
@@ -1511,15 +1505,12 @@ fn the_ledger_and_the_cache_report_reach_the_host() {
     let (mut store, cc) = instantiate();
     let compiler = cc.agent_context_compiler_compiler();
     let s = new_session(&mut store, &cc, "seen");
-    for i in 0..20 {
-        record_turn(
-            &mut store,
-            &cc,
-            s,
-            format!("question {i}"),
-            format!("answer {i}"),
-        );
-    }
+    record_turns(
+        &mut store,
+        &cc,
+        s,
+        (0..20).map(|i| (format!("question {i}"), format!("answer {i}"))),
+    );
     let options = zoned_options();
     let window = [Processor::HistorySelector(HistorySelectorOptions {
         keep_first: 1,
@@ -1564,21 +1555,31 @@ fn new_session(store: &mut Store<Host>, cc: &ContextCompiler, id: &str) -> Resou
         .unwrap()
 }
 
-/// Records a user input and the assistant's answer in `s`.
-fn record_turn(
+/// Records each (user input, assistant answer) of `turns` in `s`, in order.
+fn record_turns(
     store: &mut Store<Host>,
     cc: &ContextCompiler,
     s: ResourceAny,
-    question: String,
-    answer: String,
+    turns: impl IntoIterator<Item = (String, String)>,
 ) {
     let sessions = cc.agent_context_compiler_sessions().session();
-    for (kind, text) in [("user_input", question), ("assistant_output", answer)] {
-        sessions
-            .call_record(&mut *store, s, kind, &json!(text).to_string(), None)
-            .unwrap()
-            .unwrap();
+    for (question, answer) in turns {
+        for (kind, text) in [("user_input", question), ("assistant_output", answer)] {
+            sessions
+                .call_record(&mut *store, s, kind, &json!(text).to_string(), None)
+                .unwrap()
+                .unwrap();
+        }
     }
+}
+
+/// The `name` of each object in the JSON array `list` (tool definitions).
+fn names(list: &Value) -> Vec<&str> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["name"].as_str())
+        .collect()
 }
 
 /// Zoned compile options, a short system prompt and everything else at
@@ -1776,13 +1777,7 @@ fn media_tools_reserve_usage_and_replies_cross_the_boundary() {
             .unwrap(),
     )
     .unwrap();
-    let names: Vec<&str> = defs
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|d| d["name"].as_str())
-        .collect();
-    assert_eq!(names, ["search_history", "read_artifact"]);
+    assert_eq!(names(&defs), ["search_history", "read_artifact"]);
 }
 
 /// History recall ranks with the host's embedder (given the timeout the
@@ -1792,15 +1787,17 @@ fn the_host_embedder_and_text_model_serve_the_processors() {
     let (mut store, cc) = instantiate();
     let sessions = cc.agent_context_compiler_sessions().session();
     let s = new_session(&mut store, &cc, "models");
-    for i in 0..30 {
-        record_turn(
-            &mut store,
-            &cc,
-            s,
-            format!("question {i} about the deployment of service {i} and its logs"),
-            format!("answer {i}: the service {i} deploys with three replicas and writes its logs to the shared volume"),
-        );
-    }
+    record_turns(
+        &mut store,
+        &cc,
+        s,
+        (0..30).map(|i| {
+            (
+                format!("question {i} about the deployment of service {i} and its logs"),
+                format!("answer {i}: the service {i} deploys with three replicas and writes its logs to the shared volume"),
+            )
+        }),
+    );
     sessions
         .call_record(
             &mut store,
