@@ -3,7 +3,7 @@
 // declared keys, returns a promise]. tests/js/options_drift.test.mjs fails
 // when it is not what the declarations say.
 export const OPTION_KEYS = {
-  "ArtifactAttacher": [[1,["thresholdBytes"],false]],
+  "ArtifactAttacher": [[1,["keepUnread","thresholdBytes"],false]],
   "Compactor": [[0,["summarizer","target"],false]],
   "ContextCompiler": [[0,["layout","mediaStore","processors","tracer"],false]],
   "ContextCompiler.compile": [[2,["format","goal","model","policies","reserveOutput","stateDigest","systemPrompt","taskState","toolDefinitions","tools","usageMargin","userPreferences"],true]],
@@ -37,6 +37,7 @@ export const OPTION_KEYS = {
   "Session": [[0,["sessionId","tokenCounter"],false]],
   "Session.attachBus": [[1,["agentId","episodeId","userDisplayName","userId"],false]],
   "Session.importJson": [[1,["tokenCounter"],false]],
+  "Session.lookBack": [[2,["artifactStore"],true]],
   "Session.record": [[2,["redact","tokenEstimate"],false]],
   "Session.recordUsage": [[1,["countedTokens"],false]],
   "Session.search": [[1,["limit"],false]],

@@ -108,6 +108,8 @@ fn externalisation_happens_once_per_event() {
             None,
         )
         .unwrap();
+        // Read by the model: externalised from now on.
+        s.record("assistant_output", json!("done"), None).unwrap();
         let first = pipeline(store.clone())
             .compile(&mut s, 2000, "sys")
             .await

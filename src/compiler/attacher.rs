@@ -1,5 +1,6 @@
 //! Artifact externalisation: large tool results become handles, and so does
-//! an oversized question (its head and tail stay).
+//! an oversized question (its head and tail stay). Results the model has not
+//! read yet stay whole while the budget holds them.
 
 use std::rc::Rc;
 
@@ -11,9 +12,13 @@ use crate::compiler::exchanges::artifact_content;
 use crate::compiler::fit_zoned::cut_question;
 use crate::compiler::processor::{Processor, SessionWrites};
 use crate::error::Result;
-use crate::session::{Session, ARTIFACT_STORED, USER_INPUT};
+use crate::normalize::redact::redact;
+use crate::session::{EventLog, Session, ARTIFACT_STORED, USER_INPUT};
+use crate::tokens::TokenCounter;
 use crate::tools::look_back::is_look_back;
-use crate::working_context::{ArtifactRef, WorkingContext};
+use crate::working_context::{
+    working_range, zoned_message_tokens, ArtifactRef, Layout, ToolResult, WorkingContext,
+};
 
 /// Replaces tool results of `threshold_bytes` or more (but the look-back
 /// tools' pages) with artifact handles
@@ -26,24 +31,58 @@ use crate::working_context::{ArtifactRef, WorkingContext};
 /// `artifact_stored` event naming the tool outcome (`event_id`) is recorded,
 /// and later compiles take the handle from the session instead of hashing
 /// again.
+///
+/// Unread results (recorded after the model's latest reply, see
+/// [`EventLog::unread_from`]: what the model asked for and is about to
+/// read) are stored too, but shown whole while the budget can hold them:
+/// in the zoned layout, while the context's fixed parts, its pinned turns
+/// and its RECENT zone fit with them (the final fit leaves out the oldest
+/// WORKING turns to make room, and shows the handle instead when even that
+/// is not enough); in the single-system layout, while the context fits with
+/// them. A result externalised when it was recorded (a tool handler with a
+/// store) is read back from this attacher's store for it, redacted. From
+/// the next model call on they are handles like the others.
 pub struct ArtifactAttacher {
     store: Rc<dyn ArtifactStore>,
     threshold_bytes: usize,
+    keep_unread: bool,
 }
 
 impl ArtifactAttacher {
-    /// Externalises results of at least `threshold_bytes` bytes to `store`.
+    /// Externalises results of at least `threshold_bytes` bytes to `store`,
+    /// keeping unread ones whole while they fit.
     pub fn new(store: Rc<dyn ArtifactStore>, threshold_bytes: usize) -> Self {
         ArtifactAttacher {
             store,
             threshold_bytes,
+            keep_unread: true,
         }
+    }
+
+    /// This attacher, keeping unread results whole while they fit (`true`,
+    /// the default) or externalising them at once like the others.
+    pub fn keeping_unread(mut self, keep: bool) -> Self {
+        self.keep_unread = keep;
+        self
     }
 
     /// The size from which results are externalised.
     pub fn threshold_bytes(&self) -> usize {
         self.threshold_bytes
     }
+
+    /// Whether unread results are shown whole while they fit.
+    pub fn keep_unread(&self) -> bool {
+        self.keep_unread
+    }
+}
+
+/// An unread result the attacher may show whole: where it is, its whole
+/// text and the artifact it is stored as.
+struct Unread {
+    index: usize,
+    text: String,
+    artifact: ArtifactRef,
 }
 
 impl ArtifactAttacher {
@@ -119,9 +158,18 @@ impl Processor for ArtifactAttacher {
         writes: &mut SessionWrites,
     ) -> Result<WorkingContext> {
         let log = session.event_log();
+        let unread_ids = self.unread_ids(log);
         let mut kept = Vec::with_capacity(ctx.tool_results.len());
+        let mut unread_results = Vec::new();
         for tr in std::mem::take(&mut ctx.tool_results) {
+            let unread = tr
+                .event_id
+                .as_ref()
+                .is_some_and(|id| unread_ids.contains(id));
             if let Some(existing) = tr.event_id.as_deref().and_then(|id| log.externalized(id)) {
+                if unread {
+                    unread_results.push((tr.result.clone(), existing.clone()));
+                }
                 ctx.artifact_refs.push(existing.clone());
                 continue;
             }
@@ -129,17 +177,58 @@ impl Processor for ArtifactAttacher {
                 kept.push(tr);
                 continue;
             }
+            let text = tr.result.clone();
             let r = self
                 .externalize(session, &tr.result, &tr.tool, tr.event_id, writes)
                 .await?;
+            if unread {
+                unread_results.push((text, r.clone()));
+            }
             ctx.artifact_refs.push(r);
         }
         ctx.tool_results = kept;
+        // Single-system layout: artifact references of unread results
+        // externalised when recorded.
+        for r in &ctx.artifact_refs {
+            let known = unread_results.iter().any(|(_, u)| u.event_id == r.event_id);
+            if !known
+                && r.event_id
+                    .as_ref()
+                    .is_some_and(|id| unread_ids.contains(id))
+            {
+                if let Some(text) = self.stored_text(log, &r.handle).await {
+                    unread_results.push((text, r.clone()));
+                }
+            }
+        }
+        if ctx.layout != Layout::Zoned {
+            show_unread_results(&mut ctx, unread_results, budget, log.counter());
+        }
         // Zoned layout: tool results in the history are replaced in place, so
         // each call keeps its result.
+        let mut unread = Vec::new();
         for i in 0..ctx.history.len() {
             let h = &ctx.history[i];
-            if !h.is_tool_result() || h.artifact.is_some() || h.masked {
+            if !h.is_tool_result() || h.masked {
+                continue;
+            }
+            let is_unread = h
+                .event_id
+                .as_ref()
+                .is_some_and(|id| unread_ids.contains(id));
+            if let Some(r) = &h.artifact {
+                // Externalised when it was recorded: read back to be shown.
+                if is_unread {
+                    if let Some(text) = self.stored_text(log, &r.handle).await {
+                        let text = h.content.replacen(&artifact_content(r), &text, 1);
+                        let artifact = r.clone();
+                        unread.push(Unread {
+                            index: i,
+                            text,
+                            artifact,
+                        });
+                    }
+                }
                 continue;
             }
             // A look-back page is a copy of what is stored: storing it
@@ -155,15 +244,134 @@ impl Processor for ArtifactAttacher {
                 .externalize(session, &h.content, &tool, event_id, writes)
                 .await?;
             let h = &mut ctx.history[i];
-            h.content = artifact_content(&r);
+            let text = std::mem::replace(&mut h.content, artifact_content(&r));
+            if is_unread {
+                unread.push(Unread {
+                    index: i,
+                    text,
+                    artifact: r.clone(),
+                });
+            }
             h.artifact = Some(r);
             h.tokens = None;
         }
+        show_unread(&mut ctx, unread, budget, log.counter());
         self.externalize_question(session, &mut ctx, budget, writes)
             .await?;
         ctx.measure(log.counter());
         Ok(ctx)
     }
+}
+
+impl ArtifactAttacher {
+    /// The ids of the outcomes the model has not read (none when unread
+    /// results are not kept whole).
+    fn unread_ids(&self, log: &EventLog) -> Vec<String> {
+        if !self.keep_unread {
+            return Vec::new();
+        }
+        let from = log.unread_from();
+        log.events()
+            .get(from..)
+            .unwrap_or_default()
+            .iter()
+            .map(|e| e.event_id.clone())
+            .collect()
+    }
+
+    /// The text stored as `handle` in this attacher's store, redacted;
+    /// `None` when the store lacks it, fails, or holds bytes that are not
+    /// text (the handle is shown then). Only an artifact the session's own
+    /// events name is read.
+    async fn stored_text(&self, log: &EventLog, handle: &str) -> Option<String> {
+        if !log.names_artifact(handle) {
+            return None;
+        }
+        let bytes = self.store.retrieve(handle).await.ok()??;
+        let text = String::from_utf8(bytes).ok()?;
+        if text.contains('\0') {
+            return None;
+        }
+        Some(redact(&text).text)
+    }
+}
+
+/// Zoned layout: shows `unread` results whole, in order, while the
+/// context's fixed parts, pinned turns and RECENT zone fit `budget` with
+/// them; the others keep their handle.
+fn show_unread(
+    ctx: &mut WorkingContext,
+    unread: Vec<Unread>,
+    budget: u64,
+    counter: &dyn TokenCounter,
+) {
+    if unread.is_empty() {
+        return;
+    }
+    let total = ctx.measure(counter);
+    let overhead = counter.message_overhead();
+    let std::ops::Range {
+        start: pinned,
+        end: recent,
+    } = working_range(&ctx.history);
+    // What the final fit may leave out to make room: WORKING's turns.
+    let working: u64 = ctx.history[pinned..recent]
+        .iter()
+        .map(|h| h.tokens.unwrap_or_else(|| zoned_message_tokens(h, counter)) + overhead)
+        .sum();
+    let mut room = budget.saturating_sub(total.saturating_sub(working));
+    for u in unread {
+        let h = &mut ctx.history[u.index];
+        let handle = h.tokens.unwrap_or_else(|| zoned_message_tokens(h, counter));
+        let handle_content = std::mem::replace(&mut h.content, u.text);
+        let artifact = h.artifact.take();
+        let whole = zoned_message_tokens(h, counter);
+        let extra = whole.saturating_sub(handle);
+        if extra <= room && u.index >= recent {
+            room -= extra;
+            h.tokens = Some(whole);
+            h.whole_of = Some(u.artifact);
+        } else {
+            h.content = handle_content;
+            h.artifact = artifact;
+            h.tokens = Some(handle);
+        }
+    }
+}
+
+/// Single-system layout: brings `unread` results (text, artifact) back as
+/// inline tool results, in order, while the context fits `budget` with them.
+fn show_unread_results(
+    ctx: &mut WorkingContext,
+    unread: Vec<(String, ArtifactRef)>,
+    budget: u64,
+    counter: &dyn TokenCounter,
+) {
+    for (text, r) in unread {
+        let Some(i) = ctx
+            .artifact_refs
+            .iter()
+            .position(|a| a.event_id == r.event_id)
+        else {
+            continue;
+        };
+        let removed = ctx.artifact_refs.remove(i);
+        ctx.tool_results.push(ToolResult {
+            tool: r
+                .source
+                .strip_prefix("tool:")
+                .unwrap_or(&r.source)
+                .to_string(),
+            result: text,
+            event_id: r.event_id.clone(),
+            tokens: None,
+        });
+        if ctx.measure(counter) > budget {
+            ctx.tool_results.pop();
+            ctx.artifact_refs.insert(i, removed);
+        }
+    }
+    ctx.measure(counter);
 }
 
 impl ArtifactAttacher {

@@ -17,6 +17,7 @@
 use serde_json::{json, Value};
 
 use crate::compiler::exchanges;
+use crate::compiler::fit_zoned::unread_excess;
 use crate::compiler::omissions::MAX_LISTED;
 use crate::compiler::processor::SessionWrites;
 use crate::compiler::summary::{builtin_summary, llm_prompt};
@@ -24,8 +25,10 @@ use crate::error::Result;
 use crate::llm::{Llm, LlmOptions};
 use crate::session::{EventLog, Session, CONTEXT_COMPACTED};
 use crate::tokens::truncate_to_tokens;
-use crate::working_context::{DropAction, DroppedItem, HistoryMessage, Section, WorkingContext};
-use crate::zones::{CompactionLevel, Zone};
+use crate::working_context::{
+    working_range, DropAction, DroppedItem, HistoryMessage, Section, WorkingContext,
+};
+use crate::zones::CompactionLevel;
 
 /// How many WORKING turns an emergency compaction keeps.
 pub const EMERGENCY_KEEP_TURNS: usize = 2;
@@ -97,7 +100,11 @@ pub(crate) async fn compact(
     let log = session.event_log();
     let counter = log.counter();
     let before = ctx.measure(counter);
-    let level = CompactionLevel::for_utilization(before as f64 / budget as f64);
+    // Unread outputs shown whole are handles from the next call on: they
+    // do not call for a compaction (the final fit makes room for them).
+    let unread = unread_excess(&ctx, counter);
+    let level =
+        CompactionLevel::for_utilization(before.saturating_sub(unread) as f64 / budget as f64);
     ctx.compaction_level = level;
     if level == CompactionLevel::None {
         return Ok(ctx);
@@ -106,12 +113,10 @@ pub(crate) async fn compact(
     let state = log.compaction();
     let prev_masked = state.and_then(|s| s.masked_through);
     let prev_through = state.and_then(|s| s.summarized_through);
-    let pinned = ctx
-        .history
-        .iter()
-        .take_while(|h| h.zone == Some(Zone::Persistent))
-        .count();
-    let recent = crate::working_context::recent_start(&ctx.history).max(pinned);
+    let std::ops::Range {
+        start: pinned,
+        end: recent,
+    } = working_range(&ctx.history);
 
     // Light: mask the tool outputs of WORKING.
     let mut masked_through = prev_masked;
@@ -147,7 +152,7 @@ pub(crate) async fn compact(
             masked_through = Some(masked_through.map_or(position, |m| m.max(position)));
         }
     }
-    let mut used = ctx.measure(counter);
+    let mut used = ctx.measure(counter).saturating_sub(unread);
 
     // Full and emergency: fold the oldest WORKING turns into the summary.
     let groups = turns(&ctx.history[pinned..recent]);
@@ -213,7 +218,7 @@ pub(crate) async fn compact(
             through = Some(last);
             summarized_from = first;
             summarizer_error = error;
-            used = ctx.measure(counter);
+            used = ctx.measure(counter).saturating_sub(unread);
         }
     }
     if masked_through == prev_masked && through == prev_through {

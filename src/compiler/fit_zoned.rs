@@ -1,12 +1,14 @@
 //! The zoned layout's last step: make the context fit its budget, exactly,
 //! keeping every tool call with its result and the newest user message.
 
+use crate::compiler::exchanges::artifact_content;
 use crate::error::{Error, ErrorCode, Result};
 use crate::tokens::{truncate_middle_to_tokens, truncate_to_tokens, TokenCounter};
+use crate::tools::look_back::{is_look_back, READ_ARTIFACT};
 use crate::working_context::{
-    recent_start, DropAction, DroppedItem, HistoryMessage, RecalledTurn, Section, WorkingContext,
+    recent_start, working_range, DropAction, DroppedItem, HistoryMessage, RecalledTurn, Section,
+    WorkingContext,
 };
-use crate::zones::Zone;
 
 /// A text that can be cut.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -131,6 +133,110 @@ pub(crate) fn cut_question(
     })
 }
 
+/// Replaces the oldest look-back result (a `read_artifact` page or a
+/// `search_history` answer) but the newest with a line saying what it was
+/// and how to see it again, recording it; `false` when none is left. A
+/// model paging through an output larger than the budget keeps reading.
+fn mask_read_look_back(ctx: &mut WorkingContext, counter: &dyn TokenCounter) -> bool {
+    let pages: Vec<usize> = ctx
+        .history
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| {
+            h.is_tool_result() && !h.masked && h.tool_name.as_deref().is_some_and(is_look_back)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let Some(&i) = pages.first().filter(|_| pages.len() > 1) else {
+        return false;
+    };
+    let h = &mut ctx.history[i];
+    let page: Option<serde_json::Value> = serde_json::from_str(&h.content).ok();
+    let read = |key: &str| {
+        page.as_ref()
+            .and_then(|p| p.get(key))
+            .map(|v| v.to_string())
+            .unwrap_or_else(|| "?".into())
+    };
+    let line = match h.tool_name.as_deref() {
+        Some(READ_ARTIFACT) => format!(
+            "[page read earlier, left out to save context: {} bytes of {} from offset {}; read it again to see it]",
+            read("bytes"),
+            read("handle"),
+            read("offset")
+        ),
+        _ => format!(
+            "[search results read earlier, left out to save context: the query {}; search again to see them]",
+            read("query")
+        ),
+    };
+    let before = h
+        .tokens
+        .unwrap_or_else(|| crate::working_context::zoned_message_tokens(h, counter));
+    h.content = line;
+    h.masked = true;
+    h.tokens = None;
+    let event_id = h.event_id.clone();
+    let saved = before.saturating_sub(crate::working_context::zoned_message_tokens(h, counter));
+    ctx.dropped.push(DroppedItem::new(
+        Section::History,
+        DropAction::Masked,
+        event_id,
+        saved,
+    ));
+    true
+}
+
+/// Shows the largest unread output the attacher showed whole as its
+/// artifact's handle and summary instead, recording it; `false` when none
+/// is shown whole.
+fn show_handle(ctx: &mut WorkingContext, counter: &dyn TokenCounter) -> bool {
+    let largest = ctx
+        .history
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| h.whole_of.is_some())
+        .max_by_key(|(_, h)| h.content.len())
+        .map(|(i, _)| i);
+    let Some(i) = largest else {
+        return false;
+    };
+    let h = &mut ctx.history[i];
+    let Some(r) = h.whole_of.take() else {
+        return false;
+    };
+    let before = h
+        .tokens
+        .unwrap_or_else(|| crate::working_context::zoned_message_tokens(h, counter));
+    h.content = artifact_content(&r);
+    h.artifact = Some(r);
+    h.tokens = None;
+    let after = crate::working_context::zoned_message_tokens(h, counter);
+    ctx.dropped.push(DroppedItem::new(
+        Section::History,
+        DropAction::Truncated,
+        h.event_id.clone(),
+        before.saturating_sub(after),
+    ));
+    true
+}
+
+/// The tokens the unread outputs shown whole add over their handles:
+/// what compaction leaves out of the utilisation it acts on (they are
+/// shown as handles from the next call on).
+pub(crate) fn unread_excess(ctx: &WorkingContext, counter: &dyn TokenCounter) -> u64 {
+    ctx.history
+        .iter()
+        .filter_map(|h| {
+            let r = h.whole_of.as_ref()?;
+            let whole = h
+                .tokens
+                .unwrap_or_else(|| crate::working_context::zoned_message_tokens(h, counter));
+            Some(whole.saturating_sub(counter.count(&artifact_content(r))))
+        })
+        .sum()
+}
+
 /// Drops the reasoning of the oldest assistant message that carries any
 /// (whole: signed reasoning is never cut), recording it; `false` when none
 /// does. The newest step's reasoning goes last.
@@ -158,7 +264,9 @@ fn drop_oldest_reasoning(ctx: &mut WorkingContext, counter: &dyn TokenCounter) -
 /// step's first, the current step's last); takes out WORKING's images and
 /// files (their references stay), then drops the oldest WORKING turns (a
 /// call always with its results); drops per-turn tool results, artifact
-/// references and memory hits; drops pinned turns; takes out the other
+/// references and memory hits; replaces the look-back results read before
+/// the newest one by a line each; shows unread outputs shown whole as their
+/// handles instead; drops pinned turns; takes out the other
 /// images and files; then cuts the newest user message down to half the
 /// budget (its head and tail stay), then truncates the largest text but
 /// the newest user message; when no other text is left, drops the RECENT
@@ -181,12 +289,10 @@ pub(crate) fn fit_zoned(
             return Ok(ctx);
         }
         let mut over = exact - budget;
-        let pinned = ctx
-            .history
-            .iter()
-            .take_while(|h| h.zone == Some(Zone::Persistent))
-            .count();
-        let recent = recent_start(&ctx.history).max(pinned);
+        let std::ops::Range {
+            start: pinned,
+            end: recent,
+        } = working_range(&ctx.history);
 
         // 0. Reasoning: the first thing to go.
         if drop_oldest_reasoning(&mut ctx, counter) {
@@ -227,6 +333,17 @@ pub(crate) fn fit_zoned(
                 event_id,
                 exact.saturating_sub(after),
             ));
+            continue;
+        }
+        // 2b. Look-back results the model read before its newest one
+        // (pages of a stored output, searches): a line saying what they
+        // were, the oldest first.
+        if mask_read_look_back(&mut ctx, counter) {
+            continue;
+        }
+        // 2c. Unread outputs shown whole: their handle and summary instead,
+        // the largest first.
+        if show_handle(&mut ctx, counter) {
             continue;
         }
         // 3. Pinned turns, newest first (never the newest user message).

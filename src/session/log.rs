@@ -168,6 +168,9 @@ pub struct EventLog {
     compaction: Option<CompactionState>,
     pinned_memories: Vec<usize>,
     last_user_input: Option<usize>,
+    /// The position of the latest assistant message or tool call: the
+    /// model's latest reply.
+    last_reply: Option<usize>,
     externalized: HashMap<String, ArtifactRef>,
     /// Every artifact id an event names (stored outputs, externalised
     /// outcomes, images and files): what this session may read back.
@@ -208,6 +211,7 @@ impl EventLog {
             compaction: None,
             pinned_memories: Vec::new(),
             last_user_input: None,
+            last_reply: None,
             externalized: HashMap::new(),
             named_artifacts: HashSet::new(),
             usage: UsageCorrection::default(),
@@ -417,11 +421,14 @@ impl EventLog {
         };
         event.token_estimate = token_estimate.unwrap_or(estimate);
         match &rendered {
-            Some(Rendered::Message { .. }) => {
+            Some(Rendered::Message { role, .. }) => {
                 self.conversation.push(index);
                 self.timeline.push(index);
                 if event.kind == USER_INPUT {
                     self.last_user_input = Some(index);
+                }
+                if role == "assistant" {
+                    self.last_reply = Some(index);
                 }
             }
             Some(Rendered::ToolOutcome { .. } | Rendered::Artifact(_)) => {
@@ -434,6 +441,7 @@ impl EventLog {
             }
             None if event.kind == TOOL_CALL => {
                 self.timeline.push(index);
+                self.last_reply = Some(index);
                 self.calls.insert(event.event_id.clone(), index);
                 // A call recorded with the provider's id is answered under it.
                 if let Some(call_id) = render::call_id_of(&event.data) {
@@ -664,6 +672,14 @@ impl EventLog {
     /// The position of the latest `user_input` event.
     pub(crate) fn last_user_input_position(&self) -> Option<usize> {
         self.last_user_input
+    }
+
+    /// The position from which tool outcomes are unread: those recorded
+    /// after the model's latest reply (its latest assistant message or
+    /// tool call), which the next model call is the first to show. Every
+    /// outcome is unread while the model has not replied yet.
+    pub fn unread_from(&self) -> usize {
+        self.last_reply.map_or(0, |p| p + 1)
     }
 
     /// The latest `user_input` event.

@@ -1,8 +1,9 @@
 //! The look-back tools: `search_history` finds what the session said
 //! earlier (also what left the context window), and `read_artifact` pages
-//! through an externalised output. Both run in the library itself, through
-//! [`LookBackBridge`] in front of the host's bridge, so their calls are
-//! recorded like any other tool's.
+//! through an externalised output. Both run in the library itself:
+//! [`LookBack::call`] answers one call (what an integration's tools run),
+//! and [`LookBackBridge`] puts them in front of the host's bridge, so a
+//! run's calls are recorded like any other tool's.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -11,6 +12,7 @@ use async_trait::async_trait;
 use serde_json::{json, Value};
 
 use crate::artifacts::ArtifactStore;
+use crate::error::{Error, ErrorCode, Result};
 use crate::normalize::redact::redact;
 use crate::recall::event_text;
 use crate::session::Session;
@@ -67,34 +69,44 @@ pub fn look_back_definitions() -> Value {
 /// How many redacted texts `read_artifact` keeps for its next pages.
 const REDACTED_CACHE: usize = 8;
 
-/// A bridge that runs the look-back tools itself and hands every other call
-/// to the host's bridge (or fails it, when there is none).
+/// The look-back tools over one session and its artifact store.
 ///
 /// `read_artifact` serves only what the session's own events name (its
 /// stored outputs, externalised outcomes, images and files, and its events
 /// by id), whatever else a shared store holds; and it pages the whole text
 /// redacted once, so that no page boundary can cut a secret into pieces the
 /// redaction would not know.
-pub struct LookBackBridge {
-    inner: Option<Rc<dyn ToolBridge>>,
+pub struct LookBack {
     session: Rc<RefCell<Session>>,
     store: Option<Rc<dyn ArtifactStore>>,
     /// The redacted texts read last, newest last: (handle or event id, text).
     redacted: RefCell<Vec<(String, Rc<str>)>>,
 }
 
-impl LookBackBridge {
-    /// Look-back over `session` and `store` in front of `inner`.
-    pub fn new(
-        inner: Option<Rc<dyn ToolBridge>>,
-        session: Rc<RefCell<Session>>,
-        store: Option<Rc<dyn ArtifactStore>>,
-    ) -> Self {
-        LookBackBridge {
-            inner,
+impl LookBack {
+    /// The look-back tools over `session`, reading stored outputs from
+    /// `store`.
+    pub fn new(session: Rc<RefCell<Session>>, store: Option<Rc<dyn ArtifactStore>>) -> Self {
+        LookBack {
             session,
             store,
             redacted: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// Answers a call of the look-back tool `name` with `arguments` (as
+    /// [`look_back_definitions`] declares them): the page or the search
+    /// results as JSON. Fails with [`ErrorCode::InvalidArgument`] for
+    /// another tool's name, arguments the tool does not take, or a handle
+    /// the session does not name; with the store's error when it fails to
+    /// read; with [`ErrorCode::SessionBusy`] when the session is held.
+    pub async fn call(&self, name: &str, arguments: &Value) -> Result<Value> {
+        match name {
+            SEARCH_HISTORY => self.search(arguments),
+            READ_ARTIFACT => self.read(arguments).await,
+            _ => Err(invalid(&format!(
+                "'{name}' is not a look-back tool ({SEARCH_HISTORY}, {READ_ARTIFACT})"
+            ))),
         }
     }
 
@@ -123,12 +135,21 @@ impl LookBackBridge {
         text
     }
 
-    fn search(&self, arguments: &Value) -> Result<ToolOutput, ToolFailure> {
+    fn session(&self) -> Result<std::cell::Ref<'_, Session>> {
+        self.session.try_borrow().map_err(|_| {
+            Error::new(
+                ErrorCode::SessionBusy,
+                "the session is in use; look back again",
+            )
+        })
+    }
+
+    fn search(&self, arguments: &Value) -> Result<Value> {
         let query = arguments
             .get("query")
             .and_then(Value::as_str)
             .filter(|q| !q.trim().is_empty())
-            .ok_or_else(|| failed("search_history needs a non-empty string 'query'"))?;
+            .ok_or_else(|| invalid("search_history needs a non-empty string 'query'"))?;
         let limit = match arguments.get("limit") {
             None | Some(Value::Null) => DEFAULT_SEARCH_RESULTS,
             Some(v) => v
@@ -136,15 +157,12 @@ impl LookBackBridge {
                 .filter(|n| (1..=MAX_SEARCH_RESULTS as u64).contains(n))
                 .map(|n| n as usize)
                 .ok_or_else(|| {
-                    failed(&format!(
+                    invalid(&format!(
                         "search_history's 'limit' must be an integer from 1 to {MAX_SEARCH_RESULTS}"
                     ))
                 })?,
         };
-        let session = self
-            .session
-            .try_borrow()
-            .map_err(|_| failed("the session is in use; search again"))?;
+        let session = self.session()?;
         let events = session.event_log().all_events();
         let results: Vec<Value> = session
             .search(query, limit)
@@ -160,39 +178,31 @@ impl LookBackBridge {
                 }))
             })
             .collect();
-        Ok(ToolOutput::Json(
-            json!({ "query": query, "results": results }),
-        ))
+        Ok(json!({ "query": query, "results": results }))
     }
 
-    async fn read(&self, arguments: &Value) -> Result<ToolOutput, ToolFailure> {
+    async fn read(&self, arguments: &Value) -> Result<Value> {
         let handle = arguments
             .get("handle")
             .and_then(Value::as_str)
             .map(|h| h.trim().trim_start_matches('[').trim_end_matches(']'))
             .filter(|h| !h.is_empty())
-            .ok_or_else(|| failed("read_artifact needs a string 'handle'"))?;
+            .ok_or_else(|| invalid("read_artifact needs a string 'handle'"))?;
         let offset = byte_count(arguments, "offset", 0, usize::MAX)?;
         let length = byte_count(arguments, "length", DEFAULT_PAGE_BYTES, MAX_PAGE_BYTES)?.max(1);
         if let Some(text) = self.event_text(handle)? {
             let text = self.redacted(&format!("event:{handle}"), &text);
             return Ok(read_page(handle, &text, offset, length));
         }
-        let unknown = || failed(&format!("no stored output has the handle '{handle}'"));
+        let unknown = || invalid(&format!("no stored output has the handle '{handle}'"));
         // Another session's handle is as unknown as a made-up one.
-        let named = self
-            .session
-            .try_borrow()
-            .map_err(|_| failed("the session is in use; read again"))?
-            .event_log()
-            .names_artifact(handle);
-        if !named {
+        if !self.session()?.event_log().names_artifact(handle) {
             return Err(unknown());
         }
         let store = self
             .store
             .as_ref()
-            .ok_or_else(|| failed("no artifact store: nothing was stored to read"))?;
+            .ok_or_else(|| invalid("no artifact store: nothing was stored to read"))?;
         let key = format!("artifact:{handle}");
         let text = if let Some(text) = self.cached(&key) {
             text
@@ -200,10 +210,10 @@ impl LookBackBridge {
             let content = store
                 .retrieve(handle)
                 .await
-                .map_err(|e| failed(&format!("the artifact could not be read: {e}")))?
+                .map_err(|e| e.context("the artifact could not be read"))?
                 .ok_or_else(unknown)?;
             let text = std::str::from_utf8(&content).map_err(|_| {
-                failed(&format!(
+                invalid(&format!(
                     "the output '{handle}' is binary ({}), not text",
                     crate::tools::sniff_mime(&content)
                 ))
@@ -215,11 +225,8 @@ impl LookBackBridge {
 
     /// The whole text of the session event `id` (a cut message names its
     /// event; a search result gives its event's id), if the session has it.
-    fn event_text(&self, id: &str) -> Result<Option<String>, ToolFailure> {
-        let session = self
-            .session
-            .try_borrow()
-            .map_err(|_| failed("the session is in use; read again"))?;
+    fn event_text(&self, id: &str) -> Result<Option<String>> {
+        let session = self.session()?;
         let log = session.event_log();
         let events = log.all_events();
         Ok(events
@@ -231,17 +238,38 @@ impl LookBackBridge {
     }
 }
 
+/// A bridge that runs the look-back tools itself ([`LookBack`]) and hands
+/// every other call to the host's bridge (or fails it, when there is none).
+pub struct LookBackBridge {
+    inner: Option<Rc<dyn ToolBridge>>,
+    look_back: LookBack,
+}
+
+impl LookBackBridge {
+    /// Look-back over `session` and `store` in front of `inner`.
+    pub fn new(
+        inner: Option<Rc<dyn ToolBridge>>,
+        session: Rc<RefCell<Session>>,
+        store: Option<Rc<dyn ArtifactStore>>,
+    ) -> Self {
+        LookBackBridge {
+            inner,
+            look_back: LookBack::new(session, store),
+        }
+    }
+}
+
 /// The page of `text` from `offset`, as `read_artifact` answers it.
-fn read_page(handle: &str, text: &str, offset: usize, length: usize) -> ToolOutput {
+fn read_page(handle: &str, text: &str, offset: usize, length: usize) -> Value {
     let (start, end) = page(text, offset, length);
-    ToolOutput::Json(json!({
+    json!({
         "handle": handle,
         "offset": start,
         "bytes": end - start,
         "totalBytes": text.len(),
         "text": &text[start..end],
         "nextOffset": if end < text.len() { json!(end) } else { Value::Null },
-    }))
+    })
 }
 
 #[async_trait(?Send)]
@@ -252,29 +280,30 @@ impl ToolBridge for LookBackBridge {
         arguments: &Value,
         signal: &AbortSignal,
         deadline_ms: f64,
-    ) -> Result<ToolOutput, ToolFailure> {
-        match name {
-            SEARCH_HISTORY => self.search(arguments),
-            READ_ARTIFACT => self.read(arguments).await,
-            _ => match &self.inner {
-                Some(inner) => inner.execute(name, arguments, signal, deadline_ms).await,
-                None => Err(failed(&format!("no tool named '{name}' can run here"))),
-            },
+    ) -> std::result::Result<ToolOutput, ToolFailure> {
+        if is_look_back(name) {
+            return self
+                .look_back
+                .call(name, arguments)
+                .await
+                .map(ToolOutput::Json)
+                .map_err(|e| ToolFailure::Failed(e.message().to_string()));
+        }
+        match &self.inner {
+            Some(inner) => inner.execute(name, arguments, signal, deadline_ms).await,
+            None => Err(ToolFailure::Failed(format!(
+                "no tool named '{name}' can run here"
+            ))),
         }
     }
 }
 
-fn failed(message: &str) -> ToolFailure {
-    ToolFailure::Failed(message.to_string())
+fn invalid(message: &str) -> Error {
+    Error::new(ErrorCode::InvalidArgument, message)
 }
 
 /// A non-negative integer argument in bytes, at most `max`.
-fn byte_count(
-    arguments: &Value,
-    key: &str,
-    default: usize,
-    max: usize,
-) -> Result<usize, ToolFailure> {
+fn byte_count(arguments: &Value, key: &str, default: usize, max: usize) -> Result<usize> {
     match arguments.get(key) {
         None | Some(Value::Null) => Ok(default),
         Some(v) => v
@@ -282,7 +311,7 @@ fn byte_count(
             .and_then(|n| usize::try_from(n).ok())
             .map(|n| n.min(max))
             .ok_or_else(|| {
-                failed(&format!(
+                invalid(&format!(
                     "read_artifact's '{key}' must be a non-negative integer"
                 ))
             }),

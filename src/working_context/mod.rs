@@ -25,7 +25,9 @@ pub use cache::{CacheMiss, CacheReport, MissCause, PrefixTracker};
 pub use format::ProviderFormat;
 pub use ledger::{Excluded, ExclusionReason, Included, InclusionReason, Ledger};
 pub use provider::EMPTY_OUTPUT;
-pub(crate) use zoned::{message_tokens as zoned_message_tokens, reasoning_tokens, recent_start};
+pub(crate) use zoned::{
+    message_tokens as zoned_message_tokens, reasoning_tokens, recent_start, working_range,
+};
 
 /// A conversation turn in a compiled context.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -84,6 +86,12 @@ pub struct HistoryMessage {
     /// conversation message): the renderers place cache marks by it.
     #[serde(skip)]
     pub(crate) part: Option<LayoutPart>,
+    /// An unread tool output shown whole (see
+    /// [`crate::compiler::ArtifactAttacher::keep_unread`]): the artifact it
+    /// is stored as, whose handle and summary the final fit shows instead
+    /// when the budget cannot hold the whole text.
+    #[serde(skip)]
+    pub(crate) whole_of: Option<ArtifactRef>,
 }
 
 /// The messages the zoned layout writes itself, around the conversation.
@@ -167,6 +175,7 @@ impl HistoryMessage {
             reasoning,
             media,
             part,
+            whole_of: _,
         } = self;
         *role == other.role
             && *content == other.content
@@ -202,6 +211,7 @@ impl HistoryMessage {
             reasoning: None,
             media: Vec::new(),
             part: None,
+            whole_of: None,
         }
     }
 

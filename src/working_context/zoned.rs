@@ -22,6 +22,16 @@ pub(crate) fn recent_start(history: &[HistoryMessage]) -> usize {
         .unwrap_or(history.len())
 }
 
+/// Where WORKING is in a zoned history: from after the pinned turns (the
+/// leading PERSISTENT ones) to the newest user message (RECENT's start).
+pub(crate) fn working_range(history: &[HistoryMessage]) -> std::ops::Range<usize> {
+    let pinned = history
+        .iter()
+        .take_while(|h| h.zone == Some(Zone::Persistent))
+        .count();
+    pinned..recent_start(history).max(pinned)
+}
+
 /// The text a message has in the plain `{ role, content }` form: tool calls
 /// are written after the assistant's text, a tool result is labelled with
 /// its call's id (the call's line names the tool).

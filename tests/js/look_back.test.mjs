@@ -33,9 +33,30 @@ test("a run with lookBackTools searches the history, in the OpenAI format, with 
   session.free();
 });
 
-test("read_artifact pages an externalised output back whole; a bad handle is a tool error", async () => {
+test("an output the budget holds is read whole on the next call; a handle from the call after", async () => {
   const store = new MemoryArtifactStore();
-  const big = Array.from({ length: 500 }, (_, i) => `ligne ${i}: café 東京 ✓\n`).join("");
+  const file = Array.from({ length: 300 }, (_, i) => `ligne ${i}: café 東京 ✓\n`).join("");
+  const seen = [];
+  const model = async (messages, { step }) => {
+    seen.push(messages.filter((m) => m.role === "tool").map((m) => m.content));
+    if (step === 0) return { toolCalls: [{ id: "f", name: "read_file", arguments: {} }] };
+    if (step === 1) return { toolCalls: [{ id: "g", name: "read_file", arguments: {} }] };
+    return { content: "read" };
+  };
+  const run = await runCompiled("Read the file twice", {
+    budget: 8000, model, artifactStore: store, externalizeThreshold: 4096,
+    tools: [{ name: "read_file", description: "reads the file" }], bridge: () => file,
+  });
+  assert.equal(run.result, "read");
+  assert.deepEqual(seen[1], [file], "the just-requested output, whole");
+  assert.match(seen[2][0], /^\[artifact [0-9a-f]{64} /, "read once: its handle from then on");
+  assert.equal(seen[2][1], file);
+  run.session.free();
+});
+
+test("read_artifact pages an output larger than the budget back whole; a bad handle is a tool error", async () => {
+  const store = new MemoryArtifactStore();
+  const big = Array.from({ length: 2000 }, (_, i) => `ligne ${i}: café 東京 ✓\n`).join("");
   let handle = null;
   let next = 0;
   const pages = [];
@@ -49,7 +70,7 @@ test("read_artifact pages an externalised output back whole; a bad handle is a t
       next = page.nextOffset;
       if (next === null) return { content: "read" };
     }
-    return { toolCalls: [{ id: `r${step}`, name: "read_artifact", arguments: { handle, offset: next, length: 4000 } }] };
+    return { toolCalls: [{ id: `r${step}`, name: "read_artifact", arguments: { handle, offset: next, length: 16000 } }] };
   };
   const run = await runCompiled("Read the big output", {
     budget: 8000, model, lookBackTools: true, maxSteps: 20, artifactStore: store, externalizeThreshold: 4096,

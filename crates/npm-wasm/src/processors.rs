@@ -359,7 +359,8 @@ impl MemoryPreloader {
 #[wasm_bindgen]
 impl ArtifactAttacher {
     /// Externalises tool results of at least `thresholdBytes` (default 1024)
-    /// to `store`.
+    /// to `store`; with `keepUnread` (default `true`) the results the model
+    /// has not read yet stay whole while the budget holds them.
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "ArtifactStoreLike")] store: JsValue,
@@ -370,14 +371,23 @@ impl ArtifactAttacher {
             "options.thresholdBytes",
             context_compiler::tools::DEFAULT_EXTERNALIZE_BYTES,
         )?;
+        let keep_unread = bool_option(&options, "keepUnread", true)?;
         let store: Rc<dyn ArtifactStore> = artifact_store_arg(&store, "store")?;
-        Ok(ArtifactAttacher::wrap(CoreAttacher::new(store, threshold)))
+        Ok(ArtifactAttacher::wrap(
+            CoreAttacher::new(store, threshold).keeping_unread(keep_unread),
+        ))
     }
 
     /// The size in bytes from which results are externalised.
     #[wasm_bindgen(getter, js_name = thresholdBytes)]
     pub fn threshold_bytes(&self) -> f64 {
         as_js_limit(self.inner.threshold_bytes())
+    }
+
+    /// Whether results the model has not read yet stay whole while they fit.
+    #[wasm_bindgen(getter, js_name = keepUnread)]
+    pub fn keep_unread(&self) -> bool {
+        self.inner.keep_unread()
     }
 }
 

@@ -15,7 +15,7 @@ use crate::counter::JsTokenCounter;
 use crate::record_buffers;
 use context_compiler::error::{Error, ErrorCode, Result};
 use context_compiler_js::convert::{
-    bool_option, count, describe, js_to_json_counts, option, string, to_js, whole,
+    bool_option, count, describe, js_to_json, js_to_json_counts, option, string, to_js, whole,
 };
 use context_compiler_js::env::{seed, JsClock};
 use context_compiler_js::error::to_js_error;
@@ -30,6 +30,7 @@ use context_compiler::session::{
     RecordOptions, Session as CoreSession, SessionEvent, SessionObserver, MODEL_USAGE,
 };
 use context_compiler::tokens::{DefaultTokenCounter, TokenCounter, WordsTokenCounter};
+use context_compiler::tools::look_back::LookBack;
 
 /// The counter `options.tokenCounter` gives: `"default"`, `"words"`, a
 /// function `(text) => number` or an object with `count(text)` (and
@@ -393,6 +394,43 @@ impl JsSession {
                 }
             }
             Ok(JsValue::from(indexed))
+        })
+    }
+
+    /// Answers a call of a look-back tool (`search_history` or
+    /// `read_artifact`, as `lookBackToolDefinitions()` declares them) over
+    /// this session: resolves to the search results or the page, redacted,
+    /// as JSON. `read_artifact` reads only what this session's own events
+    /// name, from `options.artifactStore`. Rejects with `INVALID_ARGUMENT`
+    /// for another name, arguments the tool does not take or a handle the
+    /// session does not name (say so to the model: the integrations' tools
+    /// do), or with the store's error.
+    #[wasm_bindgen(js_name = lookBack, unchecked_return_type = "Promise<Json>")]
+    pub fn look_back(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Record<string, Json>")] arguments: JsValue,
+        options: Option<LookBackOptionsArg>,
+    ) -> js_sys::Promise {
+        let prepared = (|| -> Result<_> {
+            let name = string(&name, "name")?;
+            let arguments = js_to_json(&arguments, "arguments")?;
+            let store = option(&options, "artifactStore", "options")?;
+            let store = if store.is_undefined() || store.is_null() {
+                None
+            } else {
+                Some(artifact_store_arg(&store, "options.artifactStore")?)
+            };
+            Ok((name, arguments, store))
+        })();
+        let (name, arguments, store) = match prepared {
+            Ok(p) => p,
+            Err(e) => return js_sys::Promise::reject(&to_js_error(e)),
+        };
+        let look_back = LookBack::new(self.inner.clone(), store);
+        spawn(async move {
+            let answer = look_back.call(&name, &arguments).await?;
+            to_js(&answer)
         })
     }
 

@@ -489,7 +489,21 @@ export interface MemoryPreloaderOptions {
   /** Zoned layout: keep recalled memories in the PERSISTENT zone for the session (recorded as pinned `memory_hit` events). */
   pin?: boolean;
 }
-export interface ArtifactAttacherOptions { thresholdBytes?: number }
+export interface ArtifactAttacherOptions {
+  /** Results of at least this many bytes are externalised (default 1024). */
+  thresholdBytes?: number;
+  /**
+   * Results the model has not read yet (recorded after its latest reply)
+   * stay whole while the budget holds them, and are handles from the next
+   * model call on; `false` externalises them at once. Default `true`.
+   */
+  keepUnread?: boolean;
+}
+/** `Session.lookBack`'s options. */
+export interface LookBackOptions {
+  /** Where the session's externalised outputs are read from (the attacher's or the tool handler's store). */
+  artifactStore?: ArtifactStoreLike;
+}
 
 /** A processor written in JS: gets a plain-object context, returns one (or a WorkingContext). */
 export type ProcessorFunction = (session: Session, ctx: WorkingContextData, budget: number) =>
@@ -673,6 +687,9 @@ extern "C" {
     /// The `ArtifactAttacherOptions` object (checked at run time, typed in TypeScript).
     #[wasm_bindgen(typescript_type = "ArtifactAttacherOptions")]
     pub type ArtifactAttacherOptionsArg;
+    /// The `LookBackOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "LookBackOptions")]
+    pub type LookBackOptionsArg;
     /// The `RecordUsageOptions` object (checked at run time, typed in TypeScript).
     #[wasm_bindgen(typescript_type = "RecordUsageOptions")]
     pub type RecordUsageOptionsArg;
