@@ -67,6 +67,7 @@ const PARITY = {
   "Session.record": ["sessions.record-options"],
   "Session.recordUsage": ["sessions.usage-options"],
   "Session.search": ["sessions.search"],
+  "Session.lookBack": ["sessions.look-back"],
   "Session.sync": ["session-store.sync-options"],
   ToolInterruptHandler: ["tools.call-tool", "tools.call-options"],
   "ToolInterruptHandler.call": ["tools.call-options"],
@@ -83,6 +84,7 @@ const ALIASES = {
   "EventBus.onError": "bus.handler-failure", // drain returns the failures
   "FsArtifactStore.baseDir": "artifact-store.backend#files",
   "ToolInterruptHandler.artifactStore": "artifact-store.select", // the selected store
+  "Session.lookBack.artifactStore": "artifact-store.select",
   "ToolInterruptHandler.bridge": "import:tool-bridge",
   "ToolInterruptHandler.normalizer": "tools.call-tool#schemas",
   "ToolInterruptHandler.session": "tools.call-tool#target",

@@ -67,10 +67,13 @@ pub(crate) fn pipeline(
             WitProcessor::MemoryPreloader(o) => {
                 Rc::new(MemoryPreloader::new(memory.clone(), o.top_k as usize))
             }
-            WitProcessor::ArtifactAttacher(o) => Rc::new(ArtifactAttacher::new(
-                selected_store()?,
-                usize::try_from(o.threshold_bytes).unwrap_or(usize::MAX),
-            )),
+            WitProcessor::ArtifactAttacher(o) => Rc::new(
+                ArtifactAttacher::new(
+                    selected_store()?,
+                    usize::try_from(o.threshold_bytes).unwrap_or(usize::MAX),
+                )
+                .keeping_unread(o.keep_unread.unwrap_or(true)),
+            ),
             WitProcessor::HistoryRecall(o) => Rc::new(recall(o)?),
         });
     }

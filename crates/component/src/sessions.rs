@@ -13,6 +13,11 @@ use context_compiler::recall::MAX_SEARCH_LIMIT;
 use context_compiler::runner::{record_host_reply, ModelReply};
 use context_compiler::session::{ModelUsage, Session};
 use context_compiler::tokens::DefaultTokenCounter;
+use context_compiler::tools::look_back::LookBack;
+use context_compiler::ArtifactStore;
+
+use super::artifact_store::selected_store;
+use super::exec::block_on;
 
 /// A session resource: the core session, shared with tool calls.
 pub(crate) struct SessionResource {
@@ -149,5 +154,15 @@ impl GuestSession for SessionResource {
                 distinction: h.distinction,
             })
             .collect())
+    }
+
+    fn look_back(&self, name: String, arguments_json: String) -> Result<String, Error> {
+        let arguments = parse_json(&arguments_json, "arguments-json")?;
+        let store: Rc<dyn ArtifactStore> = selected_store().map_err(wit_error)?;
+        let look_back = LookBack::new(self.inner.clone(), Some(store));
+        let answer = block_on(look_back.call(&name, &arguments))
+            .and_then(|r| r)
+            .map_err(wit_error)?;
+        to_json(&answer)
     }
 }

@@ -487,6 +487,7 @@ fn processors(fixture: &Value) -> Vec<Processor> {
             }),
             "artifact_attacher" => Processor::ArtifactAttacher(ArtifactAttacherOptions {
                 threshold_bytes: limit(&p["thresholdBytes"], 1024) as u64,
+                keep_unread: p["keepUnread"].as_bool(),
             }),
             "history_recall" => Processor::HistoryRecall(recall_options()),
             other => panic!("unknown processor {other}"),
@@ -965,8 +966,10 @@ fn bad_input_is_an_error_result_and_the_instance_stays_usable() {
             keep_first: 2,
             keep_last: 5,
         }),
+        // Shown as a reference even while unread: what this test checks.
         Processor::ArtifactAttacher(ArtifactAttacherOptions {
             threshold_bytes: 1024,
+            keep_unread: Some(false),
         }),
     ];
     let failed = compiler
@@ -1876,4 +1879,114 @@ fn the_host_embedder_and_text_model_serve_the_processors() {
         .unwrap()
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidArgument);
+}
+
+/// The look-back tools answer a host's call over the session and the
+/// selected store: a page of the stored output (redacted), search results,
+/// and `invalid-argument` for what the tools do not take; an unread output
+/// reaches the compiled context whole.
+#[test]
+fn look_back_reads_the_sessions_stored_output_and_unread_outputs_are_whole() {
+    let (mut store, cc) = instantiate();
+    let session = new_session(&mut store, &cc, "look-back");
+    let sessions = cc.agent_context_compiler_sessions().session();
+    sessions
+        .call_record(
+            &mut store,
+            session,
+            "user_input",
+            "\"List the files\"",
+            None,
+        )
+        .unwrap()
+        .unwrap();
+    let options = CallOptions {
+        timeout_ms: Some(1_000),
+        externalize_threshold: Some(1024),
+        call_id: Some("c1".into()),
+        thought_signature: None,
+        reasoning_json: None,
+    };
+    let event: Value = serde_json::from_str(
+        &cc.agent_context_compiler_tools()
+            .call_call_tool(&mut store, session, None, "listing", "{}", &options)
+            .unwrap()
+            .unwrap(),
+    )
+    .unwrap();
+    let handle = event["artifact"]["artifactId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let look_back = |store: &mut Store<Host>, name: &str, args: Value| {
+        sessions
+            .call_look_back(store, session, name, &args.to_string())
+            .unwrap()
+            .map(|json| serde_json::from_str::<Value>(&json).unwrap())
+    };
+    let page = look_back(
+        &mut store,
+        "read_artifact",
+        json!({"handle": handle, "length": 200}),
+    )
+    .unwrap();
+    assert_eq!(page["offset"], 0);
+    assert_eq!(page["bytes"], 200);
+    assert!(page["nextOffset"].is_u64());
+    let last = page["totalBytes"].as_u64().unwrap() - 300;
+    let tail = look_back(
+        &mut store,
+        "read_artifact",
+        json!({"handle": handle, "offset": last}),
+    )
+    .unwrap();
+    assert!(tail["nextOffset"].is_null());
+    let text = tail["text"].as_str().unwrap();
+    assert!(text.contains("src/file_299.rs"));
+    assert!(
+        !text.contains("sk-live-0123456789abcdefghijklmnop"),
+        "redacted"
+    );
+    let found = look_back(&mut store, "search_history", json!({"query": "files"})).unwrap();
+    assert!(!found["results"].as_array().unwrap().is_empty());
+    for (name, args) in [
+        ("read_artifact", json!({"handle": "0".repeat(64)})),
+        ("read_artifact", json!({})),
+        ("rm", json!({})),
+    ] {
+        let e = look_back(&mut store, name, args).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArgument, "{}", e.message);
+    }
+    // The model has not read it: the next compile shows it whole.
+    let attach = [
+        Processor::HistorySelector(HistorySelectorOptions {
+            keep_first: 1,
+            keep_last: u32::MAX,
+        }),
+        Processor::ArtifactAttacher(ArtifactAttacherOptions {
+            threshold_bytes: 1024,
+            keep_unread: None,
+        }),
+    ];
+    let compiled = cc
+        .agent_context_compiler_compiler()
+        .call_compile_with(&mut store, session, 100_000, &zoned_options(), &attach, &[])
+        .unwrap()
+        .unwrap();
+    let messages = to_messages(
+        &mut store,
+        &cc,
+        &compiled.context_json,
+        MessageFormat::Openai,
+    );
+    let tool = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap();
+    assert!(tool["content"]
+        .as_str()
+        .unwrap()
+        .contains("src/file_299.rs"));
 }
