@@ -4,7 +4,10 @@
 // works on the objects it is given.
 import { jsonSchema, tool } from "ai";
 import { codedError } from "./coded.js";
-import { integrationOptions } from "./integration.js";
+import { unknownOption } from "./module-guard.js";
+import { LOOK_BACK_TOOLS, METADATA_KEY, compiledMetadata, integrationOptions, threadSession } from "./integration.js";
+
+export { compileMetadata } from "./integration.js";
 
 /**
  * The tools a run offers (`ToolSpec`s: `{ name, description, parameters }`,
@@ -60,13 +63,41 @@ function callInput(input) {
 }
 
 /**
+ * What the middleware knows it recorded in a session (read from the log
+ * once per session object): the call ids with a `tool_call`, those whose
+ * latest call has its outcome (a provider that uses an id again starts a
+ * new call with it), and the last prompt suffix recorded (a retried call
+ * sends it again).
+ */
+const recordedBySession = new WeakMap();
+function recordedOf(session) {
+  let r = recordedBySession.get(session);
+  if (r === undefined) {
+    r = { calls: new Set(), outcomes: new Set(), suffix: null };
+    const log = session.eventLog;
+    for (const e of log.events) {
+      const id = e.data?.call_id;
+      if (typeof id !== "string") continue;
+      if (e.kind === "tool_call") {
+        r.calls.add(id);
+        r.outcomes.delete(id);
+      } else if (e.kind === "tool_success" || e.kind === "tool_error" || e.kind === "tool_timeout") r.outcomes.add(id);
+    }
+    log.free();
+    recordedBySession.set(session, r);
+  }
+  return r;
+}
+
+/**
  * Records `messages` (part of a `LanguageModelV4Prompt`) in `session`: user
  * text as `user_input`, an assistant's text and calls as `assistant_output`
  * and `tool_call` (under the call's id), tool results as `tool_success` /
- * `tool_error` (redacted by `session.record`). System messages are the
- * host's and are not recorded.
+ * `tool_error` (redacted by `session.record`), each call and each outcome
+ * once (a call refused when its reply was recorded keeps that outcome).
+ * System messages are the host's and are not recorded.
  */
-function recordPrompt(session, messages) {
+function recordPrompt(session, r, messages) {
   for (const m of messages) {
     const parts = Array.isArray(m.content) ? m.content : [];
     if (m.role === "user") {
@@ -76,11 +107,15 @@ function recordPrompt(session, messages) {
       const text = parts.filter((p) => p.type === "text").map((p) => p.text).join("");
       if (text !== "") session.record("assistant_output", { text });
       for (const p of parts) {
-        if (p.type === "tool-call") session.record("tool_call", { tool_name: p.toolName, arguments: callInput(p.input), call_id: p.toolCallId });
+        if (p.type !== "tool-call" || r.calls.has(p.toolCallId)) continue;
+        r.calls.add(p.toolCallId);
+        r.outcomes.delete(p.toolCallId);
+        session.record("tool_call", { tool_name: p.toolName, arguments: callInput(p.input), call_id: p.toolCallId });
       }
     } else if (m.role === "tool") {
       for (const p of parts) {
-        if (p.type !== "tool-result") continue;
+        if (p.type !== "tool-result" || r.outcomes.has(p.toolCallId)) continue;
+        r.outcomes.add(p.toolCallId);
         const [text, failed] = outputText(p.output);
         session.record(failed ? "tool_error" : "tool_success", failed ? { tool: p.toolName, call_id: p.toolCallId, error: text } : { tool: p.toolName, call_id: p.toolCallId, result: text });
       }
@@ -135,20 +170,22 @@ const toolSpec = (t) => ({ name: t.name, description: t.description ?? "", param
  * its calls and usage (`wrapGenerate` / `wrapStream`); with `store`, the
  * session is synced to it after every step. `session` is a `Session` or
  * `(sessionId) => Session | Promise<Session>`, the id coming from
- * `providerOptions.agentContextCompiler.sessionId`.
+ * `providerOptions.agentContextCompiler.sessionId`: called once per model
+ * call; when it gives nothing, the session `store` saved under the id.
+ * A call the SDK retries records nothing twice.
  */
 export function contextMiddleware(options) {
   const { session, compiler, budget, store, compileOptions: given } = integrationOptions("contextMiddleware", options, { perThread: true });
   const { systemPrompt, ...compileOptions } = given;
 
-  /** The call's session. */
+  /** The call's session: the one given, or the thread's. */
   async function sessionOf(params) {
     if (typeof session !== "function") return session;
-    const id = params.providerOptions?.agentContextCompiler?.sessionId;
+    const id = params.providerOptions?.[METADATA_KEY]?.sessionId;
     if (typeof id !== "string" || id === "") {
       throw codedError("INVALID_ARGUMENT", "contextMiddleware: with a session function, give providerOptions: { agentContextCompiler: { sessionId } }");
     }
-    return await session(id);
+    return threadSession("contextMiddleware", session, store, id);
   }
 
   /** Records a reply's content (V4 parts) and usage; syncs to the store. */
@@ -157,11 +194,21 @@ export function contextMiddleware(options) {
     const parts = content.filter((p) => (p.type === "text" && p.text !== "") || p.type === "tool-call");
     const reply = { content: parts, ...(usage?.inputTokens?.total !== undefined && { usage }) };
     if (parts.length > 0) {
+      const r = recordedOf(s);
       const { toolCalls } = s.recordReply(reply);
+      // A call refused (its input was not JSON) has its outcome already.
+      const running = new Set(toolCalls.map((c) => c.callOptions.callId));
+      for (const p of parts) {
+        if (p.type !== "tool-call" || running.has(p.toolCallId)) continue;
+        r.calls.add(p.toolCallId);
+        r.outcomes.add(p.toolCallId);
+      }
       // The SDK runs the calls: record each under its id, the results come
       // back in the next step's prompt.
       for (const c of toolCalls) {
         const notes = { call_id: c.callOptions.callId, ...(c.callOptions.thoughtSignature && { thought_signature: c.callOptions.thoughtSignature }), ...(c.callOptions.reasoning && { reasoning: c.callOptions.reasoning }) };
+        r.calls.add(notes.call_id);
+        r.outcomes.delete(notes.call_id);
         s.record("tool_call", { tool_name: c.name, arguments: c.arguments, ...notes });
       }
     } else if (reply.usage) {
@@ -170,43 +217,52 @@ export function contextMiddleware(options) {
     if (store !== undefined) await s.sync(store);
   }
 
-  // What each call's compile held and repeated (its ledger and cache
-  // report), by the params the model got, for its reply's providerMetadata.
-  const compiled = new WeakMap();
+  // Per model call, by the params the model got: its session (resolved
+  // once) and what its compile held and repeated (its ledger and cache
+  // report, for the reply's providerMetadata).
+  const calls = new WeakMap();
   const withCompile = (metadata, params) => {
-    const compile = compiled.get(params);
-    return compile === undefined ? metadata : { ...metadata, agentContextCompiler: compile };
+    const compile = calls.get(params)?.compile;
+    return compile === undefined ? metadata : { ...metadata, [METADATA_KEY]: compile };
   };
+  const sessionFor = async (params) => calls.get(params)?.session ?? (await sessionOf(params));
 
   return {
     specificationVersion: "v4",
     async transformParams({ params }) {
       const s = await sessionOf(params);
       const prompt = params.prompt ?? [];
+      const r = recordedOf(s);
       const log = s.eventLog;
       const empty = log.length === 0;
       log.free();
       const lastAssistant = prompt.findLastIndex((m) => m.role === "assistant");
-      recordPrompt(s, empty ? prompt : prompt.slice(lastAssistant + 1));
+      const suffix = empty ? prompt : prompt.slice(lastAssistant + 1);
+      // A retry sends the same prompt again: what it holds is recorded.
+      const key = `${prompt.length}:${JSON.stringify(suffix)}`;
+      if (key !== r.suffix) {
+        recordPrompt(s, r, suffix);
+        r.suffix = key;
+      }
       const system = systemPrompt ?? prompt.filter((m) => m.role === "system").map((m) => m.content).join("\n\n");
       const tools = (params.tools ?? []).filter((t) => t.type === "function").map(toolSpec);
       const ctx = await compiler.compile(s, budget, { ...compileOptions, systemPrompt: system, tools, format: "ai-sdk" });
       try {
         const transformed = { ...params, prompt: toLanguageModelPrompt(ctx.toMessages({ format: "ai-sdk" })) };
-        compiled.set(transformed, { ledger: ctx.ledger, cache: ctx.cache });
+        calls.set(transformed, { session: s, compile: compiledMetadata(ctx) });
         return transformed;
       } finally {
         ctx.free();
       }
     },
     async wrapGenerate({ doGenerate, params }) {
-      const s = await sessionOf(params);
+      const s = await sessionFor(params);
       const result = await doGenerate();
       await recordReply(s, result.content ?? [], result.usage);
       return { ...result, providerMetadata: withCompile(result.providerMetadata, params) };
     },
     async wrapStream({ doStream, params }) {
-      const s = await sessionOf(params);
+      const s = await sessionFor(params);
       const { stream, ...rest } = await doStream();
       const content = [];
       let text = "";
@@ -235,4 +291,33 @@ export function contextMiddleware(options) {
       return { stream: stream.pipeThrough(recorder), ...rest };
     },
   };
+}
+
+/**
+ * The look-back tools (`search_history`, `read_artifact`) over `session` as
+ * an AI SDK `ToolSet` with `execute`, to spread into `generateText`'s
+ * `tools` beside the app's (a middleware cannot add tools the SDK runs):
+ * `read_artifact` reads the outputs `artifactStore` (the
+ * `ArtifactAttacher`'s) holds for this session. What a call gets wrong
+ * (a handle the session does not name, bad arguments) reaches the model as
+ * its tool error.
+ */
+export function lookBackTools(options) {
+  if (options === null || typeof options !== "object") throw codedError("INVALID_ARGUMENT", "lookBackTools takes { session, artifactStore }");
+  const typo = unknownOption("lookBackTools", options, ["session", "artifactStore"]);
+  if (typo) throw typo;
+  const { session, artifactStore } = options;
+  if (session === null || typeof session?.lookBack !== "function") throw codedError("INVALID_ARGUMENT", "lookBackTools: session must be a Session");
+  if (artifactStore !== undefined && (artifactStore === null || typeof artifactStore.retrieve !== "function")) {
+    throw codedError("INVALID_ARGUMENT", "lookBackTools: artifactStore must be an artifact store (the ArtifactAttacher's)");
+  }
+  const set = {};
+  for (const d of LOOK_BACK_TOOLS) {
+    set[d.name] = tool({
+      description: d.description,
+      inputSchema: jsonSchema(d.parameters),
+      execute: (input) => session.lookBack(d.name, input, { artifactStore }),
+    });
+  }
+  return set;
 }

@@ -1,13 +1,17 @@
 // What the framework integrations (./ai-sdk.js, ./langchain.js,
-// ./openai-agents.js) share: their options checked the same way. It imports
-// nothing that loads the WebAssembly instance.
+// ./openai-agents.js) share: their options checked the same way, the
+// session of a thread, the look-back tools and what a compile reports. It
+// imports nothing that loads the WebAssembly instance.
 import { codedError } from "./coded.js";
 import { unknownOption } from "./module-guard.js";
 import { OPTION_KEYS } from "./option-keys.js";
 
-/** The compile options an integration passes on (the format and tools are its own). */
+/** The compile options an integration passes on (the format and tools are its own; `tracer` among them). */
 const COMPILE_KEYS = OPTION_KEYS["ContextCompiler.compile"][0][1].filter((k) => !["format", "tools", "toolDefinitions"].includes(k));
 const KEYS = ["session", "compiler", "budget", "store", ...COMPILE_KEYS];
+
+/** Whether `value` looks like a `Session` of this package. */
+const isSession = (value) => value !== null && typeof value === "object" && typeof value.record === "function";
 
 /**
  * `options` of the integration `name` checked: an object with only known
@@ -23,11 +27,96 @@ export function integrationOptions(name, options, { perThread, own = [] }) {
   if (typo) throw typo;
   const { session, compiler, budget, store, ...rest } = options;
   const compileOptions = Object.fromEntries(Object.entries(rest).filter(([k]) => !own.includes(k)));
-  const isSession = session !== null && typeof session === "object" && typeof session.record === "function";
-  if (!isSession && !(perThread && typeof session === "function")) {
+  if (!isSession(session) && !(perThread && typeof session === "function")) {
     throw codedError("INVALID_ARGUMENT", `${name}: session must be a Session${perThread ? " or a function of the thread's id giving one" : ""}`);
   }
   if (compiler === null || typeof compiler?.compile !== "function") throw codedError("INVALID_ARGUMENT", `${name}: compiler must be a ContextCompiler`);
   if (budget === undefined) throw codedError("INVALID_ARGUMENT", `${name}: budget is required`);
+  if (store !== undefined && (store === null || typeof store.loadSession !== "function")) {
+    throw codedError("INVALID_ARGUMENT", `${name}: store must be a store with saveSession and loadSession (the one session.sync takes)`);
+  }
   return { session, compiler, budget, store, compileOptions };
 }
+
+/**
+ * The integration `name`'s `artifactStore` and `lookBackTools` options
+ * checked: the store the look-back tools read (the attacher's or the tool
+ * handler's), and whether they are offered (default `true`).
+ */
+export function lookBackOptions(name, options) {
+  const { artifactStore, lookBackTools = true } = options;
+  if (artifactStore !== undefined && (artifactStore === null || typeof artifactStore.retrieve !== "function")) {
+    throw codedError("INVALID_ARGUMENT", `${name}: artifactStore must be an artifact store (the ArtifactAttacher's)`);
+  }
+  if (typeof lookBackTools !== "boolean") throw codedError("INVALID_ARGUMENT", `${name}: lookBackTools must be a boolean`);
+  return { artifactStore, lookBackTools };
+}
+
+/**
+ * The session of thread `id` for the integration `name`: what the
+ * function `session` gives, else the one `store` saved under `id`. A thread
+ * neither knows is `INVALID_ARGUMENT` naming it.
+ */
+export async function threadSession(name, session, store, id) {
+  const given = await session(id);
+  if (isSession(given)) return given;
+  if (given !== undefined && given !== null) throw codedError("INVALID_ARGUMENT", `${name}: the session function gave something that is not a Session for the thread ${JSON.stringify(id)}`);
+  const saved = store === undefined ? null : await store.loadSession(id);
+  if (isSession(saved)) return saved;
+  const where = store === undefined ? "and there is no store to load it from" : "and the store has no session saved under it";
+  throw codedError("INVALID_ARGUMENT", `${name}: no session for the thread ${JSON.stringify(id)}: the session function gave none ${where}`);
+}
+
+/** What a compile held and repeated, as the integrations hand it over: its ledger and cache report. */
+export const compiledMetadata = (ctx) => ({ ledger: ctx.ledger, cache: ctx.cache });
+
+/** The key under which the integrations hand a compile's metadata over. */
+export const METADATA_KEY = "agentContextCompiler";
+
+/**
+ * The `{ ledger, cache }` a model call's compile reported, from an AI SDK
+ * result or step (`providerMetadata`) or a LangChain message
+ * (`response_metadata`); `undefined` when it has none.
+ */
+export function compileMetadata(result) {
+  const found = result?.providerMetadata?.[METADATA_KEY] ?? result?.response_metadata?.[METADATA_KEY];
+  return found !== null && typeof found === "object" && "ledger" in found ? found : undefined;
+}
+
+/**
+ * The look-back tools (`search_history`, `read_artifact`), as
+ * `lookBackToolDefinitions()` gives them (tests/js/look_back.test.mjs
+ * holds the two equal).
+ */
+export const LOOK_BACK_TOOLS = [
+  {
+    name: "search_history",
+    description: "Search everything said earlier in this conversation, including turns and tool outputs no longer shown. Returns the best matching events with their time and text.",
+    parameters: {
+      type: "object",
+      properties: {
+        query: { type: "string", description: "Words to look for: names, numbers, dates, paths, topics." },
+        limit: { type: "integer", minimum: 1, maximum: 20, description: "Results at most (default 5)." },
+      },
+      required: ["query"],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: "read_artifact",
+    description: "Read part of a stored tool output by its handle (shown in brackets where an output was stored instead of shown), or the whole text of a message cut short or a search_history result by its session event id. Returns the text from offset (bytes) and the offset to read next.",
+    parameters: {
+      type: "object",
+      properties: {
+        handle: { type: "string", description: "The stored output's handle, or a session event id." },
+        offset: { type: "integer", minimum: 0, description: "Byte offset to start at (default 0)." },
+        length: { type: "integer", minimum: 1, maximum: 16384, description: "Bytes to read (default 4096)." },
+      },
+      required: ["handle"],
+      additionalProperties: false,
+    },
+  },
+];
+
+/** Whether `name` is one of the look-back tools. */
+export const isLookBack = (name) => LOOK_BACK_TOOLS.some((t) => t.name === name);

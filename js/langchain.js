@@ -2,17 +2,31 @@
 // (`langchain` 1.x, an optional peer dependency). It imports nothing of the
 // package's main entry, so it never loads a second WebAssembly instance: it
 // works on the objects it is given.
-import { createMiddleware } from "langchain";
+import { createMiddleware, tool } from "langchain";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import { codedError } from "./coded.js";
-import { integrationOptions } from "./integration.js";
+import { LOOK_BACK_TOOLS, METADATA_KEY, compiledMetadata, integrationOptions, lookBackOptions, threadSession } from "./integration.js";
 
+export { compileMetadata } from "./integration.js";
 
-/** A message's text: a string, or its text blocks. */
+/** A message's text: a string, or its text blocks (reasoning and tool-use blocks are not text). */
 function textOf(content) {
   if (typeof content === "string") return content;
-  return (content ?? []).map((b) => (typeof b === "string" ? b : b.type === "text" ? b.text : `[${b.type}]`)).join("");
+  return (content ?? []).map((b) => (typeof b === "string" ? b : b?.type === "text" ? b.text : "")).join("");
+}
+
+/** A message's text for a model that reads it: its text, or a line per block that is not text (an image, a file). */
+function shownText(content) {
+  if (typeof content === "string") return content;
+  return (content ?? []).map((b) => (typeof b === "string" ? b : b?.type === "text" ? b.text : `[${b?.type}]`)).join("");
+}
+
+/** The Anthropic reasoning blocks of an AI message (signed thinking, redacted thinking), as the provider gave them. */
+function reasoningOf(content) {
+  if (!Array.isArray(content)) return undefined;
+  const items = content.filter((b) => b?.type === "thinking" || b?.type === "redacted_thinking");
+  return items.length === 0 ? undefined : { format: "anthropic", items };
 }
 
 /** A LangChain tool as the `ToolSpec` a compile counts. */
@@ -32,19 +46,67 @@ export function toLangChainMessages(compiled) {
   const messages = [];
   for (const m of compiled) {
     if (m.role === "system" || m.role === "developer") {
-      if (messages.length === 0) system.push(textOf(m.content));
-      else messages.push(new HumanMessage(textOf(m.content)));
+      if (messages.length === 0) system.push(shownText(m.content));
+      else messages.push(new HumanMessage(shownText(m.content)));
     } else if (m.role === "user") {
       messages.push(new HumanMessage({ content: m.content }));
     } else if (m.role === "assistant") {
       const toolCalls = (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments || "{}"), type: "tool_call" }));
       messages.push(new AIMessage({ content: m.content ?? "", tool_calls: toolCalls }));
     } else if (m.role === "tool") {
-      messages.push(new ToolMessage({ content: textOf(m.content), tool_call_id: m.tool_call_id }));
+      messages.push(new ToolMessage({ content: shownText(m.content), tool_call_id: m.tool_call_id }));
     }
   }
   return { systemMessage: new SystemMessage(system.join("\n\n")), messages };
 }
+
+/**
+ * A compiled context in the `anthropic` format (`{ system, messages }`) as
+ * `{ systemMessage, messages }` of LangChain messages in the blocks
+ * `ChatAnthropic` sends as they are: the system blocks with their cache
+ * marks, an assistant turn's signed thinking first and its `tool_use`
+ * blocks as its `tool_calls`, each `tool_result` as a `ToolMessage` (the
+ * rest of its user turn after them).
+ */
+export function toAnthropicLangChainMessages({ system, messages: compiled }) {
+  const messages = [];
+  for (const m of compiled) {
+    if (m.role === "assistant") {
+      const blocks = typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content;
+      const toolCalls = blocks.filter((b) => b.type === "tool_use").map((b) => ({ id: b.id, name: b.name, args: b.input ?? {}, type: "tool_call" }));
+      messages.push(new AIMessage({ content: typeof m.content === "string" ? m.content : blocks, tool_calls: toolCalls }));
+      continue;
+    }
+    if (typeof m.content === "string") {
+      messages.push(new HumanMessage(m.content));
+      continue;
+    }
+    const rest = [];
+    for (const b of m.content) {
+      if (b.type !== "tool_result") {
+        rest.push(b);
+        continue;
+      }
+      const content = typeof b.content === "string" || b.content === undefined ? (b.content ?? "") : b.content;
+      messages.push(new ToolMessage({ content, tool_call_id: b.tool_use_id, status: b.is_error ? "error" : "success" }));
+    }
+    if (rest.length > 0) messages.push(new HumanMessage({ content: rest }));
+  }
+  const systemMessage = new SystemMessage(typeof system === "string" ? system : { content: system ?? "" });
+  return { systemMessage, messages };
+}
+
+/** Whether `model` is a ChatAnthropic (compiled in the `anthropic` format, its thinking sent back). */
+const isAnthropic = (model) => {
+  try {
+    return model?._llmType?.() === "anthropic";
+  } catch {
+    return false;
+  }
+};
+
+/** Whether `value` is a LangGraph `Command` (a tool's way to update the state). */
+const isCommand = (value) => value !== null && typeof value === "object" && value.lg_name === "Command";
 
 /**
  * Middleware for `createAgent` (langchain 1.x): every model call is
@@ -52,14 +114,21 @@ export function toLangChainMessages(compiled) {
  * the model the compiled `messages` and `systemMessage`; the checkpointed
  * thread is left as it is), the state's messages not yet recorded are
  * recorded first (by `BaseMessage.id`), the model's reply is recorded with
- * its calls and usage, and `wrapToolCall` records each tool's result and
- * returns it redacted, so the checkpointer holds no secret either. `session`
- * is a `Session` or `(threadId) => Session | Promise<Session>`, the id being
- * `runtime.configurable.thread_id`; with `store`, the session is synced to
- * it after every step.
+ * its text, reasoning, calls and usage, and `wrapToolCall` records each
+ * tool's result and returns it redacted (a `Command`'s tool messages too),
+ * so the checkpointer holds no secret either. A `ChatAnthropic` model gets
+ * the `anthropic` format (its signed thinking goes back with its tool
+ * calls); other models the `openai` one. `session` is a `Session` or
+ * `(threadId) => Session | Promise<Session>`, the id being
+ * `runtime.configurable.thread_id` (when it gives nothing, the session
+ * `store` saved under the id); with `store`, the session is synced to it
+ * after every step. The look-back tools (`search_history`,
+ * `read_artifact` over `artifactStore`) are declared for the agent unless
+ * `lookBackTools: false`.
  */
 export function contextMiddleware(options) {
-  const { session, compiler, budget, store, compileOptions: given } = integrationOptions("contextMiddleware", options, { perThread: true });
+  const { session, compiler, budget, store, compileOptions: given } = integrationOptions("contextMiddleware", options, { perThread: true, own: ["artifactStore", "lookBackTools"] });
+  const { artifactStore, lookBackTools } = lookBackOptions("contextMiddleware", options);
   const { systemPrompt, ...compileOptions } = given;
 
   /** Per session: the message ids and call ids recorded. */
@@ -78,19 +147,19 @@ export function contextMiddleware(options) {
     return r;
   }
 
-  async function sessionOf(runtime) {
+  async function sessionOf(config) {
     if (typeof session !== "function") return session;
-    const id = runtime?.configurable?.thread_id;
+    const id = config?.configurable?.thread_id;
     if (typeof id !== "string" || id === "") {
       throw codedError("INVALID_ARGUMENT", "contextMiddleware: with a session function, invoke the agent with { configurable: { thread_id } }");
     }
-    return await session(id);
+    return threadSession("contextMiddleware", session, store, id);
   }
 
   /** Records a tool result once; returns the event's (redacted) text. */
   function recordResult(s, r, message) {
     const failed = message.status === "error";
-    const text = textOf(message.content);
+    const text = shownText(message.content);
     const data = failed ? { tool: message.name ?? "unknown", call_id: message.tool_call_id, error: text } : { tool: message.name ?? "unknown", call_id: message.tool_call_id, result: text };
     if (message.id) data.message_id = message.id;
     const event = s.record(failed ? "tool_error" : "tool_success", data);
@@ -99,15 +168,21 @@ export function contextMiddleware(options) {
     return failed ? event.data.error : event.data.result;
   }
 
-  /** Records an AI message: its usage, text and calls, once. */
+  /** Records an AI message: its usage, text (with its reasoning) and calls (the first with the reasoning of a reply of calls only), once. */
   function recordAi(s, r, message) {
     if (message.usage_metadata) s.recordUsage(message.usage_metadata);
     const text = textOf(message.content);
-    if (text !== "" || !(message.tool_calls?.length > 0)) s.record("assistant_output", { text, ...(message.id && { message_id: message.id }) });
-    for (const c of message.tool_calls ?? []) {
+    let reasoning = reasoningOf(message.content);
+    const calls = message.tool_calls ?? [];
+    if (text !== "" || calls.length === 0) {
+      s.record("assistant_output", { text, ...(message.id && { message_id: message.id }), ...(reasoning && { reasoning }) });
+      reasoning = undefined;
+    }
+    for (const c of calls) {
       if (!c.id || r.calls.has(c.id)) continue;
       r.calls.add(c.id);
-      s.record("tool_call", { tool_name: c.name, arguments: c.args ?? {}, call_id: c.id });
+      s.record("tool_call", { tool_name: c.name, arguments: c.args ?? {}, call_id: c.id, ...(reasoning && { reasoning }) });
+      reasoning = undefined;
     }
     if (message.id) r.messages.add(message.id);
   }
@@ -119,7 +194,7 @@ export function contextMiddleware(options) {
       if (m.id && r.messages.has(m.id)) continue;
       const type = m.getType?.() ?? m._getType?.();
       if (type === "human") {
-        s.record("user_input", { text: textOf(m.content), ...(m.id && { message_id: m.id }) });
+        s.record("user_input", { text: shownText(m.content), ...(m.id && { message_id: m.id }) });
         if (m.id) r.messages.add(m.id);
       } else if (type === "ai") {
         // A reply this middleware recorded carries the id it was given; one
@@ -133,22 +208,55 @@ export function contextMiddleware(options) {
     }
   }
 
+  /** `message` (a tool's result) recorded once, as the redacted message to keep in its place. */
+  function redacted(s, r, message) {
+    if (r.results.has(message.tool_call_id)) return message;
+    const text = recordResult(s, r, message);
+    return new ToolMessage({ content: text, tool_call_id: message.tool_call_id, name: message.name, status: message.status, id: message.id, artifact: undefined });
+  }
+
+  /** A `Command`'s update with each of its tool messages recorded and redacted in place. */
+  function redactCommand(s, r, command) {
+    const messagesOf = (value) => (Array.isArray(value) ? value.map((m) => (ToolMessage.isInstance(m) ? redacted(s, r, m) : m)) : ToolMessage.isInstance(value) ? redacted(s, r, value) : value);
+    const update = command.update;
+    if (Array.isArray(update)) {
+      command.update = update.map((entry) => (Array.isArray(entry) && entry[0] === "messages" ? [entry[0], messagesOf(entry[1])] : entry));
+    } else if (update !== null && typeof update === "object" && "messages" in update) {
+      command.update = { ...update, messages: messagesOf(update.messages) };
+    }
+    return command;
+  }
+
   const sync = async (s) => {
     if (store !== undefined) await s.sync(store);
   };
 
+  /** The look-back tools, each over its call's session. */
+  const tools = lookBackTools
+    ? LOOK_BACK_TOOLS.map((d) =>
+        tool(async (args, config) => JSON.stringify(await (await sessionOf(config)).lookBack(d.name, args, { artifactStore })), {
+          name: d.name,
+          description: d.description,
+          schema: d.parameters,
+        }),
+      )
+    : [];
+
   return createMiddleware({
     name: "AgentContextCompiler",
+    tools,
     async wrapModelCall(request, handler) {
       const s = await sessionOf(request.runtime);
       recordState(s, request.messages);
-      const system = systemPrompt ?? textOf(request.systemMessage?.content ?? request.systemPrompt ?? "");
-      const ctx = await compiler.compile(s, budget, { ...compileOptions, systemPrompt: system, tools: (request.tools ?? []).filter((t) => t?.name).map(toolSpec), format: "openai" });
+      const system = systemPrompt ?? shownText(request.systemMessage?.content ?? request.systemPrompt ?? "");
+      const format = isAnthropic(request.model) ? "anthropic" : "openai";
+      const ctx = await compiler.compile(s, budget, { ...compileOptions, systemPrompt: system, tools: (request.tools ?? []).filter((t) => t?.name).map(toolSpec), format });
       let compiled;
       let compile;
       try {
-        compiled = toLangChainMessages(ctx.toMessages({ format: "openai" }));
-        compile = { ledger: ctx.ledger, cache: ctx.cache };
+        const rendered = ctx.toMessages({ format });
+        compiled = format === "anthropic" ? toAnthropicLangChainMessages(rendered) : toLangChainMessages(rendered);
+        compile = compiledMetadata(ctx);
       } finally {
         ctx.free();
       }
@@ -156,7 +264,7 @@ export function contextMiddleware(options) {
       if (AIMessage.isInstance(response)) {
         // What the compile held and repeated, on the reply (not in
         // `lc_kwargs`: the checkpointer does not keep it).
-        response.response_metadata = { ...response.response_metadata, agentContextCompiler: compile };
+        response.response_metadata = { ...response.response_metadata, [METADATA_KEY]: compile };
         // The state keeps the reply under the id it was recorded by.
         // (the checkpointer serialises `lc_kwargs`, so the id goes there too).
         if (!response.id) {
@@ -170,13 +278,13 @@ export function contextMiddleware(options) {
     },
     async wrapToolCall(request, handler) {
       const result = await handler(request);
-      if (!ToolMessage.isInstance(result)) return result;
+      const isMessage = ToolMessage.isInstance(result);
+      if (!isMessage && !isCommand(result)) return result;
       const s = await sessionOf(request.runtime);
       const r = recordedOf(s);
-      if (r.results.has(result.tool_call_id)) return result;
-      const text = recordResult(s, r, result);
+      const kept = isMessage ? redacted(s, r, result) : redactCommand(s, r, result);
       await sync(s);
-      return new ToolMessage({ content: text, tool_call_id: result.tool_call_id, name: result.name, status: result.status, id: result.id, artifact: undefined });
+      return kept;
     },
   });
 }

@@ -4,18 +4,23 @@
 // `callModelInputFilter` that compiles each model input. It imports nothing
 // of the package's main entry, so it never loads a second WebAssembly
 // instance: it works on the objects it is given.
+import { RunContext, tool } from "@openai/agents";
 import { codedError } from "./coded.js";
-import { integrationOptions } from "./integration.js";
+import { LOOK_BACK_TOOLS, integrationOptions, lookBackOptions } from "./integration.js";
 
-
-/** The `providerData` key marking an item this integration rendered. */
+/**
+ * The key marking an item this integration rendered (history or a compiled
+ * input): a field of the item itself, which the SDK keeps when it persists
+ * items and its model converters never send (they copy `providerData` into
+ * the request, so the mark is not there).
+ */
 const MARK = "agentContextCompiler";
 
 /** Whether `item` was rendered here (history or a compiled input). */
-const rendered = (item) => item?.providerData?.[MARK] !== undefined;
+const rendered = (item) => item?.[MARK] !== undefined;
 
 /** Marks `item` as rendered here. */
-const mark = (item, how) => ({ ...item, providerData: { ...(item.providerData ?? {}), [MARK]: how } });
+const mark = (item, how) => ({ ...item, [MARK]: how });
 
 /** The text of a message item's content (a string, or text parts). */
 function messageText(content) {
@@ -91,20 +96,70 @@ export function toAgentInputItems(input) {
   return items;
 }
 
+/** A tool the SDK sends with a call, as the `ToolSpec` a compile counts (hosted tools by their configuration). */
+function toolSpec(t) {
+  if (t.type === "function") return { name: t.name, description: t.description ?? "", parameters: t.parameters ?? { type: "object" } };
+  return { name: t.name ?? t.type ?? "tool", description: JSON.stringify(t.providerData ?? {}), parameters: { type: "object" } };
+}
+
+/** The tools the SDK sends with `agent`'s call: its enabled tools (MCP servers' included) and enabled handoffs. */
+async function sentTools(agent, context) {
+  if (agent === null || typeof agent?.getAllTools !== "function") return [];
+  const runContext = new RunContext(context);
+  const tools = (await agent.getAllTools(runContext)).map(toolSpec);
+  const handoffs = typeof agent.getEnabledHandoffs === "function" ? await agent.getEnabledHandoffs(runContext) : [];
+  for (const h of handoffs) tools.push({ name: h.toolName, description: h.toolDescription ?? "", parameters: h.inputJsonSchema ?? { type: "object" } });
+  return tools;
+}
+
+/**
+ * Texts recorded by one side and not yet met by the other, for items with
+ * no id (the SDK's protocol lets an assistant message go without one): the
+ * filter and `addItems` each record what they see first, and skip it once
+ * when the other recorded it.
+ */
+class Unmatched {
+  #mine = [];
+  #theirs = [];
+  constructor(other) {
+    if (other) {
+      this.#theirs = other.#mine;
+      this.#mine = other.#theirs;
+    }
+  }
+  /** The side that sees from the other end. */
+  other() {
+    return new Unmatched(this);
+  }
+  /** Whether `text` is new to this side (recorded by the other: false, once). */
+  take(text) {
+    const i = this.#theirs.indexOf(text);
+    if (i >= 0) {
+      this.#theirs.splice(i, 1);
+      return false;
+    }
+    this.#mine.push(text);
+    return true;
+  }
+}
+
 /**
  * The OpenAI Agents SDK's `Session` over this package's `session` (with
- * `store`, synced after every write), and the `callModelInputFilter` that
- * compiles every model input from it under `budget`: `run(agent, input, {
- * session, callModelInputFilter })`. What a run adds is recorded once (calls
- * and results by their `callId`, the run's new items by a cursor; items the
- * filter or `getItems` rendered are marked in `providerData` and skipped
- * when the SDK persists them back); the usage of each model call is read
- * from the run context in `addItems`. Sessions are append-only: `popItem`
- * and `clearSession` reject with `INVALID_ARGUMENT`.
+ * `store`, synced after every write), the `callModelInputFilter` that
+ * compiles every model input from it under `budget` (counting the tools the
+ * SDK sends with it), and the look-back `tools` for the agent (`[]` with
+ * `lookBackTools: false`): `new Agent({ tools: [...yours, ...tools] })`,
+ * `run(agent, input, { session, callModelInputFilter })`. What a run adds
+ * is recorded once (calls and results by their `callId`, assistant
+ * messages by their id or, without one, once per text; the run's input by
+ * the filter, the rest when the SDK persists it); the usage of each model
+ * call is read from the run context in `addItems`. Sessions are
+ * append-only: `popItem` and `clearSession` reject with `INVALID_ARGUMENT`.
  */
 export function agentsSession(options) {
-  const { session, compiler, budget, store, compileOptions } = integrationOptions("agentsSession", options, { perThread: false, own: ["onCompile"] });
+  const { session, compiler, budget, store, compileOptions } = integrationOptions("agentsSession", options, { perThread: false, own: ["onCompile", "artifactStore", "lookBackTools"] });
   const { onCompile } = options;
+  const { artifactStore, lookBackTools } = lookBackOptions("agentsSession", options);
   if (onCompile !== undefined && typeof onCompile !== "function") throw codedError("INVALID_ARGUMENT", "agentsSession: onCompile must be a function of the compiled context");
 
   /** Call ids whose call, and whose result, are recorded. */
@@ -112,50 +167,41 @@ export function agentsSession(options) {
   const results = new Set();
   /** Ids of the assistant messages recorded. */
   const messages = new Set();
-  /** This run's state: its unmarked items recorded, the user texts the filter recorded, the compiles' counts and the usage entries recorded. */
-  let run = { cursor: 0, userTexts: [], counts: [], usageRecorded: 0 };
+  /** This run's state: the items the filter saw, the id-less texts each side recorded, the compiles' counts and the usage entries recorded. */
+  const newRun = () => {
+    const fromFilter = new Unmatched();
+    return { cursor: 0, fromFilter, fromAdd: fromFilter.other(), counts: [], usageRecorded: 0 };
+  };
+  let run = newRun();
   for (const e of session.eventLog.events) {
     const id = e.data?.call_id;
     if (e.kind === "tool_call" && id) calls.add(id);
     if (["tool_success", "tool_error", "tool_timeout"].includes(e.kind) && id) results.add(id);
   }
 
-  /** Records one item the SDK produced (not one rendered here); true when it was new. */
-  function recordItem(item, fromFilter) {
+  /** Records one item the SDK produced (not one rendered here), `side` being the filter's or addItems' record of id-less texts. */
+  function recordItem(item, side) {
     if (item.type === "function_call") {
-      if (calls.has(item.callId)) return false;
+      if (calls.has(item.callId)) return;
       calls.add(item.callId);
       session.record("tool_call", { tool_name: item.name, arguments: callArguments(item.arguments), call_id: item.callId });
-      return true;
-    }
-    if (item.type === "function_call_result") {
-      if (results.has(item.callId)) return false;
+    } else if (item.type === "function_call_result") {
+      if (results.has(item.callId)) return;
       results.add(item.callId);
       const failed = item.status === "incomplete";
       const text = resultText(item.output);
       session.record(failed ? "tool_error" : "tool_success", failed ? { tool: item.name, call_id: item.callId, error: text } : { tool: item.name, call_id: item.callId, result: text });
-      return true;
-    }
-    if (item.type === "message" || (item.role && item.type === undefined)) {
+    } else if (item.type === "message" || (item.role && item.type === undefined)) {
       const text = messageText(item.content);
       if (item.role === "assistant") {
-        if (item.id && messages.has(item.id)) return false;
+        if (item.id ? messages.has(item.id) : !side.take(`assistant:${text}`)) return;
         if (item.id) messages.add(item.id);
         if (text !== "") session.record("assistant_output", { text });
-        return true;
-      }
-      if (item.role === "user") {
-        const seen = run.userTexts.indexOf(text);
-        if (!fromFilter && seen >= 0) {
-          run.userTexts.splice(seen, 1);
-          return false;
-        }
-        if (fromFilter) run.userTexts.push(text);
+      } else if (item.role === "user") {
+        if (!side.take(`user:${text}`)) return;
         if (text !== "") session.record("user_input", { text });
-        return true;
       }
     }
-    return false;
   }
 
   /** Records the usage of the run's model calls not recorded yet. */
@@ -179,14 +225,14 @@ export function agentsSession(options) {
       return session.sessionId;
     },
     async getItems(limit) {
-      // A run starts by reading the history: its own items start after it.
-      run = { cursor: 0, userTexts: [], counts: [], usageRecorded: 0 };
+      // A run starts by reading the history: its own items come after it.
+      run = newRun();
       const items = historyItems(session.eventLog.events);
       return limit === undefined ? items : items.slice(Math.max(0, items.length - limit));
     },
     async addItems(items, runContext) {
       for (const item of items ?? []) {
-        if (!rendered(item)) recordItem(item, false);
+        if (!rendered(item)) recordItem(item, run.fromAdd);
       }
       recordUsage(runContext);
       await sync();
@@ -200,11 +246,12 @@ export function agentsSession(options) {
   };
 
   /** Compiles the model input: the run's new items recorded first. */
-  async function callModelInputFilter({ modelData }) {
+  async function callModelInputFilter({ modelData, agent, context }) {
     const fresh = (modelData.input ?? []).filter((item) => !rendered(item));
-    for (const item of fresh.slice(run.cursor)) recordItem(item, true);
+    for (const item of fresh.slice(run.cursor)) recordItem(item, run.fromFilter);
     run.cursor = fresh.length;
-    const ctx = await compiler.compile(session, budget, { ...compileOptions, systemPrompt: compileOptions.systemPrompt ?? modelData.instructions ?? "", format: "openai-responses" });
+    const tools = await sentTools(agent, context);
+    const ctx = await compiler.compile(session, budget, { ...compileOptions, systemPrompt: compileOptions.systemPrompt ?? modelData.instructions ?? "", tools, format: "openai-responses" });
     try {
       run.counts.push(ctx.tokenCount);
       // The compiled context (its ledger, cache report, ...), valid during the call.
@@ -216,5 +263,18 @@ export function agentsSession(options) {
     }
   }
 
-  return { session: agentsSessionObject, callModelInputFilter };
+  /** The look-back tools for the agent, over this session. */
+  const tools = lookBackTools
+    ? LOOK_BACK_TOOLS.map((d) =>
+        tool({
+          name: d.name,
+          description: d.description,
+          parameters: d.parameters,
+          strict: false,
+          execute: async (args) => JSON.stringify(await session.lookBack(d.name, args, { artifactStore })),
+        }),
+      )
+    : [];
+
+  return { session: agentsSessionObject, callModelInputFilter, tools };
 }

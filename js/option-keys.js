@@ -6,7 +6,7 @@ export const OPTION_KEYS = {
   "ArtifactAttacher": [[1,["keepUnread","thresholdBytes"],false]],
   "Compactor": [[0,["summarizer","target"],false]],
   "ContextCompiler": [[0,["layout","mediaStore","processors","tracer"],false]],
-  "ContextCompiler.compile": [[2,["format","goal","model","policies","reserveOutput","stateDigest","systemPrompt","taskState","toolDefinitions","tools","usageMargin","userPreferences"],true]],
+  "ContextCompiler.compile": [[2,["format","goal","model","policies","reserveOutput","stateDigest","systemPrompt","taskState","toolDefinitions","tools","tracer","usageMargin","userPreferences"],true]],
   "ContextWindow": [[0,["maxContextTokens","tokenCounter","zoneBudgets"],false]],
   "ContextWindow.addRecentMessage": [[2,["importance"],false]],
   "ContextWindow.appendMessage": [[2,["importance"],false]],

@@ -187,6 +187,18 @@ fn mask_read_look_back(ctx: &mut WorkingContext, counter: &dyn TokenCounter) -> 
     true
 }
 
+/// What a `read_artifact` page that the budget cannot hold is replaced by:
+/// a line saying so, with a page length that fits `tokens` (about three
+/// bytes a token).
+fn page_too_large(page: &str, tokens: u64) -> String {
+    let bytes = serde_json::from_str::<serde_json::Value>(page)
+        .ok()
+        .and_then(|p| p.get("bytes").and_then(serde_json::Value::as_u64))
+        .unwrap_or(page.len() as u64);
+    let fits = (tokens.saturating_mul(3) / 2).clamp(1, bytes.max(1));
+    format!("[this page of {bytes} bytes does not fit the context; read it again with a length of at most {fits}]")
+}
+
 /// Shows the largest unread output the attacher showed whole as its
 /// artifact's handle and summary instead, recording it; `false` when none
 /// is shown whole.
@@ -431,6 +443,11 @@ pub(crate) fn fit_zoned(
             // whole of it is.
             Slot::History(i) if Some(i) == newest_user => {
                 cut_question(&ctx.history[i], counter, target)
+            }
+            // A page cut short would lose where the next one starts: the
+            // model is told to read it in smaller pages instead.
+            Slot::History(i) if ctx.history[i].tool_name.as_deref() == Some(READ_ARTIFACT) => {
+                page_too_large(&ctx.history[i].content, target)
             }
             _ => truncate_to_tokens(counter, text(&ctx, slot), target),
         };

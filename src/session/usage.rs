@@ -67,7 +67,9 @@ fn count(v: &Value, keys: &[&str]) -> Result<Option<u64>> {
             (None, Some(_)) => None,
         };
         match field {
-            None | Some(Value::Null) => continue,
+            // Absent, or an object whose count is absent (the SDKs' types
+            // allow `{ total: undefined }`): not reported.
+            None | Some(Value::Null) | Some(Value::Object(_)) => continue,
             Some(n) => return safe_count(key, n).map(Some),
         }
     }
@@ -326,6 +328,24 @@ mod tests {
         ] {
             assert_eq!(usage(shape.clone()), ours, "{shape}");
         }
+        // Counts the SDKs' types leave undefined (absent, or null from
+        // JSON) are not reported, not refused.
+        for shape in [
+            json!({"inputTokens": {"total": 100, "cacheRead": 40}, "outputTokens": {"total": null}}),
+            json!({"inputTokens": {"total": 100, "cacheRead": 40}, "outputTokens": {}}),
+            json!({"inputTokens": {"total": 100, "cacheRead": 40, "noCache": null}, "outputTokens": {"text": null}}),
+        ] {
+            assert_eq!(
+                usage(shape.clone()),
+                ModelUsage {
+                    output_tokens: 0,
+                    ..ours
+                },
+                "{shape}"
+            );
+        }
+        let e = ModelUsage::from_json(&json!({"inputTokens": {}})).expect_err("no input count");
+        assert_eq!(e.code(), ErrorCode::InvalidArgument);
         let e =
             ModelUsage::from_json(&json!({"inputTokens": {"total": 1e300}})).expect_err("refused");
         assert_eq!(e.code(), ErrorCode::InvalidTokenCount);
@@ -349,7 +369,6 @@ mod tests {
             json!({"inputTokens": 1e300}),
             json!({"inputTokens": 9_007_199_254_740_992_u64}),
             json!({"inputTokens": u64::MAX}),
-            json!({"inputTokens": 10, "outputTokens": {}}),
             json!({"prompt_tokens": 10, "prompt_tokens_details": {"cached_tokens": 1e20}}),
             json!({"input_tokens": 1, "cache_creation_input_tokens": f64::MAX}),
             json!({"input_tokens": MAX_SAFE_INTEGER, "cache_read_input_tokens": 1}),

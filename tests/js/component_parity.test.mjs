@@ -100,6 +100,7 @@ const ALIASES = {
 const CANNOT_CROSS = {
   // JS objects: a component host traces, signals and streams around its calls.
   "ContextCompiler.tracer": "an OpenTelemetry tracer object; a host traces around the component's calls",
+  "ContextCompiler.compile.tracer": "as ContextCompiler.tracer",
   "runCompiled.tracer": "an OpenTelemetry tracer object",
   "runCompiled.traceContent": "goes with the tracer",
   "orchestrateCompiled.tracer": "an OpenTelemetry tracer object",

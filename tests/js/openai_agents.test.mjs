@@ -90,10 +90,12 @@ test("a second process continues the thread from the store", async () => {
     const before = source.eventLog.length;
     const out = await childJson("agents_turn.mjs", dir, source.sessionId, "31");
     assert.equal(out.text, "Turn 31: the job ran.");
-    assert.equal(out.events, before + 6, "user_input, tool_call, tool_success, assistant_output and two model_usage");
+    // The new turn recorded once, nothing of the thread again (a compaction may come with it).
+    const added = out.kinds.slice(before).filter((k) => k !== "context_compacted");
+    assert.deepEqual(added.toSorted(), ["assistant_output", "model_usage", "model_usage", "tool_call", "tool_success", "user_input"]);
     assert.ok(out.inputs[0].some((i) => i.role === "user" && i.content === "Turn 30: what did the nightly job log?"), "the earlier turns reach the model");
     const loaded = await new FsArtifactStore({ baseDir: dir }).loadSession(source.sessionId);
-    assert.equal(loaded.eventLog.length, before + 6);
+    assert.equal(loaded.eventLog.length, out.kinds.length);
     loaded.free();
   } finally {
     source.free();

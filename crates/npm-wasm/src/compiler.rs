@@ -261,7 +261,8 @@ impl ContextCompiler {
     /// it. Options: `systemPrompt`; `tools` (counted in SYSTEM as `format`
     /// sends them), `reserveOutput`, `usageMargin`; for the zoned layout
     /// also `policies`, `toolDefinitions`, `userPreferences`, `goal`,
-    /// `stateDigest` and `taskState`. On failure the session is unchanged. While a compile
+    /// `stateDigest` and `taskState`; `tracer`, tracing this compile instead
+    /// of the compiler's tracer. On failure the session is unchanged. While a compile
     /// runs, `session.record` and tool calls still record: their events
     /// are queued behind the compile's view and indexed when it ends.
     #[wasm_bindgen(unchecked_return_type = "Promise<WorkingContext>")]
@@ -271,18 +272,23 @@ impl ContextCompiler {
         #[wasm_bindgen(unchecked_param_type = "number | TokenBudget")] budget: JsValue,
         options: Option<CompileOptionsArg>,
     ) -> js_sys::Promise {
-        let prepared = (|| -> Result<(Rc<RefCell<Session>>, u64, CompileOptions)> {
+        let prepared = (|| -> Result<(Rc<RefCell<Session>>, u64, CompileOptions, _)> {
             Ok((
                 session_arg(&session, "session")?,
                 budget_arg(&budget)?,
                 compile_options(&options, None, "model")?,
+                JsTracer::from_option(&option(&options, "tracer", "options")?, "options.tracer")?,
             ))
         })();
-        let (session, budget, options) = match prepared {
+        let (session, budget, options, tracer) = match prepared {
             Ok(p) => p,
             Err(e) => return js_sys::Promise::reject(&to_js_error(e)),
         };
         let compiler = self.spec.borrow().bind(&session, None);
+        let compiler = match tracer {
+            Some(tracer) => compiler.with_tracer(Rc::new(tracer)),
+            None => compiler,
+        };
         let renderings = self.spec.borrow().renderings.clone();
         // The shared borrow is held across the pipeline's awaits on purpose:
         // the pipeline reads one consistent view, while `record` (and other

@@ -635,6 +635,9 @@ export interface CompileOptions extends ZonedOptions {
   /** The share of the budget held back once the session's recorded usage
    * corrects its count (`session.recordUsage`); default 0.05. */
   usageMargin?: number;
+  /** Traces this compile (a `compile_context` span under the active span)
+   * instead of the compiler's own `tracer`. */
+  tracer?: TracerLike;
 }
 /** Usage as the providers report it: this shape (and the AI SDK's), Chat
  * Completions' `{ prompt_tokens, completion_tokens, prompt_tokens_details }`,

@@ -15,4 +15,4 @@ const compiler = new ContextCompiler({ layout: "zoned", processors: [new History
 const { agent, inputs } = scriptedAgent();
 const { session, callModelInputFilter } = agentsSession({ session: loaded, compiler, budget: 3000, store });
 const result = await run(agent, `Turn ${turn}: what did the nightly job log?`, { session, callModelInputFilter });
-process.stdout.write(JSON.stringify({ text: result.finalOutput, inputs, events: loaded.eventLog.length }));
+process.stdout.write(JSON.stringify({ text: result.finalOutput, inputs, kinds: loaded.eventLog.events.map((e) => e.kind) }));

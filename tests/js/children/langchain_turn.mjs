@@ -22,5 +22,5 @@ const agent = createAgent({
   middleware: [contextMiddleware({ session: async (id) => sessions.get(id) ?? sessions.set(id, await store.loadSession(id)).get(id), compiler, budget: 3000, store })],
 });
 const result = await agent.invoke({ messages: [new HumanMessage(`Turn ${turn}: what did the nightly job log?`)] }, { configurable: { thread_id: threadId } });
-process.stdout.write(JSON.stringify({ text: result.messages.at(-1).content, calls: calls.map((c) => c.map((m) => [m.getType(), m.content])), events: sessions.get(threadId).eventLog.length }));
+process.stdout.write(JSON.stringify({ kinds: sessions.get(threadId).eventLog.events.map((e) => e.kind), text: result.messages.at(-1).content, calls: calls.map((c) => c.map((m) => [m.getType(), m.content])), events: sessions.get(threadId).eventLog.length }));
 await pool.end();
