@@ -62,36 +62,19 @@ export function toLangChainMessages(compiled) {
 
 /**
  * A compiled context in the `anthropic` format (`{ system, messages }`) as
- * `{ systemMessage, messages }` of LangChain messages in the blocks
- * `ChatAnthropic` sends as they are: the system blocks with their cache
- * marks, an assistant turn's signed thinking first and its `tool_use`
- * blocks as its `tool_calls`, each `tool_result` as a `ToolMessage` (the
- * rest of its user turn after them).
+ * `{ systemMessage, messages }` of LangChain messages whose content is the
+ * format's own blocks, which `ChatAnthropic` sends as they are: the system
+ * blocks with their cache marks, an assistant turn's signed thinking first
+ * (its `tool_use` blocks also as its `tool_calls`), a user turn's
+ * `tool_result` blocks and text in one message, as the API wants them.
  */
 export function toAnthropicLangChainMessages({ system, messages: compiled }) {
-  const messages = [];
-  for (const m of compiled) {
-    if (m.role === "assistant") {
-      const blocks = typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content;
-      const toolCalls = blocks.filter((b) => b.type === "tool_use").map((b) => ({ id: b.id, name: b.name, args: b.input ?? {}, type: "tool_call" }));
-      messages.push(new AIMessage({ content: typeof m.content === "string" ? m.content : blocks, tool_calls: toolCalls }));
-      continue;
-    }
-    if (typeof m.content === "string") {
-      messages.push(new HumanMessage(m.content));
-      continue;
-    }
-    const rest = [];
-    for (const b of m.content) {
-      if (b.type !== "tool_result") {
-        rest.push(b);
-        continue;
-      }
-      const content = typeof b.content === "string" || b.content === undefined ? (b.content ?? "") : b.content;
-      messages.push(new ToolMessage({ content, tool_call_id: b.tool_use_id, status: b.is_error ? "error" : "success" }));
-    }
-    if (rest.length > 0) messages.push(new HumanMessage({ content: rest }));
-  }
+  const messages = compiled.map((m) => {
+    if (m.role !== "assistant") return new HumanMessage({ content: m.content });
+    const blocks = typeof m.content === "string" ? [] : m.content;
+    const toolCalls = blocks.filter((b) => b.type === "tool_use").map((b) => ({ id: b.id, name: b.name, args: b.input ?? {}, type: "tool_call" }));
+    return new AIMessage({ content: m.content, tool_calls: toolCalls });
+  });
   const systemMessage = new SystemMessage(typeof system === "string" ? system : { content: system ?? "" });
   return { systemMessage, messages };
 }

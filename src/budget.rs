@@ -77,7 +77,8 @@ pub struct BudgetPlan {
     /// Tokens kept for the reply (`reserveOutput`).
     pub reserve_output: u64,
     /// Provider tokens per counted token, from the session's `model_usage`
-    /// events (1 without them).
+    /// events (1 without them, and at least 1: a provider that counts fewer
+    /// never lifts the budget).
     pub correction: f64,
     /// The `model_usage` events the correction comes from.
     pub usage_samples: usize,
@@ -117,7 +118,9 @@ impl BudgetPlan {
             )
         })?;
         let samples = usage_samples;
-        let factor = if correction.is_finite() && correction > 0.0 {
+        // A provider that reports fewer tokens than the session counts
+        // never lifts the budget: the correction only ever shrinks it.
+        let factor = if correction.is_finite() && correction > 1.0 {
             correction
         } else {
             1.0
@@ -174,6 +177,13 @@ mod tests {
     fn without_usage_the_target_is_the_budget_less_the_reserve() {
         let plan = BudgetPlan::new(1000, 200, 1.0, 0, 0.05).expect("plan");
         assert_eq!((plan.target, plan.margin, plan.correction), (800, 0, 1.0));
+    }
+
+    #[test]
+    fn a_provider_counting_fewer_tokens_never_lifts_the_budget() {
+        let plan = BudgetPlan::new(1000, 0, 0.5, 3, 0.05).unwrap();
+        assert_eq!(plan.correction, 1.0);
+        assert!(plan.target + plan.margin <= 1000, "{plan:?}");
     }
 
     #[test]

@@ -13,7 +13,7 @@ use context_compiler::runner::{run_compiled, Agent, Model, ModelReply, ModelRequ
 use context_compiler::tools::{ToolInterruptOptions, ToolOutput};
 use context_compiler::working_context::checker::check_request;
 use context_compiler::{
-    ContextCompiler, HistorySelector, Layout, ProviderFormat, Result, TokenCounter,
+    CompileOptions, ContextCompiler, HistorySelector, Layout, ProviderFormat, Result, TokenCounter,
 };
 use serde_json::{json, Value};
 
@@ -364,4 +364,55 @@ fn reasoning_is_not_counted_in_a_format_that_does_not_send_it() {
             format.as_str()
         );
     }
+}
+
+/// The step under way keeps its thinking while the budget drops the turns
+/// before it: Anthropic refuses a `tool_use` turn without its thinking
+/// while thinking is on.
+#[test]
+fn the_current_step_keeps_its_thinking_when_older_turns_make_room() {
+    let mut s = session("current-step");
+    for i in 0..30 {
+        common::exchange(
+            &mut s,
+            &format!("Turn {i}: what about module {i}? {}", "detail ".repeat(30)),
+            &format!("Module {i} is fine. {}", "because ".repeat(30)),
+        );
+    }
+    s.record("user_input", json!("Why did the nightly job fail?"), None)
+        .unwrap();
+    let thinking = json!({"format": "anthropic", "items": [{"type": "thinking", "thinking": "I should check the disk. ".repeat(40), "signature": "sig-current"}]});
+    s.record(
+        "tool_call",
+        json!({"tool_name": "df", "arguments": {}, "call_id": "toolu_1", "reasoning": thinking}),
+        None,
+    )
+    .unwrap();
+    s.record(
+        "tool_success",
+        json!({"tool": "df", "call_id": "toolu_1", "result": "/data 100% used"}),
+        None,
+    )
+    .unwrap();
+    let compiler = ContextCompiler::with_layout(
+        vec![Rc::new(HistorySelector::new(1, usize::MAX))],
+        Layout::Zoned,
+    );
+    let mut options = CompileOptions::new("You are an SRE.");
+    options.format = Some(ProviderFormat::Anthropic);
+    let ctx = block_on(compiler.compile_with(&mut s, 1_500, &options)).unwrap();
+    assert!(ctx.token_count <= 1_500);
+    assert!(
+        ctx.dropped
+            .iter()
+            .any(|d| d.section == context_compiler::working_context::Section::History),
+        "older turns made room"
+    );
+    let request = ctx.to_provider_messages(ProviderFormat::Anthropic);
+    let messages = request["messages"].as_array().unwrap();
+    let step = &messages[messages.len() - 2];
+    assert_eq!(step["role"], "assistant");
+    assert_eq!(step["content"][0]["type"], "thinking", "{step}");
+    assert_eq!(step["content"][0]["signature"], "sig-current");
+    assert_eq!(check_request(&request, ProviderFormat::Anthropic), vec![]);
 }

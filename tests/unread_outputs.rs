@@ -360,3 +360,40 @@ fn a_model_paging_through_an_output_larger_than_the_budget_reads_every_page_whol
     assert_eq!(read, text);
     assert!(step > 8, "{step} pages");
 }
+
+#[test]
+fn a_page_the_budget_cannot_hold_asks_for_a_smaller_one_instead_of_being_cut() {
+    let text = file(900);
+    let (store, compiler, session, handle) = too_big(&text, 3_000);
+    let look_back = LookBack::new(session.clone(), Some(store.clone()));
+    let arguments = json!({"handle": handle, "offset": 0, "length": 16384});
+    let page = block_on(look_back.call(READ_ARTIFACT, &arguments)).unwrap();
+    {
+        let mut s = session.borrow_mut();
+        s.record(
+            "tool_call",
+            json!({"tool_name": READ_ARTIFACT, "arguments": arguments, "call_id": "page_1"}),
+            None,
+        )
+        .unwrap();
+        s.record(
+            "tool_success",
+            json!({"tool": READ_ARTIFACT, "call_id": "page_1", "result": page.to_string()}),
+            None,
+        )
+        .unwrap();
+    }
+    let ctx = compile(&compiler, &mut session.borrow_mut(), 3_000);
+    assert!(ctx.token_count <= 3_000);
+    let shown = result_of(&ctx, "page_1");
+    let asked: u64 = shown
+        .rsplit("at most ")
+        .next()
+        .and_then(|n| n.trim_end_matches(']').parse().ok())
+        .unwrap_or_else(|| panic!("a smaller length: {shown}"));
+    assert!(
+        shown.starts_with("[this page of 16384 bytes does not fit"),
+        "{shown}"
+    );
+    assert!((1..16384).contains(&asked), "{asked}");
+}

@@ -249,11 +249,38 @@ pub(crate) fn unread_excess(ctx: &WorkingContext, counter: &dyn TokenCounter) ->
         .sum()
 }
 
+/// The assistant message whose calls the request's trailing tool results
+/// answer (the step the model is in): providers that take reasoning back
+/// want that step's (Anthropic refuses its `tool_use` without its thinking
+/// while thinking is on).
+fn current_step(ctx: &WorkingContext) -> Option<usize> {
+    let i = ctx.history.iter().rposition(|h| !h.is_tool_result())?;
+    let h = &ctx.history[i];
+    (h.role == "assistant" && !h.tool_calls.is_empty() && i + 1 < ctx.history.len()).then_some(i)
+}
+
 /// Drops the reasoning of the oldest assistant message that carries any
 /// (whole: signed reasoning is never cut), recording it; `false` when none
-/// does. The newest step's reasoning goes last.
-fn drop_oldest_reasoning(ctx: &mut WorkingContext, counter: &dyn TokenCounter) -> bool {
-    let Some(i) = ctx.history.iter().position(|h| h.reasoning.is_some()) else {
+/// does. The current step's reasoning only with `current` (last of all),
+/// or when it takes more than half the `budget` (it could never be sent
+/// whole with its step).
+fn drop_oldest_reasoning(
+    ctx: &mut WorkingContext,
+    counter: &dyn TokenCounter,
+    budget: u64,
+    current: bool,
+) -> bool {
+    let keep = current_step(ctx).filter(|&i| {
+        !current
+            && crate::working_context::reasoning_tokens(ctx.history[i].reasoning.as_ref(), counter)
+                <= budget / 2
+    });
+    let Some(i) = ctx
+        .history
+        .iter()
+        .enumerate()
+        .position(|(i, h)| h.reasoning.is_some() && Some(i) != keep)
+    else {
         return false;
     };
     let m = &mut ctx.history[i];
@@ -273,7 +300,7 @@ fn drop_oldest_reasoning(ctx: &mut WorkingContext, counter: &dyn TokenCounter) -
 /// token count and zone usage.
 ///
 /// In order: drops the reasoning turns would send back (whole, the oldest
-/// step's first, the current step's last); takes out WORKING's images and
+/// step's first; the current step's only when nothing else is left); takes out WORKING's images and
 /// files (their references stay), then drops the oldest WORKING turns (a
 /// call always with its results); drops per-turn tool results, artifact
 /// references and memory hits; replaces the look-back results read before
@@ -307,7 +334,7 @@ pub(crate) fn fit_zoned(
         } = working_range(&ctx.history);
 
         // 0. Reasoning: the first thing to go.
-        if drop_oldest_reasoning(&mut ctx, counter) {
+        if drop_oldest_reasoning(&mut ctx, counter, budget, false) {
             continue;
         }
         // 1. The images and files of WORKING, oldest first, then its
@@ -407,8 +434,11 @@ pub(crate) fn fit_zoned(
             .or(others)
             .or_else(|| newest_user.and_then(|u| size(&ctx, Slot::History(u))));
         let Some((tokens, slot)) = largest else {
-            // Only structure is left: any turn (the empty newest user
-            // message last).
+            // Only structure is left: the current step's reasoning, then
+            // any turn (the empty newest user message last).
+            if drop_oldest_reasoning(&mut ctx, counter, budget, true) {
+                continue;
+            }
             if let Some(last) = ctx.history.len().checked_sub(1) {
                 let start = (0..=last)
                     .rev()

@@ -22,8 +22,13 @@ export const FACT = "pg-orca-17";
 /** The system prompt. */
 export const SYSTEM = "You are a coding assistant working in the repository of a small web service. Use the tools to read what you need before you answer; keep answers short.";
 
-/** What the system prompt, the tools and a question take of a request, about: an output fits the budget with them. */
-const FIXED = 1200;
+/**
+ * What a request holds besides an output, at most: the system prompt and
+ * the tools (about 800 tokens), the compaction summary (up to a tenth of
+ * the budget), the question and the call, and the 5% margin held back once
+ * usage is recorded. An output fits the budget when it fits with them.
+ */
+const FIXED = 2100;
 
 /**
  * A session counting with o200k (`sessionId`), the artifact store and the
@@ -142,7 +147,7 @@ const PAGE = 8192;
  * text joined, `measured.requests`: per request `{ turn, questionPresent,
  * secret }`.
  */
-export function codingModel({ idPrefix = "" } = {}) {
+export function codingModel({ idPrefix = "", reasoning = false } = {}) {
   const measured = { outputs: {}, paged: {}, requests: [], factRecalled: null };
   const reply = (request) => {
     const users = userTexts(request);
@@ -151,24 +156,26 @@ export function codingModel({ idPrefix = "" } = {}) {
     const plan = turnPlan(turn);
     measured.requests.push({ turn, questionPresent: users.some((u) => u.includes(plan.question)), secret: JSON.stringify(request.body).includes(SECRET) });
     const id = (k) => `${idPrefix}t${turn}_${k}`;
+    // With `reasoning`, each call comes with the model's (signed) thinking.
+    const think = (r) => (reasoning && r.toolCalls ? { ...r, reasoning: `Turn ${turn}: I should look at this before I answer.` } : r);
     const results = new Map(toolResultsIn(request).map((r) => [r.id, r.output]));
     let k = -1;
     while (results.has(id(k + 1))) k++;
-    if (k < 0) return { toolCalls: [{ id: id(0), name: plan.tool, arguments: plan.args }] };
+    if (k < 0) return think({ toolCalls: [{ id: id(0), name: plan.tool, arguments: plan.args }] });
     const newest = results.get(id(k));
     if (k === 0) {
       measured.outputs[turn] = { tokens: tokens(plan.output), seen: linesSeen(plan.output, newest) };
       const handle = HANDLE.exec(newest)?.[1];
-      if (handle !== undefined) return { toolCalls: [{ id: id(1), name: "read_artifact", arguments: { handle, offset: 0, length: PAGE } }] };
+      if (handle !== undefined) return think({ toolCalls: [{ id: id(1), name: "read_artifact", arguments: { handle, offset: 0, length: PAGE } }] });
     } else {
       const smaller = /read it again with a length of at most (\d+)/.exec(newest);
       if (smaller !== null) {
         const asked = toolCallsIn(request).find((c) => c.id === id(k)).arguments;
-        return { toolCalls: [{ id: id(k + 1), name: "read_artifact", arguments: { ...asked, length: Number(smaller[1]) } }] };
+        return think({ toolCalls: [{ id: id(k + 1), name: "read_artifact", arguments: { ...asked, length: Number(smaller[1]) } }] });
       }
       const page = JSON.parse(newest);
       measured.paged[turn] = (measured.paged[turn] ?? "") + page.text;
-      if (page.nextOffset !== null) return { toolCalls: [{ id: id(k + 1), name: "read_artifact", arguments: { handle: page.handle, offset: page.nextOffset, length: PAGE } }] };
+      if (page.nextOffset !== null) return think({ toolCalls: [{ id: id(k + 1), name: "read_artifact", arguments: { handle: page.handle, offset: page.nextOffset, length: PAGE } }] });
     }
     if (turn === TURNS) {
       measured.factRecalled = JSON.stringify(request.body).includes(FACT);
