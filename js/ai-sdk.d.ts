@@ -1,13 +1,20 @@
 // agent-context-compiler/ai-sdk: what the Vercel AI SDK needs from this
 // package (`ai` is an optional peer dependency).
-import type { LanguageModelMiddleware, ToolSet } from "ai";
-import type { IntegrationOptions } from "./integration.js";
+import type { LanguageModelMiddleware, Tool, ToolSet } from "ai";
+import type { ArtifactStoreLike, CacheReport, Json, JsonSchemaObject, Ledger } from "../pkg/types/context_compiler.js";
+import type { IntegrationOptions, LookBackSession, ThreadSession } from "./integration.js";
 
-/** A tool a run offers: its name, what it does, and its arguments' JSON Schema. */
+export { compileMetadata } from "./integration.js";
+export type { CompileMetadata, CompileMetadataSource, LookBackSession, ThreadSession } from "./integration.js";
+
+/** A tool a run offers: its name, what it does, and its arguments' JSON
+ * Schema (a `ToolSpec` with its `parameters`). */
 export interface AiSdkToolSpec {
   name: string;
   description?: string;
-  parameters: { [key: string]: unknown };
+  /** The arguments' JSON Schema: a `JSONSchema7` (`@types/json-schema`'s or
+   * the `ai` package's), zod 4's `z.toJSONSchema()` output, or a literal. */
+  parameters: JsonSchemaObject;
 }
 
 /**
@@ -23,8 +30,10 @@ export function aiSdkTools(specs: ReadonlyArray<AiSdkToolSpec>): ToolSet;
  * compiler and budget of every model call, and the compile's own options. */
 export interface ContextMiddlewareOptions extends IntegrationOptions<MiddlewareContext> {
   /** The session each call is compiled from and recorded into, or a function
-   * giving the session of a thread id (`providerOptions.agentContextCompiler.sessionId`). */
-  session: MiddlewareSession | ((sessionId: string) => MiddlewareSession | Promise<MiddlewareSession>);
+   * giving the session of a thread id (`providerOptions.agentContextCompiler.sessionId`),
+   * called once per model call: when it gives `undefined` or `null`, the
+   * session `store` saved under the id is used. */
+  session: MiddlewareSession | ((sessionId: string) => ThreadSession<MiddlewareSession>);
 }
 
 /** What the middleware calls on a session (a `Session` of this package). */
@@ -33,12 +42,16 @@ export interface MiddlewareSession {
   recordReply(reply: object): { toolCalls: Array<{ name: string; arguments: unknown; callOptions: { callId?: string; thoughtSignature?: string; reasoning?: unknown } }> };
   recordUsage(usage: object): unknown;
   sync(store: never, options?: object): Promise<unknown>;
-  readonly eventLog: { readonly length: number; free(): void };
+  readonly eventLog: { readonly length: number; readonly events: ReadonlyArray<{ kind: string; data: any }>; free(): void };
 }
 
 /** What the middleware reads of a compiled context (a `WorkingContext`). */
 export interface MiddlewareContext {
   toMessages(options: { format: "ai-sdk" }): unknown;
+  /** Handed over as the reply's `providerMetadata.agentContextCompiler.ledger`. */
+  readonly ledger: Ledger;
+  /** Handed over as the reply's `providerMetadata.agentContextCompiler.cache`. */
+  readonly cache: CacheReport | null;
   free(): void;
 }
 
@@ -47,11 +60,48 @@ export interface MiddlewareContext {
  * `generateText` / `streamText` is compiled from the session under the
  * budget (what is new in the prompt is recorded first; the model gets the
  * compiled prompt with the step's tools), and the reply is recorded with its
- * tool calls and usage. The app keeps its `messages`, `tools` (with
- * `execute`: their results are recorded, redacted, from the next step's
- * prompt) and `stopWhen`. Throws `INVALID_ARGUMENT` for an unknown option.
+ * tool calls and usage; with `store`, the session is synced to it after
+ * every step. Each reply's `providerMetadata.agentContextCompiler` is its
+ * compile's `{ ledger, cache }` (read it with `compileMetadata`). The app
+ * keeps its `messages`, `tools` (with `execute`: their results are
+ * recorded, redacted, from the next step's prompt; spread `lookBackTools`
+ * among them) and `stopWhen`. A call the SDK retries records nothing twice.
+ * Throws `INVALID_ARGUMENT` for an unknown option.
  */
 export function contextMiddleware(options: ContextMiddlewareOptions): LanguageModelMiddleware;
+
+/** Options of `lookBackTools`. */
+export interface LookBackToolsOptions {
+  /** The session the tools look back over (a `Session` of this package). */
+  session: LookBackSession;
+  /** Where `read_artifact` reads the outputs stored instead of shown (the
+   * `ArtifactAttacher`'s store, or the tool handler's). */
+  artifactStore?: ArtifactStoreLike;
+}
+
+/** A tool with its `execute`. */
+type ExecutableTool<Input, Output> = Tool<Input, Output> & { execute: NonNullable<Tool<Input, Output>["execute"]> };
+
+/** The look-back tools as AI SDK tools, each with its `execute`. */
+export type LookBackToolSet = {
+  /** Searches everything said earlier in the conversation. */
+  search_history: ExecutableTool<{ query: string; limit?: number }, Json>;
+  /** Reads part of a stored tool output by its handle, or the whole text of an event by its id. */
+  read_artifact: ExecutableTool<{ handle: string; offset?: number; length?: number }, Json>;
+};
+
+/**
+ * The look-back tools (`search_history`, `read_artifact`) over `session` as
+ * an AI SDK `ToolSet` with `execute`, to spread into `generateText`'s
+ * `tools` beside the app's (a middleware cannot add tools the SDK runs):
+ * `tools: { ...yours, ...lookBackTools({ session, artifactStore }) }`.
+ * `read_artifact` reads the outputs `artifactStore` holds for this session.
+ * What a call gets wrong (a handle the session does not name, bad
+ * arguments) reaches the model as its tool error. Throws
+ * `INVALID_ARGUMENT` for an unknown option, or a `session` or
+ * `artifactStore` that is not one.
+ */
+export function lookBackTools(options: LookBackToolsOptions): LookBackToolSet;
 
 /** The model-level prompt a language model gets (`LanguageModelV4Prompt`). */
 export type LanguageModelPrompt = Parameters<NonNullable<LanguageModelMiddleware["transformParams"]>>[0]["params"]["prompt"];

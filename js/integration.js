@@ -75,7 +75,9 @@ export const METADATA_KEY = "agentContextCompiler";
 
 /**
  * The `{ ledger, cache }` a model call's compile reported, from an AI SDK
- * result or step (`providerMetadata`) or a LangChain message
+ * `generateText` result or step (`providerMetadata`; a `streamText`
+ * result's is a promise: pass `{ providerMetadata: await
+ * result.providerMetadata }` or a step) or a LangChain message
  * (`response_metadata`); `undefined` when it has none.
  */
 export function compileMetadata(result) {

@@ -121,3 +121,50 @@ fn empty_or_broken_provider_responses_are_model_failures() {
         assert_eq!(e.code(), ErrorCode::ModelFailed, "{bad}");
     }
 }
+
+/// What a response says of itself is read from each provider's shape and
+/// bounded: a provider's id or model of any length is cut, its finish
+/// reasons are at most a few (evidence for a span, never trusted whole).
+#[test]
+fn response_descriptions_are_read_and_bounded() {
+    use context_compiler::runner::ResponseMeta;
+    let gemini = ModelReply::from_json(&json!({
+        "responseId": "r-1", "modelVersion": "gemini-2.5-pro",
+        "candidates": [{"content": {"role": "model", "parts": [{"text": "Hi"}]}, "finishReason": "STOP"}]
+    }))
+    .unwrap();
+    assert_eq!(gemini.response.id.as_deref(), Some("r-1"));
+    assert_eq!(gemini.response.model.as_deref(), Some("gemini-2.5-pro"));
+    assert_eq!(gemini.response.finish_reasons, vec!["STOP"]);
+    let responses = ModelReply::from_json(&json!({
+        "id": "resp_1", "object": "response", "status": "completed", "model": "gpt-4.1",
+        "output": [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Hi"}]}]
+    }))
+    .unwrap();
+    assert_eq!(responses.response.finish_reasons, vec!["completed"]);
+    let ai_sdk = ModelReply::from_json(
+        &json!({"text": "Hi", "finishReason": "stop", "response": {"id": "x", "modelId": "m"}}),
+    )
+    .unwrap();
+    assert_eq!(
+        (
+            ai_sdk.response.id.as_deref(),
+            ai_sdk.response.model.as_deref()
+        ),
+        (Some("x"), Some("m"))
+    );
+    let hostile = ModelReply::from_json(&json!({
+        "id": "i".repeat(1_000_000), "model": 42,
+        "choices": (0..100).map(|_| json!({"finish_reason": "stop", "message": {"content": "Hi"}})).collect::<Vec<_>>()
+    }))
+    .unwrap();
+    assert_eq!(
+        hostile.response.id.map(|s| s.len()),
+        Some(ResponseMeta::MAX_CHARS)
+    );
+    assert_eq!(hostile.response.model, None);
+    assert_eq!(
+        hostile.response.finish_reasons.len(),
+        ResponseMeta::MAX_REASONS
+    );
+}

@@ -17,7 +17,8 @@ use context_compiler::tools::{
     AbortSignal, ToolBridge, ToolFailure, ToolInterruptHandler, ToolInterruptOptions, ToolOutput,
 };
 use context_compiler::{
-    ContextCompiler, Error, ErrorCode, HistorySelector, Layout, Processor, Result, Session,
+    ContextCompiler, Error, ErrorCode, HistorySelector, Layout, Processor, ProviderFormat, Result,
+    Session,
 };
 use serde_json::{json, Value};
 
@@ -205,8 +206,8 @@ fn traced_options(recorder: &Rc<Recorder>, content: bool) -> RunOptions {
     ]))
     .expect("tools");
     options.trace = Some(TraceOptions {
-        tracer: Rc::new(RecordingTracer(recorder.clone())),
         content,
+        ..TraceOptions::new(Rc::new(RecordingTracer(recorder.clone())))
     });
     options
 }
@@ -461,4 +462,76 @@ fn a_compilers_own_tracer_traces_its_compiles_alone() {
     assert_eq!(spans.len(), 4);
     assert_eq!(spans[2].int("agent_context_compiler.budget"), Some(500));
     assert!(spans[3].failed.is_some() && spans[3].ended);
+}
+
+/// The spans carry what the GenAI conventions ask of them: the provider
+/// (from the run's format, or named), the agent's name, and what each
+/// provider's response says of itself (id, model, finish reasons).
+#[test]
+fn spans_name_the_provider_the_agent_and_what_each_response_said() {
+    for (format, named, provider) in [
+        (Some(ProviderFormat::OpenAi), None, Some("openai")),
+        (Some(ProviderFormat::Anthropic), None, Some("anthropic")),
+        (Some(ProviderFormat::Gemini), None, Some("gcp.gemini")),
+        (Some(ProviderFormat::AiSdk), None, None),
+        (
+            Some(ProviderFormat::AiSdk),
+            Some("aws.bedrock"),
+            Some("aws.bedrock"),
+        ),
+    ] {
+        let recorder = Rc::new(Recorder::default());
+        let mut options = traced_options(&recorder, false);
+        options.compile.format = format;
+        if let Some(trace) = &mut options.trace {
+            trace.provider = named.map(str::to_string);
+            trace.agent_name = Some("sre".into());
+        }
+        // A Chat Completion, then an Anthropic message: each read for its id, model and stop.
+        let model = Scripted(Box::new(|step| {
+            ModelReply::from_json(&if step == 0 {
+                json!({"id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-4.1-2025-04-14",
+                       "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
+                         "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]}}]})
+            } else {
+                json!({"id": "msg_2", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "stop_reason": "end_turn",
+                       "content": [{"type": "text", "text": "Done."}]})
+            })
+        }));
+        block_on(run_compiled("Check the config", &agent(model), &options)).unwrap();
+        let spans = recorder.spans.borrow();
+        assert_eq!(spans[0].name, "invoke_agent sre");
+        assert_eq!(spans[0].text("gen_ai.agent.name").as_deref(), Some("sre"));
+        let chats: Vec<&Recorded> = spans
+            .iter()
+            .filter(|s| s.name.starts_with("chat"))
+            .collect();
+        assert_eq!(chats.len(), 2);
+        for span in [&spans[0], chats[0], chats[1]] {
+            assert_eq!(
+                span.text("gen_ai.provider.name").as_deref(),
+                provider,
+                "{}",
+                span.name
+            );
+        }
+        assert_eq!(
+            chats[0].text("gen_ai.response.id").as_deref(),
+            Some("chatcmpl-1")
+        );
+        assert_eq!(
+            chats[0].text("gen_ai.response.model").as_deref(),
+            Some("gpt-4.1-2025-04-14")
+        );
+        assert!(
+            matches!(chats[0].get("gen_ai.response.finish_reasons"), Some(Attribute::Texts(r)) if r == &["tool_calls"])
+        );
+        assert_eq!(
+            chats[1].text("gen_ai.response.id").as_deref(),
+            Some("msg_2")
+        );
+        assert!(
+            matches!(chats[1].get("gen_ai.response.finish_reasons"), Some(Attribute::Texts(r)) if r == &["end_turn"])
+        );
+    }
 }

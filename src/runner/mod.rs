@@ -38,7 +38,7 @@ use crate::zones::{CompactionLevel, ZoneUsage};
 pub use crate::tools::ToolSpec;
 pub use answer::{Model, ModelAnswer, ReplyStream};
 pub use guard::{Guard, GuardDecision};
-pub use model::{ModelReply, ModelRequest, Reasoning, RequestedToolCall};
+pub use model::{ModelReply, ModelRequest, Reasoning, RequestedToolCall, ResponseMeta};
 pub use record::{call_notes, record_host_reply, record_reply, refuse_call};
 pub use stream::{StreamDelta, StreamFormat, StreamReader};
 
@@ -316,7 +316,13 @@ async fn run_validated(input: &str, agent: &Agent, options: &RunOptions) -> Resu
         return run_turn(input, agent, options, session_id, None).await;
     };
     let model = options.compile.model.as_deref();
-    let span = genai::start_turn(trace, &session_id, model, options.budget);
+    let span = genai::start_turn(
+        trace,
+        &session_id,
+        model,
+        options.compile.format,
+        options.budget,
+    );
     let outcome = run_turn(
         input,
         agent,
@@ -477,7 +483,7 @@ async fn ask(
         return ask_untraced(agent, options, ctx, step).await;
     };
     let model = options.compile.model.as_deref();
-    let span = genai::start_chat(trace, parent, model, step, ctx);
+    let span = genai::start_chat(trace, parent, model, options.compile.format, step, ctx);
     let reply = ask_untraced(agent, options, ctx, step).await;
     genai::close(span.as_ref(), &reply, |reply| {
         let calls: Vec<CallSeen<'_>> = reply
@@ -495,6 +501,7 @@ async fn ask(
             &reply.text,
             &calls,
             reply.usage.as_ref(),
+            &reply.response,
         );
     });
     reply

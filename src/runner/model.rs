@@ -77,6 +77,76 @@ pub struct ModelReply {
     pub usage: Option<ModelUsage>,
     /// Reasoning the provider asks back with this turn.
     pub reasoning: Option<Reasoning>,
+    /// What the provider's response said of itself (its id, model and
+    /// finish reasons), for the model call's span.
+    pub response: ResponseMeta,
+}
+
+/// What a provider's response says of itself, as far as the reply shows it
+/// (each text cut to [`ResponseMeta::MAX_CHARS`] characters, at most
+/// [`ResponseMeta::MAX_REASONS`] finish reasons: it is evidence, not truth).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ResponseMeta {
+    /// The response's id (`id`, Gemini's `responseId`, the AI SDK's
+    /// `response.id`).
+    pub id: Option<String>,
+    /// The model that answered (`model`, Gemini's `modelVersion`, the AI
+    /// SDK's `response.modelId`).
+    pub model: Option<String>,
+    /// Why it stopped, as the provider says it (each choice's
+    /// `finish_reason`, Anthropic's `stop_reason`, each Gemini candidate's
+    /// `finishReason`, the Responses API's `status`, the AI SDK's
+    /// `finishReason`).
+    pub finish_reasons: Vec<String>,
+}
+
+impl ResponseMeta {
+    /// Characters of each text kept.
+    pub const MAX_CHARS: usize = 256;
+    /// Finish reasons kept.
+    pub const MAX_REASONS: usize = 8;
+
+    /// Reads a reply in any shape [`ModelReply::from_json`] takes.
+    pub fn from_json(reply: &Value) -> ResponseMeta {
+        let text = |v: Option<&Value>| -> Option<String> {
+            let s = v?.as_str().filter(|s| !s.is_empty())?;
+            Some(s.chars().take(Self::MAX_CHARS).collect())
+        };
+        let response = reply.get("response");
+        let id = text(reply.get("id"))
+            .or_else(|| text(reply.get("responseId")))
+            .or_else(|| text(response.and_then(|r| r.get("id"))));
+        let model = text(reply.get("model"))
+            .or_else(|| text(reply.get("modelVersion")))
+            .or_else(|| text(response.and_then(|r| r.get("modelId"))));
+        let mut finish_reasons: Vec<String> = Vec::new();
+        let listed = |key: &str, inner: &str| -> Vec<String> {
+            reply
+                .get(key)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|c| text(c.get(inner)))
+                .collect()
+        };
+        finish_reasons.extend(listed("choices", "finish_reason"));
+        finish_reasons.extend(listed("candidates", "finishReason"));
+        for key in ["stop_reason", "finishReason", "finish_reason"] {
+            let value = reply.get(key);
+            // The AI SDK's finishReason may be `{ unified, raw }`.
+            let value = value.and_then(|v| v.get("unified")).or(value);
+            finish_reasons.extend(text(value));
+        }
+        if reply.get("object").and_then(Value::as_str) == Some("response") {
+            finish_reasons.extend(text(reply.get("status")));
+        }
+        finish_reasons.truncate(Self::MAX_REASONS);
+        ResponseMeta {
+            id,
+            model,
+            finish_reasons,
+        }
+    }
 }
 
 /// Joins a model's content blocks, or reads plain content: a string, `null`,
@@ -197,8 +267,15 @@ impl ModelReply {
     /// SDK's `generateText` result (`text`, `toolCalls`). Anything else, and a reply with neither text nor tool calls,
     /// is [`ErrorCode::ModelFailed`].
     pub fn from_json(reply: &Value) -> Result<ModelReply> {
+        let mut read = ModelReply::read(reply)?;
+        read.response = ResponseMeta::from_json(reply);
+        Ok(read)
+    }
+
+    /// [`ModelReply::from_json`] but the response's own description.
+    fn read(reply: &Value) -> Result<ModelReply> {
         if let Some(plain) = provider_response(reply) {
-            return ModelReply::from_json(&plain);
+            return ModelReply::read(&plain);
         }
         let object = match reply {
             Value::String(s) if !s.is_empty() => return Ok(ModelReply::text(s.clone())),
@@ -266,6 +343,7 @@ impl ModelReply {
             tool_calls,
             usage,
             reasoning,
+            response: ResponseMeta::default(),
         })
     }
 }

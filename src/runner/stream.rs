@@ -601,6 +601,7 @@ impl StreamReader {
             tool_calls,
             usage,
             reasoning,
+            response: Default::default(),
         })
     }
 }

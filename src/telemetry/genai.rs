@@ -12,9 +12,10 @@ use serde_json::{json, Value};
 use super::{Attribute, Attributes, Span, SpanKind, TraceOptions, Tracer};
 use crate::error::Result;
 use crate::normalize::redact::{redact, redact_json};
+use crate::runner::ResponseMeta;
 use crate::session::ModelUsage;
 use crate::tools::{ToolEvent, ToolEventKind};
-use crate::working_context::WorkingContext;
+use crate::working_context::{ProviderFormat, WorkingContext};
 
 /// `gen_ai.operation.name`: `invoke_agent`, `chat`, `execute_tool`.
 pub const OPERATION_NAME: &str = "gen_ai.operation.name";
@@ -44,14 +45,43 @@ pub const TOOL_ARGUMENTS: &str = "gen_ai.tool.call.arguments";
 /// `gen_ai.tool.call.result` (content only), redacted.
 pub const TOOL_RESULT: &str = "gen_ai.tool.call.result";
 
+/// `gen_ai.provider.name`: who serves the model.
+pub const PROVIDER_NAME: &str = "gen_ai.provider.name";
+/// `gen_ai.agent.name`: the agent a turn runs.
+pub const AGENT_NAME: &str = "gen_ai.agent.name";
+/// `gen_ai.response.id`: the provider's id of the response.
+pub const RESPONSE_ID: &str = "gen_ai.response.id";
+/// `gen_ai.response.model`: the model that answered.
+pub const RESPONSE_MODEL: &str = "gen_ai.response.model";
+/// `gen_ai.response.finish_reasons`: why the response stopped.
+pub const FINISH_REASONS: &str = "gen_ai.response.finish_reasons";
+
 /// The compile span's name.
 pub const COMPILE_SPAN: &str = "compile_context";
 
-/// A turn's span: `invoke_agent`, under the host's current span.
+/// The `gen_ai.provider.name` a request in `format` goes to, when the
+/// format names one (the AI SDK's and the plain format do not).
+pub fn provider_of(format: Option<ProviderFormat>) -> Option<&'static str> {
+    match format? {
+        ProviderFormat::OpenAi | ProviderFormat::OpenAiResponses => Some("openai"),
+        ProviderFormat::Anthropic => Some("anthropic"),
+        ProviderFormat::Gemini => Some("gcp.gemini"),
+        ProviderFormat::AiSdk | ProviderFormat::Plain => None,
+    }
+}
+
+/// The trace's provider name: the one given, else `format`'s.
+fn provider(trace: &TraceOptions, format: Option<ProviderFormat>) -> Option<&str> {
+    trace.provider.as_deref().or_else(|| provider_of(format))
+}
+
+/// A turn's span: `invoke_agent` (`invoke_agent {name}` for a named
+/// agent), under the host's current span.
 pub fn start_turn(
     trace: &TraceOptions,
     session_id: &str,
     model: Option<&str>,
+    format: Option<ProviderFormat>,
     budget: u64,
 ) -> Box<dyn Span> {
     let mut attributes: Attributes = vec![
@@ -62,9 +92,19 @@ pub fn start_turn(
     if let Some(model) = model {
         attributes.push((REQUEST_MODEL, model.into()));
     }
+    if let Some(provider) = provider(trace, format) {
+        attributes.push((PROVIDER_NAME, provider.into()));
+    }
+    let name = match &trace.agent_name {
+        Some(agent) => {
+            attributes.push((AGENT_NAME, agent.as_str().into()));
+            format!("invoke_agent {agent}")
+        }
+        None => "invoke_agent".to_string(),
+    };
     trace
         .tracer
-        .start_span("invoke_agent", SpanKind::Internal, attributes, None)
+        .start_span(&name, SpanKind::Internal, attributes, None)
 }
 
 /// What a finished turn adds to its span: the model calls made, why it
@@ -168,6 +208,7 @@ pub fn start_chat(
     trace: &TraceOptions,
     turn: &dyn Span,
     model: Option<&str>,
+    format: Option<ProviderFormat>,
     step: usize,
     ctx: &WorkingContext,
 ) -> Box<dyn Span> {
@@ -178,6 +219,9 @@ pub fn start_chat(
     ];
     if let Some(model) = model {
         attributes.push((REQUEST_MODEL, model.into()));
+    }
+    if let Some(provider) = provider(trace, format) {
+        attributes.push((PROVIDER_NAME, provider.into()));
     }
     if trace.content {
         let messages: Vec<Value> = ctx
@@ -210,18 +254,32 @@ pub struct CallSeen<'a> {
     pub arguments: Option<&'a Value>,
 }
 
-/// Ends a model call's span with the provider's usage, the number of tool
-/// calls asked for and (content only) the reply.
+/// Ends a model call's span with the provider's usage, what its response
+/// said of itself (id, model, finish reasons), the number of tool calls
+/// asked for and (content only) the reply.
 pub fn end_chat(
     trace: &TraceOptions,
     span: &dyn Span,
     text: &str,
     calls: &[CallSeen<'_>],
     usage: Option<&ModelUsage>,
+    response: &ResponseMeta,
 ) {
     let mut attributes: Attributes =
         vec![("agent_context_compiler.tool_calls", calls.len().into())];
     usage_attributes(usage, &mut attributes);
+    if let Some(id) = &response.id {
+        attributes.push((RESPONSE_ID, id.as_str().into()));
+    }
+    if let Some(model) = &response.model {
+        attributes.push((RESPONSE_MODEL, model.as_str().into()));
+    }
+    if !response.finish_reasons.is_empty() {
+        attributes.push((
+            FINISH_REASONS,
+            Attribute::Texts(response.finish_reasons.clone()),
+        ));
+    }
     if trace.content {
         let mut parts = Vec::new();
         if !text.is_empty() {

@@ -105,6 +105,11 @@ pub struct TraceOptions {
     /// Whether the model and tool spans carry the messages, the reply, the
     /// arguments and the results (redacted; `false` by default).
     pub content: bool,
+    /// `gen_ai.provider.name` (`openai`, `anthropic`, `gcp.gemini`, ...);
+    /// by default the run's format's provider, when it has one.
+    pub provider: Option<String>,
+    /// `gen_ai.agent.name`: the turn's span is `invoke_agent {name}`.
+    pub agent_name: Option<String>,
 }
 
 impl TraceOptions {
@@ -113,6 +118,8 @@ impl TraceOptions {
         TraceOptions {
             tracer,
             content: false,
+            provider: None,
+            agent_name: None,
         }
     }
 }

@@ -186,3 +186,27 @@ test("a tracer without startSpan is INVALID_ARGUMENT before anything runs", asyn
   assert.throws(() => new ContextCompiler({ tracer: "yes" }), (e) => e.code === "INVALID_ARGUMENT");
   await rejectsWithCode(() => run({ tracer: otel().tracer, traceContent: "yes" }), "INVALID_ARGUMENT");
 });
+
+test("runCompiled's spans name the provider (the format's or providerName), the agent, and what each response said of itself", async () => {
+  const { tracer, spans } = otel();
+  const reply = (step) =>
+    step === 0
+      ? { id: "msg_1", type: "message", role: "assistant", model: "claude-sonnet-4-5", stop_reason: "tool_use", content: [{ type: "tool_use", id: "toolu_1", name: "lookup", input: {} }], usage: { input_tokens: 100, output_tokens: 5 } }
+      : { id: "msg_2", type: "message", role: "assistant", model: "claude-sonnet-4-5", stop_reason: "end_turn", content: [{ type: "text", text: "Done." }], usage: { input_tokens: 120, output_tokens: 2 } };
+  await runCompiled("Check the config", { budget: 4000, tools, bridge, model: (_m, { step }) => reply(step), tracer, format: "anthropic", agentName: "sre" });
+  const turn = spans().find((s) => s.name.startsWith("invoke_agent"));
+  assert.equal(turn.name, "invoke_agent sre");
+  assert.equal(turn.attributes["gen_ai.agent.name"], "sre");
+  const chats = spans().filter((s) => s.name.startsWith("chat"));
+  assert.deepEqual(chats.map((s) => s.attributes["gen_ai.provider.name"]), ["anthropic", "anthropic"]);
+  assert.deepEqual(chats.map((s) => s.attributes["gen_ai.response.id"]), ["msg_1", "msg_2"]);
+  assert.deepEqual(chats.map((s) => s.attributes["gen_ai.response.model"]), ["claude-sonnet-4-5", "claude-sonnet-4-5"]);
+  assert.deepEqual(chats.map((s) => s.attributes["gen_ai.response.finish_reasons"]), [["tool_use"], ["end_turn"]]);
+  const named = otel();
+  await runCompiled("hi", { budget: 4000, model: () => "Hi.", tracer: named.tracer, format: "ai-sdk", providerName: "aws.bedrock" });
+  assert.equal(named.spans().find((s) => s.name.startsWith("chat")).attributes["gen_ai.provider.name"], "aws.bedrock");
+  const none = otel();
+  await runCompiled("hi", { budget: 4000, model: () => "Hi.", tracer: none.tracer, format: "ai-sdk" });
+  assert.equal(none.spans().find((s) => s.name.startsWith("chat")).attributes["gen_ai.provider.name"], undefined, "the AI SDK format names no provider");
+  await assert.rejects(runCompiled("hi", { budget: 4000, model: () => "Hi.", agentname: "x" }), { code: "INVALID_ARGUMENT", message: /did you mean agentName/ });
+});

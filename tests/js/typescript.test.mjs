@@ -25,7 +25,11 @@ function consumer() {
   writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
   execFileSync("npm", ["install", "--no-audit", "--no-fund", "--offline", join(dir, tarball)], { cwd: app, stdio: ["ignore", "pipe", "pipe"] });
   // @types/node, the provider SDKs the consumers check the formats
-  // against and OpenTelemetry's API (a Tracer is a `tracer`), as the repository pins them (their own dependencies resolve there).
+  // against, the frameworks the integrations are used in (and the model,
+  // checkpointer and schemas a user's agent brings: @langchain/openai, a
+  // LangGraph saver, zod, @types/json-schema) and OpenTelemetry's API (a
+  // Tracer is a `tracer`), as the repository pins them (their own
+  // dependencies resolve there).
   mkdirSync(join(app, "node_modules/@types"));
   mkdirSync(join(app, "node_modules/@anthropic-ai"));
   mkdirSync(join(app, "node_modules/@google"));
@@ -33,7 +37,7 @@ function consumer() {
   mkdirSync(join(app, "node_modules/@langchain"));
   mkdirSync(join(app, "node_modules/@openai"));
   mkdirSync(join(app, "node_modules/@opentelemetry"));
-  for (const name of ["@types/node", "@anthropic-ai/sdk", "@google/genai", "ai", "openai", "@ai-sdk/provider", "@langchain/core", "langchain", "@openai/agents", "@opentelemetry/api"]) {
+  for (const name of ["@types/node", "@anthropic-ai/sdk", "@google/genai", "ai", "openai", "@ai-sdk/provider", "@langchain/core", "@langchain/openai", "@langchain/langgraph-checkpoint", "langchain", "@openai/agents", "@opentelemetry/api", "@types/json-schema", "zod"]) {
     symlinkSync(join(root, "node_modules", name), join(app, "node_modules", name));
   }
   for (const name of sources) cpSync(join(root, "tests/ts", name), join(app, name));

@@ -46,8 +46,9 @@ const RUNNER_TYPES: &'static str = r#"
 export interface ToolSpec {
   name: string;
   description?: string;
-  /** JSON Schema of the arguments; `{ type: "object" }` by default. */
-  parameters?: Json;
+  /** The arguments' JSON Schema (a `JSONSchema7`, zod 4's
+   * `z.toJSONSchema()` output, a literal); `{ type: "object" }` by default. */
+  parameters?: JsonSchemaObject;
   timeoutMs?: number;
 }
 /** A tool call as a model asks for it: `{ name, arguments }` (or `args` / `input`),
@@ -198,6 +199,13 @@ export interface OrchestrateOptions<F extends RunFormat = "openai"> extends Zone
   /** Puts the messages, replies, tool arguments and results on the spans
    * (`gen_ai.input.messages`, ...), redacted; default false. */
   traceContent?: boolean;
+  /** `gen_ai.provider.name` on the spans (`"openai"`, `"anthropic"`,
+   * `"gcp.gemini"`, `"aws.bedrock"`, ...); by default `format`'s provider
+   * (none for `"ai-sdk"`). */
+  providerName?: string;
+  /** The agent's name: the turn's span is `invoke_agent {agentName}` with
+   * `gen_ai.agent.name`. */
+  agentName?: string;
   /** Told of each piece of a streamed reply as it comes; a throw stops the
    * run (`HANDLER_FAILED`), the text received recorded as partial. */
   onDelta?: (delta: StreamDelta) => void;
@@ -562,6 +570,8 @@ fn prepare<T: AsRef<JsValue>>(
             .bind(&shared, media_store)
     };
     let trace_content = bool_option(options, "traceContent", false)?;
+    let provider_name = optional_string(options, "providerName")?;
+    let agent_name = optional_string(options, "agentName")?;
     let run = RunOptions {
         budget,
         compile,
@@ -577,6 +587,8 @@ fn prepare<T: AsRef<JsValue>>(
             TraceOptions {
                 tracer: Rc::new(tracer),
                 content: trace_content,
+                provider: provider_name,
+                agent_name,
             }
         }),
     };

@@ -409,12 +409,12 @@ impl JsSession {
     pub fn look_back(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "Record<string, Json>")] arguments: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Record<string, Json>")] args: JsValue,
         options: Option<LookBackOptionsArg>,
     ) -> js_sys::Promise {
         let prepared = (|| -> Result<_> {
             let name = string(&name, "name")?;
-            let arguments = js_to_json(&arguments, "arguments")?;
+            let arguments = js_to_json(&args, "args")?;
             let store = option(&options, "artifactStore", "options")?;
             let store = if store.is_undefined() || store.is_null() {
                 None

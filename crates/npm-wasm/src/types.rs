@@ -177,13 +177,22 @@ export interface DroppedItem {
   key?: string;
 }
 
+/**
+ * A JSON Schema object, such as a tool's `parameters`: `@types/json-schema`'s
+ * (or the `ai` package's) `JSONSchema7`, zod 4's `z.toJSONSchema()` output,
+ * or a literal. Typed as any object, since such interfaces have no index
+ * signature; it must be JSON (its own enumerable members are sent).
+ */
+export type JsonSchemaObject = object;
+
 export type Layout = "single-system" | "zoned";
 /** What the zoned layout shows besides the session (all optional; the single-system layout ignores them). */
 export interface ZonedOptions {
   /** SYSTEM zone, `## Policies`. */
   policies?: string[];
-  /** SYSTEM zone, `## Available Tools` (names). */
-  toolDefinitions?: Array<{ name: string } & { [key: string]: Json }>;
+  /** SYSTEM zone, `## Available Tools` (names): `ToolSpec`s, or any JSON
+   * objects with a `name` (counted as tools when `tools` is absent). */
+  toolDefinitions?: Array<ToolSpec | ({ name: string } & { [key: string]: Json })>;
   /** SYSTEM zone, `## User Preferences`. */
   userPreferences?: { [key: string]: Json };
   /** PERSISTENT zone, and restated last. */
