@@ -397,3 +397,66 @@ fn a_page_the_budget_cannot_hold_asks_for_a_smaller_one_instead_of_being_cut() {
     );
     assert!((1..16384).contains(&asked), "{asked}");
 }
+
+#[test]
+fn a_reply_starts_at_its_usage_its_text_or_a_call_after_an_outcome() {
+    let outcome = |s: &mut Session, id: &str| {
+        s.record(
+            "tool_success",
+            json!({"tool": "t", "call_id": id, "result": "ok"}),
+            None,
+        )
+        .unwrap()
+        .event_id
+        .clone()
+    };
+    let call = |s: &mut Session, id: &str| {
+        s.record(
+            "tool_call",
+            json!({"tool_name": "t", "arguments": {}, "call_id": id}),
+            None,
+        )
+        .unwrap();
+    };
+    let unread = |s: &Session| -> Vec<String> {
+        let log = s.event_log();
+        log.events()[log.unread_from()..]
+            .iter()
+            .filter(|e| e.kind == "tool_success")
+            .map(|e| e.data["call_id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let mut s = session("replies");
+    s.record("user_input", json!("go"), None).unwrap();
+    // Nothing answered yet: every outcome is unread.
+    call(&mut s, "a");
+    outcome(&mut s, "a");
+    assert_eq!(unread(&s), vec!["a"]);
+    // A call after an outcome is the next reply; the one before is read.
+    call(&mut s, "b");
+    call(&mut s, "c");
+    outcome(&mut s, "c");
+    outcome(&mut s, "b");
+    assert_eq!(
+        unread(&s),
+        vec!["c", "b"],
+        "calls recorded together are one reply's"
+    );
+    // A reply's usage, or its text, starts it.
+    s.record_usage(
+        &context_compiler::session::ModelUsage {
+            input_tokens: 10,
+            cached_input_tokens: 0,
+            output_tokens: 1,
+        },
+        None,
+    )
+    .unwrap();
+    assert!(unread(&s).is_empty());
+    call(&mut s, "d");
+    outcome(&mut s, "d");
+    assert_eq!(unread(&s), vec!["d"]);
+    s.record("assistant_output", json!("Looked."), None)
+        .unwrap();
+    assert!(unread(&s).is_empty());
+}

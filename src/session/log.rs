@@ -168,9 +168,12 @@ pub struct EventLog {
     compaction: Option<CompactionState>,
     pinned_memories: Vec<usize>,
     last_user_input: Option<usize>,
-    /// The position of the latest assistant message or tool call: the
-    /// model's latest reply.
+    /// Where the model's latest reply starts, as far as the log shows it
+    /// (see [`EventLog::unread_from`]).
     last_reply: Option<usize>,
+    /// Whether the latest tool call or outcome indexed was an outcome (a
+    /// call after it starts a new reply).
+    after_outcome: bool,
     externalized: HashMap<String, ArtifactRef>,
     /// Every artifact id an event names (stored outputs, externalised
     /// outcomes, images and files): what this session may read back.
@@ -212,6 +215,7 @@ impl EventLog {
             pinned_memories: Vec::new(),
             last_user_input: None,
             last_reply: None,
+            after_outcome: false,
             externalized: HashMap::new(),
             named_artifacts: HashSet::new(),
             usage: UsageCorrection::default(),
@@ -432,6 +436,7 @@ impl EventLog {
                 }
             }
             Some(Rendered::ToolOutcome { .. } | Rendered::Artifact(_)) => {
+                self.after_outcome = true;
                 self.tool_outcomes.push(index);
                 self.timeline.push(index);
                 if let Some(call_id) = render::call_id_of(&event.data) {
@@ -441,7 +446,13 @@ impl EventLog {
             }
             None if event.kind == TOOL_CALL => {
                 self.timeline.push(index);
-                self.last_reply = Some(index);
+                // The calls of one reply come together (their outcomes may
+                // come between, as they finish); a call after an outcome is
+                // the model's next reply.
+                if self.after_outcome || self.last_reply.is_none() {
+                    self.last_reply = Some(index);
+                }
+                self.after_outcome = false;
                 self.calls.insert(event.event_id.clone(), index);
                 // A call recorded with the provider's id is answered under it.
                 if let Some(call_id) = render::call_id_of(&event.data) {
@@ -463,6 +474,8 @@ impl EventLog {
         }
         if event.kind == MODEL_USAGE {
             self.usage.observe(&event.data);
+            // A model call answered: what it was shown is read.
+            self.last_reply = Some(index);
         }
         if event.kind == ARTIFACT_STORED {
             if let Some((source_event, aref)) = render::externalized_ref(&event.data) {
@@ -675,9 +688,12 @@ impl EventLog {
     }
 
     /// The position from which tool outcomes are unread: those recorded
-    /// after the model's latest reply (its latest assistant message or
-    /// tool call), which the next model call is the first to show. Every
-    /// outcome is unread while the model has not replied yet.
+    /// after the model's latest reply started, which the next model call
+    /// is the first to show. A reply starts at its `model_usage` (the
+    /// usage a provider reported), its assistant message, or its first
+    /// tool call (a call recorded after an outcome starts a new reply;
+    /// calls recorded together are one reply's, whatever outcomes come
+    /// between). Every outcome is unread while the model has not replied.
     pub fn unread_from(&self) -> usize {
         self.last_reply.map_or(0, |p| p + 1)
     }
