@@ -179,6 +179,10 @@ await bigWindowBench();
 const { langchainMiddlewareBench } = await import("./langchain_middleware.mjs");
 await langchainMiddlewareBench();
 
+// 5a'. The integrations through each framework's provider code (issue 61).
+const { integrationsBench } = await import("./integrations.mjs");
+await integrationsBench();
+
 // 5b. Recall on long conversations: what the context holds.
 const { recallBench, searchBench } = await import("./recall.mjs");
 await recallBench();

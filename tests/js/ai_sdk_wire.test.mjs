@@ -38,7 +38,7 @@ async function codingLoop(provider, { stream = false, format }) {
     const call = { model, messages, tools, stopWhen: isStepCount(12), maxRetries: 0 };
     const result = stream ? streamText(call) : await generateText(call);
     assert.match(await result.text, new RegExp(`^Turn ${t}: `));
-    messages.push(...(await result.response).messages);
+    messages.push(...(await result.responseMessages));
     for (const step of await result.steps) compiles.push(compileMetadata(step));
   }
   return { session, api, measured, compiles };
