@@ -107,7 +107,8 @@ function recordPrompt(session, r, messages) {
       const text = parts.filter((p) => p.type === "text").map((p) => p.text).join("");
       if (text !== "") session.record("assistant_output", { text });
       for (const p of parts) {
-        if (p.type !== "tool-call" || r.calls.has(p.toolCallId)) continue;
+        // A call id with its outcome recorded starts a new call.
+        if (p.type !== "tool-call" || (r.calls.has(p.toolCallId) && !r.outcomes.has(p.toolCallId))) continue;
         r.calls.add(p.toolCallId);
         r.outcomes.delete(p.toolCallId);
         session.record("tool_call", { tool_name: p.toolName, arguments: callInput(p.input), call_id: p.toolCallId });
@@ -121,6 +122,19 @@ function recordPrompt(session, r, messages) {
       }
     }
   }
+}
+
+/** A short key of a prompt's suffix: its length and two 32-bit FNV-1a hashes of its JSON (file bytes by their length and ends). */
+function promptKey(length, suffix) {
+  const text = JSON.stringify(suffix, (_, v) => (v instanceof Uint8Array ? `bytes:${v.length}:${v[0]}:${v.at(-1)}` : v));
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x811c9dc5);
+  }
+  return `${length}:${text.length}:${a >>> 0}:${b >>> 0}`;
 }
 
 /** A file part's data as the V4 prompt tags it. */
@@ -195,6 +209,8 @@ export function contextMiddleware(options) {
     const reply = { content: parts, ...(usage?.inputTokens?.total !== undefined && { usage }) };
     if (parts.length > 0) {
       const r = recordedOf(s);
+      // A reply came: the next prompt is no retry, even with the same text.
+      r.suffix = null;
       const { toolCalls } = s.recordReply(reply);
       // A call refused (its input was not JSON) has its outcome already.
       const running = new Set(toolCalls.map((c) => c.callOptions.callId));
@@ -212,6 +228,7 @@ export function contextMiddleware(options) {
         s.record("tool_call", { tool_name: c.name, arguments: c.arguments, ...notes });
       }
     } else if (reply.usage) {
+      recordedOf(s).suffix = null;
       s.recordUsage(reply.usage);
     }
     if (store !== undefined) await s.sync(store);
@@ -238,8 +255,9 @@ export function contextMiddleware(options) {
       log.free();
       const lastAssistant = prompt.findLastIndex((m) => m.role === "assistant");
       const suffix = empty ? prompt : prompt.slice(lastAssistant + 1);
-      // A retry sends the same prompt again: what it holds is recorded.
-      const key = `${prompt.length}:${JSON.stringify(suffix)}`;
+      // A retry sends the same prompt again (before any reply): what it
+      // holds is recorded.
+      const key = promptKey(prompt.length, suffix);
       if (key !== r.suffix) {
         recordPrompt(s, r, suffix);
         r.suffix = key;

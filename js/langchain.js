@@ -107,7 +107,8 @@ const isCommand = (value) => value !== null && typeof value === "object" && valu
  * `store` saved under the id); with `store`, the session is synced to it
  * after every step. The look-back tools (`search_history`,
  * `read_artifact` over `artifactStore`) are declared for the agent unless
- * `lookBackTools: false`.
+ * `lookBackTools: false`. A tool that throws gives the model an error result
+ * (recorded as `tool_error`), as LangChain does without a middleware.
  */
 export function contextMiddleware(options) {
   const { session, compiler, budget, store, compileOptions: given } = integrationOptions("contextMiddleware", options, { perThread: true, own: ["artifactStore", "lookBackTools"] });
@@ -157,15 +158,23 @@ export function contextMiddleware(options) {
     const text = textOf(message.content);
     let reasoning = reasoningOf(message.content);
     const calls = message.tool_calls ?? [];
+    // The message's id goes on its first event, so that a process that
+    // loads the session knows it is recorded.
+    let messageId = message.id;
     if (text !== "" || calls.length === 0) {
-      s.record("assistant_output", { text, ...(message.id && { message_id: message.id }), ...(reasoning && { reasoning }) });
+      s.record("assistant_output", { text, ...(messageId && { message_id: messageId }), ...(reasoning && { reasoning }) });
       reasoning = undefined;
+      messageId = undefined;
     }
     for (const c of calls) {
-      if (!c.id || r.calls.has(c.id)) continue;
+      if (!c.id) continue;
+      // A new message's call is a new call, whatever id a provider gave it
+      // before: its result is pending.
       r.calls.add(c.id);
-      s.record("tool_call", { tool_name: c.name, arguments: c.args ?? {}, call_id: c.id, ...(reasoning && { reasoning }) });
+      r.results.delete(c.id);
+      s.record("tool_call", { tool_name: c.name, arguments: c.args ?? {}, call_id: c.id, ...(messageId && { message_id: messageId }), ...(reasoning && { reasoning }) });
       reasoning = undefined;
+      messageId = undefined;
     }
     if (message.id) r.messages.add(message.id);
   }
@@ -181,26 +190,40 @@ export function contextMiddleware(options) {
         if (m.id) r.messages.add(m.id);
       } else if (type === "ai") {
         // A reply this middleware recorded carries the id it was given; one
-        // of calls only is known by its calls.
+        // without an id, of calls only, is known by its calls.
         const calls = m.tool_calls ?? [];
-        if (textOf(m.content) === "" && calls.length > 0 && calls.every((c) => r.calls.has(c.id))) continue;
+        if (!m.id && textOf(m.content) === "" && calls.length > 0 && calls.every((c) => r.calls.has(c.id))) continue;
         recordAi(s, r, m);
-      } else if (type === "tool" && !r.results.has(m.tool_call_id)) {
+      } else if (type === "tool" && (m.id || !r.results.has(m.tool_call_id))) {
         recordResult(s, r, m);
       }
     }
   }
 
-  /** `message` (a tool's result) recorded once, as the redacted message to keep in its place. */
+  /** `message` (a tool's result) recorded, as the redacted message to keep in its place (never the message as it came). */
   function redacted(s, r, message) {
-    if (r.results.has(message.tool_call_id)) return message;
-    const text = recordResult(s, r, message);
-    return new ToolMessage({ content: text, tool_call_id: message.tool_call_id, name: message.name, status: message.status, id: message.id, artifact: undefined });
+    // The state keeps it under the id it was recorded by.
+    const id = message.id ?? `acc-${crypto.randomUUID()}`;
+    const { tool_call_id, name, status, content } = message;
+    const text = recordResult(s, r, { tool_call_id, name, status, content, id });
+    return new ToolMessage({ content: text, tool_call_id, name, status, id, artifact: undefined });
   }
+
+  /** A tool message given as a plain object (`{ role: "tool", ... }`, as LangGraph's reducer takes it) as a `ToolMessage`. */
+  const asToolMessage = (m) =>
+    ToolMessage.isInstance(m)
+      ? m
+      : m !== null && typeof m === "object" && (m.role === "tool" || m.type === "tool") && typeof m.tool_call_id === "string"
+        ? new ToolMessage({ content: m.content ?? "", tool_call_id: m.tool_call_id, name: m.name, status: m.status, id: m.id })
+        : null;
 
   /** A `Command`'s update with each of its tool messages recorded and redacted in place. */
   function redactCommand(s, r, command) {
-    const messagesOf = (value) => (Array.isArray(value) ? value.map((m) => (ToolMessage.isInstance(m) ? redacted(s, r, m) : m)) : ToolMessage.isInstance(value) ? redacted(s, r, value) : value);
+    const one = (m) => {
+      const tool = asToolMessage(m);
+      return tool === null ? m : redacted(s, r, tool);
+    };
+    const messagesOf = (value) => (Array.isArray(value) ? value.map(one) : one(value));
     const update = command.update;
     if (Array.isArray(update)) {
       command.update = update.map((entry) => (Array.isArray(entry) && entry[0] === "messages" ? [entry[0], messagesOf(entry[1])] : entry));
@@ -217,11 +240,19 @@ export function contextMiddleware(options) {
   /** The look-back tools, each over its call's session. */
   const tools = lookBackTools
     ? LOOK_BACK_TOOLS.map((d) =>
-        tool(async (args, config) => JSON.stringify(await (await sessionOf(config)).lookBack(d.name, args, { artifactStore })), {
-          name: d.name,
-          description: d.description,
-          schema: d.parameters,
-        }),
+        tool(
+          async (args, config) => {
+            try {
+              return JSON.stringify(await (await sessionOf(config)).lookBack(d.name, args, { artifactStore }));
+            } catch (e) {
+              // What the model asked wrongly (a handle the session does not
+              // name, bad arguments) is its tool error, not the run's end.
+              if (e?.code !== "INVALID_ARGUMENT") throw e;
+              return new ToolMessage({ content: e.message, tool_call_id: config.toolCall?.id ?? "", name: d.name, status: "error" });
+            }
+          },
+          { name: d.name, description: d.description, schema: d.parameters },
+        ),
       )
     : [];
 
@@ -260,7 +291,19 @@ export function contextMiddleware(options) {
       return response;
     },
     async wrapToolCall(request, handler) {
-      const result = await handler(request);
+      let result;
+      try {
+        result = await handler(request);
+      } catch (e) {
+        // LangChain makes an error that passes a middleware's wrapToolCall
+        // end the run: a tool's failure is the model's to read, as it is
+        // without this middleware (recorded as the call's tool_error).
+        // Interrupts, parent commands and cancels still go up.
+        if (e?.is_bubble_up === true || request.runtime?.signal?.aborted) throw e;
+        const call = request.toolCall ?? {};
+        const content = e?.name === "ToolInvocationError" ? e.message : `${e}\n Please fix your mistakes.`;
+        result = new ToolMessage({ content, tool_call_id: call.id ?? "", name: call.name, status: "error" });
+      }
       const isMessage = ToolMessage.isInstance(result);
       if (!isMessage && !isCommand(result)) return result;
       const s = await sessionOf(request.runtime);

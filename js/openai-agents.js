@@ -162,9 +162,13 @@ export function agentsSession(options) {
   const { artifactStore, lookBackTools } = lookBackOptions("agentsSession", options);
   if (onCompile !== undefined && typeof onCompile !== "function") throw codedError("INVALID_ARGUMENT", "agentsSession: onCompile must be a function of the compiled context");
 
-  /** Call ids whose call, and whose result, are recorded. */
-  const calls = new Set();
-  const results = new Set();
+  /**
+   * Per call id, the latest call recorded under it (its arguments as JSON)
+   * and its result's text once recorded: the same call seen again (a
+   * resumed run sends its items again) is recorded once; a call id a
+   * provider uses again with other arguments is a new call.
+   */
+  const latest = new Map();
   /** Ids of the assistant messages recorded. */
   const messages = new Set();
   /** This run's state: the items the filter saw, the id-less texts each side recorded, the compiles' counts and the usage entries recorded. */
@@ -175,22 +179,26 @@ export function agentsSession(options) {
   let run = newRun();
   for (const e of session.eventLog.events) {
     const id = e.data?.call_id;
-    if (e.kind === "tool_call" && id) calls.add(id);
-    if (["tool_success", "tool_error", "tool_timeout"].includes(e.kind) && id) results.add(id);
+    if (typeof id !== "string") continue;
+    if (e.kind === "tool_call") latest.set(id, { call: JSON.stringify(e.data.arguments ?? {}), result: undefined });
+    else if (["tool_success", "tool_error", "tool_timeout"].includes(e.kind)) latest.set(id, { ...latest.get(id), result: e.data.result ?? e.data.error ?? "" });
   }
 
   /** Records one item the SDK produced (not one rendered here), `side` being the filter's or addItems' record of id-less texts. */
   function recordItem(item, side) {
     if (item.type === "function_call") {
-      if (calls.has(item.callId)) return;
-      calls.add(item.callId);
-      session.record("tool_call", { tool_name: item.name, arguments: callArguments(item.arguments), call_id: item.callId });
+      const args = callArguments(item.arguments);
+      const key = JSON.stringify(args);
+      if (latest.get(item.callId)?.call === key) return;
+      latest.set(item.callId, { call: key, result: undefined });
+      session.record("tool_call", { tool_name: item.name, arguments: args, call_id: item.callId });
     } else if (item.type === "function_call_result") {
-      if (results.has(item.callId)) return;
-      results.add(item.callId);
       const failed = item.status === "incomplete";
       const text = resultText(item.output);
-      session.record(failed ? "tool_error" : "tool_success", failed ? { tool: item.name, call_id: item.callId, error: text } : { tool: item.name, call_id: item.callId, result: text });
+      const known = latest.get(item.callId);
+      if (known?.result !== undefined && (known.raw === text || known.result === text)) return;
+      const event = session.record(failed ? "tool_error" : "tool_success", failed ? { tool: item.name, call_id: item.callId, error: text } : { tool: item.name, call_id: item.callId, result: text });
+      latest.set(item.callId, { ...known, result: failed ? event.data.error : event.data.result, raw: text });
     } else if (item.type === "message" || (item.role && item.type === undefined)) {
       const text = messageText(item.content);
       if (item.role === "assistant") {

@@ -460,3 +460,27 @@ fn a_reply_starts_at_its_usage_its_text_or_a_call_after_an_outcome() {
         .unwrap();
     assert!(unread(&s).is_empty());
 }
+
+#[test]
+fn search_history_shows_texts_redacted_as_read_artifact_pages_them() {
+    let session = Rc::new(RefCell::new(session("search-redacted")));
+    let said = format!("the deploy key is AWS_SECRET_ACCESS_KEY={SECRET_KEY} and it rotates");
+    let id = session
+        .borrow_mut()
+        .record("user_input", json!(said), None)
+        .unwrap()
+        .event_id
+        .clone();
+    let look_back = LookBack::new(session.clone(), None);
+    let found =
+        block_on(look_back.call(SEARCH_HISTORY, &json!({"query": "deploy key rotates"}))).unwrap();
+    let text = found["results"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("deploy key") && !text.contains(SECRET_KEY),
+        "{text}"
+    );
+    let page = block_on(look_back.call(READ_ARTIFACT, &json!({"handle": id}))).unwrap();
+    assert!(!page["text"].as_str().unwrap().contains(SECRET_KEY));
+}
+
+const SECRET_KEY: &str = "Zq8vN2mLk4Rt7Wx1Yb3Hc6Jd9Fg0Ps5Ue2Ai7Ko";

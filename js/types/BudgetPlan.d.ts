@@ -15,7 +15,8 @@ requested: number,
 reserveOutput: number, 
 /**
  * Provider tokens per counted token, from the session's `model_usage`
- * events (1 without them).
+ * events (1 without them, and at least 1: a provider that counts fewer
+ * never lifts the budget).
  */
 correction: number, 
 /**

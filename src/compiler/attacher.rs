@@ -330,7 +330,8 @@ fn show_unread(
         if extra <= room && u.index >= recent {
             room -= extra;
             h.tokens = Some(whole);
-            h.whole_of = Some(u.artifact);
+            // A whole text no larger than its handle is never swapped back.
+            h.whole_of = (whole > handle).then_some(u.artifact);
         } else {
             h.content = handle_content;
             h.artifact = artifact;

@@ -174,7 +174,9 @@ impl LookBack {
                     "eventId": hit.event_id,
                     "kind": hit.kind,
                     "time": utc_minute(event.timestamp),
-                    "text": cut(&text, SEARCH_TEXT_CHARS),
+                    // Redacted whole, then cut: a cut never splits a secret
+                    // the redaction would then miss.
+                    "text": cut(&redact(&text).text, SEARCH_TEXT_CHARS),
                 }))
             })
             .collect();

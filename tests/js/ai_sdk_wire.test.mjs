@@ -205,3 +205,14 @@ test("a tracer on the middleware traces each compile under the AI SDK's active s
     void trace;
   }
 });
+
+test("the same message sent again after a reply is recorded again (only a retry is not)", async () => {
+  const { session, compiler } = await recommended("same-twice");
+  const api = scriptedApi({ reply: { text: "Ok." } });
+  const model = wrapLanguageModel({ model: createOpenAI({ apiKey: "test", fetch: api.fetch })("gpt-4.1"), middleware: contextMiddleware({ session, compiler, budget: BUDGET }) });
+  for (const prompt of ["Write the next chapter.", "continue", "continue"]) await generateText({ model, prompt });
+  assert.deepEqual(session.eventLog.events.filter((e) => e.kind === "user_input").map((e) => e.data.text), ["Write the next chapter.", "continue", "continue"]);
+  const last = api.requests.at(-1).body.input;
+  assert.equal(last.at(-1).role, "user", "the request ends with the question");
+  session.free();
+});

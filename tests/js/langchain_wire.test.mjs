@@ -172,3 +172,46 @@ test("a tracer on the middleware traces each compile under the app's active span
     void trace;
   }
 });
+
+test("a Command's tool message given as a plain object is redacted too; a call id used again is a new call", async () => {
+  const { session, compiler } = await recommended("lc-plain-command");
+  const plain = tool(async (_args, config) => new Command({ update: { messages: [{ role: "tool", content: `key AWS_SECRET_ACCESS_KEY=${SECRET}`, tool_call_id: config.toolCall.id }] } }), {
+    name: "env", description: "Prints the environment", schema: { type: "object", properties: {} },
+  });
+  // The provider calls every call call_0.
+  const api = scriptedApi({ reply: (r) => (r.body.messages.at(-1).role === "tool" ? { text: "Done." } : { toolCalls: [{ id: "call_0", name: "env", arguments: {} }] }) });
+  const checkpointer = new MemorySaver();
+  const agent = createAgent({ model: chatOpenAI(api.fetch), tools: [plain], checkpointer, middleware: [contextMiddleware({ session, compiler, budget: BUDGET, lookBackTools: false })] });
+  const config = { configurable: { thread_id: "env" } };
+  for (const q of ["Show the environment", "Show it again"]) {
+    const result = await agent.invoke({ messages: [new HumanMessage(q)] }, config);
+    assert.ok(!JSON.stringify(result.messages).includes(SECRET), "not in what invoke returns");
+  }
+  assert.ok(!JSON.stringify((await agent.getState(config)).values).includes(SECRET), "not in the checkpoint");
+  const kinds = session.eventLog.events.map((e) => e.kind).filter((k) => k !== "model_usage");
+  assert.deepEqual(kinds, ["user_input", "tool_call", "tool_success", "assistant_output", "user_input", "tool_call", "tool_success", "assistant_output"]);
+  assert.ok(api.requests.every((r) => !r.bodyText.includes(SECRET)));
+  session.free();
+});
+
+test("a look-back call the session cannot answer, and a tool that throws, are the model's tool errors, not the run's end", async () => {
+  const { session, compiler, store } = await recommended("lc-errors");
+  const broken = tool(async () => {
+    throw new Error("ENOENT: no such file");
+  }, { name: "read_file", description: "Reads a file", schema: { type: "object", properties: {} } });
+  const api = scriptedApi({
+    reply: (r) => {
+      const results = r.body.messages.filter((m) => m.role === "tool");
+      if (results.length === 0) return { toolCalls: [{ id: "call_1", name: "read_artifact", arguments: { handle: "made-up" } }, { id: "call_2", name: "read_file", arguments: {} }] };
+      return { text: `Saw: ${results.map((m) => m.content).join(" | ")}` };
+    },
+  });
+  const agent = createAgent({ model: chatOpenAI(api.fetch), tools: [broken], checkpointer: new MemorySaver(), middleware: [contextMiddleware({ session, compiler, budget: BUDGET, artifactStore: store })] });
+  const result = await agent.invoke({ messages: [new HumanMessage("Read it")] }, { configurable: { thread_id: "errors" } });
+  const text = result.messages.at(-1).content;
+  assert.match(text, /no stored output has the handle 'made-up'/);
+  assert.match(text, /ENOENT: no such file/);
+  const outcomes = session.eventLog.events.filter((e) => ["tool_success", "tool_error"].includes(e.kind)).map((e) => [e.kind, e.data.call_id]);
+  assert.deepEqual(outcomes.toSorted(), [["tool_error", "call_1"], ["tool_error", "call_2"]]);
+  session.free();
+});

@@ -121,3 +121,23 @@ test("agentsSession's options are checked; the look-back tools are Agents SDK to
   assert.deepEqual(tools.map((t) => [t.type, t.name]), [["function", "search_history"], ["function", "read_artifact"]]);
   mine.free();
 });
+
+test("a call id a provider uses again, with other arguments, is a new call with its own result", async () => {
+  const { session: mine, compiler } = await recommended("agents-reuse");
+  const api = scriptedApi({
+    reply: (r) => {
+      const question = r.body.input.findLast((i) => i.role === "user");
+      const turn = JSON.stringify(question).includes("module_6") ? 6 : 3;
+      const answered = r.body.input.at(-1).type === "function_call_output";
+      return answered ? { text: `Read module ${turn}.` } : { toolCalls: [{ id: "call_0", name: "read_file", arguments: { path: `src/module_${turn}.rs` } }] };
+    },
+  });
+  const { session, callModelInputFilter } = agentsSession({ session: mine, compiler, budget: BUDGET, lookBackTools: false });
+  const agent = new Agent({ name: "coder", instructions: SYSTEM, model: new OpenAIResponsesModel(new OpenAI({ apiKey: "test", fetch: api.fetch, maxRetries: 0 }), "gpt-4.1"), tools: appTools });
+  await run(agent, "Read src/module_3.rs", { session, callModelInputFilter });
+  await run(agent, "Now read src/module_6.rs", { session, callModelInputFilter });
+  const calls = mine.eventLog.events.filter((e) => e.kind === "tool_call").map((e) => e.data.arguments.path);
+  assert.deepEqual(calls, ["src/module_3.rs", "src/module_6.rs"]);
+  assert.equal(mine.eventLog.events.filter((e) => e.kind === "tool_success").length, 2);
+  mine.free();
+});
