@@ -75,7 +75,9 @@ after.toMessages().forEach((m, i) => {
 
 // Part two: the recommended setup on a small agent loop. Tools go through the
 // ToolInterruptHandler, the zoned layout keeps the prompt's prefix the same
-// from call to call, and messages come out in the provider's own shape.
+// from call to call (a large output is whole in the call right after the
+// tool ran, for the model to read, and its handle from then on), and
+// messages come out in the provider's own shape.
 console.log("\n--- Agent loop, zoned layout ---");
 const agent = new Session();
 const tools = new ToolInterruptHandler({

@@ -25,23 +25,28 @@ test("a 40-turn conversation that fits the budget reaches the model whole, nothi
 
 test("the look-back tools are offered by default and read an externalised output back; lookBackTools: false offers only the run's tools", async () => {
   const store = new MemoryArtifactStore();
-  const log = Array.from({ length: 300 }, (_, i) => `line ${i}: ${i === 211 ? "ERROR disk quota exceeded" : "ok"}`).join("\n");
+  // More than the budget holds: the model gets its handle and pages through it.
+  const log = Array.from({ length: 4000 }, (_, i) => `line ${i}: ${i === 2111 ? "ERROR disk quota exceeded" : "ok, the step finished in time"}`).join("\n");
   const offered = [];
-  let read;
+  let read = "";
+  let handle;
   const model = async (messages, { tools, step }) => {
     offered.push(tools.map((t) => t.function.name));
     const tool = messages.filter((m) => m.role === "tool").at(-1);
     if (step === 0) return { toolCalls: [{ id: "a", name: "read_log", arguments: {} }] };
-    if (step === 1) {
-      const handle = /\b([0-9a-f]{64})\b/.exec(tool.content)[1];
-      return { toolCalls: [{ id: "b", name: "read_artifact", arguments: { handle, length: 16_384 } }] };
+    let offset = 0;
+    if (step === 1) handle = /\b([0-9a-f]{64})\b/.exec(tool.content)[1];
+    else {
+      const page = JSON.parse(tool.content);
+      read += page.text;
+      if (page.nextOffset === null) return "line 2111 failed";
+      offset = page.nextOffset;
     }
-    read = JSON.parse(tool.content).text;
-    return "line 211 failed";
+    return { toolCalls: [{ id: `b${step}`, name: "read_artifact", arguments: { handle, offset, length: 8192 } }] };
   };
   const tools = [{ name: "read_log", description: "the job's log" }];
-  const run = await runCompiled("Why did the job fail?", { budget: 8000, model, tools, artifactStore: store, bridge: () => log });
-  assert.equal(run.result, "line 211 failed");
+  const run = await runCompiled("Why did the job fail?", { budget: 8000, model, tools, artifactStore: store, bridge: () => log, maxSteps: 40 });
+  assert.equal(run.result, "line 2111 failed");
   assert.deepEqual(offered[0], ["read_log", "search_history", "read_artifact"]);
   assert.equal(read, log, "the handle is no dead end");
   assert.ok(run.steps[1].messages > 0);

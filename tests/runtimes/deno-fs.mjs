@@ -10,6 +10,8 @@ const baseDir = await Deno.makeTempDir();
 const session = new Session({ sessionId: "deno-fs" });
 session.record("user_input", "Why did the nightly job fail?");
 session.record("tool_success", { tool_name: "read_logs", output: "job 42 ran out of memory\n".repeat(200) });
+// Read by the model: externalised from now on.
+session.record("assistant_output", "Job 42 ran out of memory.");
 const store = new FsArtifactStore({ baseDir });
 const ctx = await new ContextCompiler({ processors: [new HistorySelector(), new ArtifactAttacher(store, { thresholdBytes: 1024 })] }).compile(session, 2000);
 const id = ctx.artifactRefs[0].handle;
