@@ -21,40 +21,20 @@ import OpenAI from "openai";
 import { generateText, isStepCount, jsonSchema, tool as aiTool, wrapLanguageModel } from "ai";
 import { createOpenAI } from "@ai-sdk/openai";
 import { ClearToolUsesEdit, contextEditingMiddleware, createAgent, summarizationMiddleware, tool as lcTool } from "langchain";
-import { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { HumanMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
+import { ScriptedSummarizer } from "./summarizer.mjs";
 import { ChatOpenAI } from "@langchain/openai";
 import { Agent, MemorySession, OpenAIResponsesModel, run, setTracingDisabled, tool as agentsTool } from "@openai/agents";
 import { contextMiddleware as aiSdkMiddleware, lookBackTools } from "agent-context-compiler/ai-sdk";
 import { contextMiddleware as langchainMiddleware } from "agent-context-compiler/langchain";
 import { agentsSession } from "agent-context-compiler/openai-agents";
 import { counted, scriptedApi, toolCallsIn, toolResultsIn } from "../tests/js/wire/index.mjs";
-import { BUDGET, SECRET, SYSTEM, TOOL_SPECS, TURNS, codingModel, outcome, recommended, runTool, turnPlan } from "../tests/js/coding_loop.mjs";
+import { BUDGET, FIXED, SECRET, SYSTEM, TOOL_SPECS, TURNS, codingModel, outcome, recommended, runTool, turnPlan } from "../tests/js/coding_loop.mjs";
 
 setTracingDisabled(true);
 
-/** What a request holds besides an output, at most (coding_loop.mjs's FIXED). */
-const FIXED = 2100;
 const fits = (tokens) => tokens + FIXED <= BUDGET;
-
-const text = (m) => (typeof m.content === "string" ? m.content : m.content.map((b) => b.text ?? "").join(""));
-
-/** A summariser model keeping every "Turn N:" line, every ERROR line and every line naming the staging database it is shown. */
-class ScriptedSummarizer extends BaseChatModel {
-  constructor() {
-    super({});
-  }
-  _llmType() {
-    return "scripted-summarizer";
-  }
-  async _generate(messages) {
-    const shown = messages.map(text).join("\n");
-    const kept = shown.split("\n").filter((l) => /Turn \d+:|ERROR|staging database/.test(l)).map((l) => l.trim());
-    const message = new AIMessage(`Summary of the conversation so far:\n${[...new Set(kept)].join("\n")}`);
-    return { generations: [{ text: text(message), message }] };
-  }
-}
 
 // ------------------------------------------------------------------ AI SDK
 
@@ -91,7 +71,7 @@ async function langchain(kind) {
   const api = scriptedApi({ reply });
   let session = null;
   let middleware = [];
-  if (kind === "summarization") middleware = [summarizationMiddleware({ model: new ScriptedSummarizer(), trigger: { tokens: BUDGET }, keep: { messages: 20 } })];
+  if (kind === "summarization") middleware = [summarizationMiddleware({ model: new ScriptedSummarizer(/Turn \\d+:|ERROR|staging database/), trigger: { tokens: BUDGET }, keep: { messages: 20 } })];
   if (kind === "editing") middleware = [contextEditingMiddleware({ edits: [new ClearToolUsesEdit({ trigger: { tokens: BUDGET }, keep: { messages: 3 } })] })];
   if (kind === "ours") {
     const r = await recommended("bench-langchain");

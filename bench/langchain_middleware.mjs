@@ -17,9 +17,9 @@
 // and evidence kept (the asking turns whose model input still names
 // vol-7781).
 import { contextEditingMiddleware, ClearToolUsesEdit, createAgent, summarizationMiddleware } from "langchain";
-import { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { HumanMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
+import { ScriptedSummarizer, text } from "./summarizer.mjs";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { contextMiddleware } from "agent-context-compiler/langchain";
 import { Compactor, ContextCompiler, HistoryRecall, HistorySelector, Session } from "agent-context-compiler";
@@ -28,24 +28,6 @@ import { ScriptedChatModel, readLog } from "../tests/js/langchain_loop.mjs";
 const TURNS = 60;
 const BUDGET = 8000;
 const EVIDENCE = "vol-7781";
-
-const text = (m) => (typeof m.content === "string" ? m.content : m.content.map((b) => b.text ?? "").join(""));
-
-/** A summariser model that keeps every question and every ERROR line it is shown. */
-class ScriptedSummarizer extends BaseChatModel {
-  constructor() {
-    super({});
-  }
-  _llmType() {
-    return "scripted-summarizer";
-  }
-  async _generate(messages) {
-    const shown = messages.map(text).join("\n");
-    const kept = shown.split("\n").filter((l) => /Turn \d+:|ERROR/.test(l)).map((l) => l.trim());
-    const message = new AIMessage(`Summary of the conversation so far:\n${[...new Set(kept)].join("\n")}`);
-    return { generations: [{ text: text(message), message }] };
-  }
-}
 
 /** One line per message: its type, text and calls, as a provider would get them in order. */
 const serialise = (messages) => messages.map((m) => JSON.stringify([m.getType(), text(m), m.tool_calls ?? [], m.tool_call_id ?? null])).join("\n");
@@ -89,7 +71,7 @@ export async function langchainMiddlewareBench() {
   const compiler = new ContextCompiler({ layout: "zoned", processors: [new HistorySelector({ keepFirst: 1, keepLast: Infinity }), new Compactor(), new HistoryRecall()] });
   const rows = [
     await loop("no middleware (the whole thread)", []),
-    await loop("summarizationMiddleware (scripted summariser)", [summarizationMiddleware({ model: new ScriptedSummarizer(), trigger: { tokens: BUDGET }, keep: { messages: 20 } })]),
+    await loop("summarizationMiddleware (scripted summariser)", [summarizationMiddleware({ model: new ScriptedSummarizer(/Turn \\d+:|ERROR/), trigger: { tokens: BUDGET }, keep: { messages: 20 } })]),
     await loop("contextEditingMiddleware (ClearToolUsesEdit)", [contextEditingMiddleware({ edits: [new ClearToolUsesEdit({ trigger: { tokens: BUDGET }, keep: { messages: 3 } })] })]),
     await loop("this library's contextMiddleware", [contextMiddleware({ session, compiler, budget: BUDGET })]),
   ];

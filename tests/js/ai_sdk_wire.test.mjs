@@ -13,13 +13,11 @@ import { MockLanguageModelV4 } from "ai/test";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { OpenTelemetry } from "@ai-sdk/otel";
-import { context, trace } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { compileMetadata, contextMiddleware, lookBackTools } from "agent-context-compiler/ai-sdk";
 import { MemoryArtifactStore, Session, checkRequest } from "agent-context-compiler";
 import { extraFields, scriptedApi } from "./wire/index.mjs";
-import { BUDGET, SECRET, SYSTEM, TOOL_SPECS, TURNS, codingModel, outcome, recommended, requestProblems, runTool, turnPlan } from "./coding_loop.mjs";
+import { parentName, tracedSpans } from "./traced.mjs";
+import { BUDGET, SECRET, SYSTEM, TOOL_SPECS, TURNS, assertReadsWhatItAskedFor, codingModel, recommended, runTool, turnPlan } from "./coding_loop.mjs";
 
 /** The app's tools, run by the SDK. */
 const appTools = Object.fromEntries(TOOL_SPECS.map((s) => [s.name, tool({ description: s.description, inputSchema: jsonSchema(s.parameters), execute: async (args) => runTool(s.name, args) })]));
@@ -53,14 +51,7 @@ for (const [name, provider, format, stream] of [
     try {
       assert.ok(api.requests.length > 60, `${api.requests.length} requests`);
       assert.ok(api.requests.every((r) => r.api === format), "the provider's own API");
-      const problems = requestProblems(api.requests, { check: (r) => [...extraFields(r), ...checkRequest(r.body, { format })] });
-      assert.deepEqual(problems, []);
-      const o = outcome(measured);
-      assert.ok(o.questionsPresent, "every request holds its turn's question");
-      assert.ok(o.fitting >= 15 && o.big >= 5, JSON.stringify(o));
-      assert.equal(o.seenWhole, o.fitting, `outputs that fit, seen whole in the next request: ${JSON.stringify(o)}`);
-      assert.equal(o.pagedWhole, o.big, "outputs too big for the budget read whole in pages");
-      assert.equal(o.factRecalled, true, "turn 2's fact reaches turn 30");
+      assertReadsWhatItAskedFor(api.requests, measured, (r) => [...extraFields(r), ...checkRequest(r.body, { format })]);
       // Each step's result carries its compile's ledger and cache report.
       assert.equal(compiles.length, api.requests.length);
       assert.ok(compiles.every((c) => c.ledger.included.length > 0 && c.cache));
@@ -184,26 +175,14 @@ test("lookBackTools checks its options; a bad handle reaches the model as a tool
 });
 
 test("a tracer on the middleware traces each compile under the AI SDK's active span", async () => {
-  const manager = new AsyncLocalStorageContextManager().enable();
-  context.setGlobalContextManager(manager);
-  try {
-    const exporter = new InMemorySpanExporter();
-    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-    const tracer = provider.getTracer("app");
-    const { session, compiler } = await recommended("traced");
+  const { session, compiler } = await recommended("traced");
+  const spans = await tracedSpans(async (tracer) => {
     const api = scriptedApi({ reply: { text: "Hi." } });
     const model = wrapLanguageModel({ model: createOpenAI({ apiKey: "test", fetch: api.fetch })("gpt-4.1"), middleware: contextMiddleware({ session, compiler, budget: BUDGET, tracer }) });
     await generateText({ model, prompt: "hi", experimental_telemetry: { isEnabled: true, integrations: new OpenTelemetry({ tracer }) } });
-    const spans = exporter.getFinishedSpans();
-    const compile = spans.find((s) => s.name === "compile_context");
-    assert.ok(compile, spans.map((s) => s.name).join(", "));
-    const parent = spans.find((s) => s.spanContext().spanId === compile.parentSpanContext?.spanId);
-    assert.equal(parent?.name, "chat gpt-4.1", "the compile is a child of the SDK's model call span");
-    session.free();
-  } finally {
-    context.disable();
-    void trace;
-  }
+  });
+  assert.equal(parentName(spans, "compile_context"), "chat gpt-4.1", "the compile is a child of the SDK's model call span");
+  session.free();
 });
 
 test("the same message sent again after a reply is recorded again (only a retry is not)", async () => {

@@ -7,6 +7,7 @@
 // turn's tool, reads its output from the next request, pages through it
 // with `read_artifact` when the request shows a handle instead, and
 // answers. What each request held is measured as it goes.
+import assert from "node:assert/strict";
 import { ArtifactAttacher, Compactor, ContextCompiler, HistoryRecall, HistorySelector, MemoryArtifactStore, Session } from "agent-context-compiler";
 import { loadTokenizer } from "agent-context-compiler/tokenizers";
 import { toolCallsIn, toolResultsIn, counted, tokens } from "./wire/index.mjs";
@@ -28,7 +29,7 @@ export const SYSTEM = "You are a coding assistant working in the repository of a
  * the budget), the question and the call, and the 5% margin held back once
  * usage is recorded. An output fits the budget when it fits with them.
  */
-const FIXED = 2100;
+export const FIXED = 2100;
 
 /**
  * A session counting with o200k (`sessionId`), the artifact store and the
@@ -229,4 +230,21 @@ export function outcome(measured, { fits = (t) => t + FIXED <= BUDGET } = {}) {
     questionsPresent: measured.requests.every((r) => r.questionPresent),
     factRecalled: measured.factRecalled,
   };
+}
+
+/**
+ * The checks every integration's loop passes, asserted: each captured
+ * request holds what `requestProblems` checks (with the format's own
+ * `check`), its turn's question, and the model read what it asked for:
+ * every output that fits the budget whole in the next request, every other
+ * one whole in pages, turn 2's fact at turn 30.
+ */
+export function assertReadsWhatItAskedFor(requests, measured, check) {
+  assert.deepEqual(requestProblems(requests, { check }), []);
+  const o = outcome(measured);
+  assert.ok(o.questionsPresent, "every request holds its turn's question");
+  assert.ok(o.fitting >= 15 && o.big >= 5, JSON.stringify(o));
+  assert.equal(o.seenWhole, o.fitting, `outputs that fit, seen whole in the next request: ${JSON.stringify(o)}`);
+  assert.equal(o.pagedWhole, o.big, "outputs too big for the budget read whole in pages");
+  assert.equal(o.factRecalled, true, "turn 2's fact reaches turn 30");
 }

@@ -14,13 +14,11 @@ import { HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { ChatOpenAI } from "@langchain/openai";
 import { ChatAnthropic } from "@langchain/anthropic";
-import { context, trace } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { compileMetadata, contextMiddleware } from "agent-context-compiler/langchain";
 import { MemoryArtifactStore, Session, checkRequest } from "agent-context-compiler";
 import { extraFields, scriptedApi } from "./wire/index.mjs";
-import { BUDGET, SECRET, SYSTEM, TOOL_SPECS, TURNS, codingModel, outcome, recommended, requestProblems, runTool, turnPlan } from "./coding_loop.mjs";
+import { parentName, tracedSpans } from "./traced.mjs";
+import { BUDGET, SECRET, SYSTEM, TOOL_SPECS, TURNS, assertReadsWhatItAskedFor, codingModel, recommended, runTool, turnPlan } from "./coding_loop.mjs";
 
 /** The app's tools, run by LangChain. */
 const appTools = TOOL_SPECS.map((s) => tool(async (args) => runTool(s.name, args), { name: s.name, description: s.description, schema: s.parameters }));
@@ -58,14 +56,7 @@ for (const [name, chatModel, format, reasoning] of [
       const api_ = format === "anthropic" ? "anthropic" : "openai-chat";
       assert.ok(api.requests.every((r) => r.api === api_), "the provider's own API");
       const request = (r) => (format === "anthropic" ? r.body : r.body.messages);
-      const problems = requestProblems(api.requests, { check: (r) => [...extraFields(r), ...checkRequest(request(r), { format })] });
-      assert.deepEqual(problems, []);
-      const o = outcome(measured);
-      assert.ok(o.questionsPresent, "every request holds its turn's question");
-      assert.ok(o.fitting >= 15 && o.big >= 5, JSON.stringify(o));
-      assert.equal(o.seenWhole, o.fitting, `outputs that fit, seen whole in the next request: ${JSON.stringify(o)}`);
-      assert.equal(o.pagedWhole, o.big, "outputs too big for the budget read whole in pages");
-      assert.equal(o.factRecalled, true, "turn 2's fact reaches turn 30");
+      assertReadsWhatItAskedFor(api.requests, measured, (r) => [...extraFields(r), ...checkRequest(request(r), { format })]);
       // The look-back tools were offered by the middleware.
       const offered = (r) => (r.body.tools ?? []).map((t) => t.name ?? t.function?.name);
       assert.ok(api.requests.every((r) => offered(r).includes("read_artifact") && offered(r).includes("search_history")));
@@ -150,27 +141,17 @@ test("the look-back tools can be left out; options are checked", async () => {
 });
 
 test("a tracer on the middleware traces each compile under the app's active span", async () => {
-  const manager = new AsyncLocalStorageContextManager().enable();
-  context.setGlobalContextManager(manager);
-  try {
-    const exporter = new InMemorySpanExporter();
-    const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer("app");
-    const { session, compiler } = await recommended("lc-traced");
+  const { session, compiler } = await recommended("lc-traced");
+  const spans = await tracedSpans(async (tracer) => {
     const api = scriptedApi({ reply: { text: "Hi." } });
     const agent = createAgent({ model: chatOpenAI(api.fetch), tools: [], middleware: [contextMiddleware({ session, compiler, budget: BUDGET, tracer })] });
     await tracer.startActiveSpan("handle request", async (span) => {
       await agent.invoke({ messages: [new HumanMessage("hi")] });
       span.end();
     });
-    const spans = exporter.getFinishedSpans();
-    const compile = spans.find((s) => s.name === "compile_context");
-    const parent = spans.find((s) => s.spanContext().spanId === compile?.parentSpanContext?.spanId);
-    assert.equal(parent?.name, "handle request");
-    session.free();
-  } finally {
-    context.disable();
-    void trace;
-  }
+  });
+  assert.equal(parentName(spans, "compile_context"), "handle request");
+  session.free();
 });
 
 test("a Command's tool message given as a plain object is redacted too; a call id used again is a new call", async () => {
