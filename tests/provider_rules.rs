@@ -34,12 +34,15 @@ enum Ev {
     /// A phase result (an assistant's text).
     Phase(String),
     /// A call recorded as a `tool_call` event (with reasoning as the runner
-    /// records a reply's that had no text), then its outcome.
+    /// records a reply's that had no text), then its outcome; under the
+    /// provider's id when there is one (`call_0`, as endpoints that restart
+    /// their ids every turn give), else under the event's.
     Call {
         name: String,
         ok: bool,
         output: String,
         reasoning: u8,
+        provider_id: Option<String>,
     },
     /// Outcomes recorded with a provider's call id and no call; several for
     /// one id are a retry.
@@ -145,8 +148,8 @@ fn event() -> impl Strategy<Value = Ev> {
         3 => (text(), any::<u8>()).prop_map(|(t, m)| Ev::User(t, m)),
         3 => (text(), any::<u8>()).prop_map(|(t, r)| Ev::Assistant(t, r)),
         1 => text().prop_map(Ev::Phase),
-        2 => (tool_name(), any::<bool>(), text(), any::<u8>())
-            .prop_map(|(name, ok, output, reasoning)| Ev::Call { name, ok, output, reasoning }),
+        2 => (tool_name(), any::<bool>(), text(), any::<u8>(), prop::option::of(prop_oneof![Just("call_0"), Just("call.0"), Just("call_1")]))
+            .prop_map(|(name, ok, output, reasoning, id)| Ev::Call { name, ok, output, reasoning, provider_id: id.map(str::to_string) }),
         2 => (call_id(), tool_name(), prop::collection::vec((any::<bool>(), text()), 1..3))
             .prop_map(|(id, name, outcomes)| Ev::Orphans { id, name, outcomes }),
     ]
@@ -223,11 +226,13 @@ proptest! {
                     s.record("assistant_output", data, None).unwrap();
                 }
                 Ev::Phase(t) => { s.record("phase_result", json!({"text": t}), None).unwrap(); }
-                Ev::Call { name, ok, output, reasoning: r } => {
+                Ev::Call { name, ok, output, reasoning: r, provider_id } => {
                     let mut call = json!({"tool_name": name, "arguments": {"q": 1}});
                     if let Some(r) = reasoning(*r) { call["reasoning"] = r; }
                     if r % 5 == 4 { call["thought_signature"] = json!("gemini-sig"); }
-                    let id = s.record("tool_call", call, None).unwrap().event_id.clone();
+                    if let Some(id) = provider_id { call["call_id"] = json!(id); }
+                    let recorded = s.record("tool_call", call, None).unwrap().event_id.clone();
+                    let id = provider_id.clone().unwrap_or(recorded);
                     let (kind, mut data) = outcome(*ok, name, &id, output);
                     // A tool's output may carry media too.
                     data["media"] = media(output.len() as u8, &store);
@@ -588,4 +593,77 @@ fn compaction_never_keeps_a_tool_exchange_without_its_question() {
         "{:?}",
         ctx.history.iter().map(|m| &m.role).collect::<Vec<_>>()
     );
+}
+
+/// An endpoint that restarts its call ids every turn (llama.cpp, Kimi and
+/// some Grok endpoints send `call_0` each time): each call is answered by
+/// its own result, the newest keeps the provider's id, earlier ones are
+/// renamed, and every format passes its own check.
+#[test]
+fn a_call_id_reused_every_turn_pairs_each_call_with_its_own_result() {
+    let mut s = session("reused");
+    for (turn, (tool, result)) in [("read_logs", "disk full"), ("restart", "restarted"), ("status", "healthy")]
+        .iter()
+        .enumerate()
+    {
+        s.record("user_input", json!({"text": format!("step {turn}")}), None)
+            .unwrap();
+        s.record(
+            "tool_call",
+            json!({"tool_name": tool, "call_id": "call_0", "arguments": {"turn": turn}}),
+            None,
+        )
+        .unwrap();
+        if turn == 1 {
+            // A retry: a second outcome with no new call answers the same call.
+            s.record(
+                "tool_error",
+                json!({"tool": tool, "call_id": "call_0", "error": "busy"}),
+                None,
+            )
+            .unwrap();
+        }
+        s.record(
+            "tool_success",
+            json!({"tool": tool, "call_id": "call_0", "result": result}),
+            None,
+        )
+        .unwrap();
+        s.record("assistant_output", json!({"content": format!("done {turn}")}), None)
+            .unwrap();
+    }
+    let ctx = zoned_compile(&mut s, vec![Rc::new(HistorySelector::new(1, usize::MAX))]);
+    let openai = ctx.to_provider_messages(ProviderFormat::OpenAi);
+    let messages = openai.as_array().unwrap();
+    let mut pairs = Vec::new();
+    for (i, m) in messages.iter().enumerate() {
+        for call in m["tool_calls"].as_array().into_iter().flatten() {
+            let id = call["id"].as_str().unwrap();
+            let result = messages[i + 1..]
+                .iter()
+                .find(|r| r["role"] == "tool" && r["tool_call_id"] == id)
+                .unwrap_or_else(|| panic!("{id} unanswered: {openai}"));
+            pairs.push((
+                id.to_string(),
+                call["function"]["name"].as_str().unwrap().to_string(),
+                result["content"].as_str().unwrap().to_string(),
+            ));
+        }
+    }
+    let named: Vec<(&str, &str)> = pairs.iter().map(|(_, n, r)| (n.as_str(), r.as_str())).collect();
+    assert_eq!(
+        named,
+        [("read_logs", "disk full"), ("restart", "restarted"), ("status", "healthy")],
+        "{openai}"
+    );
+    assert_eq!(pairs[2].0, "call_0", "the newest call keeps the provider's id");
+    assert!(pairs[0].0 != pairs[1].0 && pairs[0].0 != "call_0" && pairs[1].0 != "call_0");
+    for format in ProviderFormat::ALL {
+        let request = ctx.to_provider_messages(format);
+        let broken = check_request(&request, format);
+        assert!(broken.is_empty(), "{}: {broken:?}", format.as_str());
+    }
+    // The same ids every compile: the prompt cache's prefix holds.
+    let again = zoned_compile(&mut s, vec![Rc::new(HistorySelector::new(1, usize::MAX))]);
+    assert_eq!(again.to_provider_messages(ProviderFormat::OpenAi), openai);
 }

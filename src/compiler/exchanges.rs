@@ -2,6 +2,8 @@
 //! messages, tool calls as assistant messages with their calls, each call
 //! followed by its result, paired by `call_id`.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::compiler::processor::SessionWrites;
@@ -274,13 +276,16 @@ impl<'a> ExchangeBuilder<'a> {
     /// when it has none yet).
     pub(crate) fn tool_call(&mut self, position: usize) {
         let event = &self.log.events()[position];
-        let id = render::call_key(&event.event_id, &event.data);
-        let Some(outcome_position) = self.log.outcome_position(id) else {
+        let Some(outcome_position) = self.log.answer(position) else {
             return;
         };
+        let id = self
+            .log
+            .wire_call_id(position)
+            .unwrap_or(Cow::Borrowed(render::call_key(&event.event_id, &event.data)));
         let name = render::call_name(&event.data);
         let call = ToolCallPart {
-            id: id.to_string(),
+            id: id.into_owned(),
             name: String::new(),
             arguments: render::call_arguments(&event.data),
             signature: event
@@ -297,10 +302,10 @@ impl<'a> ExchangeBuilder<'a> {
     /// events, with its call synthesised.
     pub(crate) fn orphan_outcome(&mut self, position: usize) {
         let event = &self.log.events()[position];
-        let call_id = render::call_id_of(&event.data).map(str::to_string);
-        let recorded_call = call_id
-            .as_deref()
-            .and_then(|id| self.log.call_position(id))
+        let call_id = self.log.wire_call_id(position).map(Cow::into_owned);
+        let recorded_call = self
+            .log
+            .call_of(position)
             .map(|p| &self.log.events()[p])
             .filter(|c| c.kind == TOOL_CALL);
         let name = render::outcome_tool(&event.data);

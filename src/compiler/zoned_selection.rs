@@ -8,7 +8,7 @@ use crate::compiler::omissions::list_omitted;
 use crate::compiler::processor::SessionWrites;
 use crate::error::Result;
 use crate::media::cost::MediaPricing;
-use crate::session::render::{self, render, Rendered};
+use crate::session::render::{render, Rendered};
 use crate::session::{EventLog, Session, TOOL_CALL};
 use crate::working_context::{Section, WorkingContext};
 use crate::zones::Zone;
@@ -70,10 +70,7 @@ fn text_cost(
 ) -> u64 {
     let event = &log.events()[position];
     if event.kind == TOOL_CALL {
-        return match log.outcome_position(crate::session::render::call_key(
-            &event.event_id,
-            &event.data,
-        )) {
+        return match log.answer(position) {
             Some(_) => log.rendered_tokens(position),
             None => 0,
         };
@@ -206,13 +203,11 @@ pub(crate) fn select(
         match render(&event.kind, &event.data) {
             Some(Rendered::Message { .. }) => add_message(&mut builder, p),
             Some(_) => {
-                let call_id = render::call_id_of(&event.data);
-                let call_selected = call_id
-                    .and_then(|id| log.call_position(id))
+                let call_selected = log
+                    .call_of(p)
                     .is_some_and(|c| selected.binary_search(&c).is_ok());
-                // One call per id: an earlier outcome of a retried call
-                // (same id) is left to its latest.
-                let latest = call_id.is_none_or(|id| log.outcome_position(id) == Some(p));
+                // An earlier outcome of a retried call is left to its latest.
+                let latest = log.is_latest_answer(p);
                 if !call_selected && latest {
                     builder.orphan_outcome(p);
                 }

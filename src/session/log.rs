@@ -14,6 +14,7 @@ use crate::session::kinds::{
     ARTIFACT_STORED, CONTEXT_COMPACTED, MEMORY_HIT, MODEL_USAGE, TOOL_CALL, USER_INPUT,
 };
 use crate::session::render::{self, Rendered};
+use crate::session::calls::CallPairs;
 use crate::session::usage::UsageCorrection;
 use crate::tokens::TokenCounter;
 use crate::working_context::ArtifactRef;
@@ -163,8 +164,7 @@ pub struct EventLog {
     conversation: Vec<usize>,
     tool_outcomes: Vec<usize>,
     timeline: Vec<usize>,
-    calls: HashMap<String, usize>,
-    outcome_by_call: HashMap<String, usize>,
+    calls: CallPairs,
     compaction: Option<CompactionState>,
     pinned_memories: Vec<usize>,
     last_user_input: Option<usize>,
@@ -209,8 +209,7 @@ impl EventLog {
             conversation: Vec::new(),
             tool_outcomes: Vec::new(),
             timeline: Vec::new(),
-            calls: HashMap::new(),
-            outcome_by_call: HashMap::new(),
+            calls: CallPairs::default(),
             compaction: None,
             pinned_memories: Vec::new(),
             last_user_input: None,
@@ -440,8 +439,7 @@ impl EventLog {
                 self.tool_outcomes.push(index);
                 self.timeline.push(index);
                 if let Some(call_id) = render::call_id_of(&event.data) {
-                    // A retried call is answered by its latest outcome.
-                    self.outcome_by_call.insert(call_id.to_string(), index);
+                    self.calls.add_outcome(index, call_id);
                 }
             }
             None if event.kind == TOOL_CALL => {
@@ -453,11 +451,8 @@ impl EventLog {
                     self.last_reply = Some(index);
                 }
                 self.after_outcome = false;
-                self.calls.insert(event.event_id.clone(), index);
-                // A call recorded with the provider's id is answered under it.
-                if let Some(call_id) = render::call_id_of(&event.data) {
-                    self.calls.insert(call_id.to_string(), index);
-                }
+                self.calls
+                    .add_call(index, &event.event_id, render::call_id_of(&event.data));
             }
             None => {}
         }
@@ -662,14 +657,28 @@ impl EventLog {
         &self.timeline
     }
 
-    /// The position of the `tool_call` event with id `call_id`.
-    pub(crate) fn call_position(&self, call_id: &str) -> Option<usize> {
-        self.calls.get(call_id).copied()
+    /// The position of the outcome answering the `tool_call` at
+    /// `call_position` (see [`CallPairs`] for the rule).
+    pub(crate) fn answer(&self, call_position: usize) -> Option<usize> {
+        self.calls.answer(call_position)
     }
 
-    /// The position of the latest outcome recorded for `call_id`.
-    pub(crate) fn outcome_position(&self, call_id: &str) -> Option<usize> {
-        self.outcome_by_call.get(call_id).copied()
+    /// The position of the `tool_call` the outcome at `outcome_position`
+    /// answers, when one was recorded.
+    pub(crate) fn call_of(&self, outcome_position: usize) -> Option<usize> {
+        self.calls.call_of(outcome_position)
+    }
+
+    /// Whether the outcome at `outcome_position` is its call's latest
+    /// answer (an earlier one was retried).
+    pub(crate) fn is_latest_answer(&self, outcome_position: usize) -> bool {
+        self.calls.is_latest_answer(outcome_position)
+    }
+
+    /// The id the call of the `tool_call` or outcome at `position` is sent
+    /// under (unique in a request even when the provider reused it).
+    pub(crate) fn wire_call_id(&self, position: usize) -> Option<Cow<'_, str>> {
+        self.calls.wire_id(position)
     }
 
     /// The compaction state of the latest valid `context_compacted` event.

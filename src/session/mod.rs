@@ -1,6 +1,7 @@
 //! The session: the ground truth of an agent run, an append-only log of typed
 //! events with token counts.
 
+mod calls;
 mod evidence;
 mod export;
 mod ids;

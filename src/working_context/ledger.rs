@@ -8,7 +8,6 @@ use std::hash::{Hash, Hasher};
 
 use serde::{Deserialize, Serialize};
 
-use crate::session::render::{call_id_of, call_key};
 use crate::session::Session;
 use crate::session::TOOL_CALL;
 
@@ -461,17 +460,16 @@ impl WorkingContext {
         let timeline = &timeline[..timeline.partition_point(|&p| p < seen.len())];
         // A call goes where its outcome went (an exchange is folded or
         // dropped as one, named by its outcome).
-        let answered: IdSet<'_> = timeline
+        let answered: HashSet<usize> = timeline
             .iter()
-            .map(|&p| &seen[p])
-            .filter(|e| e.kind != TOOL_CALL && named.contains(&IdKey(&e.event_id)))
-            .filter_map(|e| call_id_of(&e.data).map(IdKey))
+            .filter(|&&p| seen[p].kind != TOOL_CALL && named.contains(&IdKey(&seen[p].event_id)))
+            .filter_map(|&p| log.call_of(p))
             .collect();
         let (mut count, mut tokens) = (0u64, 0u64);
-        for event in timeline.iter().map(|&p| &seen[p]) {
+        for &p in timeline {
+            let event = &seen[p];
             let reached = named.contains(&IdKey(&event.event_id))
-                || (event.kind == TOOL_CALL
-                    && answered.contains(&IdKey(call_key(&event.event_id, &event.data))));
+                || (event.kind == TOOL_CALL && answered.contains(&p));
             if !reached {
                 count += 1;
                 tokens = tokens.saturating_add(event.token_estimate);

@@ -66,6 +66,17 @@ pub fn provider_call_id(id: &str) -> Cow<'_, str> {
     Cow::Owned(format!("{stem}_{}", short_hash(id)))
 }
 
+/// The id an earlier call is sent under when the provider gave a later
+/// call the same `id` (endpoints that restart at `call_0` every turn):
+/// [`provider_call_id`] of it, cut to leave room, and `_<hash>` of the id
+/// and the call's `generation` (0 for the first call under the id), so
+/// every generation has its own id, the same every call.
+pub fn superseded_call_id(id: &str, generation: u32) -> String {
+    let base = provider_call_id(id);
+    let stem: String = base.chars().take(PROVIDER_NAME_MAX - 9).collect();
+    format!("{stem}_{}", short_hash(&format!("{id}\u{1f}{generation}")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,5 +96,9 @@ mod tests {
         assert!(is_provider_name(&provider_call_id("")));
         assert!(is_provider_name(&provider_call_id(&"é".repeat(100))));
         assert_eq!(provider_call_id("call:1/2"), provider_call_id("call:1/2"));
+        let (first, second) = (superseded_call_id("call_0", 0), superseded_call_id("call_0", 1));
+        assert!(first.starts_with("call_0_") && is_provider_name(&first));
+        assert_ne!(first, second);
+        assert!(is_provider_name(&superseded_call_id(&"x.".repeat(64), 3)));
     }
 }
