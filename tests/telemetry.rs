@@ -535,3 +535,33 @@ fn spans_name_the_provider_the_agent_and_what_each_response_said() {
         );
     }
 }
+
+/// A model's error can quote the request (a key in a header, a token in a
+/// prompt): the `chat` and `invoke_agent` spans' status carries it
+/// redacted, without `traceContent` too, and the caller's error is whole.
+#[test]
+fn a_model_error_reaches_span_status_redacted() {
+    let recorder = Rc::new(Recorder::default());
+    let agent = agent(Scripted(Box::new(|_| {
+        Err(Error::new(
+            ErrorCode::ModelFailed,
+            format!("401 from the provider: invalid key {SECRET}"),
+        ))
+    })));
+    let error = block_on(run_compiled(
+        "hi",
+        &agent,
+        &traced_options(&recorder, false),
+    ))
+    .expect_err("the model fails");
+    assert!(error.message().contains("401 from the provider"));
+    let spans = recorder.spans.borrow();
+    let failed: Vec<_> = spans.iter().filter_map(|s| s.failed.clone()).collect();
+    assert_eq!(failed.len(), 2, "{failed:?}");
+    for (code, message) in failed {
+        assert_eq!(code, "MODEL_FAILED");
+        assert!(message.contains("401 from the provider"), "{message}");
+        assert!(!message.contains(SECRET), "{message}");
+        assert!(message.contains("[REDACTED"), "{message}");
+    }
+}

@@ -119,9 +119,11 @@ pub fn end_turn(span: &dyn Span, steps: usize, stop_reason: &str, usage: Option<
     span.end();
 }
 
-/// Marks `span` failed with the error's code and message, then ends it.
+/// Marks `span` failed with the error's code and its message redacted
+/// (a model's or a host's error can quote a request, and spans leave the
+/// process with or without `traceContent`), then ends it.
 pub fn fail(span: &dyn Span, code: &str, message: &str) {
-    span.fail(code, message);
+    span.fail(code, &redact(message).text);
     span.end();
 }
 
