@@ -204,3 +204,26 @@ fn a_turn_shown_differently_or_with_other_media_is_named() {
     let report = tracker.observe("s", &pictured, &counter);
     assert_eq!(report.miss.map(|m| m.cause), Some(MissCause::Media));
 }
+
+/// One compiler serving many threads remembers the most recently compiled
+/// [`PrefixTracker::SESSIONS`]: the tracker stays that size, and a thread
+/// compiled again after it was forgotten reports its miss as `first`.
+#[test]
+fn a_compiler_serving_many_threads_forgets_the_least_recent() {
+    let tracker = Rc::new(PrefixTracker::new());
+    let compiler = zoned(vec![Rc::new(HistorySelector::new(1, usize::MAX))])
+        .with_prefix_tracker(tracker.clone());
+    let options = CompileOptions::new("You are an SRE.");
+    let mut first = session("thread-first", 2);
+    compile(&compiler, &mut first, &options);
+    assert_eq!(cause(&compile(&compiler, &mut first, &options)), None);
+    for i in 0..PrefixTracker::SESSIONS + 50 {
+        let mut s = session(&format!("thread-{i}"), 1);
+        compile(&compiler, &mut s, &options);
+    }
+    assert_eq!(tracker.len(), PrefixTracker::SESSIONS);
+    assert_eq!(
+        cause(&compile(&compiler, &mut first, &options)),
+        Some(MissCause::First)
+    );
+}

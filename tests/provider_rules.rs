@@ -602,9 +602,13 @@ fn compaction_never_keeps_a_tool_exchange_without_its_question() {
 #[test]
 fn a_call_id_reused_every_turn_pairs_each_call_with_its_own_result() {
     let mut s = session("reused");
-    for (turn, (tool, result)) in [("read_logs", "disk full"), ("restart", "restarted"), ("status", "healthy")]
-        .iter()
-        .enumerate()
+    for (turn, (tool, result)) in [
+        ("read_logs", "disk full"),
+        ("restart", "restarted"),
+        ("status", "healthy"),
+    ]
+    .iter()
+    .enumerate()
     {
         s.record("user_input", json!({"text": format!("step {turn}")}), None)
             .unwrap();
@@ -629,8 +633,12 @@ fn a_call_id_reused_every_turn_pairs_each_call_with_its_own_result() {
             None,
         )
         .unwrap();
-        s.record("assistant_output", json!({"content": format!("done {turn}")}), None)
-            .unwrap();
+        s.record(
+            "assistant_output",
+            json!({"content": format!("done {turn}")}),
+            None,
+        )
+        .unwrap();
     }
     let ctx = zoned_compile(&mut s, vec![Rc::new(HistorySelector::new(1, usize::MAX))]);
     let openai = ctx.to_provider_messages(ProviderFormat::OpenAi);
@@ -650,13 +658,23 @@ fn a_call_id_reused_every_turn_pairs_each_call_with_its_own_result() {
             ));
         }
     }
-    let named: Vec<(&str, &str)> = pairs.iter().map(|(_, n, r)| (n.as_str(), r.as_str())).collect();
+    let named: Vec<(&str, &str)> = pairs
+        .iter()
+        .map(|(_, n, r)| (n.as_str(), r.as_str()))
+        .collect();
     assert_eq!(
         named,
-        [("read_logs", "disk full"), ("restart", "restarted"), ("status", "healthy")],
+        [
+            ("read_logs", "disk full"),
+            ("restart", "restarted"),
+            ("status", "healthy")
+        ],
         "{openai}"
     );
-    assert_eq!(pairs[2].0, "call_0", "the newest call keeps the provider's id");
+    assert_eq!(
+        pairs[2].0, "call_0",
+        "the newest call keeps the provider's id"
+    );
     assert!(pairs[0].0 != pairs[1].0 && pairs[0].0 != "call_0" && pairs[1].0 != "call_0");
     for format in ProviderFormat::ALL {
         let request = ctx.to_provider_messages(format);

@@ -282,7 +282,10 @@ impl<'a> ExchangeBuilder<'a> {
         let id = self
             .log
             .wire_call_id(position)
-            .unwrap_or(Cow::Borrowed(render::call_key(&event.event_id, &event.data)));
+            .unwrap_or(Cow::Borrowed(render::call_key(
+                &event.event_id,
+                &event.data,
+            )));
         let name = render::call_name(&event.data);
         let call = ToolCallPart {
             id: id.into_owned(),

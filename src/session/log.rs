@@ -10,11 +10,11 @@ use serde_json::Value;
 
 use crate::clock::{Clock, IdRng};
 use crate::error::{Error, ErrorCode, Result};
+use crate::session::calls::CallPairs;
 use crate::session::kinds::{
     ARTIFACT_STORED, CONTEXT_COMPACTED, MEMORY_HIT, MODEL_USAGE, TOOL_CALL, USER_INPUT,
 };
 use crate::session::render::{self, Rendered};
-use crate::session::calls::CallPairs;
 use crate::session::usage::UsageCorrection;
 use crate::tokens::TokenCounter;
 use crate::working_context::ArtifactRef;

@@ -401,17 +401,57 @@ fn compare(before: Option<&[Print]>, now: &[Print]) -> CacheReport {
     }
 }
 
-/// The previous compile's fingerprints of each session a compiler
-/// compiled, to report each compile's prefix against.
-#[derive(Debug, Default)]
+/// The previous compile's fingerprints of the sessions a compiler compiled
+/// most recently, to report each compile's prefix against: at most
+/// [`PrefixTracker::SESSIONS`] (or the capacity given), the least recently
+/// compiled forgotten first, so one compiler serving thousands of threads
+/// stays the same size. A forgotten session's next report says `first`.
+#[derive(Debug)]
 pub struct PrefixTracker {
-    previous: RefCell<HashMap<String, Vec<Print>>>,
+    capacity: usize,
+    previous: RefCell<TrackedPrints>,
+}
+
+/// Each session's fingerprints and when it was last compiled.
+#[derive(Debug, Default)]
+struct TrackedPrints {
+    by_session: HashMap<String, (u64, Vec<Print>)>,
+    clock: u64,
+}
+
+impl Default for PrefixTracker {
+    fn default() -> Self {
+        PrefixTracker::with_capacity(PrefixTracker::SESSIONS)
+    }
 }
 
 impl PrefixTracker {
-    /// A tracker that has seen no compile.
+    /// How many sessions a tracker remembers by default (a few KB each).
+    pub const SESSIONS: usize = 256;
+
+    /// A tracker that has seen no compile, remembering
+    /// [`PrefixTracker::SESSIONS`] sessions.
     pub fn new() -> Self {
         PrefixTracker::default()
+    }
+
+    /// A tracker that remembers the last compile of at most `sessions`
+    /// sessions (at least one).
+    pub fn with_capacity(sessions: usize) -> Self {
+        PrefixTracker {
+            capacity: sessions.max(1),
+            previous: RefCell::new(TrackedPrints::default()),
+        }
+    }
+
+    /// How many sessions the tracker remembers now.
+    pub fn len(&self) -> usize {
+        self.previous.borrow().by_session.len()
+    }
+
+    /// Whether the tracker remembers no session.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// How much of `ctx`, compiled for `session_id`, repeats the previous
@@ -423,9 +463,63 @@ impl PrefixTracker {
         counter: &dyn TokenCounter,
     ) -> CacheReport {
         let now = prints(ctx, counter);
-        let mut previous = self.previous.borrow_mut();
-        let report = compare(previous.get(session_id).map(Vec::as_slice), &now);
-        previous.insert(session_id.to_string(), now);
+        let mut tracked = self.previous.borrow_mut();
+        let report = compare(
+            tracked
+                .by_session
+                .get(session_id)
+                .map(|(_, p)| p.as_slice()),
+            &now,
+        );
+        tracked.clock += 1;
+        let stamp = tracked.clock;
+        if !tracked.by_session.contains_key(session_id) && tracked.by_session.len() >= self.capacity
+        {
+            let oldest = tracked
+                .by_session
+                .iter()
+                .min_by_key(|(_, (used, _))| *used)
+                .map(|(id, _)| id.clone());
+            if let Some(oldest) = oldest {
+                tracked.by_session.remove(&oldest);
+            }
+        }
+        tracked
+            .by_session
+            .insert(session_id.to_string(), (stamp, now));
         report
+    }
+}
+
+#[cfg(test)]
+mod tracker_tests {
+    use super::*;
+
+    fn ctx() -> WorkingContext {
+        WorkingContext::new("You are an SRE.", 1000)
+    }
+
+    #[test]
+    fn the_least_recently_compiled_session_is_forgotten_first() {
+        let counter = crate::tokens::DefaultTokenCounter;
+        let tracker = PrefixTracker::with_capacity(2);
+        let cause = |id: &str| tracker.observe(id, &ctx(), &counter).miss.map(|m| m.cause);
+        assert_eq!(cause("a"), Some(MissCause::First));
+        assert_eq!(cause("b"), Some(MissCause::First));
+        assert_eq!(cause("a"), None, "a is remembered");
+        assert_eq!(cause("c"), Some(MissCause::First));
+        assert_eq!(tracker.len(), 2);
+        assert_eq!(cause("a"), None, "a was used more recently than b");
+        assert_eq!(cause("b"), Some(MissCause::First), "b was forgotten");
+    }
+
+    #[test]
+    fn thousands_of_threads_keep_the_tracker_flat() {
+        let counter = crate::tokens::DefaultTokenCounter;
+        let tracker = PrefixTracker::new();
+        for i in 0..5_000 {
+            tracker.observe(&format!("thread-{i}"), &ctx(), &counter);
+        }
+        assert_eq!(tracker.len(), PrefixTracker::SESSIONS);
     }
 }

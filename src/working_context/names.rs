@@ -96,7 +96,10 @@ mod tests {
         assert!(is_provider_name(&provider_call_id("")));
         assert!(is_provider_name(&provider_call_id(&"é".repeat(100))));
         assert_eq!(provider_call_id("call:1/2"), provider_call_id("call:1/2"));
-        let (first, second) = (superseded_call_id("call_0", 0), superseded_call_id("call_0", 1));
+        let (first, second) = (
+            superseded_call_id("call_0", 0),
+            superseded_call_id("call_0", 1),
+        );
         assert!(first.starts_with("call_0_") && is_provider_name(&first));
         assert_ne!(first, second);
         assert!(is_provider_name(&superseded_call_id(&"x.".repeat(64), 3)));
