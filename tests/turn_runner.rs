@@ -649,3 +649,61 @@ fn a_reply_with_nothing_in_it_is_model_failed() {
         "\n\n"
     );
 }
+
+/// The run records each call under the provider's id (as `recordReply`
+/// and the integrations do), so an endpoint that sends `call_0` at every
+/// step has each call answered by its own result; and a run without a
+/// system prompt sends no empty system message.
+#[test]
+fn calls_carry_the_providers_id_and_no_prompt_sends_no_system_message() {
+    let m = model(|r| match r.step {
+        0 => ModelReply::from_json(
+            &json!({"toolCalls": [{"id": "call_0", "name": "echo", "arguments": {"q": "first"}}]}),
+        ),
+        1 => ModelReply::from_json(
+            &json!({"toolCalls": [{"id": "call_0", "name": "echo", "arguments": {"q": "second"}}]}),
+        ),
+        _ => Ok(ModelReply::text("done")),
+    });
+    let f = fixture(m.clone(), None);
+    let mut opts = RunOptions::new(4000, "");
+    opts.tools = vec![ToolSpec::new("echo", "Echoes")];
+    block_on(run_compiled("go", &f.agent, &opts)).unwrap();
+    let session = f.session.borrow();
+    let ids: Vec<Option<&str>> = session
+        .event_log()
+        .events()
+        .iter()
+        .filter(|e| e.kind == "tool_call" || e.kind == "tool_success")
+        .map(|e| e.data["call_id"].as_str())
+        .collect();
+    assert_eq!(ids, [Some("call_0"); 4]);
+    let last = m.openai.borrow().last().cloned().unwrap();
+    let messages = last.as_array().unwrap();
+    assert!(
+        messages.iter().all(|m| m["role"] != "system"),
+        "no prompt, no system message: {last:#}"
+    );
+    let mut answered = Vec::new();
+    for (i, message) in messages.iter().enumerate() {
+        for call in message["tool_calls"].as_array().into_iter().flatten() {
+            let result = messages[i + 1..]
+                .iter()
+                .find(|r| r["role"] == "tool" && r["tool_call_id"] == call["id"])
+                .expect("answered");
+            answered.push((
+                call["function"]["arguments"].as_str().unwrap().to_string(),
+                result["content"].as_str().unwrap().to_string(),
+            ));
+        }
+    }
+    assert_eq!(answered.len(), 2, "{last:#}");
+    for (arguments, result) in &answered {
+        assert_eq!(arguments, result, "each call answered by its own result");
+    }
+    assert!(context_compiler::working_context::checker::check_request(
+        &last,
+        ProviderFormat::OpenAi
+    )
+    .is_empty());
+}

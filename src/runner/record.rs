@@ -50,14 +50,18 @@ pub(crate) fn has_text(reply: &ModelReply) -> bool {
 }
 
 /// What the `tool_call` event of the `index`th call of a reply notes
-/// beside the call itself: its thought signature, and on the first call the
-/// reasoning of a reply of calls only.
+/// beside the call itself: the provider's id of it (`call_id`), its
+/// thought signature, and on the first call the reasoning of a reply of
+/// calls only.
 pub fn call_notes(
     call: &RequestedToolCall,
     index: usize,
     reasoning: Option<&Reasoning>,
 ) -> Map<String, Value> {
     let mut notes = Map::new();
+    if let Some(id) = call.id.as_deref().filter(|id| !id.is_empty()) {
+        notes.insert("call_id".into(), json!(id));
+    }
     if let Some(signature) = &call.signature {
         notes.insert("thought_signature".into(), json!(signature));
     }
@@ -120,10 +124,7 @@ pub fn record_host_reply(session: &RefCell<Session>, reply: &ModelReply) -> Resu
     let mut calls = Vec::new();
     let mut refused = Vec::new();
     for (i, call) in reply.tool_calls.iter().enumerate() {
-        let mut notes = call_notes(call, i, reasoning);
-        if let Some(id) = &call.id {
-            notes.insert("call_id".into(), json!(id));
-        }
+        let notes = call_notes(call, i, reasoning);
         match &call.arguments {
             Ok(arguments) => {
                 let mut options = Map::new();

@@ -155,7 +155,8 @@ fn openai_user_content(m: &HistoryMessage) -> Value {
     Value::Array(parts)
 }
 
-/// Chat Completions messages. A `tool` message carries text only: the
+/// Chat Completions messages (a system message with no text is left out).
+/// A `tool` message carries text only: the
 /// images and files of a turn's tool results follow its last result in a
 /// user message, and each result says so. The messages' texts move into
 /// the request.
@@ -167,6 +168,10 @@ fn openai(messages: Vec<HistoryMessage>) -> Value {
         .map(HistoryMessage::is_tool_result)
         .collect();
     for (i, m) in messages.into_iter().enumerate() {
+        // No prompt, no system message: an empty one is sent by no one.
+        if m.role == "system" && !has_text(&m.content) && m.media.is_empty() {
+            continue;
+        }
         if let Some(id) = &m.tool_call_id {
             let (send, keep) = media_parts::sendable(&m.media);
             let mut content = media_parts::text_with_references(&m.content, keep.into_iter());
