@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
-use common::{block_on, exchange, session_with};
+use common::{block_on, exchange, session_with, tool_exchange};
 use context_compiler::working_context::{
     ArtifactRef, DropAction, DroppedItem, Excluded, ExclusionReason, HistoryMessage,
     InclusionReason, Ledger, MemoryHit, RecalledTurn, Section, ToolResult,
@@ -345,4 +345,77 @@ fn turns_the_window_never_reached_are_one_window_entry() {
     let ctx = block_on(windowed.compile_with(&mut s, 50_000, &CompileOptions::new("Be brief.")))
         .expect("compiled");
     assert!(window_entry(&ctx.ledger_for(&other)).is_none());
+}
+
+/// A summary written by an earlier compile and carried into this one names
+/// the turns it stands for: its part lists them and they are `compacted`,
+/// not outside the window; an assistant message of calls names its
+/// `tool_call` events.
+#[test]
+fn a_carried_summary_names_its_turns_and_calls_name_their_events() {
+    let counter: Rc<dyn TokenCounter> = Rc::new(DefaultTokenCounter);
+    let mut s = session_with("carried", counter.clone());
+    for i in 0..60 {
+        exchange(
+            &mut s,
+            &format!("question {i} about the deployment of service {i} and its logs"),
+            &format!("answer {i}: the service {i} deployed after two retries, see the runbook"),
+        );
+    }
+    let compiler = ContextCompiler::with_layout(
+        vec![
+            Rc::new(HistorySelector::new(1, usize::MAX)),
+            Rc::new(Compactor::new()),
+        ],
+        Layout::Zoned,
+    );
+    let options = CompileOptions::new("Be brief.");
+    let first = block_on(compiler.compile_with(&mut s, 1_500, &options)).expect("compiled");
+    let folded_first: BTreeSet<String> = first
+        .ledger(counter.as_ref())
+        .excluded
+        .into_iter()
+        .filter(|e| e.reason == ExclusionReason::Compacted)
+        .flat_map(|e| e.event_ids)
+        .collect();
+    assert!(!folded_first.is_empty());
+    s.record("user_input", json!({"text": "check the disk"}), None)
+        .unwrap();
+    let call = tool_exchange(&mut s, "df", json!({"path": "/"}), "91% used");
+    let ctx = block_on(compiler.compile_with(&mut s, 1_500, &options)).expect("compiled");
+    assert!(ctx.summary.is_some());
+    let ledger = ctx.ledger_for(&s);
+    let summary = ledger
+        .included
+        .iter()
+        .find(|p| p.reason == InclusionReason::Summary)
+        .expect("a summary part");
+    let listed: BTreeSet<&String> = summary.event_ids.iter().collect();
+    for id in &folded_first {
+        assert!(listed.contains(id), "{id} folded earlier, not listed");
+    }
+    let compacted: BTreeSet<&String> = ledger
+        .excluded
+        .iter()
+        .filter(|e| e.reason == ExclusionReason::Compacted)
+        .flat_map(|e| &e.event_ids)
+        .collect();
+    assert_eq!(listed, compacted);
+    // Every event the compile read is named once: shown, or excluded.
+    let named: Vec<&String> = ledger
+        .included
+        .iter()
+        .filter(|p| p.reason != InclusionReason::Summary)
+        .flat_map(|p| &p.event_ids)
+        .collect();
+    for id in &named {
+        assert!(!compacted.contains(id), "{id} both in and out");
+    }
+    assert!(
+        window_entry(&ledger).is_none(),
+        "every turn is shown or folded: {:?}",
+        ledger.excluded
+    );
+    // The assistant message of the call names the tool_call event.
+    assert!(named.contains(&&call), "{:?}", ledger.included);
 }

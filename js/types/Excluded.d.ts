@@ -19,6 +19,8 @@ reason: ExclusionReason,
  */
 tokens: number, 
 /**
- * How many events the `window` entry stands for (absent elsewhere).
+ * How many events the `window` entry, or the `compacted` entry of a
+ * summary carried over from an earlier compile, stands for (absent
+ * elsewhere).
  */
 count?: number, };

@@ -260,6 +260,7 @@ mod tests {
             name: "t".into(),
             arguments: json!({}),
             signature: None,
+            event_id: None,
         });
         let mut result = HistoryMessage::new("tool", "x");
         result.tool_call_id = Some("c".into());

@@ -297,6 +297,7 @@ impl<'a> ExchangeBuilder<'a> {
                 .and_then(Value::as_str)
                 .filter(|_| sends_signatures(self.pricing.format))
                 .map(str::to_string),
+            event_id: Some(event.event_id.clone()),
         };
         self.call(call, name, position, outcome_position);
     }
@@ -319,6 +320,7 @@ impl<'a> ExchangeBuilder<'a> {
                 .map(|c| render::call_arguments(&c.data))
                 .unwrap_or_else(|| Value::Object(Default::default())),
             signature: None,
+            event_id: None,
         };
         self.call(call, name, position, position);
     }

@@ -110,7 +110,9 @@ pub struct Excluded {
     /// The tokens it would have cost (for a cut: what the cut removed;
     /// for `window`, the events' recorded estimates).
     pub tokens: u64,
-    /// How many events the `window` entry stands for (absent elsewhere).
+    /// How many events the `window` entry, or the `compacted` entry of a
+    /// summary carried over from an earlier compile, stands for (absent
+    /// elsewhere).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
     pub count: Option<u64>,
@@ -177,7 +179,13 @@ impl Parts<'_> {
             .tokens
             .unwrap_or_else(|| zoned::message_tokens(&m, self.counter))
             + overhead;
-        let ids: Vec<String> = h.event_id.iter().cloned().collect();
+        // An assistant message of calls names their `tool_call` events.
+        let ids: Vec<String> = h
+            .event_id
+            .iter()
+            .chain(h.tool_calls.iter().filter_map(|c| c.event_id.as_ref()))
+            .cloned()
+            .collect();
         let reason = if h.masked {
             InclusionReason::Masked
         } else if h.artifact.is_some() {
@@ -441,13 +449,17 @@ impl WorkingContext {
     /// exclusion names (a call goes with its outcome; exclusions beyond
     /// `dropped`'s cap are counted there too); none when there are none,
     /// or when the log is shorter than what the compile read (not the
-    /// session it was compiled from).
+    /// session it was compiled from). A summary an earlier compile wrote
+    /// names the turns it stands for: its part lists them and one
+    /// `compacted` entry (with their `count`) excludes them, so they are
+    /// not counted as outside the window.
     pub fn ledger_for(&self, session: &Session) -> Ledger {
         let log = session.event_log();
         let mut ledger = self.ledger(log.counter());
         let Some(seen) = log.events().get(..self.events_seen) else {
             return ledger;
         };
+        let folded_through = self.carried_summary_through(session);
         let named: IdSet<'_> = ledger
             .included
             .iter()
@@ -466,14 +478,37 @@ impl WorkingContext {
             .filter_map(|&p| log.call_of(p))
             .collect();
         let (mut count, mut tokens) = (0u64, 0u64);
+        let (mut folded, mut folded_tokens) = (Vec::new(), 0u64);
         for &p in timeline {
             let event = &seen[p];
             let reached = named.contains(&IdKey(&event.event_id))
                 || (event.kind == TOOL_CALL && answered.contains(&p));
-            if !reached {
+            if reached {
+                continue;
+            }
+            if folded_through.is_some_and(|through| p <= through) {
+                folded.push(event.event_id.clone());
+                folded_tokens = folded_tokens.saturating_add(event.token_estimate);
+            } else {
                 count += 1;
                 tokens = tokens.saturating_add(event.token_estimate);
             }
+        }
+        drop(named);
+        if !folded.is_empty() {
+            if let Some(summary) = ledger
+                .included
+                .iter_mut()
+                .find(|p| p.reason == InclusionReason::Summary)
+            {
+                summary.event_ids.extend(folded.iter().cloned());
+            }
+            ledger.excluded.push(Excluded {
+                count: Some(folded.len() as u64),
+                event_ids: folded,
+                reason: ExclusionReason::Compacted,
+                tokens: folded_tokens,
+            });
         }
         if count > 0 {
             ledger.excluded.push(Excluded {
@@ -484,6 +519,17 @@ impl WorkingContext {
             });
         }
         ledger
+    }
+
+    /// The last event the context's summary stands for, when the summary is
+    /// the one `session`'s latest compaction recorded (written by an earlier
+    /// compile, or by this one).
+    fn carried_summary_through(&self, session: &Session) -> Option<usize> {
+        let summary = self.summary.as_deref()?;
+        let state = session.event_log().compaction()?;
+        (state.summary.as_deref() == Some(summary))
+            .then_some(state.summarized_through)
+            .flatten()
     }
 }
 

@@ -252,6 +252,10 @@ pub struct ToolCallPart {
     /// back with it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<String>,
+    /// The `tool_call` event it was recorded as (none for a call
+    /// synthesised for an outcome recorded without one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_id: Option<String>,
 }
 
 /// How a compiled context lays its parts out in messages.

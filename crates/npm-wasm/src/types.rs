@@ -140,7 +140,7 @@ export interface EventLog {
 
 
 /** A tool call made by an assistant message (zoned layout). */
-export interface ToolCallPart { id: string; name: string; arguments: Json; /** Gemini's thought signature, sent back with the call. */ signature?: string }
+export interface ToolCallPart { id: string; name: string; arguments: Json; /** Gemini's thought signature, sent back with the call. */ signature?: string; /** The `tool_call` event it was recorded as (absent for a call made up for an outcome recorded without one). */ eventId?: string }
 export interface HistoryMessage {
   role: string;
   content: string;
