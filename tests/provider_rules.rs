@@ -275,6 +275,9 @@ proptest! {
                     // Rendered a message at a time, where a format allows
                     // it, the same request.
                     if let Some(alone) = ctx.messages_rendered_alone(format) {
+                        // One message each: the npm package's render memo
+                        // hands out a rendering per message.
+                        prop_assert_eq!(Some(alone.len()), request.as_array().map(Vec::len));
                         let alone = alone.into_iter().map(std::borrow::Cow::into_owned).collect();
                         prop_assert_eq!(serde_json::Value::Array(render_each(alone, format)), request);
                     }

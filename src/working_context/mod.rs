@@ -719,6 +719,7 @@ impl WorkingContext {
             };
             match prepared {
                 Some(m) if !m.media.is_empty() => return None,
+                Some(m) if format == ProviderFormat::OpenAi && provider::openai_omits(&m) => {}
                 Some(m) => messages.push(m),
                 None => {}
             }

@@ -155,7 +155,13 @@ fn openai_user_content(m: &HistoryMessage) -> Value {
     Value::Array(parts)
 }
 
-/// Chat Completions messages (a system message with no text is left out).
+/// Whether Chat Completions leaves `m` out: a system message with no text
+/// (no prompt, no system message; an empty one is sent by no one).
+pub(crate) fn openai_omits(m: &HistoryMessage) -> bool {
+    m.role == "system" && !has_text(&m.content) && m.media.is_empty()
+}
+
+/// Chat Completions messages (see [`openai_omits`]).
 /// A `tool` message carries text only: the
 /// images and files of a turn's tool results follow its last result in a
 /// user message, and each result says so. The messages' texts move into
@@ -168,8 +174,7 @@ fn openai(messages: Vec<HistoryMessage>) -> Value {
         .map(HistoryMessage::is_tool_result)
         .collect();
     for (i, m) in messages.into_iter().enumerate() {
-        // No prompt, no system message: an empty one is sent by no one.
-        if m.role == "system" && !has_text(&m.content) && m.media.is_empty() {
+        if openai_omits(&m) {
             continue;
         }
         if let Some(id) = &m.tool_call_id {
