@@ -112,3 +112,29 @@ test("unreadable arguments are refused as runCompiled refuses them; a bad reply 
   await assert.rejects(new ToolInterruptHandler({ session, bridge: () => "x" }).call("df", {}, { reasoning: { format: "nope", items: [] } }), { code: "INVALID_ARGUMENT" });
   session.free();
 });
+
+test("an endpoint that sends call_0 every turn (llama.cpp, Kimi): each call pairs with its own result in every format", async () => {
+  const session = new Session();
+  const handler = new ToolInterruptHandler({ session, bridge: async (name, args) => `${name}: ${args.path} is ${args.path === "/data" ? "92" : "40"}% used` });
+  for (const path of ["/data", "/var"]) {
+    session.record("user_input", { text: `How full is ${path}?` });
+    const recorded = session.recordReply({ choices: [{ message: { role: "assistant", content: null, tool_calls: [
+      { id: "call_0", type: "function", function: { name: "df", arguments: JSON.stringify({ path }) } },
+    ] } }] });
+    await handler.call(recorded.toolCalls[0].name, recorded.toolCalls[0].arguments, recorded.toolCalls[0].callOptions);
+    session.recordReply({ choices: [{ message: { role: "assistant", content: `Checked ${path}.` } }] });
+  }
+  const ctx = await compiler().compile(session, 4000, { systemPrompt: "You are an SRE." });
+  const messages = ctx.toMessages({ format: "openai" });
+  const pairs = messages.flatMap((m, i) => (m.tool_calls ?? []).map((c) => [c.id, JSON.parse(c.function.arguments).path, messages.slice(i + 1).find((r) => r.role === "tool" && r.tool_call_id === c.id)?.content]));
+  assert.equal(pairs.length, 2);
+  assert.match(pairs[0][2], /\/data is 92%/);
+  assert.match(pairs[1][2], /\/var is 40%/);
+  assert.equal(pairs[1][0], "call_0", "the newest call keeps the provider's id");
+  assert.notEqual(pairs[0][0], "call_0");
+  for (const format of ["openai", "openai-responses", "anthropic", "gemini", "ai-sdk"]) {
+    assert.deepEqual(checkRequest(ctx.toMessages({ format }), { format }), [], format);
+  }
+  ctx.free();
+  session.free();
+});
