@@ -143,10 +143,10 @@ test("the turn is a child of the caller's active span when given as the tracer's
   assert.ok(all.filter((s) => s !== turn && s !== outer).every((s) => parentId(s) === id(turn)));
 });
 
-test("a failed model call ends its span and the turn's as errors with the code", async () => {
+test("a failed model call ends its span and the turn's as errors with the code, its text redacted", async () => {
   const { tracer, spans } = otel();
   await rejectsWithCode(
-    () => runCompiled("hi", { budget: 4000, tracer, model: () => { throw new Error("the provider is down"); } }),
+    () => runCompiled("hi", { budget: 4000, tracer, model: () => { throw new Error(`the provider is down; request had Authorization: token ${SECRET}`); } }),
     "MODEL_FAILED",
   );
   const all = spans();
@@ -155,6 +155,8 @@ test("a failed model call ends its span and the turn's as errors with the code",
     assert.equal(span.status.code, 2);
     assert.equal(span.attributes["error.type"], "MODEL_FAILED");
     assert.match(span.status.message, /the provider is down/);
+    // The error's text is redacted on the span, without traceContent too.
+    assert.ok(!span.status.message.includes(SECRET), span.status.message);
   }
 });
 
