@@ -385,6 +385,45 @@ proptest! {
         }
     }
 
+    /// A request carrying a mutated image and PDF as base64 (a caller's or
+    /// a provider SDK's; `checkRequest` reads their sizes and pages): its
+    /// check gives violations, never a panic, in each format that carries
+    /// media by value.
+    #[test]
+    fn requests_with_mutated_media_are_checked(
+        pdf in any::<Index>(),
+        image in any::<Index>(),
+        pdf_edits in edits(6),
+        image_edits in edits(4),
+    ) {
+        use base64::Engine;
+        use context_compiler::working_context::{checker::check_request, ProviderFormat};
+        thread_local!(static PDFS: Vec<Vec<u8>> = seeds(PDF_SEEDS));
+        thread_local!(static IMAGES: Vec<Vec<u8>> =
+            IMAGE_SEEDS.iter().map(|(n, _)| fixture(n)).collect());
+        let b64 = |b: Vec<u8>| base64::engine::general_purpose::STANDARD.encode(b);
+        let doc = b64(PDFS.with(|s| apply(pdf.get::<Vec<u8>>(s), &pdf_edits, PDF_TOKENS)));
+        let img = b64(IMAGES.with(|s| apply(image.get::<Vec<u8>>(s), &image_edits, IMAGE_TOKENS)));
+        let openai = json!([{"role": "user", "content": [
+            {"type": "text", "text": "What is this?"},
+            {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{img}")}},
+            {"type": "file", "file": {"filename": "f.pdf", "file_data": format!("data:application/pdf;base64,{doc}")}},
+        ]}]);
+        let anthropic = json!({"messages": [{"role": "user", "content": [
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": img}},
+            {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": doc}},
+            {"type": "text", "text": "What is this?"},
+        ]}]});
+        let gemini = json!({"contents": [{"role": "user", "parts": [
+            {"inlineData": {"mimeType": "image/png", "data": img}},
+            {"inlineData": {"mimeType": "application/pdf", "data": doc}},
+            {"text": "What is this?"},
+        ]}]});
+        let _ = check_request(&openai, ProviderFormat::OpenAi);
+        let _ = check_request(&anthropic, ProviderFormat::Anthropic);
+        let _ = check_request(&gemini, ProviderFormat::Gemini);
+    }
+
     /// The record wire format: what the encoder writes decodes to the
     /// value; a damaged tape or payload is INVALID_ARGUMENT (or
     /// NOT_SERIALIZABLE past the nesting limit), never a panic.

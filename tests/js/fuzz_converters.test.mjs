@@ -72,17 +72,29 @@ test("the converters and parsers through the wasm module: a value or a documente
     await expectCoded("record", ARGUMENT, () =>
       s.record(rng.next() < 0.7 ? rng.pick(["user_input", "tool_success", "custom"]) : hostile(rng, 1),
         hostile(rng, 4), rng.next() < 0.3 ? hostile(rng, 2) : undefined));
+    // The record wire format as the module reads it: the buffers a valid
+    // record left, read with other lengths (an internal entry, checked all
+    // the same).
+    await expectCoded("recordTape", ["INVALID_ARGUMENT", "NOT_SERIALIZABLE"], () => {
+      s.record("user_input", { text: "é😀", n: [1, 2.5, null], deep: { a: true } });
+      const near = (n) => rng.pick([n, n - 1, n + 1, 0, -1, 2 ** 32 - 6, NaN, 0.5, n * 2]);
+      s.__recordBuffered(undefined, near(10), near(13), near(16), rng.pick([-1, 0, 2 ** 53]), undefined);
+    });
     await expectCoded("importJson", ["INVALID_SESSION_IMPORT", ...ARGUMENT], () => {
       const text = new TextDecoder().decode(mutate(rng, SESSION, "json", 6));
       const imported = Session.importJson(rng.next() < 0.9 ? text : hostile(rng, 1));
       assert.equal(Session.importJson(imported.exportJson()).exportJson(), imported.exportJson());
     });
     await expectCoded("compile", ["INVALID_ARGUMENT", "INVALID_BUDGET", "BUDGET_TOO_SMALL", "NOT_SERIALIZABLE"], async () => {
-      const c = rng.next() < 0.5 ? compiler
-        : new ContextCompiler(spoil(rng, { layout: "zoned", processors: [new HistorySelector()], cacheHints: true }));
-      const budget = rng.next() < 0.7 ? 8_000 : hostile(rng, 1);
-      const ctx = await c.compile(seeded, budget, spoil(rng, { systemPrompt: "sys", model: "gpt-4.1", format: "openai" }));
-      ctx.toMessages(spoil(rng, { format: rng.pick(FORMATS) }));
+      // One stage of three spoilt: the constructor, the compile or the render.
+      const stage = rng.int(3);
+      const maybe = (i, object) => (stage === i ? spoil(rng, object) : object);
+      const c = stage === 0
+        ? new ContextCompiler(maybe(0, { layout: "zoned", processors: [new HistorySelector()] }))
+        : compiler;
+      const budget = stage === 1 && rng.next() < 0.3 ? hostile(rng, 1) : 8_000;
+      const ctx = await c.compile(seeded, budget, maybe(1, { systemPrompt: "sys", model: "gpt-4.1" }));
+      ctx.toMessages(maybe(2, { format: rng.pick(FORMATS) }));
     });
     await expectCoded("checkRequest", ARGUMENT, () => {
       const format = rng.pick(FORMATS);
@@ -93,6 +105,24 @@ test("the converters and parsers through the wasm module: a value or a documente
         request = hostile(rng, 4);
       }
       checkRequest(request, rng.next() < 0.9 ? { format } : hostile(rng, 2));
+    });
+    await expectCoded("checkRequestMedia", [], () => {
+      const b64 = (bytes) => Buffer.from(bytes).toString("base64");
+      const doc = b64(mutate(rng, rng.pick(PDFS), "pdf"));
+      const img = b64(mutate(rng, rng.pick(IMAGES), "image"));
+      const format = rng.pick(["openai", "anthropic", "gemini"]);
+      const request = {
+        openai: [{ role: "user", content: [{ type: "text", text: "What is this?" },
+          { type: "image_url", image_url: { url: `data:image/png;base64,${img}` } },
+          { type: "file", file: { filename: "f.pdf", file_data: `data:application/pdf;base64,${doc}` } }] }],
+        anthropic: { messages: [{ role: "user", content: [
+          { type: "image", source: { type: "base64", media_type: "image/png", data: img } },
+          { type: "document", source: { type: "base64", media_type: "application/pdf", data: doc } },
+          { type: "text", text: "What is this?" }] }] },
+        gemini: { contents: [{ role: "user", parts: [{ inlineData: { mimeType: "image/png", data: img } },
+          { inlineData: { mimeType: "application/pdf", data: doc } }, { text: "What is this?" }] }] },
+      }[format];
+      assert.ok(Array.isArray(checkRequest(request, { format, model: "gpt-4.1" })));
     });
     await expectCoded("attachMedia", ARGUMENT, async () => {
       const pdf = rng.next() < 0.5;
