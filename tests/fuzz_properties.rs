@@ -424,6 +424,32 @@ proptest! {
         let _ = check_request(&gemini, ProviderFormat::Gemini);
     }
 
+    /// A media part as an imported event holds it (any size, any page
+    /// count, the sizes at the limits of 32 bits): priced for every format
+    /// and model without overflow.
+    #[test]
+    fn media_parts_of_any_size_are_priced(
+        width in prop_oneof![any::<u32>(), Just(u32::MAX), Just(0)],
+        height in prop_oneof![any::<u32>(), Just(u32::MAX), Just(0)],
+        pages in prop_oneof![any::<u32>(), Just(u32::MAX), Just(0)],
+        low in any::<bool>(),
+        model in prop::sample::select(vec![None, Some("gpt-4.1"), Some("gpt-4o-mini"), Some("gpt-5"),
+            Some("o3"), Some("claude-sonnet-4"), Some("gemini-2.0-flash"), Some("gemini-3-flash"), Some("x")]),
+    ) {
+        use context_compiler::media::cost::media_tokens;
+        use context_compiler::working_context::ProviderFormat;
+        let id = "a".repeat(64);
+        for (kind, mime) in [("image", "image/png"), ("file", PDF)] {
+            let part = context_compiler::media::MediaPart::from_json(&json!({
+                "type": kind, "mediaType": mime, "artifact": id, "width": width, "height": height,
+                "pages": pages, "detail": if low { "low" } else { "high" },
+            })).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            for format in ProviderFormat::ALL.iter().copied().map(Some).chain([None]) {
+                let _ = media_tokens(&part, format, model);
+            }
+        }
+    }
+
     /// The record wire format: what the encoder writes decodes to the
     /// value; a damaged tape or payload is INVALID_ARGUMENT (or
     /// NOT_SERIALIZABLE past the nesting limit), never a panic.
