@@ -130,6 +130,25 @@ test("the converters and parsers through the wasm module: a value or a documente
       const part = await attachMedia(media, bytes, rng.next() < 0.7 ? { filename: "f" } : spoil(rng, { mediaType: pdf ? "application/pdf" : "image/png", detail: "low", filename: "f" }));
       assert.ok(part.type === "file" ? part.pages >= 1 : part.width >= 0, JSON.stringify(part));
     });
+    // A part as an event holds it (sizes and pages at the limits of 32
+    // bits, or hostile), compiled with its bytes for a provider.
+    await expectCoded("compileMedia", ["INVALID_ARGUMENT", "NOT_SERIALIZABLE", "BUDGET_TOO_SMALL"], async () => {
+      const pdf = rng.next() < 0.5;
+      let part;
+      try {
+        part = await attachMedia(media, mutate(rng, rng.pick(pdf ? PDFS : IMAGES), pdf ? "pdf" : "image", 2));
+      } catch {
+        part = await attachMedia(media, rng.pick(pdf ? PDFS : IMAGES));
+      }
+      const limit = () => rng.pick([0, 1, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 53, -1, 0.5, hostile(rng, 0)]);
+      const edited = rng.next() < 0.5 ? part : { ...part, width: limit(), height: limit(), pages: limit() };
+      const s = new Session();
+      s.record("user_input", { text: "What is this?", media: [edited] });
+      const c = new ContextCompiler({ layout: "zoned", processors: [new HistorySelector()], mediaStore: media });
+      const format = rng.pick(["openai", "anthropic", "gemini", "openai-responses", "ai-sdk"]);
+      const ctx = await c.compile(s, rng.pick([2_000, 60_000, 1_000_000]), { model: rng.pick(["gpt-4.1", "claude-sonnet-4", "gemini-2.0-flash", undefined]) });
+      checkRequest(ctx.toMessages({ format }), { format });
+    });
     await expectCoded("text", ["INVALID_ARGUMENT"], () => {
       const text = hostile(rng, 1);
       redact(text);
