@@ -2,8 +2,8 @@
 // (wasm32: a 32-bit usize), fuzzed (issue 62): hostile JS values of every
 // type for the arguments and options of the public API, and mutated real
 // files (tests/fixtures/media, tests/fixtures/fuzz) for attachMedia, a
-// tool's output in runCompiled, Session.importJson and a KV store's
-// records. Each call returns, or throws a ContextCompilerError with a code
+// tool's output in runCompiled, Session.importJson, a KV store's records
+// and a SQL connection's rows. Each call returns, or throws a ContextCompilerError with a code
 // its target documents (a hostile getter's own error passes through);
 // never INTERNAL_PANIC or MODULE_POISONED, and the module still works
 // after the loop. `FUZZ_CASES` sets the inputs per target (default 150, the
@@ -12,10 +12,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  ContextCompiler, HistorySelector, KvArtifactStore, MemoryArtifactStore, Session, attachMedia, checkRequest,
-  countTokens, estimateTokens, redact, runCompiled,
+  ContextCompiler, FsArtifactStore, HistoryRecall, HistorySelector, KvArtifactStore, MemoryArtifactStore, PostgresArtifactStore, Session,
+  SqliteArtifactStore, attachMedia, checkRequest, countTokens, estimateTokens, redact, runCompiled,
 } from "agent-context-compiler";
 import { mapKv } from "../conformance/kv_adapters.mjs";
+import { rejectsWithCode } from "./helpers.mjs";
 import { HostError, fixture, hostile, mutate, random, spoil } from "./fuzz/hostile.mjs";
 
 const CASES = Number(process.env.FUZZ_CASES ?? 150);
@@ -176,6 +177,42 @@ test("the converters and parsers through the wasm module: a value or a documente
     await expectCoded("kvRecords", codes, () => store.listHandles());
   }
 
+  // A SQL connection answering every read with hostile rows: the row
+  // converter and the store's reads are a value or a store error.
+  const events = JSON.parse(new TextDecoder().decode(SESSION)).events.map((e) => new TextEncoder().encode(JSON.stringify(e)));
+  const cell = () => rng.pick([
+    () => hostile(rng, 1),
+    () => new TextDecoder().decode(mutate(rng, rng.pick(events), "json", 3)),
+    () => rng.pick([0, 1, 4, -1, 2 ** 53, 0.5, 2n ** 70n, -(2n ** 63n), 3n]),
+    () => new Uint8Array(rng.int(40)),
+    () => null,
+  ])();
+  const rows = () => rng.next() < 0.1 ? hostile(rng, 2)
+    : Array.from({ length: rng.int(4) }, () => (rng.next() < 0.8
+      ? Array.from({ length: rng.int(9) }, cell)
+      : Object.fromEntries(Array.from({ length: rng.int(9) }, (_, i) => [`c${i}`, cell()]))));
+  for (let i = 0; i < CASES; i++) {
+    let version = null;
+    const connection = {
+      async query(sql) {
+        return sql.includes("acc_meta") ? [[version]] : rows();
+      },
+      async batch(statements) {
+        const meta = statements.find((st) => st.sql.includes("INSERT INTO acc_meta"));
+        if (meta) version = meta.params[0];
+      },
+    };
+    const Store = rng.next() < 0.5 ? SqliteArtifactStore : PostgresArtifactStore;
+    const store = new Store(connection);
+    // (STORE_FAILED: a query promise rejected, resolving to a revoked Proxy.)
+    const codes = ["STORE_CORRUPT", "STORE_INVALID_VALUE", "INVALID_SESSION_IMPORT", "ARTIFACT_INTEGRITY", "STORE_FAILED"];
+    await expectCoded("sqlRows", codes, () => store.loadSession("s"));
+    await expectCoded("sqlRows", codes, () => store.listSessions());
+    await expectCoded("sqlRows", codes, () => store.listHandles());
+    await expectCoded("sqlRows", codes, () => store.retrieve("ab".repeat(32)));
+    await expectCoded("sqlRows", codes, () => store.exists("ab".repeat(32)));
+  }
+
   // A tool returning a mutated PDF or image in runCompiled.
   const runs = Math.max(10, Math.floor(CASES / 10));
   for (let i = 0; i < runs; i++) {
@@ -193,6 +230,89 @@ test("the converters and parsers through the wasm module: a value or a documente
   t.diagnostic(`outcomes: ${JSON.stringify(outcomes)}`);
   t.diagnostic(`findings: ${findings.length}`);
   assert.deepEqual(findings.slice(0, 20), [], `${findings.length} findings`);
+  assert.ok(countTokens("the module still works") > 0);
+  new Session().record("user_input", "still works");
+});
+
+// Found by the loop above (each test below failed before its fix): a host's rows (a SQL connection's `query`) or
+// lists (a KV's `list`, a files object's `list`) given as a Proxy whose
+// traps throw, or a revoked one, trapped the stores module (INTERNAL_PANIC,
+// then MODULE_POISONED for every store). Each is STORE_INVALID_VALUE, and
+// the stores module stays usable.
+test("a host's rows or lists whose Proxy traps throw are STORE_INVALID_VALUE, and the stores go on", async () => {
+  // (`then` answers: a promise resolving to the value reads it first.)
+  const get = (_, key) => { if (key === "then") return undefined; throw new Error("get trap"); };
+  const revoked = () => { const r = Proxy.revocable([], {}); r.revoke(); return r.proxy; };
+  const trapping = () => [
+    [new Proxy([], { get })],
+    [new Proxy({}, { get, ownKeys() { throw new Error("ownKeys trap"); } })],
+    [revoked()],
+    new Proxy([], { get }),
+  ];
+  const sql = (answer) => {
+    let version = null;
+    return {
+      async query(sql) { return sql.includes("acc_meta") ? [[version]] : answer; },
+      async batch(statements) {
+        const meta = statements.find((s) => s.sql.includes("INSERT INTO acc_meta"));
+        if (meta) version = meta.params[0];
+      },
+    };
+  };
+  for (const bad of trapping()) {
+    await rejectsWithCode(() => new SqliteArtifactStore(sql(bad)).listSessions(), "STORE_INVALID_VALUE");
+    await rejectsWithCode(() => new SqliteArtifactStore(sql([bad])).listSessions(), "STORE_INVALID_VALUE");
+    await rejectsWithCode(() => new SqliteArtifactStore(sql([[bad]])).listSessions(), "STORE_INVALID_VALUE");
+    const kv = mapKv();
+    kv.list = async () => bad;
+    await rejectsWithCode(() => new KvArtifactStore(kv).listHandles(), "STORE_INVALID_VALUE");
+    const files = { read: async () => null, write: async () => {}, remove: async () => {}, list: async () => bad };
+    await rejectsWithCode(() => new FsArtifactStore({ baseDir: "d", files }).listHandles(), "STORE_INVALID_VALUE");
+  }
+  const store = new KvArtifactStore(mapKv());
+  const handle = await store.store(new Uint8Array([1, 2, 3]), "src");
+  assert.deepEqual([...await store.retrieve(handle.artifactId)], [1, 2, 3]);
+});
+
+// The same in the main module's converters: an argument (a compiler's
+// `processors`, `filter`'s kinds, a store's `restore`) or a host's answer (an
+// embedder's vectors, an AI SDK result's steps) given as an array Proxy whose
+// traps throw trapped the module. Each is its documented error (or, for the
+// embedder, recall falls back to words), and the module goes on.
+test("arguments and answers whose array Proxy traps throw are coded errors, and the main module goes on", async () => {
+  const get = (_, key) => { if (key === "then") return undefined; throw new Error("get trap"); };
+  const revoked = () => { const r = Proxy.revocable([], {}); r.revoke(); return r.proxy; };
+  for (const bad of [new Proxy([], { get }), revoked()]) {
+    assert.throws(() => new ContextCompiler({ processors: bad }), { code: "INVALID_ARGUMENT" });
+    const s = new Session();
+    s.record("user_input", "Which port does the checkout service use?");
+    s.record("assistant_output", "Port 8443.");
+    assert.throws(() => s.eventLog.filter(bad), { code: "INVALID_ARGUMENT" });
+    assert.throws(() => new MemoryArtifactStore().restore(bad), { code: "INVALID_ARGUMENT" });
+    for (const answer of [bad, [bad]]) {
+      const compiler = new ContextCompiler({
+        layout: "zoned",
+        processors: [new HistorySelector({ keepFirst: 0, keepLast: Infinity }), new HistoryRecall({ embedder: async () => answer })],
+      });
+      const ctx = await compiler.compile(s, 4_000, { systemPrompt: "sys" });
+      assert.ok(ctx.tokenCount > 0, "recall falls back to words");
+    }
+    await rejectsWithCode(() => runCompiled("Hi", {
+      budget: 4_000, systemPrompt: "sys",
+      model: () => ({ steps: new Proxy([{}], { get }), totalUsage: {} }),
+    }), "MODEL_FAILED");
+  }
+  // Options as a revoked Proxy or one whose traps throw: the options check
+  // threw the engine's TypeError (or the trap's error), uncoded.
+  const options = [revoked(), new Proxy({}, { getPrototypeOf() { throw new Error("proto trap"); } }),
+    new Proxy({}, { ownKeys() { throw new Error("ownKeys trap"); } })];
+  for (const bad of options) {
+    assert.throws(() => new Session().record("user_input", "x", bad), { code: "INVALID_ARGUMENT" });
+    assert.throws(() => new ContextCompiler(bad), { code: "INVALID_ARGUMENT" });
+    const s = new Session();
+    s.record("user_input", "x");
+    await rejectsWithCode(() => new ContextCompiler().compile(s, 1_000, bad), "INVALID_ARGUMENT");
+  }
   assert.ok(countTokens("the module still works") > 0);
   new Session().record("user_input", "still works");
 });

@@ -63,6 +63,10 @@ export function hostile(rng, depth = 3) {
     () => Object.defineProperty({}, "text", { enumerable: true, get() { throw new HostError("getter"); } }),
     () => new Proxy({}, { ownKeys() { throw new HostError("ownKeys"); }, get() { throw new HostError("get"); } }),
     () => { let v = null; for (let i = 0; i < 300; i++) v = [v]; return v; },
+    // An array whose element reads throw (`then` answers, so that a promise
+    // resolving to it reads it), and a revoked Proxy.
+    () => new Proxy([1, 2], { get(_, key) { if (key === "then") return undefined; throw new HostError("get"); } }),
+    () => { const r = Proxy.revocable([], {}); r.revoke(); return r.proxy; },
   ];
   if (depth <= 0 || rng.next() < 0.5) return rng.pick(leaf)();
   return rng.pick(nested)();
