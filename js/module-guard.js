@@ -35,13 +35,21 @@ function distance(a, b) {
 /**
  * `INVALID_ARGUMENT` for the first key of `options` that `keys` (what the
  * declarations say `name` takes) does not name, with the closest known
- * key; `null` when there is none or `options` is not a plain object.
+ * key; `null` when there is none or `options` is not a plain object. Options
+ * that cannot be read (a revoked `Proxy`, one whose traps throw) are
+ * `INVALID_ARGUMENT` too.
  */
 export function unknownOption(name, options, keys) {
   if (options === null || typeof options !== "object") return null;
-  const proto = Object.getPrototypeOf(options);
-  if (proto !== Object.prototype && proto !== null) return null;
-  const key = Object.keys(options).find((k) => !keys.includes(k));
+  let own;
+  try {
+    const proto = Object.getPrototypeOf(options);
+    if (proto !== Object.prototype && proto !== null) return null;
+    own = Object.keys(options);
+  } catch (e) {
+    return codedError("INVALID_ARGUMENT", `${name}: the options could not be read (${e?.message ?? String(e)})`, e);
+  }
+  const key = own.find((k) => !keys.includes(k));
   if (key === undefined) return null;
   const [closest] = keys.map((k) => [k, distance(key, k)]).sort((a, b) => a[1] - b[1]);
   const hint = closest && closest[1] <= Math.max(2, Math.floor(key.length / 3)) ? `; did you mean ${closest[0]}?` : "";

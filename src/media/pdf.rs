@@ -14,8 +14,9 @@ use miniz_oxide::inflate::decompress_to_vec_zlib_with_limit;
 /// one page.
 pub const UNKNOWN_PAGES: u32 = 10;
 
-/// At most this many bytes are inflated from one object stream, and from
-/// all of a file's together: a hostile stream (a zip bomb) stops there.
+/// At most this many bytes are inflated from all of a file's object
+/// streams together (each charged what it inflated, whole or cut): hostile
+/// streams (zip bombs, one or many) stop there.
 const MAX_INFLATED: usize = 64 << 20;
 
 /// The page count of `bytes` (see the module documentation); at least 1.
@@ -26,11 +27,13 @@ pub fn pdf_pages(bytes: &[u8]) -> u32 {
     if let Some(n) = tree_count(bytes) {
         return n.max(1);
     }
-    let streams = object_streams(bytes);
+    let streams = object_streams(bytes).streams;
     if let Some(n) = streams.iter().filter_map(|s| tree_count(s)).max() {
         return n.max(1);
     }
-    let objects = page_objects(bytes) + streams.iter().map(|s| page_objects(s)).sum::<u32>();
+    let objects = streams.iter().fold(page_objects(bytes), |n, s| {
+        n.saturating_add(page_objects(s))
+    });
     if objects > 0 {
         return objects;
     }
@@ -101,7 +104,7 @@ fn enclosing_dict(bytes: &[u8], at: usize) -> &[u8] {
             depth -= 1;
         }
     }
-    let hi = (at + 4096).min(bytes.len());
+    let hi = at.saturating_add(4096).min(bytes.len());
     let mut depth = 0i32;
     let mut end = hi;
     let mut j = start + 2;
@@ -158,38 +161,68 @@ fn page_objects(bytes: &[u8]) -> u32 {
     u32::try_from(count).unwrap_or(u32::MAX)
 }
 
+/// What a file's object streams inflated: the contents of those that
+/// inflated whole, and how many bytes were inflated in all (a stream cut
+/// at the budget or broken midway included).
+struct Inflated {
+    streams: Vec<Vec<u8>>,
+    bytes: usize,
+}
+
+/// Where the data of the stream whose `stream` keyword ends at `start`
+/// ends: `start + length` when `/Length` gives one that fits in the file,
+/// else the `endstream` after it. `None` when neither reads.
+fn stream_end(bytes: &[u8], start: usize, length: Option<usize>) -> Option<usize> {
+    match length {
+        Some(n) if start.checked_add(n).is_some_and(|end| end <= bytes.len()) => Some(start + n),
+        _ => start.checked_add(find(bytes.get(start..)?, b"endstream")?),
+    }
+}
+
+/// The data of the object stream whose dictionary `dict` names
+/// `/ObjStm` at `at`: `stream`, an end of line, the data, `endstream`.
+fn stream_data<'a>(bytes: &'a [u8], at: usize, dict: &[u8]) -> Option<&'a [u8]> {
+    let after = at + find(&bytes[at..], b">>").unwrap_or(0);
+    let keyword = find(&bytes[after..], b"stream")?;
+    let mut start = after + keyword + 6;
+    if bytes[start..].starts_with(b"\r\n") {
+        start += 2;
+    } else if bytes[start..].starts_with(b"\n") || bytes[start..].starts_with(b"\r") {
+        start += 1;
+    }
+    let length = key_value(dict, b"/Length").and_then(|n| usize::try_from(n).ok());
+    let end = stream_end(bytes, start, length)?;
+    bytes.get(start..end)
+}
+
 /// The inflated contents of the file's Flate-compressed object streams
 /// (`/Type /ObjStm`), within [`MAX_INFLATED`] bytes in all.
-fn object_streams(bytes: &[u8]) -> Vec<Vec<u8>> {
-    let mut out = Vec::new();
+fn object_streams(bytes: &[u8]) -> Inflated {
+    let mut out = Inflated {
+        streams: Vec::new(),
+        bytes: 0,
+    };
     let mut budget = MAX_INFLATED;
     for at in find_all(bytes, b"/ObjStm") {
         let dict = enclosing_dict(bytes, at);
         if find(dict, b"/FlateDecode").is_none() || find(dict, b"/DecodeParms").is_some() {
             continue;
         }
-        // The stream's data follows the dictionary: `stream`, an end of
-        // line, the data, `endstream`.
-        let after = at + find(&bytes[at..], b">>").unwrap_or(0);
-        let Some(keyword) = find(&bytes[after..], b"stream") else {
+        let Some(data) = stream_data(bytes, at, dict) else {
             continue;
         };
-        let mut start = after + keyword + 6;
-        if bytes[start..].starts_with(b"\r\n") {
-            start += 2;
-        } else if bytes[start..].starts_with(b"\n") || bytes[start..].starts_with(b"\r") {
-            start += 1;
-        }
-        let end = match key_value(dict, b"/Length") {
-            Some(n) if start + n as usize <= bytes.len() => start + n as usize,
-            _ => match find(&bytes[start..], b"endstream") {
-                Some(e) => start + e,
-                None => continue,
-            },
-        };
-        if let Ok(inflated) = decompress_to_vec_zlib_with_limit(&bytes[start..end], budget) {
-            budget -= inflated.len();
-            out.push(inflated);
+        match decompress_to_vec_zlib_with_limit(data, budget) {
+            Ok(inflated) => {
+                budget -= inflated.len();
+                out.bytes += inflated.len();
+                out.streams.push(inflated);
+            }
+            // A stream cut at the budget (a bomb) or broken midway is
+            // charged what it inflated: N bombs inflate the budget once.
+            Err(e) => {
+                budget = budget.saturating_sub(e.output.len());
+                out.bytes += e.output.len();
+            }
         }
         if budget == 0 {
             break;
@@ -227,6 +260,49 @@ mod tests {
         pdf.extend_from_slice(&data);
         pdf.extend_from_slice(b"\nendstream\nendobj\n");
         assert_eq!(pdf_pages(&pdf), 60);
+    }
+
+    /// A stream whose `/Length` reaches past the address space (on wasm32,
+    /// `/Length 4294967290`; here, lengths near `usize::MAX`) ends at its
+    /// `endstream`, never at a wrapped-around offset.
+    #[test]
+    fn a_length_past_the_address_space_reads_to_endstream() {
+        let bytes = b"<< /Length 4294967290 >> stream\nabc\nendstream";
+        let start = 32;
+        for length in [usize::MAX, usize::MAX - 3, usize::MAX - start + 1] {
+            assert_eq!(stream_end(bytes, start, Some(length)), Some(36));
+        }
+        assert_eq!(stream_end(bytes, start, Some(3)), Some(35));
+        assert_eq!(stream_end(bytes, bytes.len() + 1, Some(usize::MAX)), None);
+        let objects = b"1 0 << /Type /Page >>";
+        let data = compress_to_vec_zlib(objects, 6);
+        let mut pdf =
+            b"%PDF-1.5 << /Type /ObjStm /Filter /FlateDecode /Length 4294967290 >>\nstream\n"
+                .to_vec();
+        pdf.extend_from_slice(&data);
+        pdf.extend_from_slice(b"\nendstream");
+        assert_eq!(pdf_pages(&pdf), 1);
+    }
+
+    /// Zip bombs in one file share one budget: three streams each
+    /// inflating past the cap inflate [`MAX_INFLATED`] bytes in all.
+    #[test]
+    fn bombs_in_one_file_share_one_budget() {
+        let bomb = compress_to_vec_zlib(&vec![b' '; MAX_INFLATED + 1024], 9);
+        let mut pdf = b"%PDF-1.5\n".to_vec();
+        for _ in 0..3 {
+            pdf.extend_from_slice(b"<< /Type /ObjStm /Filter /FlateDecode >> stream\n");
+            pdf.extend_from_slice(&bomb);
+            pdf.extend_from_slice(b"\nendstream\n");
+        }
+        let inflated = object_streams(&pdf);
+        assert!(
+            inflated.bytes <= MAX_INFLATED,
+            "{} bytes inflated, the cap is {MAX_INFLATED}",
+            inflated.bytes
+        );
+        assert!(inflated.streams.is_empty());
+        assert_eq!(pdf_pages(&pdf), UNKNOWN_PAGES);
     }
 
     #[test]

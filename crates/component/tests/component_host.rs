@@ -1990,3 +1990,70 @@ fn look_back_reads_the_sessions_stored_output_and_unread_outputs_are_whole() {
         .unwrap()
         .contains("src/file_299.rs"));
 }
+
+/// Issue 62, item 1: a 0.2 KB PDF whose object stream claims
+/// `/Length 4294967290` overflowed the page counter's 32-bit `usize` and
+/// trapped the instance. Through the component (wasm32) it is counted
+/// (read to its `endstream`), compiled and checked in a request, and the
+/// instance stays usable.
+#[test]
+fn a_pdf_claiming_a_length_near_4_gib_is_counted_and_the_instance_stays_usable() {
+    let (mut store, cc) = instantiate();
+    let pdf =
+        std::fs::read(common::golden::repo_root().join("tests/fixtures/fuzz/length-overflow.pdf"))
+            .unwrap();
+    let artifacts = cc.agent_context_compiler_artifact_store();
+    let part = artifacts
+        .call_attach_media(
+            &mut store,
+            &pdf,
+            &AttachMediaOptions {
+                media_type: None,
+                filename: Some("hostile.pdf".into()),
+                detail: None,
+                source: None,
+                session_id: Some("pdf".into()),
+            },
+        )
+        .expect("no trap")
+        .expect("a PDF");
+    let part: Value = serde_json::from_str(&part).unwrap();
+    assert_eq!(
+        (part["type"].as_str(), part["pages"].as_u64()),
+        (Some("file"), Some(1))
+    );
+    let s = new_session(&mut store, &cc, "pdf");
+    let data = json!({"text": "Summarise the report.", "media": [part]}).to_string();
+    cc.agent_context_compiler_sessions()
+        .session()
+        .call_record(&mut store, s, "user_input", &data, None)
+        .unwrap()
+        .unwrap();
+    let compiler = cc.agent_context_compiler_compiler();
+    let mut options = zoned_options();
+    options.media_store = true;
+    options.format = Some(MessageFormat::Anthropic);
+    options.model = Some("claude-sonnet-4".into());
+    let compiled = compiler
+        .call_compile_with(&mut store, s, 20_000, &options, &[], &[])
+        .expect("no trap")
+        .unwrap();
+    assert!(compiled.messages_json.contains("application/pdf"));
+    let format = FormatOptions {
+        format: Some(MessageFormat::Anthropic),
+        model: Some("claude-sonnet-4".into()),
+    };
+    let violations = compiler
+        .call_check_request(&mut store, &compiled.messages_json, &format)
+        .expect("no trap")
+        .unwrap();
+    assert_eq!(violations, "[]");
+    // A later, unrelated call in the same instance.
+    let other = new_session(&mut store, &cc, "later");
+    record_turns(
+        &mut store,
+        &cc,
+        other,
+        [("still here?".to_string(), "yes".to_string())],
+    );
+}

@@ -39,14 +39,50 @@ pub fn js_to_json_counts(value: &JsValue, path: &str, non_finite: ErrorCode) -> 
     convert(value, path, 0, &mut stack, non_finite)
 }
 
-// Catching forms of `Array.isArray` and `Object.keys`: a `Proxy` whose trap
-// throws must be an error here, not an exception unwinding through wasm.
+// Catching forms of `Array.isArray`, `Array.from`, `Object.keys` and
+// `Object.values`: a `Proxy` whose trap throws (or a revoked one) must be an
+// error here, not an exception unwinding through wasm.
 #[wasm_bindgen]
 extern "C" {
     #[wasm_bindgen(catch, js_namespace = Array, js_name = isArray)]
     fn is_array(value: &JsValue) -> std::result::Result<bool, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = Array, js_name = from)]
+    fn array_from(value: &JsValue) -> std::result::Result<Array, JsValue>;
     #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
     fn object_keys(value: &Object) -> std::result::Result<Array, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = values)]
+    fn object_values(value: &JsValue) -> std::result::Result<Array, JsValue>;
+}
+
+/// The items of `value` (a host's answer) copied into a plain array when it
+/// is an array, `Ok(None)` when it is not; `Err` holds what a `Proxy`'s trap
+/// threw.
+pub fn array_items(value: &JsValue) -> std::result::Result<Option<Array>, JsValue> {
+    if !is_array(value)? {
+        return Ok(None);
+    }
+    array_from(value).map(Some)
+}
+
+/// The items of `value`, an argument, when it is an array (`Ok(None)` when
+/// it is not); a `Proxy` whose trap throws (or a revoked one) is
+/// `INVALID_ARGUMENT` naming `what`.
+pub fn argument_items(value: &JsValue, what: &str) -> Result<Option<Array>> {
+    array_items(value).map_err(|e| {
+        Error::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "{what} could not be read ({})",
+                crate::error::thrown_message(&e)
+            ),
+        )
+    })
+}
+
+/// The values of `value`'s own enumerable properties (`Object.values`);
+/// `Err` holds what a `Proxy`'s trap threw.
+pub fn own_values(value: &JsValue) -> std::result::Result<Array, JsValue> {
+    object_values(value)
 }
 
 fn convert(

@@ -5,7 +5,8 @@ use async_trait::async_trait;
 use js_sys::{Array, Float32Array, Function};
 use wasm_bindgen::JsValue;
 
-use crate::convert::describe;
+use crate::convert::{array_items, describe};
+use crate::error::thrown_message;
 use crate::promise::{call_and_await, require_callable};
 use context_compiler::error::{Error, ErrorCode, Result};
 use context_compiler::recall::embedder::Embedder;
@@ -44,19 +45,30 @@ impl Embedder for JsEmbedder {
             "the embedder",
         )
         .await?;
-        if !Array::is_array(&out) {
+        let trapped = |e: JsValue| {
+            bad(format!(
+                "the embedder's answer could not be read ({})",
+                thrown_message(&e)
+            ))
+        };
+        let Some(vectors) = array_items(&out).map_err(trapped)? else {
             return Err(bad(format!(
                 "the embedder must return an array of vectors (got {})",
                 describe(&out)
             )));
-        }
-        Array::from(&out)
+        };
+        vectors
             .iter()
             .map(|v| {
                 // Arrays of numbers and typed arrays; anything else in them
                 // becomes NaN, which the core refuses.
-                if Array::is_array(&v) || js_sys::ArrayBuffer::is_view(&v) {
+                if js_sys::ArrayBuffer::is_view(&v) {
                     Ok(Float32Array::new(&v).to_vec())
+                } else if let Some(items) = array_items(&v).map_err(trapped)? {
+                    Ok(items
+                        .iter()
+                        .map(|x| x.as_f64().unwrap_or(f64::NAN) as f32)
+                        .collect())
                 } else {
                     Err(bad(format!(
                         "each vector the embedder returns must be an array of numbers (got {})",

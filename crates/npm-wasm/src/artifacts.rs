@@ -10,7 +10,7 @@ use context_compiler::artifacts::{
     ArtifactHandle, ArtifactStore, MemoryArtifactStore as CoreStore, StoredArtifact,
 };
 use context_compiler::error::{Error, ErrorCode};
-use context_compiler_js::convert::{bytes, from_js, to_js};
+use context_compiler_js::convert::{argument_items, bytes, from_js, to_js};
 use context_compiler_js::env::JsClock;
 use context_compiler_js::hash::{content_id_now, JsHasher};
 use context_compiler_js::registry::Registration;
@@ -66,14 +66,14 @@ impl MemoryArtifactStore {
         &self,
         #[wasm_bindgen(unchecked_param_type = "StoredArtifact[]")] artifacts: JsValue,
     ) -> JsResult<()> {
-        if !Array::is_array(&artifacts) {
+        let Some(items) = argument_items(&artifacts, "artifacts")? else {
             return Err(Thrown::from(Error::new(
                 ErrorCode::InvalidArgument,
                 "restore expects an array from snapshot()",
             )));
-        }
+        };
         let mut restored = Vec::new();
-        for (i, item) in Array::from(&artifacts).iter().enumerate() {
+        for (i, item) in items.iter().enumerate() {
             let what = format!("artifacts[{i}]");
             let get = |k: &str| Reflect::get(&item, &k.into()).unwrap_or(JsValue::UNDEFINED);
             let handle: ArtifactHandle = from_js(&get("handle"), &format!("{what}.handle"))?;

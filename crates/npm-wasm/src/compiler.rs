@@ -4,7 +4,6 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use context_compiler_js::error::{JsResult, Thrown};
-use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
 use crate::types::*;
@@ -15,7 +14,7 @@ use crate::session::session_arg;
 use crate::working_context::WorkingContext;
 use context_compiler::compiler::{CompileOptions, ContextCompiler as CoreCompiler};
 use context_compiler::error::{Error, ErrorCode, Result};
-use context_compiler_js::convert::{count, js_to_json, option, typed_option};
+use context_compiler_js::convert::{argument_items, count, js_to_json, option, typed_option};
 use context_compiler_js::error::to_js_error;
 use context_compiler_js::promise::spawn;
 use context_compiler_js::registry::Registration;
@@ -184,13 +183,13 @@ impl ContextCompiler {
         let list = option(&options, "processors", "options")?;
         let mut processors = Vec::new();
         if !list.is_undefined() && !list.is_null() {
-            if !Array::is_array(&list) {
+            let Some(items) = argument_items(&list, "options.processors")? else {
                 return Err(Thrown::from(Error::new(
                     ErrorCode::InvalidArgument,
                     "options.processors must be an array",
                 )));
-            }
-            for (i, p) in Array::from(&list).iter().enumerate() {
+            };
+            for (i, p) in items.iter().enumerate() {
                 processors.push(ProcessorEntry::from_js(
                     &p,
                     &format!("options.processors[{i}]"),

@@ -13,7 +13,7 @@ use context_compiler::runner::{
     Model, ModelAnswer, ModelReply, ModelRequest, StreamFormat, StreamReader,
 };
 use context_compiler::working_context::ProviderFormat;
-use context_compiler_js::convert::{js_to_json, to_js};
+use context_compiler_js::convert::{array_items, js_to_json, to_js};
 use context_compiler_js::error::thrown_message;
 use context_compiler_js::llm::{abort, AbortOnDrop};
 use context_compiler_js::promise::call_and_await;
@@ -128,15 +128,18 @@ pub(crate) fn reply_from_js(reply: JsValue) -> Result<ModelReply> {
 /// `key` of `object`, read as JS reads it (through getters); a getter that
 /// throws is the model's failure.
 fn field(object: &JsValue, key: &str) -> Result<JsValue> {
-    Reflect::get(object, &key.into()).map_err(|e| {
-        Error::new(
-            ErrorCode::ModelFailed,
-            format!(
-                "the model's reply: reading {key} threw: {}",
-                thrown_message(&e)
-            ),
-        )
-    })
+    Reflect::get(object, &key.into()).map_err(|e| unreadable(key, &e))
+}
+
+/// `MODEL_FAILED`: reading the reply's `key` threw `thrown`.
+fn unreadable(key: &str, thrown: &JsValue) -> Error {
+    Error::new(
+        ErrorCode::ModelFailed,
+        format!(
+            "the model's reply: reading {key} threw: {}",
+            thrown_message(thrown)
+        ),
+    )
 }
 
 /// The AI SDK's results as a reply: a `streamText` result is its
@@ -151,15 +154,14 @@ fn ai_sdk_result(out: JsValue) -> Result<JsValue> {
         return Ok(out);
     }
     let steps = field(&out, "steps")?;
-    if !(js_sys::Array::is_array(&steps)
-        && Reflect::has(&out, &"totalUsage".into()).unwrap_or(false))
-    {
+    let steps = array_items(&steps).map_err(|e| unreadable("steps", &e))?;
+    let Some(steps) = steps.filter(|_| Reflect::has(&out, &"totalUsage".into()).unwrap_or(false))
+    else {
         let full = field(&out, "fullStream")?;
         let is_stream =
             Reflect::has(&out, &"textStream".into()).unwrap_or(false) && full.is_object();
         return Ok(if is_stream { full } else { out });
-    }
-    let steps = js_sys::Array::from(&steps);
+    };
     let ran = |why: &str| {
         Err(Error::new(
             ErrorCode::ModelFailed,
@@ -177,7 +179,8 @@ fn ai_sdk_result(out: JsValue) -> Result<JsValue> {
     }
     let step = steps.get(0);
     let results = field(&step, "toolResults")?;
-    if js_sys::Array::is_array(&results) && js_sys::Array::from(&results).length() > 0 {
+    let results = array_items(&results).map_err(|e| unreadable("toolResults", &e))?;
+    if results.is_some_and(|r| r.length() > 0) {
         return ran("ran the tools itself (the step has tool results)");
     }
     let reply = Object::new();

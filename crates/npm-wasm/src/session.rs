@@ -4,7 +4,6 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use context_compiler_js::error::{JsResult, Thrown};
-use js_sys::Array;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -15,7 +14,8 @@ use crate::counter::JsTokenCounter;
 use crate::record_buffers;
 use context_compiler::error::{Error, ErrorCode, Result};
 use context_compiler_js::convert::{
-    bool_option, count, describe, js_to_json, js_to_json_counts, option, string, to_js, whole,
+    argument_items, bool_option, count, describe, js_to_json, js_to_json_counts, option, string,
+    to_js, whole,
 };
 use context_compiler_js::env::{seed, JsClock};
 use context_compiler_js::error::to_js_error;
@@ -578,8 +578,8 @@ impl EventLog {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string[]")] kinds: JsValue,
     ) -> JsResult<JsValue> {
-        let kinds: Vec<String> = if Array::is_array(&kinds) {
-            Array::from(&kinds)
+        let kinds: Vec<String> = if let Some(items) = argument_items(&kinds, "kinds")? {
+            items
                 .iter()
                 .map(|k| string(&k, "kinds[]"))
                 .collect::<Result<_>>()?

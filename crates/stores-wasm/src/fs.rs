@@ -7,7 +7,6 @@ use std::rc::Rc;
 
 use async_trait::async_trait;
 use context_compiler_js::error::JsResult;
-use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
 use crate::bytes::{stored_bytes, JsBytes};
@@ -115,8 +114,7 @@ impl FileSystem for JsFiles {
         let v = self
             .call("list", &[dir.into()], format!("files.list({dir})"))
             .await?;
-        resolved_array(&v, "files.list", "paths")?;
-        Array::from(&v)
+        resolved_array(&v, "files.list", "paths")?
             .iter()
             .map(|item| {
                 item.as_string().ok_or_else(|| {

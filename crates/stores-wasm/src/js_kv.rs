@@ -10,8 +10,9 @@ use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use context_compiler::error::{Error, ErrorCode, Result};
-use context_compiler_js::convert::describe;
+use context_compiler_js::convert::{array_items, describe};
 use context_compiler_js::env::JsClock;
+use context_compiler_js::error::thrown_message;
 use context_compiler_js::hash::JsHasher;
 use context_compiler_js::promise::{call_and_await, callable, require_callable, require_methods};
 use context_compiler_js::registry::Registration;
@@ -56,19 +57,27 @@ pub(crate) async fn call_method(
     call_and_await(&f, this, args, ErrorCode::StoreFailed, op).await
 }
 
-/// Checks that `value`, what `call` resolved to, is an array (of `items`);
-/// otherwise `STORE_INVALID_VALUE`.
-pub(crate) fn resolved_array(value: &JsValue, call: &str, items: &str) -> Result<()> {
-    if Array::is_array(value) {
-        return Ok(());
+/// The items of `value`, what `call` resolved to, when it is an array (of
+/// `items`), read with catching calls; otherwise (or when a `Proxy`'s trap
+/// throws) `STORE_INVALID_VALUE`.
+pub(crate) fn resolved_array(value: &JsValue, call: &str, items: &str) -> Result<Array> {
+    match array_items(value) {
+        Ok(Some(array)) => Ok(array),
+        Ok(None) => Err(Error::new(
+            ErrorCode::StoreInvalidValue,
+            format!(
+                "{call} must resolve to an array of {items} (got {})",
+                describe(value)
+            ),
+        )),
+        Err(thrown) => Err(Error::new(
+            ErrorCode::StoreInvalidValue,
+            format!(
+                "{call}'s answer could not be read ({})",
+                thrown_message(&thrown)
+            ),
+        )),
     }
-    Err(Error::new(
-        ErrorCode::StoreInvalidValue,
-        format!(
-            "{call} must resolve to an array of {items} (got {})",
-            describe(value)
-        ),
-    ))
 }
 
 #[async_trait(?Send)]
@@ -122,9 +131,8 @@ impl KeyValue for JsKv {
         let arg = Object::new();
         let _ = Reflect::set(&arg, &"prefix".into(), &prefix.into());
         let v = self.call("list", &[arg.into()], "list").await?;
-        resolved_array(&v, "kv.list", "keys")?;
         let mut keys = Vec::new();
-        for item in Array::from(&v).iter() {
+        for item in resolved_array(&v, "kv.list", "keys")?.iter() {
             let key = item.as_string().or_else(|| {
                 ["key", "name"]
                     .iter()

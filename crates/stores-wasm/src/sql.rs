@@ -14,8 +14,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use context_compiler::error::{Error, ErrorCode, Result};
-use context_compiler_js::convert::describe;
+use context_compiler_js::convert::{array_items, describe, own_values};
 use context_compiler_js::env::JsClock;
+use context_compiler_js::error::thrown_message;
 use context_compiler_js::hash::JsHasher;
 use context_compiler_js::promise::require_methods;
 use context_compiler_js::registry::Registration;
@@ -83,16 +84,24 @@ fn from_js(v: &JsValue) -> Result<SqlValue> {
     )))
 }
 
+/// What a `Proxy` among the host's rows threw, read.
+fn trapped(what: &str, thrown: &JsValue) -> Error {
+    invalid(format!(
+        "{what} could not be read ({})",
+        thrown_message(thrown)
+    ))
+}
+
 fn row_values(row: &JsValue) -> Result<Vec<SqlValue>> {
-    let cells = if Array::is_array(row) {
-        Array::from(row)
-    } else if row.is_object() {
-        Object::values(row.unchecked_ref())
-    } else {
-        return Err(invalid(format!(
-            "a row must be an array or an object (got {})",
-            describe(row)
-        )));
+    let cells = match array_items(row).map_err(|e| trapped("a row", &e))? {
+        Some(cells) => cells,
+        None if row.is_object() => own_values(row).map_err(|e| trapped("a row", &e))?,
+        None => {
+            return Err(invalid(format!(
+                "a row must be an array or an object (got {})",
+                describe(row)
+            )))
+        }
     };
     cells.iter().map(|c| from_js(&c)).collect()
 }
@@ -108,13 +117,14 @@ impl SqlConnection for JsSql {
             "connection.query",
         )
         .await?;
-        if !Array::is_array(&rows) {
+        let Some(rows) = array_items(&rows).map_err(|e| trapped("connection.query's rows", &e))?
+        else {
             return Err(invalid(format!(
                 "connection.query must resolve to an array of rows (got {})",
                 describe(&rows)
             )));
-        }
-        Array::from(&rows).iter().map(|r| row_values(&r)).collect()
+        };
+        rows.iter().map(|r| row_values(&r)).collect()
     }
 
     async fn batch(&self, statements: &[Statement]) -> Result<()> {
