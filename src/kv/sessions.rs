@@ -20,10 +20,8 @@ use crate::kv::framed::{json_from_bytes, parse_record, Content, Framed, Record};
 use crate::kv::value::same_value;
 use crate::kv::{escape_key_part, unescape_key_part, KeyValue, KvArtifactStore, KvValue};
 use crate::session::check_session_id;
-use crate::session::lease::{check_store_version, leased_save, LeaseTake, SaveTry, STORE_VERSION};
-use crate::session::{
-    plan_save, stale_save, SavePlan, SaveReport, SavedEvents, SessionSource, SessionStore,
-};
+use crate::session::lease::{check_store_version, LeaseTake, SaveTry, STORE_VERSION};
+use crate::session::{plan_save, SavePlan, SaveReport, SavedEvents, SessionSource, SessionStore};
 
 /// After this many appended segments the next save rewrites the session as
 /// one segment, so loading never takes more than this many reads (plus chunks).
@@ -473,11 +471,7 @@ impl<K: KeyValue> KvArtifactStore<K> {
 impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
     async fn save_session(&self, session: &dyn SessionSource) -> Result<SaveReport> {
         let id = session.session_id()?;
-        match self.save_as(session, None).await? {
-            SaveTry::Saved(report) => Ok(report),
-            SaveTry::Lost => Err(stale_save(&id)),
-            SaveTry::Leased { .. } => Err(leased_save(&id)),
-        }
+        self.save_as(session, None).await?.into_saved(&id)
     }
 
     async fn try_save(&self, session: &dyn SessionSource, writer: &str) -> Result<SaveTry> {

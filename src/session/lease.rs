@@ -39,6 +39,18 @@ pub enum SaveTry {
     },
 }
 
+impl SaveTry {
+    /// What a plain save (`save_session`) of `session_id` makes of this
+    /// try: its report, or `STORE_CONFLICT` saying why nothing was written.
+    pub fn into_saved(self, session_id: &str) -> Result<SaveReport> {
+        match self {
+            SaveTry::Saved(report) => Ok(report),
+            SaveTry::Lost => Err(crate::session::stale_save(session_id)),
+            SaveTry::Leased { .. } => Err(leased_save(session_id)),
+        }
+    }
+}
+
 /// What taking a session's lease did ([`crate::session::SessionStore::take_lease`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum LeaseTake {

@@ -44,11 +44,9 @@ use crate::artifacts::{
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
 use crate::json_text::to_json_text;
-use crate::session::lease::{check_store_version, leased_save, LeaseTake, SaveTry};
+use crate::session::lease::{check_store_version, LeaseTake, SaveTry};
 use crate::session::{check_optional_session_id, check_session_id};
-use crate::session::{
-    plan_save, stale_save, SavePlan, SaveReport, SavedEvents, SessionSource, SessionStore,
-};
+use crate::session::{plan_save, SavePlan, SaveReport, SavedEvents, SessionSource, SessionStore};
 
 mod dialect;
 
@@ -610,11 +608,7 @@ impl<C: SqlConnection> ArtifactStore for SqlArtifactStore<C> {
 impl<C: SqlConnection> SessionStore for SqlArtifactStore<C> {
     async fn save_session(&self, session: &dyn SessionSource) -> Result<SaveReport> {
         let id = session.session_id()?;
-        match self.save_as(session, None).await? {
-            SaveTry::Saved(report) => Ok(report),
-            SaveTry::Lost => Err(stale_save(&id)),
-            SaveTry::Leased { .. } => Err(leased_save(&id)),
-        }
+        self.save_as(session, None).await?.into_saved(&id)
     }
 
     async fn try_save(&self, session: &dyn SessionSource, writer: &str) -> Result<SaveTry> {
