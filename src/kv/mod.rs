@@ -17,6 +17,9 @@
 //!   whole with [`ErrorCode::StoreConflict`](crate::error::ErrorCode::StoreConflict).
 //! - `{prefix}s/{session}/{generation}/{start}-{end}`: the segment holding
 //!   events `start..end`, chunked like artifacts.
+//! - `{prefix}s/{session}/lease/{token}`: the lease a sync that lost
+//!   repeatedly holds, written with a TTL ([`KeyValue::put_expiring`]) and
+//!   named by the head (see `sessions.rs`).
 //!
 //! Every read is verified: an artifact whose content does not hash to its id
 //! is [`ErrorCode::ArtifactIntegrity`](crate::error::ErrorCode::ArtifactIntegrity),
