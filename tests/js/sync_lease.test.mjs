@@ -155,6 +155,19 @@ for (const [name, make] of Object.entries(BACKENDS)) {
     assert.deepEqual(texts(await plain.loadSession("s")), ["base", "other"]);
   });
 
+  test(`${name}: waiting on another writer's lease is no try`, async () => {
+    const plain = (await make()).plain();
+    const base = new Session({ sessionId: "w" });
+    base.record("user_input", "base");
+    await plain.saveSession(base);
+    const mine = await plain.loadSession("w");
+    mine.record("user_input", "mine");
+    assert.equal((await plain.__takeLease("w", "holder", 150)).outcome, "taken");
+    const report = await mine.sync(plain, { maxTries: 1 });
+    assert.equal(report.tries, 1);
+    assert.deepEqual(texts(await plain.loadSession("w")), ["base", "mine"]);
+  });
+
   test(`${name}: a direct saveSession updates the session's saved prefix`, async () => {
     const plain = (await make()).plain();
     const s = new Session({ sessionId: "p" });
