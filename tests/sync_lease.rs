@@ -236,7 +236,10 @@ fn kv_backend() -> Backend {
 }
 
 fn files_backend(name: &str) -> Backend {
-    let dir = std::env::temp_dir().join(format!("acc-lease-{name}-{}", std::process::id()));
+    // One directory per backend: the tests run side by side in one process.
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("acc-lease-{name}-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let clock = StepClock::new(1e12, 0.0);
     let script = Script::new();
