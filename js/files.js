@@ -2,7 +2,7 @@
 // node:fs/promises): paths relative to the store's directory, each write to
 // a temporary file beside its target, synced, then renamed over it; an
 // exclusive create (a session head's next version) hard-links it instead.
-import { link, mkdir, open, readFile, readdir, rename, rm } from "node:fs/promises";
+import { link, mkdir, open, readFile, readdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 
 let written = 0;
@@ -69,6 +69,16 @@ export function nodeFiles(baseDir) {
     },
     async remove(path) {
       await rm(full(path), { force: true });
+    },
+    // How long ago the file was written, by its modification time: a
+    // session's lease file expires by it.
+    async ageMs(path) {
+      try {
+        return Math.max(0, Date.now() - (await stat(full(path))).mtimeMs);
+      } catch (e) {
+        if (e?.code === "ENOENT") return null;
+        throw e;
+      }
     },
     async list(dir) {
       const out = [];

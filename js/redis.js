@@ -56,6 +56,10 @@ export function redisKv(client) {
       } while (cursor !== "0");
       return [...keys].sort();
     },
+    // A session's lease: a key Redis expires by its own clock (PX).
+    async putExpiring(key, value, ttlMs) {
+      await client.set(key, buffer(value), "PX", Math.max(1, Math.ceil(ttlMs)));
+    },
     async putIf(key, value, expected) {
       const wrote = expected === null
         ? await client.eval(PUT_IF, 1, key, buffer(value), "0", "")

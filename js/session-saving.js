@@ -21,6 +21,11 @@ for (const name of ["__mergeSaved", "__mergeSavedTail", "__savedPrefix", "__note
   glue.Session.prototype[name] = guarded(glue.Session.prototype[name], `Session.${name}`);
 }
 const retryDelayMs = guarded(glue.Session.__retryDelayMs, "Session.__retryDelayMs");
+const leasePollMs = guarded(glue.Session.__leasePollMs, "Session.__leasePollMs");
+
+/** After how many lost saves a sync takes the session's lease, and for how long (src/session/lease.rs). */
+const LEASE_AFTER_LOSSES = 2;
+const LEASE_MS = 2000;
 
 /** `session.sync`'s defaults (`SyncOptions` in src/session/sync.rs). */
 const SYNC_DEFAULTS = { maxTries: 8, baseDelayMs: 10, maxDelayMs: 1000 };
@@ -62,15 +67,31 @@ async function mergeWhatIsNew(session, store, id) {
   }
 }
 
+/** One try of a sync's save: the store's own (leases respected), or a plain save's outcome. */
+async function trySave(store, session, writer) {
+  if (typeof store.__trySave === "function") return store.__trySave(session, writer);
+  try {
+    return { outcome: "saved", report: await store.saveSession(session) };
+  } catch (e) {
+    if (e?.code !== "STORE_CONFLICT") throw e;
+    return { outcome: "lost", error: e };
+  }
+}
+
+let writers = 0;
+
 /**
  * `session.sync(store, options)`: saves the session to a store other writers
  * save it to as well. On `STORE_CONFLICT` it waits a jittered backoff, loads
  * what they saved since its last save and places it before this session's
  * own unsaved events (`mergeWhatIsNew`), and saves again, at most
  * `maxTries` times; then it rejects with `STORE_CONFLICT`, its own events
- * unsaved for the next sync. A session whose syncs lately had to contend
- * waits before its first save too (`Session::sync_pace` in the core). The loop of `sync_session` in the core, over a
- * store of the other WebAssembly instance.
+ * unsaved for the next sync. After two lost saves it takes the session's
+ * lease where the store keeps one (its next save cannot lose); a save that
+ * meets another's lease waits for it, which is no try. A session whose
+ * syncs lately had to contend waits before its first save too
+ * (`Session::sync_pace` in the core). The loop of `sync_session` in the
+ * core, over a store of the other WebAssembly instance.
  */
 async function sync(store, options) {
   const { maxTries, baseDelayMs, maxDelayMs } = syncOptions(options);
@@ -78,30 +99,60 @@ async function sync(store, options) {
     throw codedError("INVALID_ARGUMENT", "sync takes a store with saveSession and loadSession");
   }
   const id = this.sessionId;
+  const writer = `${Math.random().toString(16).slice(2, 10)}-${writers++}`;
   let merged = 0;
-  const wait = (next) => new Promise((resolve) => setTimeout(resolve, retryDelayMs(next, Math.random(), baseDelayMs, maxDelayMs)));
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  const wait = (next) => sleep(retryDelayMs(next, Math.random(), baseDelayMs, maxDelayMs));
+  // Waits on other writers' leases: no try, but bounded in all.
+  let waitedMs = 0;
+  let waits = 0;
+  const waitLease = async (remaining) => {
+    if (waitedMs >= LEASE_MS * maxTries) {
+      throw codedError("STORE_CONFLICT", `session ${id}: waited ${Math.round(waitedMs)} ms on other writers' leases; the session holds every event, its own unsaved: sync again`);
+    }
+    const ms = leasePollMs(waits++, Math.random(), remaining ?? undefined);
+    waitedMs += ms;
+    await sleep(ms);
+  };
+  /** Takes the lease, waiting while another holds it; false where the store keeps none. */
+  const takeLease = async () => {
+    if (typeof store.__takeLease !== "function") return false;
+    for (;;) {
+      const taken = await store.__takeLease(id, writer, LEASE_MS);
+      if (taken.outcome === "taken") return true;
+      if (taken.outcome === "unavailable") return false;
+      if (taken.outcome === "held") await waitLease(taken.waitMs);
+    }
+  };
   // Paced as a retry after `pace` conflicts when its syncs lately had to contend.
   const pace = this.__syncPace();
   if (pace > 0) await wait(pace + 1);
-  for (let tries = 1; ; tries++) {
-    let conflict;
-    try {
-      // What the save holds at least (it reads the session when ready to write).
-      const count = this.__eventCount();
-      const report = await store.saveSession(this);
+  let lost = 0;
+  for (let tries = 0; ; ) {
+    // What the save holds at least (it reads the session when ready to write).
+    const count = this.__eventCount();
+    const tried = await trySave(store, this, writer);
+    if (tried.outcome === "saved") {
+      tries++;
       this.__noteSaved(count);
       this.__noteSync(tries, true);
-      return { tries, merged, eventsWritten: report.eventsWritten };
-    } catch (e) {
-      if (e?.code !== "STORE_CONFLICT") throw e;
-      conflict = e;
+      return { tries, merged, eventsWritten: tried.report.eventsWritten };
     }
+    if (tried.outcome === "leased") {
+      // Another writer's turn: no try. Its events go before this session's own.
+      await waitLease(tried.waitMs);
+      merged += await mergeWhatIsNew(this, store, id);
+      continue;
+    }
+    tries++;
+    lost++;
     if (tries >= maxTries) {
       this.__noteSync(tries, false);
-      throw codedError("STORE_CONFLICT", `session ${id}: ${maxTries} saves met other writers' saves; the session holds every event, its own unsaved: sync again`, conflict);
+      throw codedError("STORE_CONFLICT", `session ${id}: ${maxTries} saves met other writers' saves; the session holds every event, its own unsaved: sync again`, tried.error);
     }
+    const leased = lost >= LEASE_AFTER_LOSSES && (await takeLease());
     // Wait first, then load: the merged session is as fresh as can be when saved.
-    await wait(tries + 1);
+    if (!leased) await wait(tries + 1);
     merged += await mergeWhatIsNew(this, store, id);
   }
 }

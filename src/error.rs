@@ -101,6 +101,10 @@ error_codes! {
     GuardFailed => "GUARD_FAILED",
     /// A run was cancelled through its abort signal; what it recorded stays.
     Aborted => "ABORTED",
+    /// Stored data written by a newer version of the library (a session
+    /// head or SQL schema of a higher version than this one reads); nothing
+    /// was read or written. The message names both versions.
+    StoreVersion => "STORE_VERSION",
 }
 
 impl fmt::Display for ErrorCode {

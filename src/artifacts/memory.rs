@@ -166,11 +166,10 @@ impl SessionStore for MemoryArtifactStore {
         };
         let new = session.events_from(from)?;
         let written = new.len() as u64;
-        self.sessions
-            .borrow_mut()
-            .entry(session_id)
-            .or_default()
-            .extend(new);
+        let mut sessions = self.sessions.borrow_mut();
+        let saved_log = sessions.entry(session_id).or_default();
+        saved_log.extend(new);
+        session.note_saved(saved_log.len());
         Ok(SaveReport {
             events_written: written,
             rewritten: saved.is_none(),

@@ -71,6 +71,21 @@ pub trait FileSystem {
             format!("create_new({path}): this file system has no exclusive create"),
         ))
     }
+    /// Whether [`FileSystem::age_ms`] is available: with it (and
+    /// [`FileSystem::create_new`]) the store keeps sessions' leases, in
+    /// files that expire by their modification time.
+    fn has_age(&self) -> bool {
+        false
+    }
+    /// How long ago the file at `path` was last written, in ms, by the file
+    /// system's modification time; `None` when there is no file. Without it
+    /// (the default): `STORE_UNSUPPORTED`.
+    async fn age_ms(&self, path: &str) -> Result<Option<f64>> {
+        Err(Error::new(
+            ErrorCode::StoreUnsupported,
+            format!("age_ms({path}): this file system gives no modification times"),
+        ))
+    }
 }
 
 /// The largest file the store writes by default (64 MiB): an artifact up to
@@ -362,6 +377,36 @@ impl<F: FileSystem> KeyValue for FsKv<F> {
 
     fn has_put_if(&self) -> bool {
         self.fs.has_create_new()
+    }
+
+    fn has_expiry(&self) -> bool {
+        self.fs.has_create_new() && self.fs.has_age()
+    }
+
+    /// The key's file holding `ttl_ms`: it expires `ttl_ms` after its
+    /// modification time (the value is not kept).
+    async fn put_expiring(&self, key: &str, value: F::Bytes, ttl_ms: u64) -> Result<()> {
+        let _ = value;
+        self.keep_names(key).await?;
+        let ttl = ttl_ms.to_string();
+        self.fs
+            .write_atomic(&key_path(key), F::Bytes::from_parts(&[ttl.as_bytes()]))
+            .await
+    }
+
+    /// Whether the key's file was written less than the time it holds ago.
+    async fn is_live(&self, key: &str) -> Result<bool> {
+        let path = key_path(key);
+        let Some(bytes) = self.fs.read(&path).await? else {
+            return Ok(false);
+        };
+        let ttl = String::from_utf8(bytes.into_vec())
+            .ok()
+            .and_then(|t| t.parse::<f64>().ok());
+        let Some(ttl) = ttl else {
+            return Ok(false);
+        };
+        Ok(self.fs.age_ms(&path).await?.is_some_and(|age| age < ttl))
     }
 
     /// Versions: the key's value is the newest file of its versions

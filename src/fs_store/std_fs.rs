@@ -131,6 +131,26 @@ impl FileSystem for StdFileSystem {
         true
     }
 
+    fn has_age(&self) -> bool {
+        true
+    }
+
+    /// By the file's modification time against the system clock (on a
+    /// network file system, the server's time as the client sees it).
+    async fn age_ms(&self, path: &str) -> Result<Option<f64>> {
+        let full = self.path(path)?;
+        let modified = match fs::metadata(&full).and_then(|m| m.modified()) {
+            Ok(t) => t,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(failed("reading the time of", &full, e)),
+        };
+        // A time ahead of the clock is a file written just now.
+        let age = std::time::SystemTime::now()
+            .duration_since(modified)
+            .map_or(0.0, |d| d.as_secs_f64() * 1000.0);
+        Ok(Some(age))
+    }
+
     async fn create_new(&self, path: &str, bytes: Vec<u8>) -> Result<bool> {
         let full = self.path(path)?;
         let temporary = synced(&full, &bytes)?;

@@ -2,19 +2,36 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use async_trait::async_trait;
 
+use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
 use crate::kv::KeyValue;
 
 /// A [`KeyValue`] store held in memory. With a value limit it rejects larger
 /// values the way Deno KV (64 KiB) or Cloudflare KV (25 MiB) do, which makes
 /// it the native stand-in for those stores in tests.
-#[derive(Debug, Default)]
+///
+/// With a clock ([`MemoryKv::with_clock`]) it keeps expiring keys
+/// ([`KeyValue::put_expiring`]) by that clock, as Redis does by its own.
+#[derive(Default)]
 pub struct MemoryKv {
     values: RefCell<BTreeMap<String, Vec<u8>>>,
     max_value_bytes: Option<usize>,
+    clock: Option<Rc<dyn Clock>>,
+    /// When each expiring key expires, by `clock`.
+    expiries: RefCell<BTreeMap<String, f64>>,
+}
+
+impl std::fmt::Debug for MemoryKv {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryKv")
+            .field("values", &self.values.borrow().len())
+            .field("max_value_bytes", &self.max_value_bytes)
+            .finish()
+    }
 }
 
 impl MemoryKv {
@@ -26,8 +43,16 @@ impl MemoryKv {
     /// An empty store whose `put` rejects values over `max_value_bytes`.
     pub fn with_value_limit(max_value_bytes: usize) -> Self {
         MemoryKv {
-            values: RefCell::default(),
             max_value_bytes: Some(max_value_bytes),
+            ..MemoryKv::default()
+        }
+    }
+
+    /// An empty store whose expiring keys expire by `clock`.
+    pub fn with_clock(clock: Rc<dyn Clock>) -> Self {
+        MemoryKv {
+            clock: Some(clock),
+            ..MemoryKv::default()
         }
     }
 
@@ -38,6 +63,13 @@ impl MemoryKv {
 
     /// The raw value of `key`, read without going through a store.
     pub fn raw_get(&self, key: &str) -> Option<Vec<u8>> {
+        let expired = match (&self.clock, self.expiries.borrow().get(key)) {
+            (Some(clock), Some(&at)) => clock.now_ms() >= at,
+            _ => false,
+        };
+        if expired {
+            self.raw_delete(key);
+        }
         self.values.borrow().get(key).cloned()
     }
 
@@ -49,6 +81,7 @@ impl MemoryKv {
     /// Removes `key` behind any store's back (for corruption tests).
     pub fn raw_delete(&self, key: &str) {
         self.values.borrow_mut().remove(key);
+        self.expiries.borrow_mut().remove(key);
     }
 }
 
@@ -72,6 +105,7 @@ impl KeyValue for MemoryKv {
                 ));
             }
         }
+        self.expiries.borrow_mut().remove(key);
         self.raw_put(key, value);
         Ok(())
     }
@@ -85,8 +119,26 @@ impl KeyValue for MemoryKv {
         true
     }
 
+    fn has_expiry(&self) -> bool {
+        self.clock.is_some()
+    }
+
+    async fn put_expiring(&self, key: &str, value: Vec<u8>, ttl_ms: u64) -> Result<()> {
+        let Some(clock) = &self.clock else {
+            return Err(Error::new(
+                ErrorCode::StoreUnsupported,
+                "a MemoryKv without a clock keeps no expiring keys",
+            ));
+        };
+        self.put(key, value).await?;
+        self.expiries
+            .borrow_mut()
+            .insert(key.to_string(), clock.now_ms() + ttl_ms as f64);
+        Ok(())
+    }
+
     async fn put_if(&self, key: &str, value: Vec<u8>, expected: Option<&Vec<u8>>) -> Result<bool> {
-        if self.values.borrow().get(key) != expected {
+        if self.raw_get(key).as_ref() != expected {
             return Ok(false);
         }
         self.put(key, value).await.map(|()| true)

@@ -17,6 +17,9 @@
 //!   whole with [`ErrorCode::StoreConflict`](crate::error::ErrorCode::StoreConflict).
 //! - `{prefix}s/{session}/{generation}/{start}-{end}`: the segment holding
 //!   events `start..end`, chunked like artifacts.
+//! - `{prefix}s/{session}/lease/{token}`: the lease a sync that lost
+//!   repeatedly holds, written with a TTL ([`KeyValue::put_expiring`]) and
+//!   named by the head (see `sessions.rs`).
 //!
 //! Every read is verified: an artifact whose content does not hash to its id
 //! is [`ErrorCode::ArtifactIntegrity`](crate::error::ErrorCode::ArtifactIntegrity),
@@ -77,6 +80,28 @@ pub trait KeyValue {
             format!("put_if({key}): this key-value store has no conditional write"),
         ))
     }
+    /// Whether this store keeps keys that expire by its own clock
+    /// ([`KeyValue::put_expiring`]): a session's lease lives in such a key
+    /// (see [`crate::session::lease`]); without it a store keeps no lease.
+    fn has_expiry(&self) -> bool {
+        false
+    }
+    /// Sets `key` to `value` for `ttl_ms` by the store's own clock (Redis's
+    /// `PX`, a KV's TTL, a file's modification time): after that it is
+    /// absent ([`KeyValue::is_live`]). Without it (the default):
+    /// `STORE_UNSUPPORTED`.
+    async fn put_expiring(&self, key: &str, value: Self::Value, ttl_ms: u64) -> Result<()> {
+        let _ = (value, ttl_ms);
+        Err(crate::error::Error::new(
+            crate::error::ErrorCode::StoreUnsupported,
+            format!("put_expiring({key}): this key-value store keeps no expiring keys"),
+        ))
+    }
+    /// Whether `key`, written by [`KeyValue::put_expiring`], is there and
+    /// has not expired (by default: whether [`KeyValue::get`] finds it).
+    async fn is_live(&self, key: &str) -> Result<bool> {
+        Ok(self.get(key).await?.is_some())
+    }
 }
 
 /// A boxed store is a store: hosts that hold several kinds of store behind
@@ -107,6 +132,15 @@ impl<K: KeyValue + ?Sized> KeyValue for Box<K> {
         expected: Option<&K::Value>,
     ) -> Result<bool> {
         (**self).put_if(key, value, expected).await
+    }
+    fn has_expiry(&self) -> bool {
+        (**self).has_expiry()
+    }
+    async fn put_expiring(&self, key: &str, value: K::Value, ttl_ms: u64) -> Result<()> {
+        (**self).put_expiring(key, value, ttl_ms).await
+    }
+    async fn is_live(&self, key: &str) -> Result<bool> {
+        (**self).is_live(key).await
     }
 }
 

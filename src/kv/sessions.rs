@@ -1,6 +1,14 @@
 //! Saved sessions in a key-value store: a head per session naming its
 //! segments (each a run of events with its SHA-256), written after the
 //! segments, so the head always describes a complete, verified state.
+//!
+//! The head (version 3) may hold the lease of a sync that lost repeatedly
+//! (see [`crate::session::lease`]): its holder and a token naming the key
+//! `{head}/lease/{token}`, written with a TTL by the store's own clock
+//! ([`KeyValue::put_expiring`]) before the head names it. While that key
+//! lives, other saves write nothing; once it expires, the lease is void. A
+//! store without expiring keys keeps no lease. A head without a version is a
+//! version 2 head, read as it is; one of a newer version is `STORE_VERSION`.
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -12,9 +20,8 @@ use crate::kv::framed::{json_from_bytes, parse_record, Content, Framed, Record};
 use crate::kv::value::same_value;
 use crate::kv::{escape_key_part, unescape_key_part, KeyValue, KvArtifactStore, KvValue};
 use crate::session::check_session_id;
-use crate::session::{
-    plan_save, stale_save, SavePlan, SaveReport, SavedEvents, SessionSource, SessionStore,
-};
+use crate::session::lease::{check_store_version, LeaseTake, SaveTry, STORE_VERSION};
+use crate::session::{plan_save, SavePlan, SaveReport, SavedEvents, SessionSource, SessionStore};
 
 /// After this many appended segments the next save rewrites the session as
 /// one segment, so loading never takes more than this many reads (plus chunks).
@@ -48,6 +55,19 @@ struct Head {
     event_count: u64,
     last_event_id: Option<String>,
     segments: Vec<Segment>,
+    /// The head's version: absent in version 2 heads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    version: Option<u32>,
+    /// A sync's lease on the session's next save.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    lease: Option<HeadLease>,
+}
+
+/// A lease held in a head: its holder and the token of its expiring key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct HeadLease {
+    holder: String,
+    token: String,
 }
 
 fn corrupt(session_id: &str, what: impl std::fmt::Display) -> Error {
@@ -116,6 +136,14 @@ impl<K: KeyValue> KvArtifactStore<K> {
             return Ok(None);
         };
         let parsed = self.parse_head(session_id, &key, &raw).await;
+        if let Ok(head) = &parsed {
+            // Never replaced as unreadable: a newer version's head.
+            check_store_version(
+                head.version.unwrap_or(2),
+                STORE_VERSION,
+                &format!("the head of saved session {session_id}"),
+            )?;
+        }
         Ok(Some(StoredHead { raw, parsed }))
     }
 
@@ -133,6 +161,41 @@ impl<K: KeyValue> KvArtifactStore<K> {
         };
         json_from_bytes(&body.into_vec())
             .map_err(|e| corrupt(session_id, format!("head is malformed ({e})")))
+    }
+
+    /// The expiring key of a lease whose token is `token`.
+    fn lease_key(&self, session_id: &str, token: &str) -> String {
+        format!(
+            "{}/lease/{}",
+            self.head_key(session_id),
+            escape_key_part(token)
+        )
+    }
+
+    /// Whether `head` holds a live lease of another than `writer`.
+    async fn leased_against(
+        &self,
+        session_id: &str,
+        head: &Head,
+        writer: Option<&str>,
+    ) -> Result<bool> {
+        match &head.lease {
+            Some(lease) if Some(lease.holder.as_str()) != writer => {
+                self.kv()
+                    .is_live(&self.lease_key(session_id, &lease.token))
+                    .await
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// Removes the expiring key of the lease `head` held (it ended).
+    async fn drop_lease_key(&self, session_id: &str, head: Option<&Head>) {
+        if let Some(lease) = head.and_then(|h| h.lease.as_ref()) {
+            let _ = self
+                .kv_delete(&self.lease_key(session_id, &lease.token))
+                .await;
+        }
     }
 
     /// `head` framed as one value, or `None` when it does not fit in one.
@@ -260,17 +323,21 @@ impl<K: KeyValue> KvArtifactStore<K> {
         }
         Ok(())
     }
-}
 
-#[async_trait(?Send)]
-impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
-    async fn save_session(&self, session: &dyn SessionSource) -> Result<SaveReport> {
+    /// A save of `session` by `writer` (a sync's) or by a plain save
+    /// (`None`): it respects another writer's live lease and ends its own.
+    async fn save_as(&self, session: &dyn SessionSource, writer: Option<&str>) -> Result<SaveTry> {
         let session_id = session.session_id()?;
         check_session_id(&session_id)?;
         let key = self.head_key(&session_id);
         let stored = self.read_head(&session_id).await?;
         // A head that cannot be read is replaced, conditionally on its bytes.
         let old = stored.as_ref().and_then(|h| h.parsed.as_ref().ok());
+        if let Some(h) = old {
+            if self.leased_against(&session_id, h, writer).await? {
+                return Ok(SaveTry::Leased { wait_ms: None });
+            }
+        }
 
         // Read the session in one step: no await until it is serialised.
         let (head, segment, body, compacting) = {
@@ -280,12 +347,13 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
                 session,
             )?;
             let from = match plan {
-                SavePlan::Stale => return Err(stale_save(&session_id)),
+                SavePlan::Stale => return Ok(SaveTry::Lost),
                 SavePlan::Append { from } if from as u64 == count => {
-                    return Ok(SaveReport {
+                    session.note_saved(count as usize);
+                    return Ok(SaveTry::Saved(SaveReport {
                         events_written: 0,
                         rewritten: false,
-                    })
+                    }));
                 }
                 SavePlan::Append { from } => Some(from as u64),
                 SavePlan::First => None,
@@ -300,12 +368,16 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
                 event_count: count,
                 last_event_id,
                 segments: Vec::new(),
+                version: Some(STORE_VERSION),
+                lease: None,
             };
             // Appended while the head stays small (and fits in one value);
             // otherwise the whole log as one segment of a new generation.
             let appended = match (from, old) {
                 (Some(from), Some(h)) if h.segments.len() < MAX_SEGMENTS => {
                     let mut head = h.clone();
+                    head.version = Some(STORE_VERSION);
+                    head.lease = None;
                     head.event_count = fresh.event_count;
                     head.last_event_id = fresh.last_event_id.clone();
                     let mut probe = head.clone();
@@ -373,24 +445,87 @@ impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
                     let _ = self.delete_framed(&segment_key, record.chunks()).await;
                 }
             }
-            return Err(Error::new(
-                ErrorCode::StoreConflict,
-                format!(
-                    "saved session {session_id} was saved by another writer while this save ran; \
-                     nothing was written: load it again, append, and save"
-                ),
-            ));
+            if let Some(h) = theirs.as_ref().and_then(|h| h.parsed.as_ref().ok()) {
+                if self.leased_against(&session_id, h, writer).await? {
+                    return Ok(SaveTry::Leased { wait_ms: None });
+                }
+            }
+            return Ok(SaveTry::Lost);
         }
+        self.drop_lease_key(&session_id, old).await;
         if compacting {
             if let Some(old) = old {
                 // The new head is in place; the old generation is garbage.
                 let _ = self.delete_segments(&session_id, old).await;
             }
         }
-        Ok(SaveReport {
+        session.note_saved(segment.end as usize);
+        Ok(SaveTry::Saved(SaveReport {
             events_written: segment.end - segment.start,
             rewritten: compacting,
-        })
+        }))
+    }
+}
+
+#[async_trait(?Send)]
+impl<K: KeyValue> SessionStore for KvArtifactStore<K> {
+    async fn save_session(&self, session: &dyn SessionSource) -> Result<SaveReport> {
+        let id = session.session_id()?;
+        self.save_as(session, None).await?.into_saved(&id)
+    }
+
+    async fn try_save(&self, session: &dyn SessionSource, writer: &str) -> Result<SaveTry> {
+        self.save_as(session, Some(writer)).await
+    }
+
+    async fn take_lease(&self, session_id: &str, writer: &str, ttl_ms: u64) -> Result<LeaseTake> {
+        check_session_id(session_id)?;
+        if !self.kv().has_put_if() || !self.kv().has_expiry() {
+            return Ok(LeaseTake::Unavailable);
+        }
+        let Some(stored) = self.read_head(session_id).await? else {
+            return Ok(LeaseTake::Unavailable);
+        };
+        let Ok(old) = &stored.parsed else {
+            return Ok(LeaseTake::Unavailable);
+        };
+        if self.leased_against(session_id, old, Some(writer)).await? {
+            return Ok(LeaseTake::Held { wait_ms: None });
+        }
+        // A token of this writer and this head: a lease taken again from
+        // another head has another key.
+        let mut seed = writer.as_bytes().to_vec();
+        seed.extend(stored.raw.snapshot().into_vec());
+        let token = content_id_by(self.hasher.as_ref(), &seed).await?;
+        let token = token.get(..24).unwrap_or(&token).to_string();
+        let lease_key = self.lease_key(session_id, &token);
+        self.kv()
+            .put_expiring(&lease_key, K::Value::from_parts(&[b"1"]), ttl_ms)
+            .await?;
+        let mut head = old.clone();
+        head.version = Some(STORE_VERSION);
+        head.lease = Some(HeadLease {
+            holder: writer.to_string(),
+            token,
+        });
+        let key = self.head_key(session_id);
+        let Some(new_head) = self.frame_head(&key, &head)? else {
+            let _ = self.kv_delete(&lease_key).await;
+            return Ok(LeaseTake::Unavailable);
+        };
+        if !self.move_head(&key, new_head, Some(&stored.raw)).await? {
+            let _ = self.kv_delete(&lease_key).await;
+            return Ok(LeaseTake::Lost);
+        }
+        // The lease the head held before (expired, or this writer's) ended.
+        if old
+            .lease
+            .as_ref()
+            .is_some_and(|l| l.token != head.lease.as_ref().map_or("", |n| n.token.as_str()))
+        {
+            self.drop_lease_key(session_id, Some(old)).await;
+        }
+        Ok(LeaseTake::Taken)
     }
 
     async fn load_events(&self, session_id: &str) -> Result<Option<SavedEvents>> {

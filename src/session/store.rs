@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
+use crate::session::lease::{LeaseTake, SaveTry};
 use crate::session::{Session, SessionEvent};
 use crate::tokens::TokenCounter;
 
@@ -68,6 +69,11 @@ pub trait SessionSource {
     fn event_id(&self, index: usize) -> Result<String>;
     /// Its events from `start` on, oldest first.
     fn events_from(&self, start: usize) -> Result<Vec<SessionEvent>>;
+    /// Told by a store that a save of its first `count` events succeeded
+    /// (see [`Session::note_saved`]); nothing by default.
+    fn note_saved(&self, count: usize) {
+        let _ = count;
+    }
 }
 
 impl SessionSource for RefCell<Session> {
@@ -97,6 +103,14 @@ impl SessionSource for RefCell<Session> {
         let session = read_session(self)?;
         let events = session.event_log().all_events();
         Ok(events.get(start..).unwrap_or_default().to_vec())
+    }
+
+    fn note_saved(&self, count: usize) {
+        // Only a hint for the next sync's reload: a session changed right
+        // now keeps the prefix it had.
+        if let Ok(session) = self.try_borrow() {
+            session.note_saved(count);
+        }
     }
 }
 
@@ -239,8 +253,29 @@ pub struct SavedTail {
 #[async_trait(?Send)]
 pub trait SessionStore {
     /// Saves `session` under its id. The session is read only while its
-    /// new events are serialised, never across the backend's awaits.
+    /// new events are serialised, never across the backend's awaits. A
+    /// successful save tells the session what it holds
+    /// ([`SessionSource::note_saved`]). Another writer's live lease (see
+    /// [`crate::session::lease`]) makes it `STORE_CONFLICT`, nothing written.
     async fn save_session(&self, session: &dyn SessionSource) -> Result<SaveReport>;
+    /// One try of a sync's save by `writer` (an id of the sync): a save that
+    /// respects other writers' leases, and ends `writer`'s own. By default a
+    /// [`SessionStore::save_session`], its `STORE_CONFLICT` lost.
+    async fn try_save(&self, session: &dyn SessionSource, writer: &str) -> Result<SaveTry> {
+        let _ = writer;
+        match self.save_session(session).await {
+            Ok(report) => Ok(SaveTry::Saved(report)),
+            Err(e) if e.code() == ErrorCode::StoreConflict => Ok(SaveTry::Lost),
+            Err(e) => Err(e),
+        }
+    }
+    /// Takes the lease of `session_id` for `writer` for `ttl_ms` by the
+    /// store's own clock (see [`crate::session::lease`]); by default there
+    /// is none ([`LeaseTake::Unavailable`]).
+    async fn take_lease(&self, session_id: &str, writer: &str, ttl_ms: u64) -> Result<LeaseTake> {
+        let _ = (session_id, writer, ttl_ms);
+        Ok(LeaseTake::Unavailable)
+    }
     /// The events saved under `session_id`, or `None` when there is none.
     async fn load_events(&self, session_id: &str) -> Result<Option<SavedEvents>>;
     /// The saved log of `session_id` from position `from` on, or from any

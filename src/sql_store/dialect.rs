@@ -14,13 +14,14 @@ pub enum SqlDialect {
     Postgres,
 }
 
-/// The tables of schema version 2, in each dialect. Version 1 lacked
-/// `acc_sessions.version` ([`SqlDialect::migrate_v1`]).
+/// The tables of schema version 3, in each dialect. Version 1 lacked
+/// `acc_sessions.version` ([`SqlDialect::migrate_v1`]), version 2 its
+/// lease ([`SqlDialect::migrate_v2`]).
 const SQLITE_TABLES: [&str; 6] = [
     "CREATE TABLE IF NOT EXISTS acc_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS acc_artifacts (artifact_id TEXT PRIMARY KEY NOT NULL, summary TEXT NOT NULL, size_bytes INTEGER NOT NULL, mime_type TEXT NOT NULL, created_at REAL NOT NULL, source TEXT NOT NULL, session_id TEXT, content BLOB NOT NULL)",
     "CREATE TABLE IF NOT EXISTS acc_artifact_sessions (session_id TEXT NOT NULL, artifact_id TEXT NOT NULL, PRIMARY KEY (session_id, artifact_id))",
-    "CREATE TABLE IF NOT EXISTS acc_sessions (session_id TEXT PRIMARY KEY NOT NULL, event_count INTEGER NOT NULL, last_event_id TEXT, saved_at REAL NOT NULL, version INTEGER NOT NULL DEFAULT 0)",
+    "CREATE TABLE IF NOT EXISTS acc_sessions (session_id TEXT PRIMARY KEY NOT NULL, event_count INTEGER NOT NULL, last_event_id TEXT, saved_at REAL NOT NULL, version INTEGER NOT NULL DEFAULT 0, lease_holder TEXT, lease_until REAL)",
     "CREATE TABLE IF NOT EXISTS acc_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event TEXT NOT NULL, PRIMARY KEY (session_id, seq))",
     "CREATE TABLE IF NOT EXISTS acc_guard (ok INTEGER NOT NULL CHECK (ok = 1))",
 ];
@@ -29,7 +30,7 @@ const POSTGRES_TABLES: [&str; 6] = [
     "CREATE TABLE IF NOT EXISTS acc_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS acc_artifacts (artifact_id TEXT PRIMARY KEY NOT NULL, summary TEXT NOT NULL, size_bytes BIGINT NOT NULL, mime_type TEXT NOT NULL, created_at DOUBLE PRECISION NOT NULL, source TEXT NOT NULL, session_id TEXT, content BYTEA NOT NULL)",
     "CREATE TABLE IF NOT EXISTS acc_artifact_sessions (session_id TEXT NOT NULL, artifact_id TEXT NOT NULL, PRIMARY KEY (session_id, artifact_id))",
-    "CREATE TABLE IF NOT EXISTS acc_sessions (session_id TEXT PRIMARY KEY NOT NULL, event_count BIGINT NOT NULL, last_event_id TEXT, saved_at DOUBLE PRECISION NOT NULL, version BIGINT NOT NULL DEFAULT 0)",
+    "CREATE TABLE IF NOT EXISTS acc_sessions (session_id TEXT PRIMARY KEY NOT NULL, event_count BIGINT NOT NULL, last_event_id TEXT, saved_at DOUBLE PRECISION NOT NULL, version BIGINT NOT NULL DEFAULT 0, lease_holder TEXT, lease_until DOUBLE PRECISION)",
     "CREATE TABLE IF NOT EXISTS acc_events (session_id TEXT NOT NULL, seq BIGINT NOT NULL, event TEXT NOT NULL, PRIMARY KEY (session_id, seq))",
     "CREATE TABLE IF NOT EXISTS acc_guard (ok INTEGER NOT NULL CHECK (ok = 1))",
 ];
@@ -91,6 +92,29 @@ impl SqlDialect {
             format!("ALTER TABLE acc_sessions ADD COLUMN version {column} NOT NULL DEFAULT 0"),
             "UPDATE acc_meta SET value = '2' WHERE key = 'schema_version'".to_string(),
         ]
+    }
+
+    /// The statements bringing a schema version 2 database to version 3:
+    /// the head gains its lease (holder, and its end by the database's clock).
+    pub(super) fn migrate_v2(self) -> Vec<String> {
+        let real = match self {
+            SqlDialect::Sqlite => "REAL",
+            SqlDialect::Postgres => "DOUBLE PRECISION",
+        };
+        vec![
+            "ALTER TABLE acc_sessions ADD COLUMN lease_holder TEXT".to_string(),
+            format!("ALTER TABLE acc_sessions ADD COLUMN lease_until {real}"),
+            "UPDATE acc_meta SET value = '3' WHERE key = 'schema_version'".to_string(),
+        ]
+    }
+
+    /// The database's own clock, in ms since the epoch, as an SQL
+    /// expression: a lease expires by it, never by a writer's clock.
+    pub(super) fn now_ms(self) -> &'static str {
+        match self {
+            SqlDialect::Sqlite => "((julianday('now') - 2440587.5) * 86400000.0)",
+            SqlDialect::Postgres => "CAST(EXTRACT(EPOCH FROM now()) * 1000 AS DOUBLE PRECISION)",
+        }
     }
 
     /// `write` (an `INSERT` or `UPDATE` of one head row) followed by what

@@ -3,7 +3,7 @@
 //! `sql.js` and the official wasm build in browsers, Cloudflare D1 and
 //! Durable Object storage) and PostgreSQL ([`SqlDialect`]).
 //!
-//! The schema ([`SCHEMA_VERSION`] 2, recorded in `acc_meta`):
+//! The schema ([`SCHEMA_VERSION`] 3, recorded in `acc_meta`):
 //!
 //! - `acc_artifacts(artifact_id, summary, size_bytes, mime_type, created_at,
 //!   source, session_id, content)`: one row per artifact, its content a BLOB
@@ -11,7 +11,11 @@
 //! - `acc_artifact_sessions(session_id, artifact_id)`: which session stored
 //!   what (`list_handles(session)`);
 //! - `acc_sessions(session_id, event_count, last_event_id, saved_at,
-//!   version)`: a saved session's head, `version` moved by every save;
+//!   version, lease_holder, lease_until)`: a saved session's head, `version`
+//!   moved by every save and every lease taken; the lease of a sync that
+//!   lost repeatedly (see [`crate::session::lease`]), ending at
+//!   `lease_until` by the database's clock (PostgreSQL's `now()`,
+//!   SQLite's `julianday('now')`), which every other save respects;
 //! - `acc_events(session_id, seq, event)`: its events, one JSON row each;
 //! - `acc_guard(ok)`, always empty: a save moves the head with `UPDATE …
 //!   WHERE version = ?` (or inserts it, the first time) and then inserts a
@@ -23,8 +27,10 @@
 //!
 //! Every write is one [`SqlConnection::batch`], which the host runs as a
 //! transaction: a save moves the head and appends the new events together,
-//! or does nothing. Version 1 databases (no `version` column) are migrated
-//! on first use.
+//! or does nothing. A load reads the head and the rows in one statement,
+//! so one snapshot. Older databases (version 1: no `version` column;
+//! version 2: no lease) are read as they are and migrated by the first
+//! write; a database of a newer version is `STORE_VERSION`.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -38,17 +44,16 @@ use crate::artifacts::{
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
 use crate::json_text::to_json_text;
+use crate::session::lease::{check_store_version, LeaseTake, SaveTry};
 use crate::session::{check_optional_session_id, check_session_id};
-use crate::session::{
-    plan_save, stale_save, SavePlan, SaveReport, SavedEvents, SessionSource, SessionStore,
-};
+use crate::session::{plan_save, SavePlan, SaveReport, SavedEvents, SessionSource, SessionStore};
 
 mod dialect;
 
 pub use dialect::SqlDialect;
 
 /// The schema version this code reads and writes.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = crate::session::lease::STORE_VERSION;
 
 /// A value bound to a statement or read from a row.
 #[derive(Debug, Clone, PartialEq)]
@@ -92,12 +97,24 @@ pub trait SqlConnection {
     async fn batch(&self, statements: &[Statement]) -> Result<()>;
 }
 
-/// A saved session's head: its event count, last event id and version.
+/// A saved session's head: its event count, last event id, version, and
+/// the lease it holds, if live: its holder and remaining ms.
 #[derive(Debug, Clone, PartialEq)]
 struct Head {
     count: u64,
     last: Option<String>,
     version: i64,
+    lease: Option<(String, f64)>,
+}
+
+impl Head {
+    /// The remaining ms of a live lease held by another than `writer`.
+    fn leased_against(&self, writer: Option<&str>) -> Option<f64> {
+        match &self.lease {
+            Some((holder, left)) if Some(holder.as_str()) != writer => Some(*left),
+            _ => None,
+        }
+    }
 }
 
 const HANDLE_COLUMNS: &str =
@@ -175,9 +192,10 @@ pub struct SqlArtifactStore<C> {
     dialect: SqlDialect,
     clock: Rc<dyn Clock>,
     hasher: Rc<dyn Hasher>,
-    /// Whether the schema is known to be in place and current (checking it
-    /// twice is harmless: every statement of the check is idempotent).
-    ready: Cell<bool>,
+    /// The schema version known to be in place, 0 before it is checked
+    /// (checking it twice is harmless: every statement of the check is
+    /// idempotent).
+    schema: Cell<u32>,
 }
 
 impl<C: SqlConnection> SqlArtifactStore<C> {
@@ -195,7 +213,7 @@ impl<C: SqlConnection> SqlArtifactStore<C> {
             dialect,
             clock,
             hasher: Rc::new(Sha2Hasher),
-            ready: Cell::new(false),
+            schema: Cell::new(0),
         }
     }
 
@@ -210,11 +228,12 @@ impl<C: SqlConnection> SqlArtifactStore<C> {
         &self.conn
     }
 
-    /// Creates the tables when missing and checks the schema version: a
-    /// version 1 database is migrated, one written by a newer version is
-    /// `STORE_UNSUPPORTED`.
-    async fn ensure_schema(&self) -> Result<()> {
-        if self.ready.get() {
+    /// Creates the tables when missing and checks the schema version: an
+    /// older database is read as it is and migrated for a write (`write`),
+    /// one written by a newer version is `STORE_VERSION`.
+    async fn ensure_schema(&self, write: bool) -> Result<()> {
+        let known = self.schema.get();
+        if known == SCHEMA_VERSION || (known > 0 && !write) {
             return Ok(());
         }
         let mut create: Vec<Statement> = self
@@ -231,28 +250,26 @@ impl<C: SqlConnection> SqlArtifactStore<C> {
         ));
         self.conn.batch(&create).await?;
         let mut version = self.schema_version().await?;
-        if version == 1 {
-            let migrate: Vec<Statement> = self
-                .dialect
-                .migrate_v1()
+        check_store_version(version, SCHEMA_VERSION, "the database's schema")?;
+        while write && version < SCHEMA_VERSION {
+            let steps = match version {
+                1 => self.dialect.migrate_v1(),
+                _ => self.dialect.migrate_v2(),
+            };
+            let migrate: Vec<Statement> = steps
                 .iter()
                 .map(|s| Statement::new(s, Vec::new()))
                 .collect();
             // Another writer migrating at the same time makes this batch
             // fail (the column is there): the version read again decides.
             let migrated = self.conn.batch(&migrate).await;
-            version = self.schema_version().await?;
-            if version == 1 {
+            let now = self.schema_version().await?;
+            if now == version {
                 migrated?;
             }
+            version = now;
         }
-        if version > SCHEMA_VERSION {
-            return Err(Error::new(
-                ErrorCode::StoreUnsupported,
-                format!("the database has schema version {version}; this version of the library reads {SCHEMA_VERSION}"),
-            ));
-        }
-        self.ready.set(true);
+        self.schema.set(version);
         Ok(())
     }
 
@@ -273,14 +290,14 @@ impl<C: SqlConnection> SqlArtifactStore<C> {
     }
 
     async fn rows(&self, sql: &str, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>> {
-        self.ensure_schema().await?;
+        self.ensure_schema(false).await?;
         self.conn.query(&self.dialect.sql(sql), params).await
     }
 
     /// Runs `statements` (made by [`Self::statement`] or
     /// [`SqlDialect::checked`]) as one transaction.
     async fn write(&self, statements: Vec<Statement>) -> Result<()> {
-        self.ensure_schema().await?;
+        self.ensure_schema(true).await?;
         self.conn.batch(&statements).await
     }
 
@@ -302,44 +319,33 @@ impl<C: SqlConnection> SqlArtifactStore<C> {
         Statement::new(&self.dialect.sql(sql), params)
     }
 
-    /// The saved head of `session_id`.
     /// The saved events of `session_id` from position `from` on that its
     /// head counts, and that count; `None` when nothing is saved under it.
+    /// One statement, so one snapshot: a save, or a delete and a save anew,
+    /// committed meanwhile is either all in what it reads or not at all.
     async fn events_from(
         &self,
         session_id: &str,
         from: u64,
     ) -> Result<Option<(u64, Vec<serde_json::Value>)>> {
-        let head = self
-            .rows(
-                "SELECT event_count FROM acc_sessions WHERE session_id = ?",
-                &[str_value(session_id)],
-            )
-            .await?;
-        let Some(expected) = head.first().and_then(|r| r.first()) else {
-            return Ok(None);
-        };
-        let expected = count(expected, "event_count")?;
-        // The events the head counts: a save committed since the head was
-        // read only adds events after them.
         let rows = self
             .rows(
-                "SELECT event FROM acc_events WHERE session_id = ? AND seq >= ? AND seq < ? ORDER BY seq",
+                "SELECT s.event_count, e.event FROM acc_sessions s LEFT JOIN acc_events e ON e.session_id = s.session_id AND e.seq >= ? AND e.seq < s.event_count WHERE s.session_id = ? ORDER BY e.seq",
                 &[
-                    str_value(session_id),
                     SqlValue::Integer(i64::try_from(from).unwrap_or(i64::MAX)),
-                    SqlValue::Integer(i64::try_from(expected).unwrap_or(i64::MAX)),
+                    str_value(session_id),
                 ],
             )
             .await?;
+        let Some(expected) = rows.first().and_then(|r| r.first()) else {
+            return Ok(None);
+        };
+        let expected = count(expected, "event_count")?;
         let events = rows
             .iter()
-            .map(|r| {
-                let t = r
-                    .first()
-                    .map(|v| text(v, "event"))
-                    .transpose()?
-                    .unwrap_or_default();
+            .filter_map(|r| r.get(1).filter(|v| **v != SqlValue::Null))
+            .map(|v| {
+                let t = text(v, "event")?;
                 serde_json::from_str(&t)
                     .map_err(|e| corrupt(format!("an event of session {session_id}: {e}")))
             })
@@ -347,18 +353,27 @@ impl<C: SqlConnection> SqlArtifactStore<C> {
         Ok(Some((expected, events)))
     }
 
+    /// The head of `session_id` (read for a write: the schema is current).
     async fn head(&self, session_id: &str) -> Result<Option<Head>> {
+        self.ensure_schema(true).await?;
+        let now = self.dialect.now_ms();
         let rows = self
             .rows(
-                "SELECT event_count, last_event_id, version FROM acc_sessions WHERE session_id = ?",
+                &format!("SELECT event_count, last_event_id, version, lease_holder, CASE WHEN lease_until > {now} THEN lease_until - {now} END FROM acc_sessions WHERE session_id = ?"),
                 &[str_value(session_id)],
             )
             .await?;
         match rows.first().map(Vec::as_slice) {
-            Some([n, last, version]) => Ok(Some(Head {
+            Some([n, last, version, holder, left]) => Ok(Some(Head {
                 count: count(n, "event_count")?,
                 last: optional_text(last, "last_event_id")?,
                 version: integer(version, "version")?,
+                lease: match (optional_text(holder, "lease_holder")?, left) {
+                    (Some(holder), SqlValue::Integer(_) | SqlValue::Real(_)) => {
+                        Some((holder, number(left, "the lease's remaining time")?))
+                    }
+                    _ => None,
+                },
             })),
             Some(_) => Err(corrupt(format!("the head of session {session_id}"))),
             None => Ok(None),
@@ -383,7 +398,7 @@ impl<C: SqlConnection> SqlArtifactStore<C> {
                 vec![str_value(id), SqlValue::Integer(count as i64), last, now],
             ),
             Some(head) => self.dialect.checked(
-                "UPDATE acc_sessions SET event_count = ?, last_event_id = ?, saved_at = ?, version = version + 1 WHERE session_id = ? AND version = ?",
+                "UPDATE acc_sessions SET event_count = ?, last_event_id = ?, saved_at = ?, version = version + 1, lease_holder = NULL, lease_until = NULL WHERE session_id = ? AND version = ?",
                 vec![
                     SqlValue::Integer(count as i64),
                     last,
@@ -393,6 +408,85 @@ impl<C: SqlConnection> SqlArtifactStore<C> {
                 ],
             ),
         }
+    }
+
+    /// A save of `session` by `writer` (a sync's) or by a plain save
+    /// (`None`): it respects another writer's live lease and ends its own.
+    async fn save_as(&self, session: &dyn SessionSource, writer: Option<&str>) -> Result<SaveTry> {
+        let id = session.session_id()?;
+        check_session_id(&id)?;
+        let saved = self.head(&id).await?;
+        if let Some(left) = saved.as_ref().and_then(|h| h.leased_against(writer)) {
+            return Ok(SaveTry::Leased {
+                wait_ms: Some(left),
+            });
+        }
+        // Read the session in one step: no await until it is serialised.
+        let count = session.event_count()?;
+        let plan = plan_save(
+            saved.as_ref().map(|h| (h.count, h.last.as_deref())),
+            session,
+        )?;
+        let (from, rewritten) = match plan {
+            SavePlan::First => (0, true),
+            SavePlan::Append { from } => (from, false),
+            SavePlan::Stale => return Ok(SaveTry::Lost),
+        };
+        if !rewritten && from == count {
+            session.note_saved(count);
+            return Ok(SaveTry::Saved(SaveReport {
+                events_written: 0,
+                rewritten: false,
+            }));
+        }
+        let events = session
+            .events_from(from)?
+            .iter()
+            .map(|e| {
+                Ok((
+                    e.event_id.clone(),
+                    to_json_text(e)
+                        .map_err(|e| Error::new(ErrorCode::StoreFailed, e.to_string()))?,
+                ))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let last = events.last().map(|(e, _)| e.as_str());
+        // The head moves first: a racing save waits on its row, then finds
+        // it moved and aborts before writing an event.
+        let mut statements = self.move_head(&id, saved.as_ref(), count, last);
+        if rewritten {
+            statements.extend(self.deletes(&["acc_events"], "session_id", &id));
+        }
+        for (seq, (_, json)) in (from..).zip(events.iter()) {
+            statements.push(self.statement(
+                "INSERT INTO acc_events (session_id, seq, event) VALUES (?, ?, ?)",
+                vec![
+                    str_value(&id),
+                    SqlValue::Integer(seq as i64),
+                    str_value(json),
+                ],
+            ));
+        }
+        if let Err(e) = self.write(statements).await {
+            // The guard (or an append's key) failed because another save
+            // moved the head (or took its lease) since this one read it:
+            // nothing was written.
+            let now = self.head(&id).await.ok().flatten();
+            if let Some(left) = now.as_ref().and_then(|h| h.leased_against(writer)) {
+                return Ok(SaveTry::Leased {
+                    wait_ms: Some(left),
+                });
+            }
+            if now.map(|h| h.version) != saved.map(|h| h.version) {
+                return Ok(SaveTry::Lost);
+            }
+            return Err(e);
+        }
+        session.note_saved(count);
+        Ok(SaveTry::Saved(SaveReport {
+            events_written: events.len() as u64,
+            rewritten,
+        }))
     }
 }
 
@@ -514,70 +608,47 @@ impl<C: SqlConnection> ArtifactStore for SqlArtifactStore<C> {
 impl<C: SqlConnection> SessionStore for SqlArtifactStore<C> {
     async fn save_session(&self, session: &dyn SessionSource) -> Result<SaveReport> {
         let id = session.session_id()?;
-        check_session_id(&id)?;
-        let saved = self.head(&id).await?;
-        // Read the session in one step: no await until it is serialised.
-        let count = session.event_count()?;
-        let plan = plan_save(
-            saved.as_ref().map(|h| (h.count, h.last.as_deref())),
-            session,
-        )?;
-        let (from, rewritten) = match plan {
-            SavePlan::First => (0, true),
-            SavePlan::Append { from } => (from, false),
-            SavePlan::Stale => return Err(stale_save(&id)),
-        };
-        if !rewritten && from == count {
-            return Ok(SaveReport {
-                events_written: 0,
-                rewritten: false,
-            });
-        }
-        let events = session
-            .events_from(from)?
-            .iter()
-            .map(|e| {
-                Ok((
-                    e.event_id.clone(),
-                    to_json_text(e)
-                        .map_err(|e| Error::new(ErrorCode::StoreFailed, e.to_string()))?,
-                ))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let last = events.last().map(|(e, _)| e.as_str());
-        // The head moves first: a racing save waits on its row, then finds
-        // it moved and aborts before writing an event.
-        let mut statements = self.move_head(&id, saved.as_ref(), count, last);
-        if rewritten {
-            statements.extend(self.deletes(&["acc_events"], "session_id", &id));
-        }
-        for (seq, (_, json)) in (from..).zip(events.iter()) {
-            statements.push(self.statement(
-                "INSERT INTO acc_events (session_id, seq, event) VALUES (?, ?, ?)",
-                vec![
-                    str_value(&id),
-                    SqlValue::Integer(seq as i64),
-                    str_value(json),
-                ],
-            ));
-        }
-        if let Err(e) = self.write(statements).await {
-            // The guard (or an append's key) failed because another save
-            // moved the head since this one read it: nothing was written.
-            if self.head(&id).await.ok().as_ref() != Some(&saved) {
-                return Err(Error::new(
-                    ErrorCode::StoreConflict,
-                    format!("session {id} was saved by another writer while this save ran; nothing was written (load it again)"),
-                ));
-            }
-            return Err(e);
-        }
-        Ok(SaveReport {
-            events_written: events.len() as u64,
-            rewritten,
-        })
+        self.save_as(session, None).await?.into_saved(&id)
     }
 
+    async fn try_save(&self, session: &dyn SessionSource, writer: &str) -> Result<SaveTry> {
+        self.save_as(session, Some(writer)).await
+    }
+
+    async fn take_lease(&self, session_id: &str, writer: &str, ttl_ms: u64) -> Result<LeaseTake> {
+        check_session_id(session_id)?;
+        let Some(head) = self.head(session_id).await? else {
+            return Ok(LeaseTake::Unavailable);
+        };
+        if let Some(left) = head.leased_against(Some(writer)) {
+            return Ok(LeaseTake::Held {
+                wait_ms: Some(left),
+            });
+        }
+        let now = self.dialect.now_ms();
+        let take = self.dialect.checked(
+            &format!("UPDATE acc_sessions SET lease_holder = ?, lease_until = {now} + ?, version = version + 1 WHERE session_id = ? AND (lease_holder IS NULL OR lease_holder = ? OR lease_until IS NULL OR lease_until <= {now})"),
+            vec![
+                str_value(writer),
+                SqlValue::Real(ttl_ms as f64),
+                str_value(session_id),
+                str_value(writer),
+            ],
+        );
+        if let Err(e) = self.write(take).await {
+            return match self.head(session_id).await? {
+                None => Ok(LeaseTake::Unavailable),
+                Some(h) => match h.leased_against(Some(writer)) {
+                    Some(left) => Ok(LeaseTake::Held {
+                        wait_ms: Some(left),
+                    }),
+                    None if h == head => Err(e),
+                    None => Ok(LeaseTake::Lost),
+                },
+            };
+        }
+        Ok(LeaseTake::Taken)
+    }
     async fn load_events(&self, session_id: &str) -> Result<Option<SavedEvents>> {
         check_session_id(session_id)?;
         Ok(self

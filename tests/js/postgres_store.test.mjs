@@ -42,7 +42,7 @@ test("store conformance: PostgresArtifactStore over a pg Pool", async (t) => {
   for (const r of results) await t.test(r.name, () => assert.ok(r.ok, r.error));
 });
 
-test("the schema: BYTEA content, one row per event, version 2 with a moving head version; a newer version is refused", async () => {
+test("the schema: BYTEA content, one row per event, version 3 with a moving head version and a lease; a newer version is STORE_VERSION", async () => {
   const { pool } = await schema("schema");
   const store = new PostgresArtifactStore(pgConnection(pool));
   const s = new Session({ sessionId: "s" });
@@ -50,29 +50,33 @@ test("the schema: BYTEA content, one row per event, version 2 with a moving head
   s.record("assistant_output", "hi");
   await store.store("some output", "tool:x", { sessionId: "s" });
   await store.saveSession(s);
-  const types = await pool.query("SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND column_name IN ('content', 'event', 'version') ORDER BY 1, 2");
-  assert.deepEqual(types.rows.map((r) => `${r.table_name}.${r.column_name} ${r.data_type}`), ["acc_artifacts.content bytea", "acc_events.event text", "acc_sessions.version bigint"]);
-  assert.deepEqual((await pool.query("SELECT value FROM acc_meta WHERE key = 'schema_version'")).rows, [{ value: "2" }]);
+  const types = await pool.query("SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND column_name IN ('content', 'event', 'version', 'lease_holder', 'lease_until') ORDER BY 1, 2");
+  assert.deepEqual(types.rows.map((r) => `${r.table_name}.${r.column_name} ${r.data_type}`), ["acc_artifacts.content bytea", "acc_events.event text", "acc_sessions.lease_holder text", "acc_sessions.lease_until double precision", "acc_sessions.version bigint"]);
+  assert.deepEqual((await pool.query("SELECT value FROM acc_meta WHERE key = 'schema_version'")).rows, [{ value: "3" }]);
   assert.deepEqual((await pool.query("SELECT seq, event::json->>'kind' AS kind FROM acc_events ORDER BY seq")).rows, [{ seq: "0", kind: "user_input" }, { seq: "1", kind: "assistant_output" }]);
   s.record("user_input", "again");
   await store.saveSession(s);
   assert.deepEqual((await pool.query("SELECT event_count, version FROM acc_sessions")).rows, [{ event_count: "3", version: "2" }]);
   assert.equal((await new PostgresArtifactStore(pgConnection(pool)).loadSession("s")).exportJson(), s.exportJson());
-  await pool.query("UPDATE acc_meta SET value = '3' WHERE key = 'schema_version'");
-  await assert.rejects(new PostgresArtifactStore(pgConnection(pool)).listSessions(), (e) => e.code === "STORE_UNSUPPORTED" && /schema version 3/.test(e.message));
+  await pool.query("UPDATE acc_meta SET value = '4' WHERE key = 'schema_version'");
+  await assert.rejects(new PostgresArtifactStore(pgConnection(pool)).listSessions(), (e) => e.code === "STORE_VERSION" && /version 4/.test(e.message));
 });
 
-test("a schema version 1 database is migrated, also by writers opening it together", async () => {
+test("a schema version 1 database is read as it is and migrated by the first writes, also by writers writing together", async () => {
   const { pool, another } = await schema("v1");
   const s = new Session({ sessionId: "old" });
   s.record("user_input", "saved by version 1");
   await new PostgresArtifactStore(pgConnection(pool)).saveSession(s);
-  await pool.query("ALTER TABLE acc_sessions DROP COLUMN version");
+  await pool.query("ALTER TABLE acc_sessions DROP COLUMN version, DROP COLUMN lease_holder, DROP COLUMN lease_until");
   await pool.query("UPDATE acc_meta SET value = '1' WHERE key = 'schema_version'");
   const pools = [pool, another(), another()];
   const loaded = await Promise.all(pools.map((p) => new PostgresArtifactStore(pgConnection(p)).loadSession("old")));
   for (const l of loaded) assert.equal(l.exportJson(), s.exportJson());
-  assert.deepEqual((await pool.query("SELECT value FROM acc_meta WHERE key = 'schema_version'")).rows, [{ value: "2" }]);
+  assert.deepEqual((await pool.query("SELECT value FROM acc_meta WHERE key = 'schema_version'")).rows, [{ value: "1" }], "a read migrates nothing");
+  await Promise.all(pools.map((p, i) => new PostgresArtifactStore(pgConnection(p)).store(`written ${i}`, "tool:x")));
+  assert.deepEqual((await pool.query("SELECT value FROM acc_meta WHERE key = 'schema_version'")).rows, [{ value: "3" }]);
+  loaded[0].record("user_input", "saved by version 3");
+  await new PostgresArtifactStore(pgConnection(pool)).saveSession(loaded[0]);
   await Promise.all(pools.slice(1).map((p) => p.end()));
 });
 

@@ -60,7 +60,7 @@ test("seed: test_artifact_handle_summary_truncation", async () => {
   assert.ok(handle.summary.length <= 210, `${handle.summary.length}`);
 });
 
-test("the schema: tables, content as a BLOB, events as rows, version 2; a newer version is refused", async () => {
+test("the schema: tables, content as a BLOB, events as rows, version 3; a newer version is STORE_VERSION", async () => {
   const { db, store } = open();
   const s = new Session({ sessionId: "s" });
   s.record("user_input", "hello");
@@ -69,32 +69,84 @@ test("the schema: tables, content as a BLOB, events as rows, version 2; a newer 
   await store.saveSession(s);
   const tables = db.exec("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")[0].values.flat();
   assert.deepEqual(tables, ["acc_artifact_sessions", "acc_artifacts", "acc_events", "acc_guard", "acc_meta", "acc_sessions"]);
-  assert.deepEqual(db.exec("SELECT value FROM acc_meta WHERE key = 'schema_version'")[0].values, [["2"]]);
+  assert.deepEqual(db.exec("SELECT value FROM acc_meta WHERE key = 'schema_version'")[0].values, [["3"]]);
   assert.equal(db.exec("SELECT typeof(content) FROM acc_artifacts")[0].values[0][0], "blob");
   assert.deepEqual(db.exec("SELECT seq, json_extract(event, '$.kind') FROM acc_events ORDER BY seq")[0].values, [[0, "user_input"], [1, "assistant_output"]]);
   assert.deepEqual(db.exec("SELECT event_count, version FROM acc_sessions")[0].values, [[2, 1]]);
   s.record("user_input", "again");
   await store.saveSession(s);
   assert.deepEqual(db.exec("SELECT event_count, version FROM acc_sessions")[0].values, [[3, 2]], "every save moves the version");
-  db.run("UPDATE acc_meta SET value = '3' WHERE key = 'schema_version'");
-  await assert.rejects(open(db).store.listSessions(), (e) => e.code === "STORE_UNSUPPORTED" && /schema version 3/.test(e.message));
+  db.run("UPDATE acc_meta SET value = '4' WHERE key = 'schema_version'");
+  await assert.rejects(open(db).store.listSessions(), (e) => e.code === "STORE_VERSION" && /version 4/.test(e.message));
 });
 
-test("a schema version 1 database (no head version) is migrated, not refused", async () => {
+test("a schema version 1 database (no head version) is read as it is and migrated by the first write", async () => {
   const { db, store } = open();
   const s = new Session({ sessionId: "old" });
   s.record("user_input", "saved by version 1");
   await store.saveSession(s);
   // Version 1's tables: the same but for acc_sessions.version.
   db.run("ALTER TABLE acc_sessions DROP COLUMN version");
+  db.run("ALTER TABLE acc_sessions DROP COLUMN lease_holder");
+  db.run("ALTER TABLE acc_sessions DROP COLUMN lease_until");
   db.run("UPDATE acc_meta SET value = '1' WHERE key = 'schema_version'");
   const reopened = open(db).store;
   const loaded = await reopened.loadSession("old");
   assert.equal(loaded.exportJson(), s.exportJson());
-  assert.deepEqual(db.exec("SELECT value FROM acc_meta WHERE key = 'schema_version'")[0].values, [["2"]]);
-  loaded.record("user_input", "saved by version 2");
+  assert.deepEqual(db.exec("SELECT value FROM acc_meta WHERE key = 'schema_version'")[0].values, [["1"]], "a read migrates nothing");
+  loaded.record("user_input", "saved by version 3");
   assert.deepEqual(await reopened.saveSession(loaded), { eventsWritten: 1, rewritten: false });
   assert.deepEqual(db.exec("SELECT event_count, version FROM acc_sessions")[0].values, [[2, 1]]);
+});
+
+test("a schema version 2 database (no lease) is read as it is and migrated to version 3 by the first write", async () => {
+  const { db, store } = open();
+  const s = new Session({ sessionId: "v2" });
+  s.record("user_input", "saved by version 2");
+  await store.saveSession(s);
+  // Version 2's tables: the same but for the lease.
+  db.run("ALTER TABLE acc_sessions DROP COLUMN lease_holder");
+  db.run("ALTER TABLE acc_sessions DROP COLUMN lease_until");
+  db.run("UPDATE acc_meta SET value = '2' WHERE key = 'schema_version'");
+  const reopened = open(db).store;
+  const loaded = await reopened.loadSession("v2");
+  assert.equal(loaded.exportJson(), s.exportJson());
+  assert.deepEqual(db.exec("SELECT value FROM acc_meta WHERE key = 'schema_version'")[0].values, [["2"]], "a read migrates nothing");
+  loaded.record("user_input", "saved by version 3");
+  assert.deepEqual(await reopened.saveSession(loaded), { eventsWritten: 1, rewritten: false });
+  assert.deepEqual(db.exec("SELECT value FROM acc_meta WHERE key = 'schema_version'")[0].values, [["3"]]);
+  assert.deepEqual(db.exec("SELECT event_count, lease_holder FROM acc_sessions")[0].values, [[2, null]]);
+  assert.equal((await reopened.__takeLease("v2", "w", 1000)).outcome, "taken");
+});
+
+test("a load reads the head and the rows in one snapshot: a delete and a save anew between them is no STORE_CORRUPT", async () => {
+  const db = new SQL.Database();
+  const raw = sqlConnection(db);
+  const writer = new SqliteArtifactStore(raw);
+  const long = new Session({ sessionId: "s" });
+  for (const t of ["one", "two", "three"]) long.record("user_input", t);
+  await writer.saveSession(long);
+  // Right after the load's first query, another writer deletes the session
+  // and saves a shorter one under its id.
+  let armed = true;
+  const reader = new SqliteArtifactStore({
+    async query(sql, params) {
+      const rows = raw.query(sql, params);
+      if (armed && /acc_sessions/.test(sql)) {
+        armed = false;
+        await writer.deleteSession("s");
+        const short = new Session({ sessionId: "s" });
+        short.record("user_input", "anew");
+        await writer.saveSession(short);
+      }
+      return rows;
+    },
+    batch: (statements) => raw.batch(statements),
+  });
+  const loaded = await reader.loadSession("s");
+  assert.equal(armed, false, "the other writer ran during the load");
+  assert.deepEqual(JSON.parse(loaded.exportJson()).events.map((e) => e.data), ["one", "two", "three"], "the snapshot the load began with");
+  assert.deepEqual(JSON.parse((await reader.loadSession("s")).exportJson()).events.map((e) => e.data), ["anew"]);
 });
 
 test("a save that fails inside its transaction keeps the previous session whole", async () => {

@@ -84,6 +84,7 @@ pub(crate) fn wit_error(e: Error) -> WitError {
         ErrorCode::TokenCounterFailed => WitCode::TokenCounterFailed,
         ErrorCode::GuardFailed => WitCode::GuardFailed,
         ErrorCode::Aborted => WitCode::Aborted,
+        ErrorCode::StoreVersion => WitCode::StoreVersion,
     };
     WitError {
         code,

@@ -16,7 +16,9 @@ use crate::registry::Module;
 use context_compiler::artifacts::{ArtifactStore, StoreOptions};
 use context_compiler::error::{Error, ErrorCode, Result};
 use context_compiler::memory::PersistentMemory;
-use context_compiler::session::{SavedEvents, SessionEnv, SessionSource, SessionStore};
+use context_compiler::session::{
+    LeaseTake, SaveTry, SavedEvents, SessionEnv, SessionSource, SessionStore,
+};
 
 /// A promise rejected with `e` as a JS error.
 pub fn reject(e: Error) -> Promise {
@@ -116,6 +118,62 @@ pub fn save_session<M: StoreModule>(store: Rc<dyn SessionStore>, session: &JsVal
         Err(e) => return reject(e),
     };
     spawn(async move { to_js(&store.save_session(source.as_ref()).await?) })
+}
+
+/// `__trySave(session, writer)`: one try of `session.sync`'s save by
+/// `writer` ([`SessionStore::try_save`]), as `{ outcome: "saved", report }`,
+/// `{ outcome: "lost" }` or `{ outcome: "leased", waitMs }`.
+pub fn try_save<M: StoreModule>(
+    store: Rc<dyn SessionStore>,
+    session: &JsValue,
+    writer: &JsValue,
+) -> Promise {
+    let args = M::session_source(session).and_then(|s| Ok((s, string(writer, "writer")?)));
+    let (source, writer) = match args {
+        Ok(args) => args,
+        Err(e) => return reject(e),
+    };
+    spawn(async move {
+        let outcome = match store.try_save(source.as_ref(), &writer).await? {
+            SaveTry::Saved(report) => serde_json::json!({ "outcome": "saved", "report": report }),
+            SaveTry::Lost => serde_json::json!({ "outcome": "lost" }),
+            SaveTry::Leased { wait_ms } => {
+                serde_json::json!({ "outcome": "leased", "waitMs": wait_ms })
+            }
+        };
+        to_js(&outcome)
+    })
+}
+
+/// `__takeLease(sessionId, writer, ttlMs)`: `session.sync` takes the
+/// session's lease ([`SessionStore::take_lease`]), as `{ outcome, waitMs }`
+/// with `outcome` `"taken"`, `"held"`, `"lost"` or `"unavailable"`.
+pub fn take_lease(
+    store: Rc<dyn SessionStore>,
+    session_id: &JsValue,
+    writer: &JsValue,
+    ttl_ms: &JsValue,
+) -> Promise {
+    let args = session_id_arg(session_id).and_then(|id| {
+        let writer = string_arg(writer, "writer")?;
+        let ttl = crate::convert::count(ttl_ms, "ttlMs", ErrorCode::InvalidArgument)
+            .map_err(reject)?
+            .unwrap_or(context_compiler::session::LEASE_MS);
+        Ok((id, writer, ttl))
+    });
+    let (session_id, writer, ttl) = match args {
+        Ok(args) => args,
+        Err(p) => return p,
+    };
+    spawn(async move {
+        let (outcome, wait) = match store.take_lease(&session_id, &writer, ttl).await? {
+            LeaseTake::Taken => ("taken", None),
+            LeaseTake::Held { wait_ms } => ("held", wait_ms),
+            LeaseTake::Lost => ("lost", None),
+            LeaseTake::Unavailable => ("unavailable", None),
+        };
+        to_js(&serde_json::json!({ "outcome": outcome, "waitMs": wait }))
+    })
 }
 
 /// What a module that has store classes tells the shared store methods: how
@@ -329,6 +387,32 @@ macro_rules! store_methods {
                 #[wasm_bindgen(unchecked_param_type = "Session")] session: wasm_bindgen::JsValue,
             ) -> js_sys::Promise {
                 $crate::store_methods::save_session::<$module>(self.inner.clone(), &session)
+            }
+
+            /// One try of `session.sync`'s save by `writer` (internal).
+            #[wasm_bindgen(js_name = __trySave, skip_typescript)]
+            pub fn try_save(
+                &self,
+                session: wasm_bindgen::JsValue,
+                writer: wasm_bindgen::JsValue,
+            ) -> js_sys::Promise {
+                $crate::store_methods::try_save::<$module>(self.inner.clone(), &session, &writer)
+            }
+
+            /// `session.sync` takes the session's lease for `writer` (internal).
+            #[wasm_bindgen(js_name = __takeLease, skip_typescript)]
+            pub fn take_lease(
+                &self,
+                #[wasm_bindgen(js_name = sessionId)] session_id: wasm_bindgen::JsValue,
+                writer: wasm_bindgen::JsValue,
+                #[wasm_bindgen(js_name = ttlMs)] ttl_ms: wasm_bindgen::JsValue,
+            ) -> js_sys::Promise {
+                $crate::store_methods::take_lease(
+                    self.inner.clone(),
+                    &session_id,
+                    &writer,
+                    &ttl_ms,
+                )
             }
 
             /// Resolves to the session saved under `sessionId`, or `null`. Options:

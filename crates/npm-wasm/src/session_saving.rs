@@ -154,6 +154,14 @@ impl JsSession {
         retry_delay_ms(next_try, random, &options)
     }
 
+    /// The wait in ms before polling another writer's lease again after
+    /// `waits` polls, no longer than `remaining_ms` when that is a number
+    /// ([`context_compiler::session::lease_poll_ms`]).
+    #[wasm_bindgen(js_name = __leasePollMs, skip_typescript)]
+    pub fn lease_poll_ms(waits: u32, random: f64, remaining_ms: Option<f64>) -> f64 {
+        context_compiler::session::lease_poll_ms(waits, random, remaining_ms)
+    }
+
     /// The session `session_id` rebuilt from the `expected` events a store
     /// saved (`events_json`, as `__eventsJson` wrote them), counted with
     /// `options.tokenCounter`; anything wrong with them is `STORE_CORRUPT`.

@@ -104,6 +104,27 @@ impl FileSystem for JsFiles {
         })
     }
 
+    fn has_age(&self) -> bool {
+        callable(&self.this, "ageMs").is_some()
+    }
+
+    async fn age_ms(&self, path: &str) -> Result<Option<f64>> {
+        let op = format!("files.ageMs({path})");
+        let v = self.call("ageMs", &[path.into()], op.clone()).await?;
+        if v.is_null() || v.is_undefined() {
+            return Ok(None);
+        }
+        v.as_f64().filter(|n| !n.is_nan()).map(Some).ok_or_else(|| {
+            Error::new(
+                ErrorCode::StoreInvalidValue,
+                format!(
+                    "{op} must resolve to a number or null (got {})",
+                    describe(&v)
+                ),
+            )
+        })
+    }
+
     async fn remove(&self, path: &str) -> Result<()> {
         self.call("remove", &[path.into()], format!("files.remove({path})"))
             .await

@@ -124,6 +124,21 @@ impl KeyValue for JsKv {
         })
     }
 
+    fn has_expiry(&self) -> bool {
+        callable(&self.this, "putExpiring").is_some()
+    }
+
+    async fn put_expiring(&self, key: &str, value: JsBytes, ttl_ms: u64) -> Result<()> {
+        let op = format!("putExpiring({key})");
+        self.call(
+            "putExpiring",
+            &[key.into(), value.0.into(), (ttl_ms as f64).into()],
+            &op,
+        )
+        .await
+        .map(|_| ())
+    }
+
     async fn list(&self, prefix: &str) -> Result<Option<Vec<String>>> {
         if callable(&self.this, "list").is_none() {
             return Ok(None);

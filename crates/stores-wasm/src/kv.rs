@@ -25,7 +25,10 @@ use context_compiler::kv::{KeyValue, KvStoreOptions, DEFAULT_CHUNK_BYTES};
 /// a save from a stale copy rejects whole with `STORE_CONFLICT`. Without it
 /// the store is single-writer: a save checks the head before writing and
 /// reads it back after, rejecting with `STORE_CONFLICT` when it sees another
-/// writer's, but two saves at the same moment can still lose one's events. Values
+/// writer's, but two saves at the same moment can still lose one's events.
+/// With `putExpiring(key, value, ttlMs)` too (a key the store expires by its
+/// own clock), a `session.sync` that lost repeatedly takes the session's
+/// lease. Values
 /// larger than `chunkBytes` are split into chunks and reassembled and
 /// verified on read. Content never passes through wasm memory: `store`
 /// hashes and frames your bytes before it returns (you may reuse the buffer

@@ -140,6 +140,12 @@ impl SessionSource for JsSessionSource {
         self.string("__eventId", Some(index as f64))
     }
 
+    fn note_saved(&self, count: usize) {
+        // A hint only (`session.sync` reloads less after it): a session
+        // without the method, or one closed meanwhile, is left as it is.
+        let _ = self.call("__noteSaved", Some(count as f64));
+    }
+
     fn events_from(&self, start: usize) -> Result<Vec<SessionEvent>> {
         let json = self.string("__eventsJson", Some(start as f64))?;
         let raw: Vec<serde_json::Value> = serde_json::from_str(&json).map_err(|e| {

@@ -17,6 +17,10 @@ export interface KeyValueLike {
    * `null`), in one atomic step; resolves to whether it wrote. With it several writers may
    * save one session; without it the store is single-writer. */
   putIf?(key: string, value: Uint8Array, expected: Uint8Array | null): Promise<boolean> | boolean;
+  /** Sets `key` to `value` for `ttlMs` by the store's own clock (Redis `PX`, a KV's TTL):
+   * after that `get` finds nothing. With it (and `putIf`) a sync that lost repeatedly takes
+   * the session's lease; without it the store keeps none. */
+  putExpiring?(key: string, value: Uint8Array, ttlMs: number): Promise<unknown> | unknown;
 }
 /** A file system for `FsArtifactStore`, on paths relative to the store's
  * directory with `/` separators. `write` must be atomic (write a temporary
@@ -32,6 +36,10 @@ export interface FileSystemLike {
    * synced, then hard-linked to `path`); resolves to `false` when one is. With it several
    * processes may save one session; without it the store is single-writer. */
   createNew?(path: string, bytes: Uint8Array): Promise<boolean>;
+  /** How long ago the file at `path` was written, in ms by its modification time, or `null`
+   * when there is none. With it (and `createNew`) a sync that lost repeatedly takes the
+   * session's lease, in a file that expires by that time. */
+  ageMs?(path: string): Promise<number | null>;
 }
 /** A value bound to or read from SQLite. */
 export type SqlValueLike = null | number | bigint | string | Uint8Array | ArrayBuffer;

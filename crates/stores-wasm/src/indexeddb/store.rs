@@ -402,7 +402,7 @@ impl SessionStore for IdbStore {
         let head = get_value(&heads, &key, "reading the session head").await?;
         let saved_count = get(&head, "eventCount").as_f64();
         let saved_last = get(&head, "lastEventId").as_string();
-        let report = {
+        let (report, count) = {
             // Read the session in one step: no await until it is written.
             let count = session.event_count()?;
             let saved = match (head.is_undefined(), saved_count) {
@@ -422,6 +422,7 @@ impl SessionStore for IdbStore {
                 SavePlan::Stale => return Err(stale_save(&session_id)),
             };
             if !first && start == count {
+                session.note_saved(count);
                 return Ok(SaveReport {
                     events_written: 0,
                     rewritten: false,
@@ -450,12 +451,14 @@ impl SessionStore for IdbStore {
                 .unwrap_or(JsValue::NULL);
             let _ = Reflect::set(&new_head, &"lastEventId".into(), &last);
             js_try!(heads.put_with_key(&new_head, &key), "put");
-            SaveReport {
+            let report = SaveReport {
                 events_written: events.len() as u64,
                 rewritten: first,
-            }
+            };
+            (report, count)
         };
         committed(&tx, &format!("saving session {session_id}")).await?;
+        session.note_saved(count);
         Ok(report)
     }
 
