@@ -58,9 +58,9 @@ impl ContentKind {
 
     /// The kind of `text`: CJK when at least half of its visible
     /// characters are Chinese, Japanese or Korean, mixed when at least one
-    /// in 25 is; dense when at least a
-    /// third of its bytes are in runs of 32 or more letters, digits, `+`, `/`
-    /// and `=` holding at least 3 digits; text otherwise. One pass.
+    /// in 25 is; dense when at least a third of its bytes are in runs of 32
+    /// or more letters, digits, `+`, `/` and `=` holding at least 3 digits;
+    /// text otherwise. One pass, ASCII a byte at a time.
     pub fn of(text: &str) -> ContentKind {
         let mut visible = 0usize;
         let mut cjk = 0usize;
@@ -73,19 +73,31 @@ impl ContentKind {
             *run = 0;
             *digits = 0;
         };
-        for c in text.chars() {
-            if c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=') {
-                run += 1;
-                digits += usize::from(c.is_ascii_digit());
-            } else {
-                end_run(&mut run, &mut digits);
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b.is_ascii() {
+                // ASCII a byte at a time: never CJK.
+                if b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=') {
+                    run += 1;
+                    digits += usize::from(b.is_ascii_digit());
+                } else {
+                    end_run(&mut run, &mut digits);
+                }
+                visible += usize::from(!b.is_ascii_whitespace());
+                i += 1;
+                continue;
             }
+            end_run(&mut run, &mut digits);
+            let Some(c) = text.get(i..).and_then(|rest| rest.chars().next()) else {
+                break;
+            };
             if !c.is_whitespace() {
                 visible += 1;
-                if is_cjk(c) {
-                    cjk += 1;
-                }
+                cjk += usize::from(is_cjk(c));
             }
+            i += c.len_utf8();
         }
         end_run(&mut run, &mut digits);
         if visible > 0 && cjk * 2 >= visible {
