@@ -60,46 +60,38 @@ impl ContentKind {
     /// characters are Chinese, Japanese or Korean, mixed when at least one
     /// in 25 is; dense when at least a third of its bytes are in runs of 32
     /// or more letters, digits, `+`, `/` and `=` holding at least 3 digits;
-    /// text otherwise. One pass, ASCII a byte at a time.
+    /// text otherwise. One pass over the bytes, and one over the characters
+    /// beyond ASCII when there are any.
     pub fn of(text: &str) -> ContentKind {
-        let mut visible = 0usize;
-        let mut cjk = 0usize;
-        let mut dense = 0usize;
-        let (mut run, mut digits) = (0usize, 0usize);
-        let mut end_run = |run: &mut usize, digits: &mut usize| {
-            if *run >= 32 && *digits >= 3 {
-                dense += *run;
-            }
-            *run = 0;
-            *digits = 0;
-        };
         let bytes = text.as_bytes();
-        let mut i = 0;
-        while i < bytes.len() {
-            let b = bytes[i];
-            if b.is_ascii() {
-                // ASCII a byte at a time: never CJK.
-                if b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=') {
-                    run += 1;
-                    digits += usize::from(b.is_ascii_digit());
-                } else {
-                    end_run(&mut run, &mut digits);
+        let (mut visible, mut dense, mut run, mut digits) = (0usize, 0usize, 0usize, 0usize);
+        let mut non_ascii = false;
+        for &b in bytes {
+            let class = BYTE_CLASS[usize::from(b)];
+            if class & RUN != 0 {
+                run += 1;
+                digits += usize::from(class & DIGIT != 0);
+            } else if run > 0 {
+                if run >= 32 && digits >= 3 {
+                    dense += run;
                 }
-                visible += usize::from(!b.is_ascii_whitespace());
-                i += 1;
-                continue;
+                run = 0;
+                digits = 0;
             }
-            end_run(&mut run, &mut digits);
-            let Some(c) = text.get(i..).and_then(|rest| rest.chars().next()) else {
-                break;
-            };
-            if !c.is_whitespace() {
+            visible += usize::from(class & VISIBLE != 0);
+            non_ascii |= class & NON_ASCII != 0;
+        }
+        if run >= 32 && digits >= 3 {
+            dense += run;
+        }
+        // Characters beyond ASCII, only where there are any.
+        let mut cjk = 0usize;
+        if non_ascii {
+            for c in text.chars().filter(|c| !c.is_ascii() && !c.is_whitespace()) {
                 visible += 1;
                 cjk += usize::from(is_cjk(c));
             }
-            i += c.len_utf8();
         }
-        end_run(&mut run, &mut digits);
         if visible > 0 && cjk * 2 >= visible {
             ContentKind::Cjk
         } else if visible > 0 && cjk * 25 >= visible {
@@ -111,6 +103,38 @@ impl ContentKind {
         }
     }
 }
+
+/// [`BYTE_CLASS`] bits: a letter, digit, `+`, `/` or `=`…
+const RUN: u8 = 1;
+/// …a digit…
+const DIGIT: u8 = 2;
+/// …a visible ASCII character…
+const VISIBLE: u8 = 4;
+/// …a byte of a character beyond ASCII.
+const NON_ASCII: u8 = 8;
+
+/// What each byte is, for [`ContentKind::of`]'s one pass.
+const BYTE_CLASS: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = if !c.is_ascii() {
+            NON_ASCII
+        } else {
+            let run = c.is_ascii_alphanumeric() || c == b'+' || c == b'/' || c == b'=';
+            (if run { RUN } else { 0 })
+                | (if c.is_ascii_digit() { DIGIT } else { 0 })
+                | (if c.is_ascii_whitespace() || c.is_ascii_control() {
+                    0
+                } else {
+                    VISIBLE
+                })
+        };
+        b += 1;
+    }
+    table
+};
 
 /// Whether `c` is a Chinese, Japanese or Korean character (or CJK
 /// punctuation).

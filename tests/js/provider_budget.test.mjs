@@ -295,4 +295,15 @@ test("a usage report the counter's error does not explain is kept but not applie
   assert.equal(corrected.budgetPlan.rejectedUsage, 1);
   high.free();
   low.free();
+
+  // A model (a test double) reporting 10 input tokens on every reply of a
+  // runCompiled loop: each report is kept, none applied.
+  const session = longSession(200);
+  const model = () => ({ content: "ok", usage: { prompt_tokens: 10, completion_tokens: 2 } });
+  for (let turn = 0; turn < 5; turn++) await runCompiled(`Turn ${turn}: and now?`, { session, budget: 6_000, model, compiler: filling() });
+  const plan = (await filling().compile(session, 6_000)).budgetPlan;
+  assert.deepEqual([plan.usageSamples, plan.rejectedUsage, plan.correction], [0, 5, 1]);
+  assert.ok(plan.contentMargin > 0);
+  assert.equal(session.eventLog.filter(["model_usage"]).length, 5);
+  session.free();
 });
