@@ -183,6 +183,10 @@ await langchainMiddlewareBench();
 const { integrationsBench } = await import("./integrations.mjs");
 await integrationsBench();
 
+// 5a''. The default counter against o200k and cl100k per kind of content (issue 62).
+const { counterErrorBench } = await import("./counter_error.mjs");
+counterErrorBench();
+
 // 5b. Recall on long conversations: what the context holds.
 const { recallBench, searchBench } = await import("./recall.mjs");
 await recallBench();

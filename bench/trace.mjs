@@ -22,7 +22,8 @@ export function prose(r, chars) {
   return out.slice(0, chars);
 }
 
-function logs(r, bytes) {
+/** About `bytes` of timestamped log lines. */
+export function logs(r, bytes) {
   let out = "";
   let t = 1_700_000_000 + Math.floor(r() * 1e6);
   while (out.length < bytes) {
@@ -33,7 +34,8 @@ function logs(r, bytes) {
   return out.slice(0, bytes);
 }
 
-function jsonListing(r, bytes) {
+/** A minified JSON listing of about `bytes`. */
+export function jsonListing(r, bytes) {
   const items = [];
   let size = 2;
   while (size < bytes) {
@@ -44,7 +46,8 @@ function jsonListing(r, bytes) {
   return JSON.stringify(items);
 }
 
-function source(r, bytes) {
+/** About `bytes` of Rust-like source. */
+export function source(r, bytes) {
   let out = "";
   let depth = 0;
   while (out.length < bytes) {

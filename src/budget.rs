@@ -85,8 +85,22 @@ pub struct BudgetPlan {
     /// Provider tokens held back for the correction's error (0 without a
     /// correction).
     pub margin: u64,
+    /// Provider tokens held back, until recorded usage corrects the count,
+    /// for the default counter's error on the kinds of content the session
+    /// holds (text, dense runs such as base64, CJK: each kind's measured
+    /// margin, the heaviest taken first): 0 once usage corrects it, and with
+    /// a counter of the host's.
+    #[serde(default)]
+    pub content_margin: u64,
+    /// `model_usage` reports kept but not applied to the correction: the
+    /// counter's measured error does not explain them (a test double, a
+    /// proxy reporting cached or partial counts, usage summed over several
+    /// requests).
+    #[serde(default)]
+    pub rejected_usage: usize,
     /// The count the context is fitted to, in the session's tokens:
-    /// `(requested - reserveOutput - margin) / correction`, rounded down.
+    /// `(requested - reserveOutput - margin - contentMargin) / correction`,
+    /// rounded down.
     pub target: u64,
 }
 
@@ -137,8 +151,29 @@ impl BudgetPlan {
             correction: factor,
             usage_samples: samples,
             margin,
+            content_margin: 0,
+            rejected_usage: 0,
             target: target.max(1),
         })
+    }
+
+    /// This plan holding back `content_margin` more tokens when no usage
+    /// corrects it (with usage, the correction measures the real ratio and
+    /// the plan is unchanged).
+    pub fn with_content_margin(mut self, content_margin: u64) -> BudgetPlan {
+        if self.usage_samples == 0 {
+            let available = self.requested.saturating_sub(self.reserve_output);
+            let margin = content_margin.min(available.saturating_sub(1));
+            self.content_margin = margin;
+            self.target = (available - margin).max(1);
+        }
+        self
+    }
+
+    /// The space `with_content_margin` takes its margin from: the budget
+    /// less the reply's reserve.
+    pub fn available(&self) -> u64 {
+        self.requested.saturating_sub(self.reserve_output)
     }
 }
 
@@ -192,6 +227,18 @@ mod tests {
         assert_eq!(plan.margin, 50);
         assert_eq!(plan.target, 760, "950 / 1.25");
         assert!((plan.target as f64 * plan.correction) as u64 + plan.margin <= 1000);
+    }
+
+    #[test]
+    fn a_content_margin_holds_only_until_usage_corrects_the_count() {
+        let plan = BudgetPlan::new(1000, 200, 1.0, 0, 0.05)
+            .unwrap()
+            .with_content_margin(120);
+        assert_eq!((plan.content_margin, plan.target), (120, 680));
+        let corrected = BudgetPlan::new(1000, 200, 1.25, 1, 0.05)
+            .unwrap()
+            .with_content_margin(120);
+        assert_eq!((corrected.content_margin, corrected.target), (0, 608));
     }
 
     #[test]

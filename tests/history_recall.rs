@@ -30,7 +30,7 @@ fn pipeline(recall: bool) -> ContextCompiler {
 /// A lived session of `chatter` turns, then `question`, and the options
 /// every compile of it uses.
 fn asking(chatter: usize, question: &str) -> (Session, CompileOptions) {
-    let mut s = lived(chatter, 2_000);
+    let mut s = lived(chatter, 2_340);
     s.record("user_input", json!({ "content": question }), None)
         .unwrap();
     (s, CompileOptions::new("You are a helpful assistant."))
@@ -196,10 +196,10 @@ fn an_instruction_pointing_at_nothing_in_particular_recalls_nothing() {
     // out, so by default nothing is recalled (the prompt cache is kept);
     // with no distinction required, the common words bring turns back.
     let (mut s, options) = asking(200, "Tell me something about the weather in general.");
-    let ctx = block_on(pipeline(true).compile_with(&mut s, 2_000, &options)).unwrap();
+    let ctx = block_on(pipeline(true).compile_with(&mut s, 2_340, &options)).unwrap();
     assert!(ctx.recalled.is_empty(), "{:?}", ctx.recalled);
     let eager = recalling(HistoryRecall::new().with_distinction(0.0));
-    let ctx = block_on(eager.compile_with(&mut s, 2_000, &options)).unwrap();
+    let ctx = block_on(eager.compile_with(&mut s, 2_340, &options)).unwrap();
     assert!(!ctx.recalled.is_empty());
     // The question about a fact said once stands out.
     let hits = s.search("Which clinic is my dentist appointment at?", 3);

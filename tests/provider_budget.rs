@@ -78,7 +78,7 @@ fn the_tools_offered_are_counted_in_system_as_the_format_sends_them() {
         let mut options = CompileOptions::new("You are a logistics assistant.");
         options.tools = forty_tools();
         options.format = Some(format);
-        let ctx = block_on(zoned().compile_view(&s, 4000, &options))
+        let ctx = block_on(zoned().compile_view(&s, 5000, &options))
             .expect("compile")
             .0;
         let tools = request_tool_tokens(&options.tools, format, &counter);
@@ -92,10 +92,10 @@ fn the_tools_offered_are_counted_in_system_as_the_format_sends_them() {
         let messages = ctx.exact_token_count(&counter) - tools;
         let field = counter.count(&request_tools(&options.tools, format).to_string());
         assert!(
-            messages + field <= 4000,
-            "{format:?}: messages {messages} + tools {field} over 4000"
+            messages + field <= 5000,
+            "{format:?}: messages {messages} + tools {field} over 5000"
         );
-        assert!(ctx.token_count <= 4000, "{format:?}: {}", ctx.token_count);
+        assert!(ctx.token_count <= 5000, "{format:?}: {}", ctx.token_count);
     }
 }
 
@@ -140,13 +140,19 @@ fn reserve_output_keeps_room_for_the_reply() {
         .expect("compile")
         .0;
     let plan = ctx.budget_plan.expect("a plan");
+    // Before any usage, the default counter's margin for text (2,500 / 1.17).
     assert_eq!(
-        (plan.requested, plan.reserve_output, plan.target),
-        (4000, 1500, 2500)
+        (
+            plan.requested,
+            plan.reserve_output,
+            plan.content_margin,
+            plan.target
+        ),
+        (4000, 1500, 364, 2136)
     );
-    assert_eq!(ctx.budget, 2500);
+    assert_eq!(ctx.budget, 2136);
     assert!(
-        ctx.token_count <= 2500 && ctx.token_count > 2000,
+        ctx.token_count <= 2136 && ctx.token_count > 1700,
         "{}",
         ctx.token_count
     );
@@ -346,4 +352,89 @@ fn a_reply_with_unreadable_usage_is_a_model_failure() {
         ModelReply::from_json(&json!({"content": "hi", "usageMetadata": {"promptTokenCount": 9}}))
             .expect("read");
     assert_eq!(reply.usage.map(|u| u.input_tokens), Some(9));
+}
+
+#[test]
+fn a_usage_report_outside_the_counters_error_is_kept_but_not_applied() {
+    let selector = || {
+        ContextCompiler::with_layout(
+            vec![Rc::new(HistorySelector::new(1, usize::MAX))],
+            Layout::Zoned,
+        )
+    };
+    let options = CompileOptions::new("System.");
+    for (input, label) in [(100_000u64, "far above"), (10, "far below")] {
+        let mut s = long_session(200);
+        let first = block_on(selector().compile_with(&mut s, 6000, &options)).expect("compile");
+        let usage = ModelUsage::from_json(&json!({ "inputTokens": input })).expect("usage");
+        s.record_usage(&usage, None).expect("recorded");
+        let after = block_on(selector().compile_with(&mut s, 6000, &options)).expect("compile");
+        let plan = after.budget_plan.expect("a plan");
+        assert_eq!(
+            (plan.correction, plan.usage_samples, plan.rejected_usage),
+            (1.0, 0, 1),
+            "{label}: {plan:?}"
+        );
+        assert_eq!(plan.target, first.budget, "{label}: the plan is unchanged");
+        assert!(after.token_count <= 6000, "{label}");
+        assert_eq!(
+            s.event_log().filter(&["model_usage"]).len(),
+            1,
+            "{label}: kept"
+        );
+        assert_eq!(s.event_log().usage_correction().rejected(), 1);
+    }
+    // Within the bounds (Anthropic's ~1.3 × the count) it corrects.
+    let mut s = long_session(200);
+    let first = block_on(selector().compile_with(&mut s, 6000, &options)).expect("compile");
+    let usage = ModelUsage::from_json(&json!({ "inputTokens": first.token_count * 13 / 10 }))
+        .expect("usage");
+    s.record_usage(&usage, None).expect("recorded");
+    let plan = block_on(selector().compile_with(&mut s, 6000, &options))
+        .expect("compile")
+        .budget_plan
+        .expect("a plan");
+    assert_eq!(
+        (plan.usage_samples, plan.rejected_usage, plan.content_margin),
+        (1, 0, 0)
+    );
+    assert!(plan.correction >= 1.3);
+}
+
+/// The plan of a compile of `s` at 8,000 tokens.
+fn plan_at_8000(s: &Session) -> context_compiler::BudgetPlan {
+    let options = CompileOptions::new("System.");
+    block_on(zoned().compile_view(s, 8000, &options))
+        .expect("compile")
+        .0
+        .budget_plan
+        .expect("a plan")
+}
+
+#[test]
+fn the_content_margin_holds_until_usage_and_grows_with_heavier_kinds() {
+    let mut s = long_session(100);
+    let text = plan_at_8000(&s);
+    // Text: 8000 / 1.17.
+    assert_eq!(text.content_margin, 8000 - 8000 * 1000 / 1170);
+    assert_eq!(text.target, 8000 - text.content_margin);
+    s.record(
+        "user_input",
+        json!({"text": "服务器在凌晨三点重新启动，所有请求都已恢复正常。".repeat(40)}),
+        None,
+    )
+    .expect("record");
+    let cjk = plan_at_8000(&s);
+    assert!(cjk.content_margin > text.content_margin, "{cjk:?}");
+    // A host's counter (its error is not known) holds back none.
+    let counter: Rc<dyn TokenCounter> = Rc::new(context_compiler::WordsTokenCounter);
+    let mut host = common::session_with("host", counter);
+    host.record(
+        "user_input",
+        json!({"text": "服务器在凌晨三点重新启动".repeat(40)}),
+        None,
+    )
+    .expect("record");
+    let plan = plan_at_8000(&host);
+    assert_eq!((plan.content_margin, plan.target), (0, 8000));
 }

@@ -29,7 +29,23 @@ usageSamples: number,
  */
 margin: number, 
 /**
+ * Provider tokens held back, until recorded usage corrects the count,
+ * for the default counter's error on the kinds of content the session
+ * holds (text, dense runs such as base64, CJK: each kind's measured
+ * margin, the heaviest taken first): 0 once usage corrects it, and with
+ * a counter of the host's.
+ */
+contentMargin: number, 
+/**
+ * `model_usage` reports kept but not applied to the correction: the
+ * counter's measured error does not explain them (a test double, a
+ * proxy reporting cached or partial counts, usage summed over several
+ * requests).
+ */
+rejectedUsage: number, 
+/**
  * The count the context is fitted to, in the session's tokens:
- * `(requested - reserveOutput - margin) / correction`, rounded down.
+ * `(requested - reserveOutput - margin - contentMargin) / correction`,
+ * rounded down.
  */
 target: number, };

@@ -26,6 +26,7 @@ use crate::budget::{BudgetPlan, DEFAULT_USAGE_MARGIN};
 use crate::error::{Error, ErrorCode, Result};
 use crate::session::Session;
 use crate::telemetry::{genai, Span, Tracer};
+use crate::tokens::kind::ContentKind;
 use crate::working_context::{Layout, PrefixTracker, WorkingContext};
 use crate::zones::CompactionLevel;
 
@@ -105,6 +106,25 @@ fn with_question(
     ctx.history.extend(recent.history);
     ctx.measure(log.counter());
     Ok(ctx)
+}
+
+/// The tokens to hold back for the default counter's error on what a
+/// compile of `log` with `options` could include: the session's rendered
+/// events, the system prompt and the tools, by kind of content.
+fn content_margin(
+    log: &crate::session::EventLog,
+    options: &CompileOptions,
+    tool_tokens: u64,
+    plan: &BudgetPlan,
+) -> u64 {
+    let counter = log.counter();
+    let mut content = log.content_tokens();
+    content.add(
+        ContentKind::of(&options.system_prompt),
+        counter.count(&options.system_prompt),
+    );
+    content.add(ContentKind::Text, tool_tokens);
+    content.margin(plan.available())
 }
 
 impl ContextCompiler {
@@ -291,14 +311,20 @@ impl ContextCompiler {
             correction.samples(),
             options.usage_margin.unwrap_or(DEFAULT_USAGE_MARGIN),
         )?;
-        // From here on, the budget is the count the context is fitted to.
-        let budget = plan.target;
         let counter = log.counter();
         // Only this compile's counts decide.
         let _ = counter.take_failure();
+        let tool_tokens = options.tool_tokens(counter);
+        let mut plan = plan;
+        plan.rejected_usage = correction.rejected();
+        if counter.content_margins() && correction.samples() == 0 {
+            plan = plan.with_content_margin(content_margin(log, options, tool_tokens, &plan));
+        }
+        // From here on, the budget is the count the context is fitted to.
+        let budget = plan.target;
         let mut ctx = options.context(budget, self.layout);
         ctx.budget_plan = Some(plan);
-        ctx.tool_tokens = options.tool_tokens(counter);
+        ctx.tool_tokens = tool_tokens;
         ctx.measure(counter);
         let mut writes = SessionWrites::default();
 

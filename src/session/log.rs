@@ -16,6 +16,7 @@ use crate::session::kinds::{
 };
 use crate::session::render::{self, Rendered};
 use crate::session::usage::UsageCorrection;
+use crate::tokens::kind::{ContentKind, ContentTokens};
 use crate::tokens::TokenCounter;
 use crate::working_context::ArtifactRef;
 use crate::zones::CompactionLevel;
@@ -179,6 +180,9 @@ pub struct EventLog {
     /// outcomes, images and files): what this session may read back.
     named_artifacts: HashSet<String>,
     usage: UsageCorrection,
+    /// The rendered events' tokens by kind of content, with a counter
+    /// whose content margins apply ([`TokenCounter::content_margins`]).
+    content: ContentTokens,
     total_tokens: u64,
     ids: RefCell<Ids>,
     /// Events recorded while the log was borrowed for reading (a compile
@@ -217,7 +221,8 @@ impl EventLog {
             after_outcome: false,
             externalized: HashMap::new(),
             named_artifacts: HashSet::new(),
-            usage: UsageCorrection::default(),
+            usage: UsageCorrection::bounded(counter.usage_bounds()),
+            content: ContentTokens::default(),
             total_tokens: 0,
             ids: RefCell::new(Ids {
                 last_ms: 0,
@@ -423,6 +428,12 @@ impl EventLog {
             }
         };
         event.token_estimate = token_estimate.unwrap_or(estimate);
+        if self.counter.content_margins() {
+            let kind = rendered
+                .as_ref()
+                .map_or(ContentKind::Text, |r| ContentKind::of(r.text()));
+            self.content.add(kind, rendered_tokens);
+        }
         match &rendered {
             Some(Rendered::Message { role, .. }) => {
                 self.conversation.push(index);
@@ -736,6 +747,12 @@ impl EventLog {
     /// from its `model_usage` events.
     pub fn usage_correction(&self) -> UsageCorrection {
         self.usage
+    }
+
+    /// The rendered events' tokens by kind of content (empty unless the
+    /// counter's content margins apply).
+    pub fn content_tokens(&self) -> ContentTokens {
+        self.content
     }
 
     /// The artifact that the tool outcome `event_id` was externalised to.

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::tokens::kind::USAGE_SLACK_TOKENS;
 
 /// The tokens a provider reported for one model call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -218,11 +219,25 @@ impl ModelUsage {
 /// provider's is what breaks a budget); a lower one lowers it slowly, by
 /// [`UsageCorrection::WEIGHT`] of the difference. It is used rounded up to
 /// the next 1/64, so that small moves leave the compile's budget, and with
-/// it the context, unchanged.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+/// it the context, unchanged. A call whose report the counter's error does
+/// not explain (outside its [`TokenCounter::usage_bounds`] by more than
+/// [`USAGE_SLACK_TOKENS`]: a test double, a proxy reporting cached or
+/// partial counts, an SDK summing several requests) is counted as
+/// rejected and not applied.
+///
+/// [`TokenCounter::usage_bounds`]: crate::tokens::TokenCounter::usage_bounds
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct UsageCorrection {
     average: f64,
     samples: usize,
+    rejected: usize,
+    bounds: (f64, f64),
+}
+
+impl Default for UsageCorrection {
+    fn default() -> Self {
+        UsageCorrection::bounded((Self::MIN, Self::MAX))
+    }
 }
 
 impl UsageCorrection {
@@ -233,14 +248,43 @@ impl UsageCorrection {
     /// …nor above this.
     pub const MAX: f64 = 4.0;
 
+    /// A correction applying only ratios within `bounds` (`(low, high)`,
+    /// kept within [`UsageCorrection::MIN`] and [`UsageCorrection::MAX`]).
+    pub fn bounded(bounds: (f64, f64)) -> Self {
+        let low = if bounds.0.is_finite() {
+            bounds.0.clamp(Self::MIN, Self::MAX)
+        } else {
+            Self::MIN
+        };
+        let high = if bounds.1.is_finite() {
+            bounds.1.clamp(low, Self::MAX)
+        } else {
+            Self::MAX
+        };
+        UsageCorrection {
+            average: 0.0,
+            samples: 0,
+            rejected: 0,
+            bounds: (low, high),
+        }
+    }
+
     /// Takes in a `model_usage` event's data; events without both an input
-    /// count and the session's count of the request are left out.
+    /// count and the session's count of the request are left out, and one
+    /// the bounds do not explain is counted in [`UsageCorrection::rejected`].
     pub fn observe(&mut self, data: &Value) {
         let field = |k: &str| data.get(k).and_then(Value::as_u64).filter(|n| *n > 0);
         let (Some(input), Some(counted)) = (field("inputTokens"), field("countedTokens")) else {
             return;
         };
-        let ratio = (input as f64 / counted as f64).clamp(Self::MIN, Self::MAX);
+        let (low, high) = self.bounds;
+        let (input, counted) = (input as f64, counted as f64);
+        let slack = USAGE_SLACK_TOKENS as f64;
+        if input < low * counted - slack || input > high * counted + slack {
+            self.rejected += 1;
+            return;
+        }
+        let ratio = (input / counted).clamp(low, high);
         // Up at once (a count below the provider's is what breaks a
         // budget), down slowly.
         self.average = if self.samples == 0 || ratio > self.average {
@@ -254,6 +298,12 @@ impl UsageCorrection {
     /// The calls the correction comes from.
     pub fn samples(&self) -> usize {
         self.samples
+    }
+
+    /// The calls whose report was kept but not applied: outside the
+    /// bounds.
+    pub fn rejected(&self) -> usize {
+        self.rejected
     }
 
     /// Provider tokens per counted token: 1 without calls, else the
@@ -403,5 +453,23 @@ mod tests {
         assert_eq!(c.samples(), 4, "calls without both counts are left out");
         c.observe(&json!({"inputTokens": 1_000_000, "countedTokens": 1}));
         assert!(c.factor() <= UsageCorrection::MAX);
+    }
+
+    #[test]
+    fn a_report_the_bounds_do_not_explain_is_rejected_not_applied() {
+        let mut c = UsageCorrection::bounded(crate::tokens::kind::DEFAULT_USAGE_BOUNDS);
+        // 10 input tokens for a request counted at 3,000; 100,000 for 1,000.
+        c.observe(&json!({"inputTokens": 10, "countedTokens": 3000}));
+        c.observe(&json!({"inputTokens": 100_000, "countedTokens": 1000}));
+        assert_eq!((c.samples(), c.rejected(), c.factor()), (0, 2, 1.0));
+        // Anthropic's ~1.35 × and a small request's fixed overhead are
+        // explained.
+        c.observe(&json!({"inputTokens": 1350, "countedTokens": 1000}));
+        c.observe(&json!({"inputTokens": 400, "countedTokens": 20}));
+        assert_eq!((c.samples(), c.rejected()), (2, 2));
+        assert_eq!(c.factor(), 2.25, "applied clamped to the upper bound");
+        // Bounds outside the range are kept within it.
+        let wide = UsageCorrection::bounded((f64::NAN, 100.0));
+        assert_eq!(wide.bounds, (UsageCorrection::MIN, UsageCorrection::MAX));
     }
 }

@@ -19,6 +19,8 @@
 
 pub use context_compiler_text::{heuristic_milli, heuristic_milli_utf8};
 
+pub mod kind;
+
 /// Counts tokens of text, and the fixed cost of one chat message.
 pub trait TokenCounter {
     /// The number of tokens in `text`.
@@ -38,6 +40,25 @@ pub trait TokenCounter {
     /// call with it, so nothing is ever kept on a count that was not made.
     fn take_failure(&self) -> Option<crate::error::Error> {
         None
+    }
+
+    /// Whether this counter's error is the default counter's, measured
+    /// per [`kind::ContentKind`]: compiles then hold back each kind's margin
+    /// until the session's recorded usage corrects the count. False for
+    /// any other counter (its error is not known).
+    fn content_margins(&self) -> bool {
+        false
+    }
+
+    /// The provider tokens per counted token of a request that this
+    /// counter's error explains, `(low, high)`: a usage report outside them
+    /// (beyond [`kind::USAGE_SLACK_TOKENS`]) is kept but not applied. Wide
+    /// (`0.25` to `4`) for a counter whose error is not known.
+    fn usage_bounds(&self) -> (f64, f64) {
+        (
+            crate::session::UsageCorrection::MIN,
+            crate::session::UsageCorrection::MAX,
+        )
     }
 }
 
@@ -81,6 +102,14 @@ impl TokenCounter for DefaultTokenCounter {
 
     fn message_overhead(&self) -> u64 {
         3
+    }
+
+    fn content_margins(&self) -> bool {
+        true
+    }
+
+    fn usage_bounds(&self) -> (f64, f64) {
+        kind::DEFAULT_USAGE_BOUNDS
     }
 }
 

@@ -63,14 +63,18 @@ test("read_artifact pages an output larger than the budget back whole; a bad han
   const model = async (messages, { step }) => {
     const tool = messages.filter((m) => m.role === "tool").at(-1);
     if (step === 0) return { toolCalls: [{ id: "big", name: "big", arguments: {} }] };
+    let length = 16000;
+    // A page the budget cannot hold asks for a smaller one.
+    const smaller = /read it again with a length of at most (\d+)/.exec(tool.content);
     if (step === 1) handle = /\b([0-9a-f]{64})\b/.exec(tool.content)[1];
+    else if (smaller !== null) length = Number(smaller[1]);
     else {
       const page = JSON.parse(tool.content);
       pages.push(page.text);
       next = page.nextOffset;
       if (next === null) return { content: "read" };
     }
-    return { toolCalls: [{ id: `r${step}`, name: "read_artifact", arguments: { handle, offset: next, length: 16000 } }] };
+    return { toolCalls: [{ id: `r${step}`, name: "read_artifact", arguments: { handle, offset: next, length } }] };
   };
   const run = await runCompiled("Read the big output", {
     budget: 8000, model, lookBackTools: true, maxSteps: 20, artifactStore: store, externalizeThreshold: 4096,

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { Tiktoken } from "js-tiktoken/lite";
 import o200kRanks from "js-tiktoken/ranks/o200k_base";
 import cl100kRanks from "js-tiktoken/ranks/cl100k_base";
-import { Compactor, ContextCompiler, HistorySelector, Session, runCompiled } from "agent-context-compiler";
+import { Compactor, ContextCompiler, HistorySelector, MemoryArtifactStore, Session, runCompiled } from "agent-context-compiler";
 import { loadTokenizer } from "agent-context-compiler/tokenizers";
 import { rejectsWithCode } from "./helpers.mjs";
 
@@ -78,9 +78,10 @@ test("forty tools at a 16,000-token budget: the request, tools included, is with
 test("reserveOutput keeps room for the reply; budgetPlan says how the budget was spent", async () => {
   const session = longSession(200);
   const ctx = await zoned().compile(session, 8_000, { reserveOutput: 2_000 });
-  assert.deepEqual(ctx.budgetPlan, { requested: 8_000, reserveOutput: 2_000, correction: 1, usageSamples: 0, margin: 0, target: 6_000 });
-  assert.equal(ctx.budget, 6_000);
-  assert.ok(ctx.tokenCount <= 6_000);
+  // Before any usage, the default counter's margin for text (6,000 / 1.17).
+  assert.deepEqual(ctx.budgetPlan, { requested: 8_000, reserveOutput: 2_000, correction: 1, usageSamples: 0, margin: 0, contentMargin: 872, rejectedUsage: 0, target: 5_128 });
+  assert.equal(ctx.budget, 5_128);
+  assert.ok(ctx.tokenCount <= 5_128);
   await rejectsWithCode(() => zoned().compile(session, 8_000, { reserveOutput: 8_000 }), "INVALID_BUDGET", "reserveOutput");
   await rejectsWithCode(() => zoned().compile(session, 8_000, { reserveOutput: -1 }), "INVALID_BUDGET");
   await rejectsWithCode(() => zoned().compile(session, 8_000, { usageMargin: 1.5 }), "INVALID_ARGUMENT", "usageMargin");
@@ -190,4 +191,119 @@ test("a scripted model reporting cl100k usage: from its second call on, every re
   // Uncorrected, the requests would have been a quarter and more over.
   assert.ok(a.budgetPlan.correction > 1.25, `correction ${a.budgetPlan.correction}`);
   assert.equal(a.budgetPlan.margin, Math.ceil((budget - reserveOutput) * 0.05));
+});
+
+/** A JSON listing of `rows` records, as an inventory API returns it (pretty-printed). */
+function inventory(seed, rows) {
+  let s = seed;
+  const next = () => ((s = (s * 1103515245 + 12345) % 2 ** 31), s);
+  const items = Array.from({ length: rows }, (_, i) => ({
+    id: `rec-${seed}-${i}`,
+    sku: next().toString(36).toUpperCase(),
+    name: ["bolt", "washer", "bracket", "hinge", "spring"][next() % 5] + ` ${next() % 900}`,
+    qty: next() % 5000,
+    price: (next() % 100000) / 100,
+    updated: new Date(1_700_000_000_000 + (next() % 1e10)).toISOString(),
+    tags: ["a", "b", "c"].slice(0, next() % 4),
+  }));
+  return JSON.stringify({ total: rows, items }, null, 2);
+}
+
+test("a runCompiled loop with the look-back tools counted by the default counter: no request over an 8,000 budget in o200k or cl100k before any usage", async () => {
+  const budget = 8_000;
+  const over = [];
+  let calls = 0;
+  let reading = null;
+  let reads = 0;
+  const model = (messages, { tools }) => {
+    calls++;
+    for (const [name, enc] of [["o200k", o200k], ["cl100k", cl100k]]) {
+      const n = requestTokens(enc, messages, tools);
+      if (n > budget) over.push(`${name} call ${calls}: ${n}`);
+    }
+    // This turn's question, and the tool results after it.
+    const asked = messages.findLastIndex((m) => m.role === "user" && /^Turn \d+:/.test(m.content));
+    const turn = /^Turn (\d+):/.exec(messages[asked].content)[1];
+    const last = messages.slice(asked + 1).findLast((m) => m.role === "tool");
+    if (last === undefined) return { toolCalls: [{ id: `q${turn}`, name: "list_inventory", arguments: { turn: Number(turn) } }] };
+    const smaller = /read it again with a length of at most (\d+)/.exec(last.content);
+    const handle = /\b([0-9a-f]{64})\b/.exec(last.content)?.[1];
+    if (smaller !== null) return { toolCalls: [{ id: `s${calls}`, name: "read_artifact", arguments: { handle: reading.handle, offset: reading.offset, length: Number(smaller[1]) } }] };
+    if (last.content.startsWith('{"handle"')) {
+      const page = JSON.parse(last.content);
+      reads++;
+      if (page.nextOffset === null) return `Turn ${turn}: read.`;
+      reading = { handle: page.handle, offset: page.nextOffset };
+      return { toolCalls: [{ id: `p${turn}_${page.nextOffset}`, name: "read_artifact", arguments: { ...reading, length: 8192 } }] };
+    }
+    if (handle) {
+      reading = { handle, offset: 0 };
+      return { toolCalls: [{ id: `p${turn}_0`, name: "read_artifact", arguments: { ...reading, length: 8192 } }] };
+    }
+    return `Turn ${turn}: read.`;
+  };
+  const session = new Session();
+  const store = new MemoryArtifactStore();
+  const tools = [{ name: "list_inventory", description: "Lists the inventory's records as JSON", parameters: { type: "object", properties: { turn: { type: "integer" } } } }];
+  for (let turn = 1; turn <= 12; turn++) {
+    await runCompiled(`Turn ${turn}: which records of batch ${turn} are low on stock?`, {
+      session, budget, model, tools, artifactStore: store, maxSteps: 20, systemPrompt: "You are an inventory assistant.",
+      bridge: (_name, args) => inventory(args.turn, 150 + 60 * (args.turn % 4)),
+    });
+  }
+  assert.ok(calls >= 70, `${calls} calls`);
+  assert.ok(reads >= 50, `${reads} pages read`);
+  assert.deepEqual(over, []);
+  const ctx = await new ContextCompiler({ layout: "zoned", processors: [new HistorySelector({ keepFirst: 1, keepLast: Infinity })] }).compile(session, budget);
+  assert.ok(ctx.budgetPlan.contentMargin > 0.1 * budget, JSON.stringify(ctx.budgetPlan));
+  assert.equal(ctx.budgetPlan.usageSamples, 0);
+  session.free();
+});
+
+test("a usage report the counter's error does not explain is kept but not applied, and budgetPlan says so", async () => {
+  // Far above the count: today a correction of 4 (the context a quarter).
+  const high = longSession(200);
+  const first = await filling().compile(high, 8_000);
+  assert.ok(first.tokenCount > 5_000);
+  high.recordUsage({ inputTokens: 100_000 });
+  const after = await filling().compile(high, 8_000);
+  assert.equal(after.budgetPlan.correction, 1, JSON.stringify(after.budgetPlan));
+  assert.equal(after.budgetPlan.rejectedUsage, 1);
+  assert.equal(after.budgetPlan.usageSamples, 0);
+  assert.ok(after.tokenCount >= first.tokenCount, `${after.tokenCount} after, ${first.tokenCount} before`);
+  assert.equal(high.eventLog.filter(["model_usage"]).length, 1, "the report stays as usage");
+
+  // Far below (10 input tokens for thousands): not a correction either, so
+  // it neither lifts later compiles nor drops the content margin.
+  const low = longSession(200);
+  const before = await filling().compile(low, 6_000);
+  low.recordUsage({ inputTokens: 10 });
+  for (let i = 0; i < 5; i++) {
+    const ctx = await filling().compile(low, 6_000);
+    assert.ok(ctx.tokenCount <= 6_000, `${ctx.tokenCount}`);
+    assert.equal(ctx.budgetPlan.usageSamples, 0);
+    assert.equal(ctx.budgetPlan.contentMargin, before.budgetPlan.contentMargin);
+    assert.equal(ctx.budgetPlan.rejectedUsage, 1);
+    assert.ok(requestTokens(o200k, ctx.toMessages({ format: "openai" })) <= 6_000);
+  }
+  // A report the error explains (o200k's count of the request) is applied.
+  const ctx = await filling().compile(low, 6_000);
+  low.recordUsage({ inputTokens: requestTokens(cl100k, ctx.toMessages({ format: "openai" })) });
+  const corrected = await filling().compile(low, 6_000);
+  assert.equal(corrected.budgetPlan.usageSamples, 1);
+  assert.equal(corrected.budgetPlan.contentMargin, 0);
+  assert.equal(corrected.budgetPlan.rejectedUsage, 1);
+  high.free();
+  low.free();
+
+  // A model (a test double) reporting 10 input tokens on every reply of a
+  // runCompiled loop: each report is kept, none applied.
+  const session = longSession(200);
+  const model = () => ({ content: "ok", usage: { prompt_tokens: 10, completion_tokens: 2 } });
+  for (let turn = 0; turn < 5; turn++) await runCompiled(`Turn ${turn}: and now?`, { session, budget: 6_000, model, compiler: filling() });
+  const plan = (await filling().compile(session, 6_000)).budgetPlan;
+  assert.deepEqual([plan.usageSamples, plan.rejectedUsage, plan.correction], [0, 5, 1]);
+  assert.ok(plan.contentMargin > 0);
+  assert.equal(session.eventLog.filter(["model_usage"]).length, 5);
+  session.free();
 });
