@@ -2,6 +2,7 @@
 // ./locomo.mjs on LoCoMo) share: one token count for every strategy, the
 // plain-search peer, and how our pipeline is asked each question.
 import MiniSearch from "minisearch";
+import { countTokens as o200k } from "gpt-tokenizer/encoding/o200k_base";
 import { Session, countTokens } from "agent-context-compiler";
 
 /** Tokens a message costs beyond its text, for the peers. */
@@ -37,17 +38,32 @@ export function bm25Peer(texts, system) {
 }
 
 /**
- * Our pipeline as a live loop runs it: each turn recorded
- * (`record(session, turn, i)`) with a compile every 10 turns, then each
- * question recorded as the newest user message on a copy of the session and
- * compiled under `budget` (checked within it). `measure(q, ctx)` reads each
- * question's context; the list of what it gives is returned.
+ * What a provider reports as the input tokens of a Chat Completions request:
+ * o200k tokens of each message's content, 3 per message and 3 to prime the
+ * reply (OpenAI's count for its chat format).
+ */
+export function providerTokens(messages) {
+  return messages.reduce((n, m) => n + o200k(typeof m.content === "string" ? m.content : JSON.stringify(m.content ?? m)) + 3, 3);
+}
+
+/**
+ * Our pipeline as a live loop runs it, as the README's quick start does:
+ * each turn recorded (`record(session, turn, i)`) with a compile every 10
+ * turns whose request's provider count (`providerTokens`) is recorded as the
+ * reply's usage, then each question recorded as the newest user message on a
+ * copy of the session and compiled under `budget` (checked within it in the
+ * session's count and in o200k). `measure(q, ctx)` reads each question's
+ * context; the list of what it gives is returned.
  */
 export async function askEach(compiler, conv, budget, system, record, measure) {
   const base = new Session({ sessionId: "conversation" });
   for (const [i, turn] of conv.turns.entries()) {
     record(base, turn, i);
-    if (i % 10 === 9) (await compiler.compile(base, budget, { systemPrompt: system })).free();
+    if (i % 10 === 9) {
+      const ctx = await compiler.compile(base, budget, { systemPrompt: system });
+      base.recordUsage({ inputTokens: providerTokens(ctx.toMessages({ format: "openai" })), outputTokens: 0 });
+      ctx.free();
+    }
   }
   const exported = base.exportJson();
   base.free();
@@ -58,6 +74,8 @@ export async function askEach(compiler, conv, budget, system, record, measure) {
     const ctx = await compiler.compile(s, budget, { systemPrompt: system });
     try {
       if (ctx.tokenCount > budget) throw new Error(`over budget: ${ctx.tokenCount} > ${budget}`);
+      const sent = providerTokens(ctx.toMessages({ format: "openai" }));
+      if (sent > budget) throw new Error(`over budget in o200k: ${sent} > ${budget}`);
       out.push(measure(q, ctx));
     } finally {
       ctx.free();
