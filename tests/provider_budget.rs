@@ -303,7 +303,11 @@ fn recorded_usage_keeps_requests_within_the_budget_in_the_provider_tokens() {
     assert_eq!(a.budget_plan, b.budget_plan);
     assert_eq!(a.to_messages(), b.to_messages());
     let plan = a.budget_plan.expect("plan");
-    assert_eq!(plan.usage_samples, 80);
+    // Every report is applied but those of the shortest requests, which
+    // the tools' fixed cost takes above the bounds (explained, not applied
+    // as a ratio); none is rejected.
+    assert!(plan.usage_samples >= 70, "{plan:?}");
+    assert_eq!(plan.rejected_usage, 0);
     assert_eq!(
         plan.margin,
         ((budget - 300) as f64 * DEFAULT_USAGE_MARGIN).ceil() as u64
@@ -437,4 +441,45 @@ fn the_content_margin_holds_until_usage_and_grows_with_heavier_kinds() {
     .expect("record");
     let plan = plan_at_8000(&host);
     assert_eq!((plan.content_margin, plan.target), (0, 8000));
+}
+
+/// A short first request's usage cannot switch the content margin off with
+/// a bogus report: one token for it is rejected (no slack below the
+/// count), and a report above the bounds only by a provider's fixed
+/// addition is not applied as a ratio (it would fit every later compile to
+/// a fraction of the budget).
+#[test]
+fn a_short_requests_report_neither_lifts_nor_shrinks_the_budget() {
+    let options = CompileOptions::new("System.");
+    for (input, rejected) in [(1u64, 1usize), (0, 0)] {
+        let mut s = common::session_with("short", Rc::new(DefaultTokenCounter));
+        s.record("user_input", json!({"text": "hi"}), None)
+            .expect("record");
+        let first = block_on(zoned().compile_with(&mut s, 8000, &options)).expect("compile");
+        // 0 stands for "the count plus 400 tokens a provider added".
+        let input = if input == 0 {
+            first.token_count * 2 + 400
+        } else {
+            input
+        };
+        let usage = ModelUsage::from_json(&json!({ "inputTokens": input })).expect("usage");
+        s.record_usage(&usage, None).expect("recorded");
+        s.record(
+            "tool_success",
+            json!({"tool": "dump", "result": "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0NTY3ODkw".repeat(120)}),
+            None,
+        )
+        .expect("record");
+        let plan = plan_at_8000(&s);
+        assert_eq!(
+            (plan.usage_samples, plan.rejected_usage),
+            (0, rejected),
+            "{input}: {plan:?}"
+        );
+        assert!(
+            plan.content_margin > 0,
+            "{input}: the margin holds: {plan:?}"
+        );
+        assert_eq!(plan.correction, 1.0);
+    }
 }

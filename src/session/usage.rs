@@ -280,11 +280,18 @@ impl UsageCorrection {
         let (low, high) = self.bounds;
         let (input, counted) = (input as f64, counted as f64);
         let slack = USAGE_SLACK_TOKENS as f64;
-        if input < low * counted - slack || input > high * counted + slack {
+        // Fewer tokens than the counter's error explains: no slack (a
+        // provider adds tokens, it never hides them).
+        if input < low * counted || input > high * counted + slack {
             self.rejected += 1;
             return;
         }
-        let ratio = (input / counted).clamp(low, high);
+        if input > high * counted {
+            // Explained only by what a provider adds unseen (a tool-use
+            // prompt): a fixed cost, not a ratio to apply to every count.
+            return;
+        }
+        let ratio = input / counted;
         // Up at once (a count below the provider's is what breaks a
         // budget), down slowly.
         self.average = if self.samples == 0 || ratio > self.average {
@@ -462,12 +469,16 @@ mod tests {
         c.observe(&json!({"inputTokens": 10, "countedTokens": 3000}));
         c.observe(&json!({"inputTokens": 100_000, "countedTokens": 1000}));
         assert_eq!((c.samples(), c.rejected(), c.factor()), (0, 2, 1.0));
-        // Anthropic's ~1.35 × and a small request's fixed overhead are
-        // explained.
+        // Anthropic's ~1.35 × is applied; a small request's fixed overhead
+        // is explained but not applied (a fixed cost, not a ratio).
         c.observe(&json!({"inputTokens": 1350, "countedTokens": 1000}));
         c.observe(&json!({"inputTokens": 400, "countedTokens": 20}));
-        assert_eq!((c.samples(), c.rejected()), (2, 2));
-        assert_eq!(c.factor(), 2.25, "applied clamped to the upper bound");
+        assert_eq!((c.samples(), c.rejected()), (1, 2));
+        assert_eq!(c.factor(), 1.359375, "1.35 rounded up to 87/64");
+        // A report below the count is never explained by the slack: one
+        // token for a short request is rejected.
+        c.observe(&json!({"inputTokens": 1, "countedTokens": 40}));
+        assert_eq!((c.samples(), c.rejected()), (1, 3));
         // Bounds outside the range are kept within it.
         let wide = UsageCorrection::bounded((f64::NAN, 100.0));
         assert_eq!(wide.bounds, (UsageCorrection::MIN, UsageCorrection::MAX));

@@ -153,8 +153,9 @@ fn is_cjk(c: char) -> bool {
 pub const DEFAULT_USAGE_BOUNDS: (f64, f64) = (0.5, 2.25);
 
 /// Tokens a provider adds to a request that no counter sees (a tool-use
-/// system prompt, chat templates): a report within this many tokens of
-/// the bounds is still explained by the count.
+/// system prompt, chat templates): a report up to this many tokens above
+/// the upper bound is explained by the count (a fixed cost: not applied as
+/// a ratio, not rejected); below the lower bound there is no slack.
 pub const USAGE_SLACK_TOKENS: u64 = 512;
 
 /// Token totals of content by [`ContentKind`], and the provider tokens
