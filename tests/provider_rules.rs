@@ -675,16 +675,29 @@ fn a_call_id_reused_every_turn_pairs_each_call_with_its_own_result() {
         "{openai}"
     );
     assert_eq!(
-        pairs[2].0, "call_0",
-        "the newest call keeps the provider's id"
+        pairs[0].0, "call_0",
+        "the first call keeps the provider's id"
     );
-    assert!(pairs[0].0 != pairs[1].0 && pairs[0].0 != "call_0" && pairs[1].0 != "call_0");
+    assert!(pairs[1].0 != pairs[2].0 && pairs[1].0 != "call_0" && pairs[2].0 != "call_0");
     for format in ProviderFormat::ALL {
         let request = ctx.to_provider_messages(format);
         let broken = check_request(&request, format);
         assert!(broken.is_empty(), "{}: {broken:?}", format.as_str());
     }
-    // The same ids every compile: the prompt cache's prefix holds.
+    // The same ids every compile, and after another call under the same
+    // id: what was sent is sent again as it was (the prompt cache's prefix).
     let again = zoned_compile(&mut s, vec![Rc::new(HistorySelector::new(1, usize::MAX))]);
     assert_eq!(again.to_provider_messages(ProviderFormat::OpenAi), openai);
+    s.record("user_input", json!({"text": "one more"}), None)
+        .unwrap();
+    s.record(
+        "tool_call",
+        json!({"tool_name": "status", "call_id": "call_0", "arguments": {}}),
+        None,
+    )
+    .unwrap();
+    let later = zoned_compile(&mut s, vec![Rc::new(HistorySelector::new(1, usize::MAX))]);
+    let later = later.to_provider_messages(ProviderFormat::OpenAi);
+    let sent = messages.len();
+    assert_eq!(later.as_array().unwrap()[..sent - 1], messages[..sent - 1]);
 }

@@ -20,8 +20,9 @@ use crate::kv::framed::{json_from_bytes, parse_record, Content, Framed, Record};
 use crate::kv::value::same_value;
 use crate::kv::{escape_key_part, unescape_key_part, KeyValue, KvArtifactStore, KvValue};
 use crate::session::check_session_id;
-use crate::session::lease::{check_store_version, LeaseTake, SaveTry, STORE_VERSION};
+use crate::session::lease::{check_store_version, STORE_VERSION};
 use crate::session::{plan_save, SavePlan, SaveReport, SavedEvents, SessionSource, SessionStore};
+use crate::session::{LeaseTake, SaveTry};
 
 /// After this many appended segments the next save rewrites the session as
 /// one segment, so loading never takes more than this many reads (plus chunks).

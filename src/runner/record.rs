@@ -94,7 +94,7 @@ pub fn refuse_call(
     let outcome = record_shared(
         session,
         TOOL_ERROR,
-        json!({"tool": call.name, "call_id": call_id_of(&recorded.data), "latency_ms": 0.0, "error": message}),
+        json!({"tool": call.name, "call_id": call_id_of(&recorded.data).unwrap_or(&recorded.event_id), "latency_ms": 0.0, "error": message}),
         None,
     )?;
     Ok(ToolEvent {

@@ -3,17 +3,20 @@
 //! Outcomes name their call by id: the provider's `call_id` when the call
 //! was recorded with one, else the `tool_call` event's own id. Providers do
 //! not all keep ids unique: llama.cpp, Kimi and some Grok endpoints restart
-//! at `call_0` every turn. The rule:
+//! at `call_0` every turn, and some give two calls of one reply the same
+//! id. The rule:
 //!
-//! - an outcome with no new `tool_call` before it is a retry of the call it
-//!   names: the latest outcome answers it;
-//! - a `tool_call` whose id already has an outcome starts a new call under
-//!   that id (a *generation*); a `tool_call` recorded again before any
-//!   outcome is the same call recorded twice (the latest record stands).
+//! - every `tool_call` is a call; one recorded under an id already used is
+//!   a new call under that id (a *generation*), unless the id's latest call
+//!   is an outcome recorded before its call, which it then joins;
+//! - an outcome answers the oldest call of its id still unanswered; with
+//!   none, it is a retry of the id's latest call (the latest outcome
+//!   answers it); naming a call's event id, it answers that call.
 //!
-//! Requests need unique ids, so every generation but the newest is sent
-//! under a renamed id ([`superseded_call_id`]); the newest keeps the
-//! provider's.
+//! Requests need unique ids: the first call under an id is sent under it,
+//! every later one under a renamed id ([`superseded_call_id`]), so what was
+//! sent once is sent the same at every later call (the prompt cache's
+//! prefix holds).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -34,10 +37,10 @@ struct Slot {
 #[derive(Debug, Default)]
 pub(crate) struct CallPairs {
     slots: Vec<Slot>,
-    /// The current call under each id (provider ids and call event ids).
-    current: HashMap<String, usize>,
-    /// The newest generation of each id.
-    newest: HashMap<String, u32>,
+    /// Each id's calls, oldest first.
+    by_id: HashMap<String, Vec<usize>>,
+    /// The call of each `tool_call` event id.
+    by_event: HashMap<String, usize>,
     /// The call each `tool_call` or outcome position belongs to.
     slot_at: HashMap<usize, usize>,
 }
@@ -45,24 +48,15 @@ pub(crate) struct CallPairs {
 impl CallPairs {
     /// A new call under `id`, the next generation of it.
     fn open(&mut self, id: &str) -> usize {
-        let generation = match self.newest.get_mut(id) {
-            Some(g) => {
-                *g += 1;
-                *g
-            }
-            None => {
-                self.newest.insert(id.to_string(), 0);
-                0
-            }
-        };
+        let slot = self.slots.len();
+        let generations = self.by_id.entry(id.to_string()).or_default();
         self.slots.push(Slot {
             id: id.to_string(),
-            generation,
+            generation: u32::try_from(generations.len()).unwrap_or(u32::MAX),
             call: None,
             outcome: None,
         });
-        let slot = self.slots.len() - 1;
-        self.current.insert(id.to_string(), slot);
+        generations.push(slot);
         slot
     }
 
@@ -70,22 +64,33 @@ impl CallPairs {
     /// with the provider's `call_id` when it has one.
     pub(crate) fn add_call(&mut self, position: usize, event_id: &str, call_id: Option<&str>) {
         let id = call_id.unwrap_or(event_id);
-        let slot = match self.current.get(id) {
-            Some(&s) if self.slots[s].outcome.is_none() => s,
-            _ => self.open(id),
+        let early_outcome = self
+            .by_id
+            .get(id)
+            .and_then(|g| g.last().copied())
+            .filter(|&s| self.slots[s].call.is_none());
+        let slot = match early_outcome {
+            Some(s) => s,
+            None => self.open(id),
         };
         self.slots[slot].call = Some(position);
         self.slot_at.insert(position, slot);
-        if call_id.is_some() {
-            // An outcome may name the call by its event id too.
-            self.current.insert(event_id.to_string(), slot);
-        }
+        self.by_event.insert(event_id.to_string(), slot);
     }
 
     /// Indexes the outcome at `position` naming the call `call_id`.
     pub(crate) fn add_outcome(&mut self, position: usize, call_id: &str) {
-        let slot = match self.current.get(call_id) {
-            Some(&s) => s,
+        let named = self.by_event.get(call_id).copied();
+        let unanswered = || {
+            self.by_id.get(call_id).and_then(|g| {
+                g.iter()
+                    .copied()
+                    .find(|&s| self.slots[s].call.is_some() && self.slots[s].outcome.is_none())
+                    .or_else(|| g.last().copied())
+            })
+        };
+        let slot = match named.or_else(unanswered) {
+            Some(s) => s,
             None => self.open(call_id),
         };
         self.slots[slot].outcome = Some(position);
@@ -97,7 +102,7 @@ impl CallPairs {
     }
 
     /// The outcome answering the `tool_call` at `position` (its latest),
-    /// if any. A call recorded again later has its answer at that record.
+    /// if any.
     pub(crate) fn answer(&self, call_position: usize) -> Option<usize> {
         self.slot(call_position)
             .filter(|s| s.call == Some(call_position))
@@ -118,13 +123,12 @@ impl CallPairs {
     }
 
     /// The id the call of the `tool_call` or outcome at `position` is sent
-    /// under: its own for the newest call with that id, a renamed one for
-    /// an earlier call the provider gave the same id. `None` when the event
+    /// under: its own for the first call with that id, a renamed one for a
+    /// later call the provider gave the same id. `None` when the event
     /// belongs to no call.
     pub(crate) fn wire_id(&self, position: usize) -> Option<Cow<'_, str>> {
         let slot = self.slot(position)?;
-        let newest = self.newest.get(&slot.id).copied().unwrap_or(0);
-        Some(if slot.generation == newest {
+        Some(if slot.generation == 0 {
             Cow::Borrowed(slot.id.as_str())
         } else {
             Cow::Owned(superseded_call_id(&slot.id, slot.generation))
@@ -145,11 +149,14 @@ mod tests {
         pairs.add_outcome(3, "call_0");
         assert_eq!((pairs.answer(0), pairs.answer(2)), (Some(1), Some(3)));
         assert_eq!((pairs.call_of(1), pairs.call_of(3)), (Some(0), Some(2)));
-        assert_eq!(pairs.wire_id(2).as_deref(), Some("call_0"));
-        assert_eq!(pairs.wire_id(3).as_deref(), Some("call_0"));
-        let old = pairs.wire_id(0).expect("renamed");
-        assert_ne!(old, "call_0");
-        assert_eq!(pairs.wire_id(1), Some(old));
+        // The first keeps the id; the later one is renamed, the same for
+        // its outcome, and stays so as more calls come.
+        assert_eq!(pairs.wire_id(0).as_deref(), Some("call_0"));
+        let later = pairs.wire_id(2).expect("renamed").into_owned();
+        assert_ne!(later, "call_0");
+        assert_eq!(pairs.wire_id(3).as_deref(), Some(later.as_str()));
+        pairs.add_call(4, "e4", Some("call_0"));
+        assert_eq!(pairs.wire_id(2).as_deref(), Some(later.as_str()));
     }
 
     #[test]
@@ -164,12 +171,25 @@ mod tests {
     }
 
     #[test]
-    fn a_call_recorded_twice_before_its_outcome_is_one_call() {
+    fn two_calls_of_one_reply_under_one_id_are_answered_in_order() {
         let mut pairs = CallPairs::default();
         pairs.add_call(0, "e0", Some("c"));
         pairs.add_call(1, "e1", Some("c"));
-        pairs.add_outcome(2, "e1");
-        assert_eq!((pairs.answer(0), pairs.answer(1)), (None, Some(2)));
-        assert_eq!(pairs.wire_id(1).as_deref(), Some("c"));
+        pairs.add_outcome(2, "c");
+        pairs.add_outcome(3, "c");
+        assert_eq!((pairs.answer(0), pairs.answer(1)), (Some(2), Some(3)));
+        assert_ne!(pairs.wire_id(0), pairs.wire_id(1));
+        // An outcome naming a call's event id answers that call.
+        pairs.add_outcome(4, "e0");
+        assert_eq!(pairs.answer(0), Some(4));
+    }
+
+    #[test]
+    fn an_outcome_recorded_before_its_call_is_joined_by_it() {
+        let mut pairs = CallPairs::default();
+        pairs.add_outcome(0, "call_0");
+        pairs.add_call(1, "e1", Some("call_0"));
+        assert_eq!((pairs.answer(1), pairs.call_of(0)), (Some(0), Some(1)));
+        assert_eq!(pairs.wire_id(1).as_deref(), Some("call_0"));
     }
 }

@@ -10,7 +10,6 @@
 //! save ends it.
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::session::SaveReport;
 
 /// How long a lease lasts, in ms, unless the holder's save ends it first.
 pub const LEASE_MS: u64 = 2_000;
@@ -22,52 +21,6 @@ pub const LEASE_AFTER_LOSSES: u32 = 2;
 /// writes: 3 added the lease. Version 2 stores are read as they are and
 /// migrated by the first write.
 pub const STORE_VERSION: u32 = 3;
-
-/// What one try of a sync's save did ([`crate::session::SessionStore::try_save`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum SaveTry {
-    /// Saved.
-    Saved(SaveReport),
-    /// Another writer's save moved the head first: nothing was written.
-    Lost,
-    /// Another writer holds the session's lease: nothing was written, and
-    /// the try does not count. `wait_ms`: how long the lease still runs, when
-    /// the store can tell.
-    Leased {
-        /// The lease's remaining time by the store's clock, if known.
-        wait_ms: Option<f64>,
-    },
-}
-
-impl SaveTry {
-    /// What a plain save (`save_session`) of `session_id` makes of this
-    /// try: its report, or `STORE_CONFLICT` saying why nothing was written.
-    pub fn into_saved(self, session_id: &str) -> Result<SaveReport> {
-        match self {
-            SaveTry::Saved(report) => Ok(report),
-            SaveTry::Lost => Err(crate::session::stale_save(session_id)),
-            SaveTry::Leased { .. } => Err(leased_save(session_id)),
-        }
-    }
-}
-
-/// What taking a session's lease did ([`crate::session::SessionStore::take_lease`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum LeaseTake {
-    /// The writer holds the lease: its next save cannot lose while it runs.
-    Taken,
-    /// Another writer holds a live lease (`wait_ms`: its remaining time by the
-    /// store's clock, if known).
-    Held {
-        /// The lease's remaining time, if the store can tell.
-        wait_ms: Option<f64>,
-    },
-    /// Another save moved the head while the lease was being taken.
-    Lost,
-    /// No lease here: the store keeps none (no clock of its own to expire
-    /// it), or nothing is saved under the id yet.
-    Unavailable,
-}
 
 /// [`ErrorCode::StoreVersion`] unless a reader of `reads` can read stored
 /// data of version `found` (written by this version or an older one).

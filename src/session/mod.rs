@@ -34,12 +34,12 @@ pub use kinds::{
     ARTIFACT_STORED, ASSISTANT_OUTPUT, CONTEXT_COMPACTED, GUARD_DECISION, MEMORY_HIT, MODEL_USAGE,
     PHASE_RESULT, TOOL_CALL, TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT, USER_INPUT,
 };
-pub use lease::{check_store_version, LeaseTake, SaveTry, LEASE_MS};
+pub use lease::{check_store_version, LEASE_MS};
 pub use log::{CompactionState, EventLog, SessionEvent, MAX_DATA_DEPTH};
 pub use redaction::{redact_event_data, RecordOptions};
 pub use store::{
-    plan_save, restore_session, stale_save, SavePlan, SaveReport, SavedEvents, SavedTail,
-    SessionEnv, SessionSource, SessionStore,
+    plan_save, restore_session, stale_save, LeaseTake, SavePlan, SaveReport, SaveTry, SavedEvents,
+    SavedTail, SessionEnv, SessionSource, SessionStore,
 };
 pub use sync::{
     lease_poll_ms, retry_delay_ms, sync_session, SyncOptions, SyncReport, MAX_SYNC_PACE,

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
-use crate::session::lease::{LeaseTake, SaveTry};
+use crate::session::lease::leased_save;
 use crate::session::{Session, SessionEvent};
 use crate::tokens::TokenCounter;
 
@@ -373,4 +373,50 @@ fn read_session(session: &RefCell<Session>) -> Result<std::cell::Ref<'_, Session
             "the session is being changed and cannot be saved now",
         )
     })
+}
+
+/// What one try of a sync's save did ([`crate::session::SessionStore::try_save`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SaveTry {
+    /// Saved.
+    Saved(SaveReport),
+    /// Another writer's save moved the head first: nothing was written.
+    Lost,
+    /// Another writer holds the session's lease: nothing was written, and
+    /// the try does not count. `wait_ms`: how long the lease still runs, when
+    /// the store can tell.
+    Leased {
+        /// The lease's remaining time by the store's clock, if known.
+        wait_ms: Option<f64>,
+    },
+}
+
+impl SaveTry {
+    /// What a plain save (`save_session`) of `session_id` makes of this
+    /// try: its report, or `STORE_CONFLICT` saying why nothing was written.
+    pub fn into_saved(self, session_id: &str) -> Result<SaveReport> {
+        match self {
+            SaveTry::Saved(report) => Ok(report),
+            SaveTry::Lost => Err(stale_save(session_id)),
+            SaveTry::Leased { .. } => Err(leased_save(session_id)),
+        }
+    }
+}
+
+/// What taking a session's lease did ([`crate::session::SessionStore::take_lease`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LeaseTake {
+    /// The writer holds the lease: its next save cannot lose while it runs.
+    Taken,
+    /// Another writer holds a live lease (`wait_ms`: its remaining time by the
+    /// store's clock, if known).
+    Held {
+        /// The lease's remaining time, if the store can tell.
+        wait_ms: Option<f64>,
+    },
+    /// Another save moved the head while the lease was being taken.
+    Lost,
+    /// No lease here: the store keeps none (no clock of its own to expire
+    /// it), or nothing is saved under the id yet.
+    Unavailable,
 }

@@ -29,7 +29,8 @@ use serde::Serialize;
 
 use crate::clock::{Clock, IdRng};
 use crate::error::{Error, ErrorCode, Result};
-use crate::session::lease::{LeaseTake, SaveTry, LEASE_AFTER_LOSSES, LEASE_MS};
+use crate::session::lease::{LEASE_AFTER_LOSSES, LEASE_MS};
+use crate::session::{LeaseTake, SaveTry};
 use crate::session::{Session, SessionStore};
 
 /// How [`sync_session`] retries.

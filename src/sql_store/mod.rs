@@ -44,9 +44,10 @@ use crate::artifacts::{
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
 use crate::json_text::to_json_text;
-use crate::session::lease::{check_store_version, LeaseTake, SaveTry};
+use crate::session::lease::check_store_version;
 use crate::session::{check_optional_session_id, check_session_id};
 use crate::session::{plan_save, SavePlan, SaveReport, SavedEvents, SessionSource, SessionStore};
+use crate::session::{LeaseTake, SaveTry};
 
 mod dialect;
 

@@ -104,6 +104,8 @@ test("an embedder recalls a paraphrased question; one that fails or answers badl
     async () => "not vectors",
     async (texts) => texts.map(() => [Number.NaN]),
     { embed: async (texts) => texts.map(() => new Float32Array([1, 0])).slice(1) },
+    // `new Float32Array` throws on BigInt elements: it poisoned the module.
+    async (texts) => texts.map(() => new BigInt64Array([1n, 0n])),
   ]) {
     const c = await withEmbedder(bad).compile(s, 1500, { systemPrompt: "You are helpful." });
     assert.deepEqual(c.recalled.map((r) => r.eventId), lexicalIds);

@@ -130,8 +130,8 @@ test("an endpoint that sends call_0 every turn (llama.cpp, Kimi): each call pair
   assert.equal(pairs.length, 2);
   assert.match(pairs[0][2], /\/data is 92%/);
   assert.match(pairs[1][2], /\/var is 40%/);
-  assert.equal(pairs[1][0], "call_0", "the newest call keeps the provider's id");
-  assert.notEqual(pairs[0][0], "call_0");
+  assert.equal(pairs[0][0], "call_0", "the first call keeps the provider's id");
+  assert.notEqual(pairs[1][0], "call_0");
   for (const format of ["openai", "openai-responses", "anthropic", "gemini", "ai-sdk"]) {
     assert.deepEqual(checkRequest(ctx.toMessages({ format }), { format }), [], format);
   }

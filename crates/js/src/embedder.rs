@@ -3,7 +3,7 @@
 
 use async_trait::async_trait;
 use js_sys::{Array, Float32Array, Function};
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 
 use crate::convert::{array_items, describe};
 use crate::error::thrown_message;
@@ -62,7 +62,16 @@ impl Embedder for JsEmbedder {
             .map(|v| {
                 // Arrays of numbers and typed arrays; anything else in them
                 // becomes NaN, which the core refuses.
-                if js_sys::ArrayBuffer::is_view(&v) {
+                if v.is_instance_of::<js_sys::BigInt64Array>()
+                    || v.is_instance_of::<js_sys::BigUint64Array>()
+                    || v.is_instance_of::<js_sys::DataView>()
+                {
+                    // `new Float32Array` throws on BigInt elements.
+                    Err(bad(format!(
+                        "each vector the embedder returns must hold numbers (got {})",
+                        describe(&v)
+                    )))
+                } else if js_sys::ArrayBuffer::is_view(&v) {
                     Ok(Float32Array::new(&v).to_vec())
                 } else if let Some(items) = array_items(&v).map_err(trapped)? {
                     Ok(items
