@@ -15,7 +15,7 @@ use context_compiler::working_context::{
 use context_compiler::zones::Zone;
 use context_compiler::{
     Compactor, CompileOptions, ContextCompiler, DefaultTokenCounter, HistorySelector, Layout,
-    TokenCounter, WorkingContext,
+    Session, TokenCounter, WorkingContext,
 };
 use serde_json::json;
 
@@ -226,10 +226,11 @@ fn the_single_system_layout_and_the_placeholder_are_accounted_for() {
     assert_eq!(system, ctx.zone_usage_of(&counter).get(Zone::System));
 }
 
-#[test]
-fn a_compile_s_ledger_names_what_compaction_folded() {
+/// A session of 60 exchanges (session `id`, the default counter) and a
+/// zoned compiler that compacts: at 1,500 tokens it folds most of them.
+fn sixty_turns_and_a_compactor(id: &str) -> (Rc<dyn TokenCounter>, Session, ContextCompiler) {
     let counter: Rc<dyn TokenCounter> = Rc::new(DefaultTokenCounter);
-    let mut s = session_with("ledger", counter.clone());
+    let mut s = session_with(id, counter.clone());
     for i in 0..60 {
         exchange(
             &mut s,
@@ -244,6 +245,12 @@ fn a_compile_s_ledger_names_what_compaction_folded() {
         ],
         Layout::Zoned,
     );
+    (counter, s, compiler)
+}
+
+#[test]
+fn a_compile_s_ledger_names_what_compaction_folded() {
+    let (counter, mut s, compiler) = sixty_turns_and_a_compactor("ledger");
     let ctx = block_on(compiler.compile_with(&mut s, 1_500, &CompileOptions::new("Be brief.")))
         .expect("compiled");
     let ledger = ctx.ledger(counter.as_ref());
@@ -353,22 +360,7 @@ fn turns_the_window_never_reached_are_one_window_entry() {
 /// `tool_call` events.
 #[test]
 fn a_carried_summary_names_its_turns_and_calls_name_their_events() {
-    let counter: Rc<dyn TokenCounter> = Rc::new(DefaultTokenCounter);
-    let mut s = session_with("carried", counter.clone());
-    for i in 0..60 {
-        exchange(
-            &mut s,
-            &format!("question {i} about the deployment of service {i} and its logs"),
-            &format!("answer {i}: the service {i} deployed after two retries, see the runbook"),
-        );
-    }
-    let compiler = ContextCompiler::with_layout(
-        vec![
-            Rc::new(HistorySelector::new(1, usize::MAX)),
-            Rc::new(Compactor::new()),
-        ],
-        Layout::Zoned,
-    );
+    let (counter, mut s, compiler) = sixty_turns_and_a_compactor("carried");
     let options = CompileOptions::new("Be brief.");
     let first = block_on(compiler.compile_with(&mut s, 1_500, &options)).expect("compiled");
     let folded_first: BTreeSet<String> = first

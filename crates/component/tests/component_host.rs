@@ -1587,6 +1587,15 @@ fn names(list: &Value) -> Vec<&str> {
 
 /// Zoned compile options, a short system prompt and everything else at
 /// its default.
+/// [`zoned_options`] with the media store, rendered in `format` for `model`.
+fn media_options(format: MessageFormat, model: &str) -> CompileOptions {
+    let mut options = zoned_options();
+    options.media_store = true;
+    options.format = Some(format);
+    options.model = Some(model.into());
+    options
+}
+
 fn zoned_options() -> CompileOptions {
     CompileOptions {
         layout: Layout::Zoned,
@@ -1655,10 +1664,7 @@ fn media_tools_reserve_usage_and_replies_cross_the_boundary() {
         .unwrap()
         .unwrap();
     let compiler = cc.agent_context_compiler_compiler();
-    let mut options = zoned_options();
-    options.media_store = true;
-    options.format = Some(MessageFormat::Openai);
-    options.model = Some("gpt-4.1".into());
+    let mut options = media_options(MessageFormat::Openai, "gpt-4.1");
     options.reserve_output = Some(1_000);
     options.tools = vec![ToolSpec {
         name: "echo".into(),
@@ -2030,10 +2036,7 @@ fn a_pdf_claiming_a_length_near_4_gib_is_counted_and_the_instance_stays_usable()
         .unwrap()
         .unwrap();
     let compiler = cc.agent_context_compiler_compiler();
-    let mut options = zoned_options();
-    options.media_store = true;
-    options.format = Some(MessageFormat::Anthropic);
-    options.model = Some("claude-sonnet-4".into());
+    let options = media_options(MessageFormat::Anthropic, "claude-sonnet-4");
     let compiled = compiler
         .call_compile_with(&mut store, s, 20_000, &options, &[], &[])
         .expect("no trap")
