@@ -262,12 +262,7 @@ fn a_compile_s_ledger_names_what_compaction_folded() {
         .filter(|p| p.reason == InclusionReason::Summary)
         .collect();
     assert_eq!(summary.len(), 1, "{:?}", ledger.included);
-    let compacted: BTreeSet<&String> = ledger
-        .excluded
-        .iter()
-        .filter(|e| e.reason == ExclusionReason::Compacted)
-        .flat_map(|e| &e.event_ids)
-        .collect();
+    let compacted = compacted_ids(&ledger);
     assert!(!compacted.is_empty());
     assert_eq!(
         summary[0].event_ids.iter().collect::<BTreeSet<_>>(),
@@ -283,6 +278,16 @@ fn a_compile_s_ledger_names_what_compaction_folded() {
             assert!(!compacted.contains(id), "{id} both in and out");
         }
     }
+}
+
+/// The events the ledger's `compacted` exclusions name.
+fn compacted_ids(ledger: &Ledger) -> BTreeSet<&String> {
+    ledger
+        .excluded
+        .iter()
+        .filter(|e| e.reason == ExclusionReason::Compacted)
+        .flat_map(|e| &e.event_ids)
+        .collect()
 }
 
 /// The ledger's `window` entry, if it has one.
@@ -363,13 +368,9 @@ fn a_carried_summary_names_its_turns_and_calls_name_their_events() {
     let (counter, mut s, compiler) = sixty_turns_and_a_compactor("carried");
     let options = CompileOptions::new("Be brief.");
     let first = block_on(compiler.compile_with(&mut s, 1_500, &options)).expect("compiled");
-    let folded_first: BTreeSet<String> = first
-        .ledger(counter.as_ref())
-        .excluded
-        .into_iter()
-        .filter(|e| e.reason == ExclusionReason::Compacted)
-        .flat_map(|e| e.event_ids)
-        .collect();
+    let first_ledger = first.ledger(counter.as_ref());
+    let folded_first: BTreeSet<String> =
+        compacted_ids(&first_ledger).into_iter().cloned().collect();
     assert!(!folded_first.is_empty());
     s.record("user_input", json!({"text": "check the disk"}), None)
         .unwrap();
@@ -386,12 +387,7 @@ fn a_carried_summary_names_its_turns_and_calls_name_their_events() {
     for id in &folded_first {
         assert!(listed.contains(id), "{id} folded earlier, not listed");
     }
-    let compacted: BTreeSet<&String> = ledger
-        .excluded
-        .iter()
-        .filter(|e| e.reason == ExclusionReason::Compacted)
-        .flat_map(|e| &e.event_ids)
-        .collect();
+    let compacted = compacted_ids(&ledger);
     assert_eq!(listed, compacted);
     // Every event the compile read is named once: shown, or excluded.
     let named: Vec<&String> = ledger
