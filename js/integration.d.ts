@@ -76,3 +76,20 @@ export type CompileMetadataSource =
  * `undefined` itself).
  */
 export function compileMetadata(result: CompileMetadataSource | null | undefined): CompileMetadata | undefined;
+
+/** An event the integrations record to approve a call (`approval_requested`, `approval_decided`). */
+export interface ApprovalEvent {
+  readonly eventId: string;
+  readonly kind: string;
+  readonly data: any;
+}
+
+/** What the integrations call on a session to record a pause for approvals (a `Session` of this package). */
+export interface ApprovalSession {
+  /** The calls requested and not decided, in order. */
+  pendingApprovals(): Array<{ callId: string; name: string; arguments: unknown; eventId: string }>;
+  /** Records that the recorded, unanswered call `callId` waits for a person. */
+  requestApproval(callId: string): ApprovalEvent;
+  /** Records a person's decision on the pending call `callId`. */
+  decideApproval(callId: string, decision: { approve: true; args?: unknown } | { approve: false; reason?: string }): ApprovalEvent;
+}
