@@ -55,6 +55,8 @@ test("paused, serialised (the messages as JSON) and resumed in two other process
     const waits = recordApprovals(session, messages);
     assert.deepEqual(waits.map((e) => [e.kind, e.data.call_id]), [["approval_requested", `${PREFIX}1`], ["approval_requested", `${PREFIX}3`]]);
     assert.deepEqual(recordApprovals(session, messages), [], "recorded once");
+    assert.throws(() => recordApprovals(session, { messages }), { code: "INVALID_ARGUMENT" });
+    assert.throws(() => recordApprovals({}, messages), { code: "INVALID_ARGUMENT" });
     assert.ok(session.eventLog.events.some((e) => e.kind === "tool_success" && e.data.call_id === `${PREFIX}2`), "the call that ran before the pause has its result");
     await session.sync(store);
     const file = join(dir, "messages.json");

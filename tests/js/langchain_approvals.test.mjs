@@ -52,6 +52,8 @@ test("paused, checkpointed (PostgresSaver) and resumed in two other processes wi
     const waits = recordApprovals(session, first);
     assert.deepEqual(waits.map((e) => [e.kind, e.data.call_id]), [["approval_requested", "call_1"], ["approval_requested", "call_3"]]);
     assert.deepEqual(recordApprovals(session, first), [], "recorded once");
+    assert.throws(() => recordApprovals(session, "interrupted"), { code: "INVALID_ARGUMENT" });
+    assert.throws(() => recordApprovals(session, { __interrupt__: {} }), { code: "INVALID_ARGUMENT" });
     await session.sync(store);
     session.free();
 

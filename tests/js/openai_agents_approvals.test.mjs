@@ -52,6 +52,7 @@ test("paused, serialised and resumed in two other processes with approvals and a
     const waits = await recordApprovals(first);
     assert.deepEqual(waits.map((e) => [e.kind, e.data.call_id]), [["approval_requested", "call_1"], ["approval_requested", "call_3"]]);
     assert.deepEqual(await recordApprovals(first), [], "recorded once");
+    await assert.rejects(recordApprovals({ state: null }), { code: "INVALID_ARGUMENT" });
     assert.deepEqual(session.pendingApprovals().map((p) => p.callId), ["call_1", "call_3"]);
     const stateFile = join(dir, "run-state.json");
     writeFileSync(stateFile, first.state.toString());
