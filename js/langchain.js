@@ -204,6 +204,21 @@ export function contextMiddleware(options) {
         recordResult(s, r, m);
       }
     }
+    recordDropped(s, messages);
+  }
+
+  /**
+   * Records as not run the waiting calls no AI message of the thread holds
+   * any more: `humanInTheLoopMiddleware` drops a reply's approved and edited
+   * calls when another of its calls is rejected (and asks the model again).
+   */
+  function recordDropped(s, messages) {
+    const pending = pendingCalls(s);
+    if (pending.size === 0) return;
+    const held = new Set(messages.flatMap((m) => ((m.getType?.() ?? m._getType?.()) === "ai" ? (m.tool_calls ?? []).map((c) => c.id) : [])));
+    for (const id of [...pending.keys()]) {
+      if (!held.has(id)) decideIfPending(s, id, { approve: false, reason: "not run: humanInTheLoopMiddleware dropped it, another call of its reply being rejected" }, pending);
+    }
   }
 
   /** `message` (a tool's result) recorded, as the redacted message to keep in its place (never the message as it came). */

@@ -14,8 +14,8 @@ import { HumanMessage } from "@langchain/core/messages";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { recordApprovals } from "agent-context-compiler/langchain";
-import { FsArtifactStore, Session } from "agent-context-compiler";
-import { scriptedApi, toolCallsIn } from "./wire/index.mjs";
+import { FsArtifactStore, Session, checkRequest } from "agent-context-compiler";
+import { scriptedApi, toolCallsIn, toolResultsIn } from "./wire/index.mjs";
 import { childJson } from "./helpers.mjs";
 import { pgSchema, serverUrl } from "./servers.mjs";
 import { EDITED, QUESTION, REASON, approvalModel, assertPausedAndResumed, langchainApproval } from "./approvals_loop.mjs";
@@ -36,6 +36,26 @@ test("the middleware records the decisions as they take effect: an edit (which k
   assert.deepEqual(decided, [["call_1", true, undefined], ["call_3", true, EDITED]]);
   const sent = toolCallsIn(api.requests[1]).find((c) => c.id === "call_3");
   assert.deepEqual(sent.arguments, EDITED, "the edited call is sent as it ran");
+  session.free();
+});
+
+test("a reply's approved call that humanInTheLoopMiddleware drops (another call of the reply rejected) is decided as not run: nothing waits, no request carries it", async () => {
+  const session = new Session({ sessionId: "lc-dropped" });
+  const calls = [{ id: "call_1", name: "delete_file", arguments: { path: "build/a.log" } }, { id: "call_3", name: "delete_file", arguments: { path: "build/b.log" } }];
+  const api = scriptedApi({ reply: (r) => (toolResultsIn(r).length > 0 ? { id: `chatcmpl-${r.index}`, text: "Kept build/b.log." } : { id: `chatcmpl-${r.index}`, toolCalls: calls }) });
+  const agent = await langchainApproval({ sessionOf: () => session, fetch: api.fetch, checkpointer: new MemorySaver() });
+  const config = { configurable: { thread_id: "lc-dropped" } };
+  const first = await agent.invoke({ messages: [new HumanMessage(QUESTION)] }, config);
+  recordApprovals(session, first);
+  await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }, { type: "reject", message: REASON }] } }), config);
+  const decided = Object.fromEntries(session.eventLog.events.filter((e) => e.kind === "approval_decided").map((e) => [e.data.call_id, e.data]));
+  assert.equal(decided.call_1.approve, false);
+  assert.match(decided.call_1.reason, /not run/);
+  assert.match(decided.call_3.reason, /not on a Friday/);
+  assert.deepEqual(session.pendingApprovals(), []);
+  assert.equal(api.requests.length, 2);
+  assert.deepEqual(toolCallsIn(api.requests[1]).map((c) => c.id), ["call_3"], "the dropped call is never sent");
+  assert.deepEqual(checkRequest(api.requests[1].body.messages, { format: "openai" }), []);
   session.free();
 });
 
