@@ -82,6 +82,7 @@ fn declarations() -> BTreeMap<PathBuf, String> {
     export::<crate::working_context::CacheReport>(&mut files);
     export::<crate::budget::BudgetPlan>(&mut files);
     export::<crate::session::ModelUsage>(&mut files);
+    export::<crate::session::PendingApproval>(&mut files);
     files
 }
 

@@ -290,7 +290,7 @@ impl<'a> ExchangeBuilder<'a> {
         let call = ToolCallPart {
             id: id.into_owned(),
             name: String::new(),
-            arguments: render::call_arguments(&event.data),
+            arguments: self.log.sent_arguments(position),
             signature: event
                 .data
                 .get("thought_signature")
@@ -310,14 +310,13 @@ impl<'a> ExchangeBuilder<'a> {
         let recorded_call = self
             .log
             .call_of(position)
-            .map(|p| &self.log.events()[p])
-            .filter(|c| c.kind == TOOL_CALL);
+            .filter(|&p| self.log.events()[p].kind == TOOL_CALL);
         let name = render::outcome_tool(&event.data);
         let call = ToolCallPart {
             id: call_id.unwrap_or_else(|| format!("call_{}", event.event_id)),
             name: String::new(),
             arguments: recorded_call
-                .map(|c| render::call_arguments(&c.data))
+                .map(|p| self.log.sent_arguments(p))
                 .unwrap_or_else(|| Value::Object(Default::default())),
             signature: None,
             event_id: None,

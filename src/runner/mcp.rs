@@ -35,7 +35,7 @@ pub fn tool_definition() -> Value {
                 "budget_used": {"type": "integer"},
                 "within_budget": {"type": "boolean"},
                 "blocked": {"type": "boolean"},
-                "stop_reason": {"type": "string", "enum": ["answered", "max_steps", "blocked"]},
+                "stop_reason": {"type": "string", "enum": ["answered", "max_steps", "blocked", "approval"]},
                 "steps": {"type": "integer"},
                 "artifacts": {"type": "array", "items": {"type": "string"}}
             },

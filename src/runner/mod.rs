@@ -11,6 +11,7 @@
 //! a session attached to a bus feeds it as the run records.
 
 mod answer;
+mod approval;
 mod guard;
 pub mod mcp;
 mod model;
@@ -27,8 +28,8 @@ use crate::compiler::{CompileOptions, ContextCompiler};
 use crate::error::{Error, ErrorCode, Result};
 use crate::join::{join_all, LocalFuture};
 use crate::race::{race, First};
-use crate::session::ModelUsage;
 use crate::session::{record_shared, Session, ASSISTANT_OUTPUT, GUARD_DECISION, USER_INPUT};
+use crate::session::{ApprovalDecision, ModelUsage, PendingApproval};
 use crate::telemetry::genai::{self, CallSeen};
 use crate::telemetry::{Span, TraceOptions};
 use crate::tools::{AbortSignal, ToolChoice, ToolEvent, ToolInterruptHandler};
@@ -37,6 +38,7 @@ use crate::zones::{CompactionLevel, ZoneUsage};
 
 pub use crate::tools::ToolSpec;
 pub use answer::{Model, ModelAnswer, ReplyStream};
+pub use approval::{ApprovalPolicy, SessionSync, SupersededDecision};
 pub use guard::{Guard, GuardDecision};
 pub use model::{ModelReply, ModelRequest, Reasoning, RequestedToolCall, ResponseMeta};
 pub use record::{call_notes, record_host_reply, record_reply, refuse_call};
@@ -103,6 +105,15 @@ pub struct RunOptions {
     /// [`crate::telemetry::genai`]). Without it, only the compiler's own
     /// tracer, if any, traces the compiles.
     pub trace: Option<TraceOptions>,
+    /// Decides which calls wait for a person, beside the tools whose spec
+    /// says `needs_approval`.
+    pub needs_approval: Option<Rc<dyn ApprovalPolicy>>,
+    /// The decisions a resumed run ([`resume_compiled`]) records first, by
+    /// call id, in order.
+    pub approvals: Vec<(String, ApprovalDecision)>,
+    /// Syncs the session after a resumed run recorded its decisions and
+    /// before it runs a decided call.
+    pub sync: Option<Rc<dyn SessionSync>>,
 }
 
 impl RunOptions {
@@ -121,6 +132,9 @@ impl RunOptions {
             stream_format: None,
             tool_choice: None,
             trace: None,
+            needs_approval: None,
+            approvals: Vec::new(),
+            sync: None,
         }
     }
 
@@ -163,6 +177,9 @@ pub enum StopReason {
     MaxSteps,
     /// The guard blocked the input; the model was not called.
     Blocked,
+    /// Calls wait for a person's decision (`RunResult::pending`); a run
+    /// given the decisions resumes ([`resume_compiled`]).
+    Approval,
 }
 
 impl StopReason {
@@ -172,6 +189,7 @@ impl StopReason {
             StopReason::Answered => "answered",
             StopReason::MaxSteps => "max_steps",
             StopReason::Blocked => "blocked",
+            StopReason::Approval => "approval",
         }
     }
 }
@@ -242,6 +260,16 @@ pub struct RunResult {
     /// none reported it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<ModelUsage>,
+    /// The calls waiting for a person's decision when the run stopped
+    /// (empty unless `stop_reason` is `Approval`).
+    pub pending: Vec<PendingApproval>,
+    /// The outcomes of the calls this run's decisions decided (a resumed
+    /// run's), in the decisions' order.
+    pub decided: Vec<ToolEvent>,
+    /// This run's decisions that another process's, earlier in the
+    /// session's order, superseded (seen after `sync`): those calls were
+    /// not run again.
+    pub superseded: Vec<SupersededDecision>,
 }
 
 fn aborted(reason: &str) -> Error {
@@ -264,6 +292,52 @@ fn check_signal(signal: &AbortSignal) -> Result<()> {
 /// [`ErrorCode::GuardFailed`] or [`ErrorCode::Aborted`] keeping what was
 /// recorded.
 pub async fn run_compiled(input: &str, agent: &Agent, options: &RunOptions) -> Result<RunResult> {
+    if !options.approvals.is_empty() {
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            "approvals resume a paused run: give them with no input",
+        ));
+    }
+    let waiting = approval::pending(&agent.session)?;
+    if let Some(first) = waiting.first() {
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "{} tool call(s) wait for a decision (the first: '{}', {}): resume the run with approvals before a new input",
+                waiting.len(),
+                first.call_id,
+                first.name
+            ),
+        ));
+    }
+    run_prepared(Some(input), agent, options).await
+}
+
+/// Resumes a run that stopped for approval: records `options.approvals`
+/// (each must name a call that waits: else [`ErrorCode::InvalidArgument`],
+/// before anything is recorded), syncs the session when `options.sync` is
+/// given, runs the approved calls (edited ones with their edited
+/// arguments, as the session holds them) and records the rejected ones'
+/// `tool_error`, then goes on as [`run_compiled`] does; it stops again
+/// while calls wait. In any process that loaded the session: nothing else
+/// holds the pause.
+pub async fn resume_compiled(agent: &Agent, options: &RunOptions) -> Result<RunResult> {
+    approval::check_decisions(&agent.session, &options.approvals)?;
+    let waiting = approval::pending(&agent.session)?;
+    if waiting.is_empty() {
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            "no tool call waits for a decision: a run without input only resumes a paused one",
+        ));
+    }
+    run_prepared(None, agent, options).await
+}
+
+async fn run_prepared(
+    input: Option<&str>,
+    agent: &Agent,
+    options: &RunOptions,
+) -> Result<RunResult> {
     options.validate()?;
     let (agent, mut options) = if options.look_back {
         with_look_back(agent, options)?
@@ -297,7 +371,11 @@ fn with_look_back(agent: &Agent, options: &RunOptions) -> Result<(Agent, RunOpti
     Ok((agent, options))
 }
 
-async fn run_validated(input: &str, agent: &Agent, options: &RunOptions) -> Result<RunResult> {
+async fn run_validated(
+    input: Option<&str>,
+    agent: &Agent,
+    options: &RunOptions,
+) -> Result<RunResult> {
     if let Some(handler) = &agent.tools {
         if !Rc::ptr_eq(handler.session(), &agent.session) {
             return Err(Error::new(
@@ -307,7 +385,9 @@ async fn run_validated(input: &str, agent: &Agent, options: &RunOptions) -> Resu
         }
     }
     check_signal(&options.signal)?;
-    record_shared(&agent.session, USER_INPUT, json!({ "text": input }), None)?;
+    if let Some(input) = input {
+        record_shared(&agent.session, USER_INPUT, json!({ "text": input }), None)?;
+    }
     let session_id = agent
         .session
         .try_borrow()
@@ -344,7 +424,7 @@ async fn run_validated(input: &str, agent: &Agent, options: &RunOptions) -> Resu
 
 /// The turn after its input was recorded: the guard, then the steps.
 async fn run_turn(
-    input: &str,
+    input: Option<&str>,
     agent: &Agent,
     options: &RunOptions,
     session_id: String,
@@ -363,7 +443,34 @@ async fn run_turn(
         recalled: Vec::new(),
         ledger: Ledger::default(),
         usage: None,
+        pending: Vec::new(),
+        decided: Vec::new(),
+        superseded: Vec::new(),
     };
+    match input {
+        Some(input) => {
+            if !guarded(input, agent, options, &mut result).await? {
+                return Ok(result);
+            }
+        }
+        None => {
+            decide(agent, options, &mut result, turn).await?;
+            if stopped_for_approval(agent, &mut result)? {
+                return Ok(result);
+            }
+        }
+    }
+    steps(agent, options, result, turn).await
+}
+
+/// Asks the guard about `input`; whether the run goes on (`result` says
+/// why not).
+async fn guarded(
+    input: &str,
+    agent: &Agent,
+    options: &RunOptions,
+    result: &mut RunResult,
+) -> Result<bool> {
     if let Some(guard) = &agent.guard {
         let decision = match race(guard.evaluate(input), options.signal.aborted()).await {
             First::Left(decision) => {
@@ -385,10 +492,100 @@ async fn run_turn(
             result.stop_reason = StopReason::Blocked;
         }
         result.guard = Some(decision);
-        if !allowed {
-            return Ok(result);
-        }
+        return Ok(allowed);
     }
+    Ok(true)
+}
+
+/// Whether calls wait for a decision: the run then stops, saying which.
+fn stopped_for_approval(agent: &Agent, result: &mut RunResult) -> Result<bool> {
+    result.pending = approval::pending(&agent.session)?;
+    if result.pending.is_empty() {
+        return Ok(false);
+    }
+    result.stop_reason = StopReason::Approval;
+    Ok(true)
+}
+
+/// Records a resumed run's decisions, syncs, and runs or refuses each
+/// decided call whose decision stands.
+async fn decide(
+    agent: &Agent,
+    options: &RunOptions,
+    result: &mut RunResult,
+    turn: Turn<'_>,
+) -> Result<()> {
+    let decided = approval::record_decisions(&agent.session, &options.approvals)?;
+    if let Some(sync) = &options.sync {
+        sync.sync().await?;
+    }
+    check_signal(&options.signal)?;
+    let mut runs: Vec<LocalFuture<'_, Result<ToolEvent>>> = Vec::new();
+    for d in &decided {
+        if approval::superseded(&agent.session, &d.event_id)? {
+            result.superseded.push(SupersededDecision {
+                call_id: d.call_id.clone(),
+                event_id: d.event_id.clone(),
+            });
+            continue;
+        }
+        if !d.approve {
+            let why = approval::rejection(d);
+            result
+                .decided
+                .push(approval::record_refusal(&agent.session, d, why)?);
+            continue;
+        }
+        runs.push(Box::pin(traced(
+            turn,
+            &d.tool_name,
+            Some(&d.call_id),
+            Some(&d.arguments),
+            async move { run_decided(agent, options, d).await },
+        )));
+    }
+    for event in join_all(runs).await {
+        result.decided.push(event?);
+    }
+    Ok(())
+}
+
+/// Runs an approved call through the agent's handler (a run without one
+/// records it refused).
+async fn run_decided(
+    agent: &Agent,
+    options: &RunOptions,
+    d: &approval::Decided,
+) -> Result<ToolEvent> {
+    let Some(handler) = &agent.tools else {
+        let why = "no tools can run in this run (it has no tool handler)".to_string();
+        return approval::record_refusal(&agent.session, d, why);
+    };
+    let timeout = options
+        .tools
+        .iter()
+        .find(|t| t.name == d.tool_name)
+        .and_then(|s| s.timeout_ms)
+        .or(options.tool_timeout_ms);
+    handler
+        .run_decided(
+            &d.tool_name,
+            &d.call_id,
+            d.arguments.clone(),
+            timeout,
+            Some(&options.signal),
+            &d.event_id,
+        )
+        .await
+}
+
+/// The model calls of a run, from its first compile.
+async fn steps(
+    agent: &Agent,
+    options: &RunOptions,
+    mut result: RunResult,
+    turn: Turn<'_>,
+) -> Result<RunResult> {
     for step in 0..options.max_steps {
         let (ctx, ledger) = compile(agent, options, turn).await?;
         check_signal(&options.signal)?;
@@ -434,6 +631,9 @@ async fn run_turn(
             run_tools(agent, options, &reply.tool_calls, reasoning, turn).await?;
         result.steps.push(run_step);
         check_signal(&options.signal)?;
+        if stopped_for_approval(agent, &mut result)? {
+            return Ok(result);
+        }
     }
     result.stop_reason = StopReason::MaxSteps;
     Ok(result)
@@ -598,31 +798,39 @@ async fn run_tools(
     reasoning: Option<&Reasoning>,
     turn: Turn<'_>,
 ) -> Result<Vec<ToolEvent>> {
-    let runs: Vec<LocalFuture<'_, Result<ToolEvent>>> = calls
-        .iter()
-        .enumerate()
-        .map(|(i, call)| {
-            let notes = record::call_notes(call, i, reasoning);
-            Box::pin(traced_tool(agent, options, call, notes, turn)) as LocalFuture<'_, _>
-        })
-        .collect();
+    let waits = approval::waiting(options, calls).await;
+    let mut runs: Vec<LocalFuture<'_, Result<ToolEvent>>> = Vec::new();
+    for (i, call) in calls.iter().enumerate() {
+        let notes = record::call_notes(call, i, reasoning);
+        if waits.get(i).copied().unwrap_or(false) {
+            approval::request(&agent.session, call, notes)?;
+            continue;
+        }
+        let arguments = call.arguments.as_ref().ok();
+        runs.push(Box::pin(traced(
+            turn,
+            &call.name,
+            call.id.as_deref(),
+            arguments,
+            run_tool(agent, options, call, notes),
+        )));
+    }
     join_all(runs).await.into_iter().collect()
 }
 
-/// [`run_tool`], traced as an `execute_tool` span under the turn.
-async fn traced_tool(
-    agent: &Agent,
-    options: &RunOptions,
-    call: &RequestedToolCall,
-    notes: Map<String, Value>,
+/// A tool call's `run`, traced as an `execute_tool` span under the turn.
+async fn traced(
     turn: Turn<'_>,
+    name: &str,
+    call_id: Option<&str>,
+    arguments: Option<&Value>,
+    run: impl std::future::Future<Output = Result<ToolEvent>>,
 ) -> Result<ToolEvent> {
     let Some((trace, parent)) = turn else {
-        return run_tool(agent, options, call, notes).await;
+        return run.await;
     };
-    let arguments = call.arguments.as_ref().ok();
-    let span = genai::start_tool(trace, parent, &call.name, call.id.as_deref(), arguments);
-    let event = run_tool(agent, options, call, notes).await;
+    let span = genai::start_tool(trace, parent, name, call_id, arguments);
+    let event = run.await;
     genai::close(span.as_ref(), &event, |event| {
         genai::end_tool(trace, span.as_ref(), event)
     });

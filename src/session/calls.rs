@@ -97,6 +97,17 @@ impl CallPairs {
         self.slot_at.insert(position, slot);
     }
 
+    /// The latest `tool_call` under `id` that has no outcome yet, if any.
+    pub(crate) fn unanswered_call(&self, id: &str) -> Option<usize> {
+        self.by_id.get(id).and_then(|g| {
+            g.iter()
+                .rev()
+                .map(|&s| &self.slots[s])
+                .find(|s| s.outcome.is_none())
+                .and_then(|s| s.call)
+        })
+    }
+
     fn slot(&self, position: usize) -> Option<&Slot> {
         self.slot_at.get(&position).map(|&s| &self.slots[s])
     }

@@ -27,3 +27,9 @@ pub const GUARD_DECISION: &str = "guard_decision";
 /// The kind of the event recording what a provider reported a model call
 /// cost (see [`crate::session::ModelUsage`]).
 pub const MODEL_USAGE: &str = "model_usage";
+/// The kind of the event asking a person to decide on a recorded tool call
+/// before it runs (see [`crate::session::approvals`]).
+pub const APPROVAL_REQUESTED: &str = "approval_requested";
+/// The kind of the event recording a person's decision on a call that
+/// waited: approved, approved with edited arguments, or refused.
+pub const APPROVAL_DECIDED: &str = "approval_decided";

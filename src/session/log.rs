@@ -10,9 +10,11 @@ use serde_json::Value;
 
 use crate::clock::{Clock, IdRng};
 use crate::error::{Error, ErrorCode, Result};
+use crate::session::approvals::{self, Approvals, PendingApproval};
 use crate::session::calls::CallPairs;
 use crate::session::kinds::{
-    ARTIFACT_STORED, CONTEXT_COMPACTED, MEMORY_HIT, MODEL_USAGE, TOOL_CALL, USER_INPUT,
+    APPROVAL_DECIDED, APPROVAL_REQUESTED, ARTIFACT_STORED, CONTEXT_COMPACTED, MEMORY_HIT,
+    MODEL_USAGE, TOOL_CALL, USER_INPUT,
 };
 use crate::session::render::{self, Rendered};
 use crate::session::usage::UsageCorrection;
@@ -166,6 +168,7 @@ pub struct EventLog {
     tool_outcomes: Vec<usize>,
     timeline: Vec<usize>,
     calls: CallPairs,
+    approvals: Approvals,
     compaction: Option<CompactionState>,
     pinned_memories: Vec<usize>,
     last_user_input: Option<usize>,
@@ -214,6 +217,7 @@ impl EventLog {
             tool_outcomes: Vec::new(),
             timeline: Vec::new(),
             calls: CallPairs::default(),
+            approvals: Approvals::default(),
             compaction: None,
             pinned_memories: Vec::new(),
             last_user_input: None,
@@ -434,7 +438,11 @@ impl EventLog {
                 .map_or(ContentKind::Text, |r| ContentKind::of(r.text()));
             self.content.add(kind, rendered_tokens);
         }
+        // The outcome of a decision that came second answers nothing.
+        let superseded =
+            approvals::decision_of(&event.data).is_some_and(|d| self.approvals.is_superseded(d));
         match &rendered {
+            _ if superseded => {}
             Some(Rendered::Message { role, .. }) => {
                 self.conversation.push(index);
                 self.timeline.push(index);
@@ -466,6 +474,14 @@ impl EventLog {
                     .add_call(index, &event.event_id, render::call_id_of(&event.data));
             }
             None => {}
+        }
+        if let Some(call_id) = render::call_id_of(&event.data) {
+            if event.kind == APPROVAL_REQUESTED {
+                let call = self.calls.unanswered_call(call_id);
+                self.approvals.add_request(index, call_id, call);
+            } else if event.kind == APPROVAL_DECIDED {
+                self.approvals.add_decision(index, &event.event_id, call_id);
+            }
         }
         if event.kind == MEMORY_HIT
             && event.data.get("pinned") == Some(&Value::Bool(true))
@@ -690,6 +706,58 @@ impl EventLog {
     /// under (unique in a request even when the provider reused it).
     pub(crate) fn wire_call_id(&self, position: usize) -> Option<Cow<'_, str>> {
         self.calls.wire_id(position)
+    }
+
+    /// The arguments the call at `call_position` is sent with: a standing
+    /// decision's edited ones, else the call's own.
+    pub(crate) fn sent_arguments(&self, call_position: usize) -> Value {
+        let edited = self
+            .approvals
+            .standing_for_call(call_position)
+            .and_then(|d| approvals::edited_arguments(&self.events[d].data));
+        match edited {
+            Some(args) => args.clone(),
+            None => render::call_arguments(&self.events[call_position].data),
+        }
+    }
+
+    /// The calls waiting for a decision, oldest first.
+    pub fn pending_approvals(&self) -> Vec<PendingApproval> {
+        self.approvals
+            .pending()
+            .map(|(position, call_id)| {
+                let event = &self.events[position];
+                PendingApproval {
+                    call_id: call_id.to_string(),
+                    name: render::call_name(&event.data).to_string(),
+                    arguments: render::call_arguments(&event.data),
+                    event_id: event.event_id.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// The latest request for `call_id`: its `approval_requested` position
+    /// and the position of the decision that stands, if any.
+    pub fn approval_request(&self, call_id: &str) -> Option<(usize, Option<usize>)> {
+        self.approvals.request(call_id)
+    }
+
+    /// Whether the `approval_decided` event `decision_id` came after
+    /// another decision on its call (so it does not stand).
+    pub fn is_superseded_decision(&self, decision_id: &str) -> bool {
+        self.approvals.is_superseded(decision_id)
+    }
+
+    /// The `approval_requested` position about the `tool_call` at
+    /// `call_position`, if it was asked about.
+    pub fn approval_for_call(&self, call_position: usize) -> Option<usize> {
+        self.approvals.request_for_call(call_position)
+    }
+
+    /// The latest `tool_call` recorded under `call_id` that has no outcome.
+    pub fn unanswered_call(&self, call_id: &str) -> Option<usize> {
+        self.calls.unanswered_call(call_id)
     }
 
     /// The compaction state of the latest valid `context_compacted` event.

@@ -1,6 +1,8 @@
 //! The session: the ground truth of an agent run, an append-only log of typed
 //! events with token counts.
 
+pub mod approvals;
+mod approving;
 mod calls;
 mod evidence;
 mod export;
@@ -26,13 +28,15 @@ use crate::recall::{SearchHit, SessionRecall};
 use crate::tokens::TokenCounter;
 use render::{render, Rendered};
 
+pub use approvals::{ApprovalDecision, PendingApproval};
 pub use evidence::{evidence_kind, EvidenceEntry, EvidencePack};
 pub use export::parse_events;
 pub use export::SESSION_FORMAT;
 pub use ids::{check_optional_session_id, check_session_id, MAX_SESSION_ID_BYTES};
 pub use kinds::{
-    ARTIFACT_STORED, ASSISTANT_OUTPUT, CONTEXT_COMPACTED, GUARD_DECISION, MEMORY_HIT, MODEL_USAGE,
-    PHASE_RESULT, TOOL_CALL, TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT, USER_INPUT,
+    APPROVAL_DECIDED, APPROVAL_REQUESTED, ARTIFACT_STORED, ASSISTANT_OUTPUT, CONTEXT_COMPACTED,
+    GUARD_DECISION, MEMORY_HIT, MODEL_USAGE, PHASE_RESULT, TOOL_CALL, TOOL_ERROR, TOOL_SUCCESS,
+    TOOL_TIMEOUT, USER_INPUT,
 };
 pub use lease::{check_store_version, LEASE_MS};
 pub use log::{CompactionState, EventLog, SessionEvent, MAX_DATA_DEPTH};

@@ -4,7 +4,9 @@
 use serde_json::Value;
 
 use crate::normalize::redact::{redact, redact_json};
-use crate::session::kinds::{TOOL_CALL, TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT};
+use crate::session::kinds::{
+    APPROVAL_DECIDED, APPROVAL_REQUESTED, TOOL_CALL, TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT,
+};
 
 /// How [`crate::Session::record_with`] records an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,14 +46,15 @@ fn tool_fields(kind: &str) -> &'static [&'static str] {
     match kind {
         TOOL_SUCCESS => &["result", "output", "summary"],
         TOOL_ERROR | TOOL_TIMEOUT => &["error", "message", "summary"],
-        TOOL_CALL => &["arguments", "args", "input"],
+        TOOL_CALL | APPROVAL_REQUESTED => &["arguments", "args", "input"],
+        APPROVAL_DECIDED => &["arguments", "original_arguments", "reason"],
         _ => &[],
     }
 }
 
 /// Redacts secrets in a tool event's data, in place, as the tool handler
 /// redacts what it records: `tool_success`'s result, `tool_error`'s and
-/// `tool_timeout`'s error, `tool_call`'s arguments (texts by the text rules,
+/// `tool_timeout`'s error, `tool_call`'s arguments, an approval's arguments and reason (texts by the text rules,
 /// JSON values by the JSON rules, which also look at keys), and the whole
 /// data when it is a bare string. Other kinds are left as they are.
 /// Returns how many secrets were redacted (0: the data is unchanged).

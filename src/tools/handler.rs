@@ -129,6 +129,19 @@ impl ToolInterruptHandler {
         record_shared_then(&self.session, kind, data, options, SessionEvent::clone)
     }
 
+    /// Records `run`'s outcome, naming the decision it ran after.
+    fn record_outcome(
+        &self,
+        run: &CallRun<'_>,
+        kind: &str,
+        mut data: Value,
+    ) -> Result<SessionEvent> {
+        if let (Some(decision), Value::Object(fields)) = (run.decision_id, &mut data) {
+            fields.insert("decision_id".into(), json!(decision));
+        }
+        self.record(kind, data)
+    }
+
     /// Indexes for recall the whole output stored for the outcome
     /// `event_id` (its event holds only a summary). When the session is
     /// busy this is left to
@@ -195,13 +208,13 @@ impl ToolInterruptHandler {
     /// were not kept.
     async fn binary_success(
         &self,
-        tool_name: &str,
-        call_id: &str,
+        run: &CallRun<'_>,
         latency_ms: f64,
         bytes: Vec<u8>,
         mime_type: &str,
         event: impl Fn(ToolEventKind, SessionEvent) -> ToolEvent,
     ) -> Result<ToolEvent> {
+        let (tool_name, call_id) = (run.tool_name, run.call_id);
         let size = bytes.len();
         let mut data = json!({
             "tool": tool_name,
@@ -243,7 +256,7 @@ impl ToolInterruptHandler {
         if artifact.is_none() {
             data["result"] = json!(text);
         }
-        let recorded = self.record(TOOL_SUCCESS, data)?;
+        let recorded = self.record_outcome(run, TOOL_SUCCESS, data)?;
         Ok(ToolEvent {
             result: Some(text),
             artifact,
@@ -291,13 +304,7 @@ impl ToolInterruptHandler {
         cancel: Option<&AbortSignal>,
         notes: Map<String, Value>,
     ) -> Result<ToolEvent> {
-        let timeout_ms = timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
-        if timeout_ms.is_nan() || timeout_ms <= 0.0 || !timeout_ms.is_finite() {
-            return Err(Error::new(
-                ErrorCode::InvalidArgument,
-                format!("timeoutMs must be a positive number (got {timeout_ms})"),
-            ));
-        }
+        let timeout_ms = checked_timeout(timeout_ms)?;
         // The tool gets its arguments as given; the session, the events and
         // every prompt only ever see them redacted.
         let mut recorded_arguments = arguments.clone();
@@ -309,6 +316,53 @@ impl ToolInterruptHandler {
         let call = self.record(TOOL_CALL, data)?;
         let call_id = crate::session::render::call_id_of(&call.data)
             .map_or_else(|| call.event_id.clone(), str::to_string);
+        let run = CallRun {
+            tool_name,
+            call_id: &call_id,
+            decision_id: None,
+        };
+        self.run_call(run, arguments, recorded_arguments, timeout_ms, cancel)
+            .await
+    }
+
+    /// Runs a call recorded earlier that waited for a person's decision
+    /// (`decision_id`, its `approval_decided` event): with `arguments` (the
+    /// call's, or the decision's edited ones), recording only its outcome,
+    /// which names `call_id` and the decision. Otherwise as
+    /// [`ToolInterruptHandler::call_with`].
+    pub async fn run_decided(
+        &self,
+        tool_name: &str,
+        call_id: &str,
+        arguments: Value,
+        timeout_ms: Option<f64>,
+        cancel: Option<&AbortSignal>,
+        decision_id: &str,
+    ) -> Result<ToolEvent> {
+        let timeout_ms = checked_timeout(timeout_ms)?;
+        let mut recorded_arguments = arguments.clone();
+        redact_json(&mut recorded_arguments);
+        let run = CallRun {
+            tool_name,
+            call_id,
+            decision_id: Some(decision_id),
+        };
+        self.run_call(run, arguments, recorded_arguments, timeout_ms, cancel)
+            .await
+    }
+
+    /// Runs the recorded call `run` and records its outcome.
+    async fn run_call(
+        &self,
+        run: CallRun<'_>,
+        arguments: Value,
+        recorded_arguments: Value,
+        timeout_ms: f64,
+        cancel: Option<&AbortSignal>,
+    ) -> Result<ToolEvent> {
+        let CallRun {
+            tool_name, call_id, ..
+        } = run;
         let start = self.clock.now_ms();
         let signal = AbortSignal::new();
         let cancelled = async {
@@ -365,7 +419,8 @@ impl ToolInterruptHandler {
         match outcome {
             Err(ToolFailure::TimedOut(message)) => {
                 let message = redact(&message).text;
-                let recorded = self.record(
+                let recorded = self.record_outcome(
+                    &run,
                     TOOL_TIMEOUT,
                     json!({"tool": tool_name, "call_id": call_id, "latency_ms": latency_ms, "timeout_ms": timeout_ms, "error": message}),
                 )?;
@@ -376,7 +431,8 @@ impl ToolInterruptHandler {
             }
             Err(ToolFailure::Failed(message)) => {
                 let message = redact(&message).text;
-                let recorded = self.record(
+                let recorded = self.record_outcome(
+                    &run,
                     TOOL_ERROR,
                     json!({"tool": tool_name, "call_id": call_id, "latency_ms": latency_ms, "error": message}),
                 )?;
@@ -386,7 +442,7 @@ impl ToolInterruptHandler {
                 })
             }
             Ok(Done::Binary(bytes, mime_type)) => {
-                self.binary_success(tool_name, &call_id, latency_ms, bytes, mime_type, event)
+                self.binary_success(&run, latency_ms, bytes, mime_type, event)
                     .await
             }
             Ok(Done::Normalized(normalized)) => {
@@ -416,7 +472,7 @@ impl ToolInterruptHandler {
                         .store_output(
                             store.as_ref(),
                             tool_name,
-                            &call_id,
+                            call_id,
                             text.as_bytes(),
                             mime,
                             &mut data,
@@ -426,7 +482,7 @@ impl ToolInterruptHandler {
                 if artifact.is_none() {
                     data["result"] = json!(text);
                 }
-                let recorded = self.record(TOOL_SUCCESS, data)?;
+                let recorded = self.record_outcome(&run, TOOL_SUCCESS, data)?;
                 if artifact.is_some() {
                     self.index_stored(&recorded.event_id, &text);
                 }
@@ -439,4 +495,24 @@ impl ToolInterruptHandler {
             }
         }
     }
+}
+
+/// A recorded call being run: its tool, its id, and the decision it runs
+/// after, if it waited for one.
+struct CallRun<'a> {
+    tool_name: &'a str,
+    call_id: &'a str,
+    decision_id: Option<&'a str>,
+}
+
+/// `timeout_ms` or the default, when positive and finite.
+fn checked_timeout(timeout_ms: Option<f64>) -> Result<f64> {
+    let timeout_ms = timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
+    if timeout_ms.is_nan() || timeout_ms <= 0.0 || !timeout_ms.is_finite() {
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!("timeoutMs must be a positive number (got {timeout_ms})"),
+        ));
+    }
+    Ok(timeout_ms)
 }

@@ -29,6 +29,10 @@ pub struct ToolSpec {
     /// How long a call may take (milliseconds); the run's default otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<f64>,
+    /// Whether a run waits for a person's decision before running its
+    /// calls (see [`crate::session::approvals`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub needs_approval: bool,
 }
 
 fn object_schema() -> Value {
@@ -43,16 +47,17 @@ impl ToolSpec {
             description: description.into(),
             parameters: object_schema(),
             timeout_ms: None,
+            needs_approval: false,
         }
     }
 
     /// Reads tool definitions (`[{ name, description?, parameters?,
-    /// timeoutMs? }]`), checking names (non-empty, unique) and timeouts.
+    /// timeoutMs?, needsApproval? }]`), checking names (non-empty, unique) and timeouts.
     pub fn parse_list(value: &Value) -> Result<Vec<ToolSpec>> {
         let invalid = |m: String| Error::new(ErrorCode::InvalidArgument, m);
         let specs: Vec<ToolSpec> = serde_json::from_value(value.clone()).map_err(|e| {
             invalid(format!(
-                "tools must be an array of {{ name, description?, parameters?, timeoutMs? }}: {e}"
+                "tools must be an array of {{ name, description?, parameters?, timeoutMs?, needsApproval? }}: {e}"
             ))
         })?;
         let mut seen = std::collections::HashSet::new();
@@ -142,6 +147,7 @@ impl ToolSpec {
             description: description.to_string(),
             parameters,
             timeout_ms: None,
+            needs_approval: false,
         })
     }
 }

@@ -97,6 +97,7 @@ function host(replies) {
       },
     },
     "agent:context-compiler/guard": { evaluate: () => "true" },
+    "agent:context-compiler/approval": { needsApproval: () => false },
   };
   return { imports, kv, seen };
 }
@@ -112,6 +113,7 @@ const tool = (name) => ({
   description: `the ${name} tool`,
   parametersJson: JSON.stringify({ type: "object", properties: { q: { type: "string" } } }),
   timeoutMs: undefined,
+  needsApproval: undefined,
 });
 
 /** Run options as the WIT record, everything else at its default. */
@@ -138,6 +140,8 @@ const runOptions = (budget) => ({
   compiler: undefined,
   artifactStore: true,
   externalizeThreshold: undefined,
+  needsApproval: false,
+  approvals: [],
 });
 
 /** A fresh component instance over `h`'s imports. */

@@ -102,6 +102,8 @@ const CANNOT_CROSS = {
   "ContextCompiler.tracer": "an OpenTelemetry tracer object; a host traces around the component's calls",
   "ContextCompiler.compile.tracer": "as ContextCompiler.tracer",
   "runCompiled.tracer": "an OpenTelemetry tracer object",
+  "runCompiled.sync": "a JS callback; the component's host syncs the session resource (`session.sync`) before `runner.resume`",
+  "orchestrateCompiled.sync": "as runCompiled.sync",
   "runCompiled.traceContent": "goes with the tracer",
   "runCompiled.providerName": "goes with the tracer",
   "runCompiled.agentName": "goes with the tracer",

@@ -1,6 +1,6 @@
 // The turn runner's and the MCP tool's types, checked by `tsc --noEmit`.
 import { trace } from "@opentelemetry/api";
-import { ContextCompiler, MemoryArtifactStore, Session, orchestrateCompiled, type AnthropicRequest, type OpenAiMessage, orchestrateCompiledTool, runCompiled, type McpCallToolResult, type McpToolDefinition, type RunResult, type RunStep, type ToolSpec } from "agent-context-compiler";
+import { ContextCompiler, MemoryArtifactStore, Session, orchestrateCompiled, type AnthropicRequest, type OpenAiMessage, orchestrateCompiledTool, runCompiled, type McpCallToolResult, type McpToolDefinition, type RunResult, type RunStep, type ToolSpec, type PendingApproval, type ApprovalDecision } from "agent-context-compiler";
 
 export async function useRunner(signal: AbortSignal): Promise<string> {
   const tools: ToolSpec[] = [{ name: "search", description: "Searches", parameters: { type: "object" }, timeoutMs: 500 }];
@@ -20,9 +20,25 @@ export async function useRunner(signal: AbortSignal): Promise<string> {
     format: "anthropic",
   });
   const step: RunStep | undefined = result.steps[0];
-  const stop: "answered" | "max_steps" | "blocked" = result.stopReason;
+  const stop: "answered" | "max_steps" | "blocked" | "approval" = result.stopReason;
   const session: Session = result.session;
   void [step?.toolEvents.length, stop, session.sessionId, result.budgetUsed, result.withinBudget];
+  // Calls that wait for a person: a spec's needsApproval, a policy, and a resume.
+  const paused = await runCompiled("hi", {
+    budget: 100,
+    model: () => "x",
+    tools: [{ name: "delete_file", needsApproval: true }],
+    needsApproval: (call) => call.name === "drop_table",
+  });
+  const waiting: PendingApproval[] = paused.pending;
+  const decisions: { [callId: string]: ApprovalDecision } = {};
+  for (const p of waiting) decisions[p.callId] = p.name === "delete_file" ? { approve: false, reason: "keep it" } : { approve: true, args: { path: "a" } };
+  await runCompiled(null, { budget: 100, model: () => "x", session: paused.session, approvals: decisions, sync: () => undefined });
+  await runCompiled({ budget: 100, model: () => "x", session: paused.session, approvals: decisions });
+  void paused.superseded.map((s) => s.callId + s.eventId);
+  // @ts-expect-error a rejection edits no arguments
+  const edit: ApprovalDecision = { approve: false, args: {} };
+  void edit;
   // An OpenTelemetry Tracer is a tracer, for a run and for a compiler.
   await runCompiled("hi", { budget: 100, model: () => "x", tracer: trace.getTracer("t"), traceContent: true });
   void new ContextCompiler({ tracer: trace.getTracer("t") });

@@ -121,6 +121,13 @@ impl agent::context_compiler::guard::Host for Host {
     }
 }
 
+/// The approval policy: no call waits here (the run does not ask it).
+impl agent::context_compiler::approval::Host for Host {
+    fn needs_approval(&mut self, _call_json: String) -> Result<bool, String> {
+        Ok(false)
+    }
+}
+
 /// No embedder: the runs here recall lexically.
 impl agent::context_compiler::embedder::Host for Host {
     fn embed(&mut self, _texts: Vec<String>, _timeout_ms: u64) -> Result<Vec<Vec<f32>>, String> {
@@ -207,6 +214,7 @@ fn main() -> wasmtime::Result<()> {
                 r#"{"type":"object","properties":{"file":{"type":"string"}}}"#.into(),
             ),
             timeout_ms: Some(5_000),
+            needs_approval: None,
         }],
         tool_choice: None,
         max_steps: None,
@@ -217,6 +225,8 @@ fn main() -> wasmtime::Result<()> {
         compiler: None,
         artifact_store: true,
         externalize_threshold: None,
+        needs_approval: false,
+        approvals: Vec::new(),
     };
     let result = cc
         .agent_context_compiler_runner()

@@ -159,6 +159,9 @@ pub(crate) fn tool_specs(tools: Vec<WitToolSpec>) -> core::Result<Vec<ToolSpec>>
         if let Some(ms) = t.timeout_ms {
             spec.insert("timeoutMs".into(), ms.into());
         }
+        if let Some(asks) = t.needs_approval {
+            spec.insert("needsApproval".into(), asks.into());
+        }
         list.push(serde_json::Value::Object(spec));
     }
     ToolSpec::parse_list(&serde_json::Value::Array(list))

@@ -8,10 +8,11 @@ use async_trait::async_trait;
 use serde_json::{json, Value};
 
 use super::artifact_store::selected_store;
-use super::bindings::agent::context_compiler::{guard, model};
+use super::bindings::agent::context_compiler::{approval, guard, model};
 use super::bindings::exports::agent::context_compiler::normalizer::SchemaRegistryBorrow;
 use super::bindings::exports::agent::context_compiler::runner::{
-    Error, Guest, RunOptions as WitRunOptions, ToolChoice as WitToolChoice,
+    ApprovalDecision as WitDecision, Error, Guest, RunOptions as WitRunOptions,
+    ToolChoice as WitToolChoice,
 };
 use super::bindings::exports::agent::context_compiler::sessions::SessionBorrow;
 use super::compiler::{
@@ -29,9 +30,10 @@ use context_compiler::error::{Error as CoreError, ErrorCode, Result};
 use context_compiler::memory::MemoryStore;
 use context_compiler::normalize::aligner::PerceptionAligner;
 use context_compiler::runner::{
-    mcp, run_compiled, Agent, Guard, GuardDecision, Model, ModelReply, ModelRequest, RunOptions,
-    DEFAULT_MAX_STEPS,
+    mcp, resume_compiled, run_compiled, Agent, ApprovalPolicy, Guard, GuardDecision, Model,
+    ModelReply, ModelRequest, RequestedToolCall, RunOptions, DEFAULT_MAX_STEPS,
 };
+use context_compiler::session::ApprovalDecision;
 use context_compiler::tools::{
     AbortSignal, ToolChoice, ToolInterruptHandler, ToolInterruptOptions, DEFAULT_EXTERNALIZE_BYTES,
 };
@@ -82,6 +84,41 @@ impl Guard for HostGuard {
             .map_err(|e| failed(format!("the guard's decision is not JSON ({e})")))?;
         GuardDecision::from_json(&decision)
     }
+}
+
+/// The host's `approval` import.
+struct HostApproval;
+
+#[async_trait(?Send)]
+impl ApprovalPolicy for HostApproval {
+    async fn needs_approval(&self, call: &RequestedToolCall) -> Result<bool> {
+        let arguments = call.arguments.clone().unwrap_or_default();
+        let text = json!({ "id": call.id, "name": call.name, "arguments": arguments }).to_string();
+        approval::needs_approval(&text).map_err(|m| {
+            CoreError::new(
+                ErrorCode::HandlerFailed,
+                format!("the approval policy failed: {m}"),
+            )
+        })
+    }
+}
+
+/// The core's decisions of WIT ones, in order.
+fn decisions(list: Vec<WitDecision>) -> Result<Vec<(String, ApprovalDecision)>> {
+    list.into_iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let what = format!("approvals[{i}]");
+            let mut value = json!({ "approve": d.approve });
+            if let Some(reason) = d.reason {
+                value["reason"] = json!(reason);
+            }
+            if let Some(args) = d.arguments_json {
+                value["args"] = parse_json(&args, &format!("{what}.arguments-json"))?;
+            }
+            Ok((d.call_id, ApprovalDecision::from_json(&value, &what)?))
+        })
+        .collect()
 }
 
 /// The core's tool choice of a WIT one.
@@ -184,6 +221,12 @@ fn prepare(
         stream_format: None,
         tool_choice: o.tool_choice.take().map(tool_choice),
         trace: None,
+        needs_approval: o
+            .needs_approval
+            .then(|| Rc::new(HostApproval) as Rc<dyn ApprovalPolicy>),
+        approvals: decisions(std::mem::take(&mut o.approvals))?,
+        // The host syncs the session resource before `resume`.
+        sync: None,
     };
     let agent = Agent {
         compiler: compiler(&mut o, store)?,
@@ -204,6 +247,16 @@ impl Guest for Component {
     ) -> std::result::Result<String, Error> {
         let (agent, options) = prepare(session, normalizer, options)?;
         let result = block_on(run_compiled(&input, &agent, &options)).and_then(|r| r)?;
+        to_json(&result)
+    }
+
+    fn resume(
+        session: SessionBorrow<'_>,
+        normalizer: Option<SchemaRegistryBorrow<'_>>,
+        options: WitRunOptions,
+    ) -> std::result::Result<String, Error> {
+        let (agent, options) = prepare(session, normalizer, options)?;
+        let result = block_on(resume_compiled(&agent, &options)).and_then(|r| r)?;
         to_json(&result)
     }
 

@@ -21,9 +21,10 @@ use crate::tracer::JsTracer;
 use context_compiler::compiler::ContextCompiler as CoreCompiler;
 use context_compiler::error::{Error, ErrorCode, Result};
 use context_compiler::runner::{
-    mcp, run_compiled as run_core, Agent, Guard, GuardDecision, RunOptions, StreamFormat,
-    DEFAULT_MAX_STEPS,
+    mcp, resume_compiled, run_compiled as run_core, Agent, ApprovalPolicy, Guard, GuardDecision,
+    RequestedToolCall, RunOptions, SessionSync, StreamFormat, DEFAULT_MAX_STEPS,
 };
+use context_compiler::session::ApprovalDecision;
 use context_compiler::session::Session;
 use context_compiler::telemetry::TraceOptions;
 use context_compiler::tokens::DefaultTokenCounter;
@@ -50,6 +51,21 @@ export interface ToolSpec {
    * `z.toJSONSchema()` output, a literal); `{ type: "object" }` by default. */
   parameters?: JsonSchemaObject;
   timeoutMs?: number;
+  /** Its calls wait for a person's decision: the run stops with
+   * `stopReason: "approval"` and resumes when given `approvals`. */
+  needsApproval?: boolean;
+}
+/** A person's decision on a call that waits: run it, run it with edited
+ * arguments (`args`, in place of the model's), or refuse it (the model is
+ * told it was rejected, and `reason`). */
+export type ApprovalDecision =
+  | { approve: true; args?: { [key: string]: Json } }
+  | { approve: false; reason?: string };
+/** A call a run asks `needsApproval` about. */
+export interface ApprovalCall {
+  id?: string;
+  name: string;
+  arguments: Json;
 }
 /** A tool call as a model asks for it: `{ name, arguments }` (or `args` / `input`),
  * or OpenAI's `{ id, type: "function", function: { name, arguments: "<json>" } }`. */
@@ -184,6 +200,20 @@ export interface OrchestrateOptions<F extends RunFormat = "openai"> extends Zone
   guard?: RunGuard | { evaluate: RunGuard };
   /** Model calls at most; default 10. */
   maxSteps?: number;
+  /** Whether a call waits for a person's decision (beside the tools whose
+   * spec says `needsApproval`); a throw or rejection makes it wait. */
+  needsApproval?: (call: ApprovalCall) => boolean | PromiseLike<boolean>;
+  /** Resumes a run that stopped for approval (give no input): the decision
+   * on each waiting call, by call id. Approved calls run (edited ones with
+   * `args`), rejected ones answer the model with their reason, then the run
+   * goes on; it stops again while calls wait. A decision for a call that
+   * does not wait is `INVALID_ARGUMENT`, before anything is recorded. */
+  approvals?: { [callId: string]: ApprovalDecision };
+  /** Called after a resumed run recorded its decisions and before it runs a
+   * decided call, e.g. `() => session.sync(store)`: a decision another
+   * process made first is then seen, and this run's does not stand (it is
+   * listed in `superseded`; the call is not run again). */
+  sync?: () => unknown;
   /** The deadline of a tool call whose spec has none; default 30,000 ms. */
   toolTimeoutMs?: number;
   /** Cancels the run (it rejects with `ABORTED`; what it recorded stays). */
@@ -253,7 +283,7 @@ export interface RunResult {
   budgetUsed: number;
   withinBudget: boolean;
   blocked: boolean;
-  stopReason: "answered" | "max_steps" | "blocked";
+  stopReason: "answered" | "max_steps" | "blocked" | "approval";
   guard?: { allowed: boolean; threatLevel: string; reason?: string };
   steps: RunStep[];
   /** What the last compile left out (its `WorkingContext.dropped`). */
@@ -265,6 +295,14 @@ export interface RunResult {
   ledger: Ledger;
   /** The provider's usage summed over the run's model calls; absent when none reported it. */
   usage?: ModelUsage;
+  /** The calls waiting for a person's decision (empty unless `stopReason`
+   * is `"approval"`). */
+  pending: PendingApproval[];
+  /** The outcomes of the calls this run's `approvals` decided, in order. */
+  decided: ToolEventData[];
+  /** This run's decisions that another process's, earlier in the session's
+   * order, superseded (seen after `sync`): those calls were not run again. */
+  superseded: Array<{ callId: string; eventId: string }>;
   /** The session the run recorded into (the one given, or a new one). */
   session: Session;
 }
@@ -283,7 +321,7 @@ export interface McpCallToolResult {
     budget_used: number;
     within_budget: boolean;
     blocked: boolean;
-    stop_reason: "answered" | "max_steps" | "blocked";
+    stop_reason: "answered" | "max_steps" | "blocked" | "approval";
     steps: number;
     artifacts: string[];
   };
@@ -293,11 +331,15 @@ export interface McpCallToolResult {
  * Runs one user turn: records `input`, asks `guard`,
  * then compiles, calls `model` and runs the tool calls it asks for until it
  * answers or `maxSteps` calls were made. The model gets the messages in
- * `format`'s shape (OpenAI's by default). Rejects with `INVALID_ARGUMENT` /
+ * `format`'s shape (OpenAI's by default). Calls that need approval stop it
+ * (`stopReason: "approval"`); with no input and `approvals` it resumes.
+ * Rejects with `INVALID_ARGUMENT` /
  * `INVALID_BUDGET` before recording anything, or `MODEL_FAILED`,
  * `GUARD_FAILED`, `ABORTED` keeping what was recorded.
  */
-export function runCompiled<F extends RunFormat = "openai">(input: string, options: RunCompiledOptions<F>): Promise<RunResult>;
+export function runCompiled<F extends RunFormat = "openai">(input: string | null, options: RunCompiledOptions<F>): Promise<RunResult>;
+/** Resumes a run that stopped for approval: `runCompiled(null, options)`. */
+export function runCompiled<F extends RunFormat = "openai">(options: RunCompiledOptions<F> & { session: Session; approvals: { [callId: string]: ApprovalDecision } }): Promise<RunResult>;
 /**
  * Handles a `tools/call` of `orchestrate_compiled`: runs `args.task` under
  * `args.budget` with `args.system_prompt` and `options` as `runCompiled`
@@ -343,6 +385,86 @@ impl Guard for JsGuard {
             .map_err(|e| Error::new(ErrorCode::GuardFailed, e.message().to_string()))?;
         GuardDecision::from_json(&value)
     }
+}
+
+/// A JS function as the run's [`ApprovalPolicy`].
+struct JsApprovalPolicy(Function);
+
+#[async_trait(?Send)]
+impl ApprovalPolicy for JsApprovalPolicy {
+    async fn needs_approval(&self, call: &RequestedToolCall) -> Result<bool> {
+        let arguments = call.arguments.clone().unwrap_or_default();
+        let value = to_js(&serde_json::json!({
+            "id": call.id,
+            "name": call.name,
+            "arguments": arguments,
+        }))?;
+        let out = call_and_await(
+            &self.0,
+            &JsValue::UNDEFINED,
+            &[value],
+            ErrorCode::HandlerFailed,
+            "options.needsApproval",
+        )
+        .await?;
+        out.as_bool().ok_or_else(|| {
+            Error::new(
+                ErrorCode::HandlerFailed,
+                format!(
+                    "options.needsApproval must answer true or false (got {})",
+                    describe(&out)
+                ),
+            )
+        })
+    }
+}
+
+/// A JS function as the run's [`SessionSync`].
+struct JsSync(Function);
+
+#[async_trait(?Send)]
+impl SessionSync for JsSync {
+    async fn sync(&self) -> Result<()> {
+        call_and_await(
+            &self.0,
+            &JsValue::UNDEFINED,
+            &[],
+            ErrorCode::HandlerFailed,
+            "options.sync",
+        )
+        .await
+        .map(|_| ())
+    }
+}
+
+/// An optional function option.
+fn function_option(value: JsValue, what: &str) -> Result<Option<Function>> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    value
+        .dyn_into::<Function>()
+        .map(Some)
+        .map_err(|_| invalid(&format!("options.{what} must be a function")))
+}
+
+/// `options.approvals`: `{ [callId]: decision }`, in its keys' order.
+fn approvals_option(value: &JsValue) -> Result<Vec<(String, ApprovalDecision)>> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(Vec::new());
+    }
+    let json = js_to_json(value, "options.approvals")?;
+    let Some(map) = json.as_object() else {
+        return Err(invalid(
+            "options.approvals must be an object: { [callId]: { approve, reason?, args? } }",
+        ));
+    };
+    map.iter()
+        .map(|(id, d)| {
+            let what = format!("options.approvals[{id:?}]");
+            Ok((id.clone(), ApprovalDecision::from_json(d, &what)?))
+        })
+        .collect()
 }
 
 /// A JS `AbortSignal` forwarded to a core one for the length of a run: the
@@ -591,6 +713,11 @@ fn prepare<T: AsRef<JsValue>>(
                 agent_name,
             }
         }),
+        needs_approval: function_option(get("needsApproval")?, "needsApproval")?
+            .map(|f| Rc::new(JsApprovalPolicy(f)) as Rc<dyn ApprovalPolicy>),
+        approvals: approvals_option(&get("approvals")?)?,
+        sync: function_option(get("sync")?, "sync")?
+            .map(|f| Rc::new(JsSync(f)) as Rc<dyn SessionSync>),
     };
     let link = link_signal(&get("signal")?, &run.signal)?;
     Ok(Prepared {
@@ -607,9 +734,10 @@ fn prepare<T: AsRef<JsValue>>(
     })
 }
 
-/// Runs a prepared run; its result as JS, with the session.
+/// Runs a prepared run (a resumed one without `input`); its result as JS,
+/// with the session.
 async fn run(
-    input: String,
+    input: Option<String>,
     prepared: Prepared,
 ) -> Result<(context_compiler::runner::RunResult, JsValue)> {
     let Prepared {
@@ -618,7 +746,10 @@ async fn run(
         session,
         link,
     } = prepared;
-    let result = run_core(&input, &agent, &options).await;
+    let result = match &input {
+        Some(input) => run_core(input, &agent, &options).await,
+        None => resume_compiled(&agent, &options).await,
+    };
     drop(link);
     Ok((result?, session))
 }
@@ -642,10 +773,22 @@ pub fn look_back_tool_definitions() -> JsResult<JsValue> {
 /// (Typed with its format parameter in `RUNNER_TYPES`.)
 #[wasm_bindgen(js_name = runCompiled, skip_typescript)]
 pub fn run_compiled(input: JsValue, options: RunCompiledOptionsArg) -> js_sys::Promise {
-    let prepared = (|| -> Result<(String, Prepared)> {
-        let input = input
-            .as_string()
-            .ok_or_else(|| invalid("input must be a string"))?;
+    let prepared = (|| -> Result<(Option<String>, Prepared)> {
+        let options: JsValue = options.into();
+        // `runCompiled(options)` resumes as `runCompiled(null, options)` does.
+        let (input, options) = if input.is_object() && options.is_undefined() {
+            (JsValue::NULL, input)
+        } else {
+            (input, options)
+        };
+        let input = if input.is_null() || input.is_undefined() {
+            None
+        } else {
+            Some(input.as_string().ok_or_else(|| {
+                invalid("input must be a string (or null to resume a run that waits for approval)")
+            })?)
+        };
+        let options: RunCompiledOptionsArg = options.unchecked_into();
         Ok((input, prepare(&Some(options), None, None)?))
     })();
     let (input, prepared) = match prepared {
@@ -682,7 +825,7 @@ pub fn orchestrate_compiled(arguments: JsValue, options: OrchestrateOptionsArg) 
     })();
     spawn(async move {
         let outcome = match prepared {
-            Ok((task, prepared)) => run(task, prepared).await.map(|(r, _)| r),
+            Ok((task, prepared)) => run(Some(task), prepared).await.map(|(r, _)| r),
             Err(e) => Err(e),
         };
         let result = match outcome {

@@ -26,8 +26,9 @@ use context_compiler_js::registry::Registration;
 use crate::registry;
 use context_compiler::recall::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT};
 use context_compiler::session::{
-    record_shared, record_shared_then, redact_event_data, EventLog as CoreLog, ModelUsage,
-    RecordOptions, Session as CoreSession, SessionEvent, SessionObserver, MODEL_USAGE,
+    record_shared, record_shared_then, redact_event_data, ApprovalDecision, EventLog as CoreLog,
+    ModelUsage, RecordOptions, Session as CoreSession, SessionEvent, SessionObserver,
+    APPROVAL_DECIDED, APPROVAL_REQUESTED, MODEL_USAGE,
 };
 use context_compiler::tokens::{DefaultTokenCounter, TokenCounter, WordsTokenCounter};
 use context_compiler::tools::look_back::LookBack;
@@ -297,6 +298,53 @@ impl JsSession {
             .map_err(|_| busy())?
             .usage_event_data(&usage, counted);
         let event = record_shared(&self.inner, MODEL_USAGE, data, None)?;
+        to_js(&event).map_err(Thrown::from)
+    }
+
+    /// The tool calls waiting for a person's decision, oldest first: `{
+    /// callId, name, arguments, eventId }` each (arguments redacted).
+    #[wasm_bindgen(js_name = pendingApprovals, unchecked_return_type = "PendingApproval[]")]
+    pub fn pending_approvals(&self) -> JsResult<JsValue> {
+        let session = self.inner.try_borrow().map_err(|_| busy())?;
+        to_js(&session.event_log().pending_approvals()).map_err(Thrown::from)
+    }
+
+    /// Records that the recorded `tool_call` `callId`, which has no outcome
+    /// yet, waits for a person's decision (an `approval_requested` event).
+    /// `INVALID_ARGUMENT` when no such call waits for its outcome or it was
+    /// asked about already. For a loop of the host's own (`runCompiled`
+    /// records them itself).
+    #[wasm_bindgen(js_name = requestApproval, unchecked_return_type = "SessionEvent")]
+    pub fn request_approval(&self, call_id: String) -> JsResult<JsValue> {
+        let data = self
+            .inner
+            .try_borrow()
+            .map_err(|_| busy())?
+            .approval_request_data(&call_id)?;
+        let event = record_shared(&self.inner, APPROVAL_REQUESTED, data, None)?;
+        to_js(&event).map_err(Thrown::from)
+    }
+
+    /// Records a person's decision on the call `callId` waits for (an
+    /// `approval_decided` event; the reason and edited arguments redacted):
+    /// `{ approve: true }`, `{ approve: false, reason? }` or `{ approve:
+    /// true, args }`. `INVALID_ARGUMENT` when no call of that id waits
+    /// (unknown, or decided already). The first decision in the session's
+    /// order stands.
+    #[wasm_bindgen(js_name = decideApproval, unchecked_return_type = "SessionEvent")]
+    pub fn decide_approval(
+        &self,
+        call_id: String,
+        #[wasm_bindgen(unchecked_param_type = "ApprovalDecision")] decision: JsValue,
+    ) -> JsResult<JsValue> {
+        let decision =
+            ApprovalDecision::from_json(&js_to_json(&decision, "decision")?, "decision")?;
+        let data = self
+            .inner
+            .try_borrow()
+            .map_err(|_| busy())?
+            .approval_decision_data(&call_id, &decision)?;
+        let event = record_shared(&self.inner, APPROVAL_DECIDED, data, None)?;
         to_js(&event).map_err(Thrown::from)
     }
 

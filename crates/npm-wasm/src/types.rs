@@ -35,7 +35,8 @@ import type { ExclusionReason } from "../../js/types/ExclusionReason.js";
 import type { CacheReport } from "../../js/types/CacheReport.js";
 import type { CacheMiss } from "../../js/types/CacheMiss.js";
 import type { MissCause } from "../../js/types/MissCause.js";
-export type { Json, SessionEvent, EvidenceEntry, EvidencePack, ArtifactHandle, SaveReport, SyncReport, SchemaError, ValidationResult, ZoneName, CompactionLevel, ZoneUsage, DropAction, Message, ContextItem, WindowDrop, CompiledContext, ContextStats, SearchHit, RecalledTurn, BudgetPlan, ModelUsage, Ledger, Included, Excluded, InclusionReason, ExclusionReason, CacheReport, CacheMiss, MissCause };
+import type { PendingApproval } from "../../js/types/PendingApproval.js";
+export type { Json, SessionEvent, EvidenceEntry, EvidencePack, ArtifactHandle, SaveReport, SyncReport, SchemaError, ValidationResult, ZoneName, CompactionLevel, ZoneUsage, DropAction, Message, ContextItem, WindowDrop, CompiledContext, ContextStats, SearchHit, RecalledTurn, BudgetPlan, ModelUsage, Ledger, Included, Excluded, InclusionReason, ExclusionReason, CacheReport, CacheMiss, MissCause, PendingApproval };
 
 /** Stable error codes carried by `error.code`. */
 export type ErrorCode =

@@ -27,7 +27,7 @@ wasmtime::component::bindgen!({
 });
 
 use exports::agent::context_compiler::compiler::{MessageFormat, ToolSpec};
-use exports::agent::context_compiler::runner::{RunOptions, ToolChoice};
+use exports::agent::context_compiler::runner::{ApprovalDecision, RunOptions, ToolChoice};
 use exports::agent::context_compiler::types::{Error, ErrorCode};
 
 /// The model: the next scripted answer; the request is kept.
@@ -46,6 +46,13 @@ impl agent::context_compiler::guard::Host for Host {
     fn evaluate(&mut self, input: String) -> Result<String, String> {
         self.guarded.push(input);
         self.guard_reply.clone()
+    }
+}
+
+/// The approval policy: a call whose arguments say "ask" waits.
+impl agent::context_compiler::approval::Host for Host {
+    fn needs_approval(&mut self, call_json: String) -> Result<bool, String> {
+        Ok(call_json.contains("ask"))
     }
 }
 
@@ -76,6 +83,7 @@ fn tool(name: &str) -> ToolSpec {
         description: Some(format!("the {name} tool")),
         parameters_json: Some(r#"{"type":"object","properties":{"q":{"type":"string"}}}"#.into()),
         timeout_ms: None,
+        needs_approval: None,
     }
 }
 
@@ -105,6 +113,8 @@ fn options(budget: u64) -> RunOptions {
         compiler: None,
         artifact_store: true,
         externalize_threshold: None,
+        needs_approval: false,
+        approvals: Vec::new(),
     }
 }
 
@@ -364,4 +374,129 @@ fn orchestrate_answers_mcp_results() {
         .unwrap();
     let bad: Value = serde_json::from_str(&bad).unwrap();
     assert_eq!(bad["isError"], true);
+}
+
+/// A run whose calls wait for a person stops with them pending; another
+/// instance, given the session's export, resumes it with a rejection and an
+/// edit: the edited call runs with its edited arguments, the rejected one
+/// answers the model, and the request is one OpenAI accepts.
+#[test]
+fn a_paused_run_resumes_in_another_instance_with_a_rejection_and_an_edit() {
+    let calls = json!({
+        "role": "assistant",
+        "content": null,
+        "tool_calls": [
+            {"id": "call_l", "type": "function", "function": {"name": "listing", "arguments": "{}"}},
+            {"id": "call_e", "type": "function", "function": {"name": "echo", "arguments": "{\"q\":\"ask me\"}"}},
+            {"id": "call_n", "type": "function", "function": {"name": "echo", "arguments": "{\"q\":\"now\"}"}},
+        ],
+    });
+    let (mut store, cc) = instantiate(vec![Ok(calls.to_string())]);
+    let session = new_session(&mut store, &cc);
+    let mut o = options(8_000);
+    o.tools[1].needs_approval = Some(true);
+    o.needs_approval = true;
+    let paused = run(&mut store, &cc, "List and echo", session, &o).unwrap();
+    assert_eq!(paused["stopReason"], "approval");
+    let waiting: Vec<&str> = paused["pending"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["callId"].as_str())
+        .collect();
+    assert_eq!(waiting, ["call_l", "call_e"]);
+    let ran: Vec<&str> = store
+        .data()
+        .tool_calls
+        .iter()
+        .map(|c| c.1.as_str())
+        .collect();
+    assert_eq!(
+        ran,
+        [r#"{"q":"now"}"#],
+        "only the call that needs no approval ran"
+    );
+    let exported = cc
+        .agent_context_compiler_sessions()
+        .session()
+        .call_export_json(&mut store, session)
+        .unwrap()
+        .unwrap();
+
+    // Another instance, from the session alone.
+    let (mut store, cc) = instantiate(vec![Ok(json!("Done.").to_string())]);
+    let session = cc
+        .agent_context_compiler_sessions()
+        .session()
+        .call_import_json(&mut store, &exported)
+        .unwrap()
+        .unwrap();
+    let mut unknown = o.clone();
+    unknown.approvals = vec![ApprovalDecision {
+        call_id: "call_x".into(),
+        approve: true,
+        reason: None,
+        arguments_json: None,
+    }];
+    let refused = cc
+        .agent_context_compiler_runner()
+        .call_resume(&mut store, session, None, &unknown)
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(refused.code, ErrorCode::InvalidArgument);
+    o.approvals = vec![
+        ApprovalDecision {
+            call_id: "call_l".into(),
+            approve: false,
+            reason: Some("too large".into()),
+            arguments_json: None,
+        },
+        ApprovalDecision {
+            call_id: "call_e".into(),
+            approve: true,
+            reason: None,
+            arguments_json: Some(r#"{"q":"edited"}"#.into()),
+        },
+    ];
+    let text = cc
+        .agent_context_compiler_runner()
+        .call_resume(&mut store, session, None, &o)
+        .unwrap()
+        .unwrap();
+    let resumed: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(resumed["stopReason"], "answered");
+    assert_eq!(resumed["result"], "Done.");
+    let host = store.data();
+    let ran: Vec<(&str, &str)> = host
+        .tool_calls
+        .iter()
+        .map(|c| (c.0.as_str(), c.1.as_str()))
+        .collect();
+    assert_eq!(ran, [("echo", r#"{"q":"edited"}"#)]);
+    let (request, _) = &host.requests[0];
+    assert!(check_request(&request["messages"], ProviderFormat::OpenAi).is_empty());
+    let messages = request_messages(request);
+    let answer = |id: &str| {
+        messages
+            .iter()
+            .find(|m| m["role"] == "tool" && m["tool_call_id"] == id)
+            .map(|m| m["content"].to_string())
+            .unwrap_or_default()
+    };
+    assert!(answer("call_l").contains("rejected"), "{request}");
+    assert!(answer("call_l").contains("too large"));
+    assert!(answer("call_e").contains("edited"));
+    let sent: Vec<String> = messages
+        .iter()
+        .flat_map(|m| m["tool_calls"].as_array().cloned().unwrap_or_default())
+        .filter(|c| c["id"] == "call_e")
+        .map(|c| {
+            c["function"]["arguments"]
+                .as_str()
+                .unwrap_or("")
+                .to_string()
+        })
+        .collect();
+    assert_eq!(sent, [r#"{"q":"edited"}"#]);
+    session.resource_drop(&mut store).unwrap();
 }

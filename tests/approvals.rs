@@ -1,0 +1,536 @@
+//! Calls that wait for a person (src/session/approvals.rs,
+//! src/runner/approval.rs): a run stops with them pending, a run in another
+//! "process" (a session loaded from a store) decides them and goes on;
+//! rejections reach the model as the call's outcome, edits run and render
+//! with the edited arguments, bad decisions are refused before anything is
+//! recorded, and two processes deciding one call answer it once.
+mod common;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use common::{block_on, StepClock};
+use context_compiler::clock::IdRng;
+use context_compiler::kv::{KvArtifactStore, KvStoreOptions, MemoryKv};
+use context_compiler::normalize::aligner::PerceptionAligner;
+use context_compiler::runner::{
+    resume_compiled, run_compiled, Agent, ApprovalPolicy, Model, ModelReply, ModelRequest,
+    RequestedToolCall, RunOptions, RunResult, SessionSync, StopReason, ToolSpec,
+};
+use context_compiler::session::{
+    sync_session, ApprovalDecision, SessionEnv, SessionStore, SyncOptions,
+};
+use context_compiler::tokens::DefaultTokenCounter;
+use context_compiler::tools::{
+    AbortSignal, ToolBridge, ToolFailure, ToolInterruptHandler, ToolInterruptOptions, ToolOutput,
+};
+use context_compiler::working_context::checker::check_request;
+use context_compiler::{ContextCompiler, Error, ErrorCode, ProviderFormat, Result, Session};
+use serde_json::{json, Value};
+
+/// A model that asks for `calls` on its first step and then answers,
+/// keeping every request in every format (each checked by `check_request`).
+struct Scripted {
+    calls: Value,
+    requests: RefCell<Vec<Value>>,
+}
+
+#[async_trait(?Send)]
+impl Model for Scripted {
+    async fn respond(&self, request: ModelRequest<'_>) -> Result<ModelReply> {
+        for format in ProviderFormat::ALL {
+            let rendered = request.context.to_provider_messages(format);
+            let broken = check_request(&rendered, format);
+            assert!(
+                broken.is_empty(),
+                "{}: {broken:?}\n{rendered}",
+                format.as_str()
+            );
+        }
+        let openai = request.context.to_provider_messages(ProviderFormat::OpenAi);
+        let first = self.requests.borrow().is_empty() && self.calls != json!([]);
+        self.requests.borrow_mut().push(openai);
+        if first {
+            ModelReply::from_json(&json!({ "content": "", "toolCalls": self.calls }))
+        } else {
+            Ok(ModelReply::text("Done."))
+        }
+    }
+}
+
+/// Tools that answer with their arguments and remember each call.
+#[derive(Default)]
+struct Echo {
+    ran: RefCell<Vec<(String, Value)>>,
+}
+
+#[async_trait(?Send)]
+impl ToolBridge for Echo {
+    async fn execute(
+        &self,
+        name: &str,
+        arguments: &Value,
+        _signal: &AbortSignal,
+        _deadline_ms: f64,
+    ) -> std::result::Result<ToolOutput, ToolFailure> {
+        self.ran
+            .borrow_mut()
+            .push((name.to_string(), arguments.clone()));
+        Ok(ToolOutput::Json(json!({ "ok": name, "args": arguments })))
+    }
+}
+
+struct Process {
+    agent: Agent,
+    model: Rc<Scripted>,
+    tools: Rc<Echo>,
+    session: Rc<RefCell<Session>>,
+}
+
+fn process(session: Session, calls: Value) -> Process {
+    let session = Rc::new(RefCell::new(session));
+    let tools = Rc::new(Echo::default());
+    let clock = StepClock::new(1_700_000_000_000.0, 1.0);
+    let handler = ToolInterruptHandler::new(
+        tools.clone(),
+        PerceptionAligner::default(),
+        session.clone(),
+        clock,
+        ToolInterruptOptions::default(),
+    );
+    let model = Rc::new(Scripted {
+        calls,
+        requests: RefCell::new(Vec::new()),
+    });
+    Process {
+        agent: Agent {
+            session: session.clone(),
+            compiler: ContextCompiler::recommended(None, None),
+            model: model.clone(),
+            tools: Some(Rc::new(handler)),
+            guard: None,
+        },
+        model,
+        tools,
+        session,
+    }
+}
+
+fn env(seed: u64) -> SessionEnv {
+    SessionEnv {
+        clock: StepClock::new(1_700_000_000_000.0 + seed as f64 * 1000.0, 1.0),
+        counter: Rc::new(DefaultTokenCounter),
+        seed,
+    }
+}
+
+fn options() -> RunOptions {
+    let mut o = RunOptions::new(4000, "You edit files.");
+    let mut write = ToolSpec::new("write_file", "Writes a file.");
+    write.needs_approval = true;
+    o.tools = vec![write, ToolSpec::new("read_file", "Reads a file.")];
+    o
+}
+
+fn two_calls() -> Value {
+    json!([
+        {"id": "call_w", "name": "write_file", "arguments": {"path": "a.txt", "text": "hi"}},
+        {"id": "call_r", "name": "read_file", "arguments": {"path": "b.txt"}},
+    ])
+}
+
+fn decide(call_id: &str, decision: Value) -> RunOptions {
+    let mut o = options();
+    o.approvals = vec![(
+        call_id.to_string(),
+        ApprovalDecision::from_json(&decision, "decision").unwrap(),
+    )];
+    o
+}
+
+fn kinds(session: &RefCell<Session>) -> Vec<String> {
+    let s = session.borrow();
+    s.event_log()
+        .events()
+        .iter()
+        .map(|e| e.kind.clone())
+        .collect()
+}
+
+/// The tool messages of an OpenAI request answering `call_id`.
+fn answers<'a>(request: &'a Value, call_id: &str) -> Vec<&'a Value> {
+    request
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] == "tool" && m["tool_call_id"] == call_id)
+        .collect()
+}
+
+/// The arguments the assistant messages of an OpenAI request give `call_id`.
+fn sent_arguments(request: &Value, call_id: &str) -> Option<Value> {
+    request.as_array()?.iter().find_map(|m| {
+        m["tool_calls"].as_array()?.iter().find_map(|c| {
+            (c["id"] == call_id).then(|| {
+                serde_json::from_str(c["function"]["arguments"].as_str().unwrap_or("null"))
+                    .unwrap_or(Value::Null)
+            })
+        })
+    })
+}
+
+fn paused() -> (Process, RunResult) {
+    let p = process(env(1).session("s", Vec::new()).unwrap(), two_calls());
+    let result = block_on(run_compiled("Write a.txt", &p.agent, &options())).unwrap();
+    (p, result)
+}
+
+#[test]
+fn a_run_stops_with_the_calls_that_wait_and_runs_the_others() {
+    let (p, result) = paused();
+    assert_eq!(result.stop_reason, StopReason::Approval);
+    assert_eq!(result.pending.len(), 1);
+    assert_eq!(result.pending[0].call_id, "call_w");
+    assert_eq!(result.pending[0].name, "write_file");
+    assert_eq!(
+        result.pending[0].arguments,
+        json!({"path": "a.txt", "text": "hi"})
+    );
+    let ran: Vec<String> = p
+        .tools
+        .ran
+        .borrow()
+        .iter()
+        .map(|(n, _)| n.clone())
+        .collect();
+    assert_eq!(ran, vec!["read_file"]);
+    assert!(kinds(&p.session).contains(&"approval_requested".to_string()));
+    // The waiting call is in no request: it has no outcome yet.
+    let ctx = block_on(p.agent.compiler.compile_with(
+        &mut p.session.borrow_mut(),
+        4000,
+        &options().compile,
+    ))
+    .unwrap();
+    let request = ctx.to_provider_messages(ProviderFormat::OpenAi);
+    assert!(sent_arguments(&request, "call_w").is_none(), "{request}");
+    assert_eq!(answers(&request, "call_r").len(), 1);
+    for format in ProviderFormat::ALL {
+        assert!(check_request(&ctx.to_provider_messages(format), format).is_empty());
+    }
+    assert_eq!(p.session.borrow().event_log().pending_approvals().len(), 1);
+}
+
+#[test]
+fn another_process_resumes_with_an_edit_that_runs_and_renders_edited() {
+    let (p, _) = paused();
+    let store = KvArtifactStore::new(
+        MemoryKv::new(),
+        StepClock::new(1.0, 1.0),
+        KvStoreOptions::default(),
+    )
+    .unwrap();
+    block_on(store.save_session(p.session.as_ref())).unwrap();
+    drop(p);
+    // Days later, elsewhere: nothing but the stored session holds the pause.
+    let loaded = block_on(store.load_session("s", env(2))).unwrap().unwrap();
+    let q = process(loaded, json!([]));
+    let edited = json!({"path": "a.txt", "text": "hello"});
+    let result = block_on(resume_compiled(
+        &q.agent,
+        &decide("call_w", json!({"approve": true, "args": edited})),
+    ))
+    .unwrap();
+    assert_eq!(result.stop_reason, StopReason::Answered);
+    assert_eq!(result.result, "Done.");
+    assert_eq!(
+        q.tools.ran.borrow().as_slice(),
+        &[("write_file".to_string(), edited.clone())]
+    );
+    assert_eq!(result.decided.len(), 1);
+    let request = &q.model.requests.borrow()[0];
+    assert_eq!(sent_arguments(request, "call_w"), Some(edited.clone()));
+    assert_eq!(answers(request, "call_w").len(), 1);
+    let s = q.session.borrow();
+    let decision = s
+        .event_log()
+        .events()
+        .iter()
+        .find(|e| e.kind == "approval_decided")
+        .unwrap();
+    assert_eq!(decision.data["arguments"], edited);
+    assert_eq!(
+        decision.data["original_arguments"],
+        json!({"path": "a.txt", "text": "hi"})
+    );
+    // No input was recorded by the resume.
+    let inputs = s
+        .event_log()
+        .events()
+        .iter()
+        .filter(|e| e.kind == "user_input")
+        .count();
+    assert_eq!(inputs, 1);
+}
+
+#[test]
+fn a_rejection_reaches_the_model_as_the_calls_outcome_redacted() {
+    let (p, _) = paused();
+    let reason = "not with token ghp_0123456789abcdefghij0123456789abcdef";
+    let result = block_on(resume_compiled(
+        &p.agent,
+        &decide("call_w", json!({"approve": false, "reason": reason})),
+    ))
+    .unwrap();
+    assert_eq!(result.stop_reason, StopReason::Answered);
+    let ran: Vec<String> = p
+        .tools
+        .ran
+        .borrow()
+        .iter()
+        .map(|(n, _)| n.clone())
+        .collect();
+    assert_eq!(ran, vec!["read_file"], "the rejected call did not run");
+    let request = &p.model.requests.borrow()[1];
+    let answer = answers(request, "call_w");
+    assert_eq!(answer.len(), 1, "{request}");
+    let text = answer[0]["content"].to_string();
+    assert!(text.contains("rejected"), "{text}");
+    assert!(!text.contains("ghp_0123456789"), "{text}");
+    let export = serde_json::to_string(&p.session.borrow().event_log().events()).unwrap();
+    assert!(!export.contains("ghp_0123456789"));
+}
+
+#[test]
+fn bad_decisions_and_inputs_are_refused_before_anything_is_recorded() {
+    let (p, _) = paused();
+    let before = kinds(&p.session).len();
+    let code = |r: Result<RunResult>| r.err().map(|e: Error| e.code());
+    assert_eq!(
+        code(block_on(resume_compiled(
+            &p.agent,
+            &decide("call_nope", json!({"approve": true}))
+        ))),
+        Some(ErrorCode::InvalidArgument)
+    );
+    assert_eq!(
+        code(block_on(run_compiled(
+            "Something else",
+            &p.agent,
+            &options()
+        ))),
+        Some(ErrorCode::InvalidArgument),
+        "a new input while a call waits"
+    );
+    assert_eq!(
+        code(block_on(run_compiled(
+            "x",
+            &p.agent,
+            &decide("call_w", json!({"approve": true}))
+        ))),
+        Some(ErrorCode::InvalidArgument),
+        "approvals with an input"
+    );
+    assert_eq!(kinds(&p.session).len(), before);
+    block_on(resume_compiled(
+        &p.agent,
+        &decide("call_w", json!({"approve": true})),
+    ))
+    .unwrap();
+    let after = kinds(&p.session).len();
+    assert_eq!(
+        code(block_on(resume_compiled(
+            &p.agent,
+            &decide("call_w", json!({"approve": false}))
+        ))),
+        Some(ErrorCode::InvalidArgument),
+        "decided already"
+    );
+    assert_eq!(
+        code(block_on(resume_compiled(&p.agent, &options()))),
+        Some(ErrorCode::InvalidArgument),
+        "nothing waits"
+    );
+    assert_eq!(kinds(&p.session).len(), after);
+}
+
+/// Asks about calls to `read_file` of `secret.txt`; fails on anything with
+/// `"fail"`.
+struct Policy;
+
+#[async_trait(?Send)]
+impl ApprovalPolicy for Policy {
+    async fn needs_approval(&self, call: &RequestedToolCall) -> Result<bool> {
+        let args = call.arguments.clone().unwrap_or_default();
+        if args.get("fail").is_some() {
+            return Err(Error::new(ErrorCode::HandlerFailed, "policy broke"));
+        }
+        Ok(args["path"] == "secret.txt")
+    }
+}
+
+#[test]
+fn a_policy_marks_calls_that_wait_and_a_failing_one_makes_them_wait() {
+    let calls = json!([
+        {"id": "c1", "name": "read_file", "arguments": {"path": "secret.txt"}},
+        {"id": "c2", "name": "read_file", "arguments": {"path": "b.txt"}},
+        {"id": "c3", "name": "read_file", "arguments": {"path": "c.txt", "fail": true}},
+    ]);
+    let p = process(env(3).session("s", Vec::new()).unwrap(), calls);
+    let mut o = options();
+    o.needs_approval = Some(Rc::new(Policy));
+    let result = block_on(run_compiled("Read", &p.agent, &o)).unwrap();
+    let waiting: Vec<&str> = result.pending.iter().map(|w| w.call_id.as_str()).collect();
+    assert_eq!(waiting, vec!["c1", "c3"]);
+    assert_eq!(p.tools.ran.borrow().len(), 1);
+    // Deciding one of two: the run stops again, without calling the model.
+    let mut o2 = decide("c1", json!({"approve": true}));
+    o2.needs_approval = Some(Rc::new(Policy));
+    let again = block_on(resume_compiled(&p.agent, &o2)).unwrap();
+    assert_eq!(again.stop_reason, StopReason::Approval);
+    assert_eq!(again.pending.len(), 1);
+    assert_eq!(p.model.requests.borrow().len(), 1);
+}
+
+/// Syncs a session with a store.
+struct StoreSync {
+    store: Rc<dyn SessionStore>,
+    session: Rc<RefCell<Session>>,
+}
+
+#[async_trait(?Send)]
+impl SessionSync for StoreSync {
+    async fn sync(&self) -> Result<()> {
+        let clock = StepClock::new(1.0, 1.0);
+        let mut rng = IdRng::new(9);
+        sync_session(
+            self.store.as_ref(),
+            &self.session,
+            clock.as_ref(),
+            &mut rng,
+            &SyncOptions::default(),
+        )
+        .await
+        .map(|_| ())
+    }
+}
+
+fn sync(store: &Rc<dyn SessionStore>, session: &Rc<RefCell<Session>>) {
+    let s = StoreSync {
+        store: store.clone(),
+        session: session.clone(),
+    };
+    block_on(s.sync()).unwrap();
+}
+
+#[test]
+fn two_processes_deciding_one_call_answer_it_once_and_the_later_says_so() {
+    let (p, _) = paused();
+    let store: Rc<dyn SessionStore> = Rc::new(
+        KvArtifactStore::new(
+            MemoryKv::new(),
+            StepClock::new(1.0, 1.0),
+            KvStoreOptions::default(),
+        )
+        .unwrap(),
+    );
+    sync(&store, &p.session);
+    let load = |seed| {
+        let loaded = block_on(store.load_session("s", env(seed)))
+            .unwrap()
+            .unwrap();
+        process(loaded, json!([]))
+    };
+    let a = load(4);
+    let b = load(5);
+    // A approves and syncs first; B rejects, syncing before it runs anything.
+    block_on(resume_compiled(
+        &a.agent,
+        &decide("call_w", json!({"approve": true})),
+    ))
+    .unwrap();
+    sync(&store, &a.session);
+    let mut ob = decide("call_w", json!({"approve": false, "reason": "no"}));
+    ob.sync = Some(Rc::new(StoreSync {
+        store: store.clone(),
+        session: b.session.clone(),
+    }));
+    let rb = block_on(resume_compiled(&b.agent, &ob)).unwrap();
+    assert_eq!(rb.superseded.len(), 1, "{:?}", rb.superseded);
+    assert_eq!(rb.superseded[0].call_id, "call_w");
+    assert!(rb.decided.is_empty(), "B recorded no outcome for it");
+    let request = &b.model.requests.borrow()[0];
+    let answer = answers(request, "call_w");
+    assert_eq!(answer.len(), 1, "{request}");
+    assert!(
+        answer[0]["content"].to_string().contains("ok"),
+        "A's approval stands"
+    );
+    assert!(b.tools.ran.borrow().is_empty());
+    // The superseded decision stays in the session, as recorded.
+    let decisions = b
+        .session
+        .borrow()
+        .event_log()
+        .events()
+        .iter()
+        .filter(|e| e.kind == "approval_decided")
+        .count();
+    assert_eq!(decisions, 2);
+}
+
+#[test]
+fn two_processes_that_both_ran_the_call_answer_it_once_after_sync() {
+    let (p, _) = paused();
+    let store: Rc<dyn SessionStore> = Rc::new(
+        KvArtifactStore::new(
+            MemoryKv::new(),
+            StepClock::new(1.0, 1.0),
+            KvStoreOptions::default(),
+        )
+        .unwrap(),
+    );
+    sync(&store, &p.session);
+    let a = process(
+        block_on(store.load_session("s", env(6))).unwrap().unwrap(),
+        two_calls(),
+    );
+    let b = process(
+        block_on(store.load_session("s", env(7))).unwrap().unwrap(),
+        two_calls(),
+    );
+    block_on(resume_compiled(
+        &a.agent,
+        &decide("call_w", json!({"approve": true})),
+    ))
+    .unwrap();
+    block_on(resume_compiled(
+        &b.agent,
+        &decide("call_w", json!({"approve": false})),
+    ))
+    .unwrap();
+    sync(&store, &a.session);
+    sync(&store, &b.session);
+    let ctx = block_on(b.agent.compiler.compile_with(
+        &mut b.session.borrow_mut(),
+        4000,
+        &options().compile,
+    ))
+    .unwrap();
+    for format in ProviderFormat::ALL {
+        let request = ctx.to_provider_messages(format);
+        assert!(
+            check_request(&request, format).is_empty(),
+            "{}: {request}",
+            format.as_str()
+        );
+    }
+    let request = ctx.to_provider_messages(ProviderFormat::OpenAi);
+    let answer = answers(&request, "call_w");
+    assert_eq!(answer.len(), 1, "{request}");
+    assert!(
+        !answer[0]["content"].to_string().contains("rejected"),
+        "A's came first: {request}"
+    );
+}
