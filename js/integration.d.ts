@@ -1,5 +1,5 @@
 // What the framework integrations' options share.
-import type { ArtifactStoreLike, CacheReport, CompileOptions, Json, Ledger, LookBackOptions, SyncStore } from "../pkg/types/context_compiler.js";
+import type { ApprovalDecision, ArtifactStoreLike, CacheReport, CompileOptions, Json, Ledger, LookBackOptions, PendingApproval, SessionEvent, SyncStore } from "../pkg/types/context_compiler.js";
 
 /** The compile's own options an integration passes on with every model call
  * (the format and the tools are the integration's: those the framework sends). */
@@ -78,18 +78,14 @@ export type CompileMetadataSource =
 export function compileMetadata(result: CompileMetadataSource | null | undefined): CompileMetadata | undefined;
 
 /** An event the integrations record to approve a call (`approval_requested`, `approval_decided`). */
-export interface ApprovalEvent {
-  readonly eventId: string;
-  readonly kind: string;
-  readonly data: any;
-}
+export type ApprovalEvent = SessionEvent;
 
 /** What the integrations call on a session to record a pause for approvals (a `Session` of this package). */
 export interface ApprovalSession {
   /** The calls requested and not decided, in order. */
-  pendingApprovals(): Array<{ callId: string; name: string; arguments: unknown; eventId: string }>;
+  pendingApprovals(): PendingApproval[];
   /** Records that the recorded, unanswered call `callId` waits for a person. */
-  requestApproval(callId: string): ApprovalEvent;
+  requestApproval(callId: string): SessionEvent;
   /** Records a person's decision on the pending call `callId`. */
-  decideApproval(callId: string, decision: { approve: true; args?: unknown } | { approve: false; reason?: string }): ApprovalEvent;
+  decideApproval(callId: string, decision: ApprovalDecision): SessionEvent;
 }
