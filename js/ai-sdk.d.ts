@@ -1,11 +1,11 @@
 // agent-context-compiler/ai-sdk: what the Vercel AI SDK needs from this
 // package (`ai` is an optional peer dependency).
-import type { LanguageModelMiddleware, Tool, ToolSet } from "ai";
+import type { LanguageModelMiddleware, ModelMessage, Tool, ToolSet } from "ai";
 import type { ArtifactStoreLike, CacheReport, Json, JsonSchemaObject, Ledger } from "../pkg/types/context_compiler.js";
-import type { IntegrationOptions, LookBackSession, ThreadSession } from "./integration.js";
+import type { ApprovalEvent, ApprovalSession, IntegrationOptions, LookBackSession, ThreadSession } from "./integration.js";
 
 export { compileMetadata } from "./integration.js";
-export type { CompileMetadata, CompileMetadataSource, LookBackSession, ThreadSession } from "./integration.js";
+export type { ApprovalEvent, ApprovalSession, CompileMetadata, CompileMetadataSource, LookBackSession, ThreadSession } from "./integration.js";
 
 /** A tool a run offers: its name, what it does, and its arguments' JSON
  * Schema (a `ToolSpec` with its `parameters`). */
@@ -37,7 +37,7 @@ export interface ContextMiddlewareOptions extends IntegrationOptions<MiddlewareC
 }
 
 /** What the middleware calls on a session (a `Session` of this package). */
-export interface MiddlewareSession {
+export interface MiddlewareSession extends ApprovalSession {
   record(kind: string, data: unknown, options?: object): unknown;
   recordReply(reply: object): { toolCalls: Array<{ name: string; arguments: unknown; callOptions: { callId?: string; thoughtSignature?: string; reasoning?: unknown } }> };
   recordUsage(usage: object): unknown;
@@ -109,3 +109,16 @@ export type LanguageModelPrompt = Parameters<NonNullable<LanguageModelMiddleware
 /** A compiled context in the `ai-sdk` format as the model-level prompt
  * (`LanguageModelV4Prompt`): instructions as system messages, contents as parts. */
 export function toLanguageModelPrompt(request: { instructions?: unknown[]; messages: unknown[] }): LanguageModelPrompt;
+
+/**
+ * Records in `session` what the AI SDK's `messages` (the `ModelMessage`s the
+ * host keeps: `result.responseMessages` appended, then the tool message of
+ * its `tool-approval-response` parts) hold of a pause for approvals, each
+ * once: the results of the calls that ran before it, an
+ * `approval_requested` per `tool-approval-request` part, and a decision per
+ * `tool-approval-response` part (an edit when the call's `input` was
+ * changed in `messages` before approving; a denial with its reason). Sync
+ * the session afterwards. Returns the approval events recorded. Throws
+ * `INVALID_ARGUMENT` for a session or messages of another kind.
+ */
+export function recordApprovals(session: MiddlewareSession, messages: ReadonlyArray<ModelMessage>): ApprovalEvent[];

@@ -5,7 +5,7 @@
 import { jsonSchema, tool } from "ai";
 import { codedError } from "./coded.js";
 import { unknownOption } from "./module-guard.js";
-import { LOOK_BACK_TOOLS, METADATA_KEY, compiledMetadata, integrationOptions, threadSession } from "./integration.js";
+import { LOOK_BACK_TOOLS, METADATA_KEY, approvalsIn, approvedWith, compiledMetadata, decideIfPending, integrationOptions, pendingCalls, threadSession } from "./integration.js";
 
 export { compileMetadata } from "./integration.js";
 
@@ -89,15 +89,39 @@ function recordedOf(session) {
   return r;
 }
 
+/** The input of every tool call `messages` (a prompt, or the SDK's messages) hold, by call id (an edited call's as edited). */
+function callInputs(messages) {
+  const inputs = new Map();
+  for (const m of messages) {
+    if (m.role !== "assistant" || !Array.isArray(m.content)) continue;
+    for (const p of m.content) if (p.type === "tool-call") inputs.set(p.toolCallId, callInput(p.input));
+  }
+  return inputs;
+}
+
+/**
+ * The decision a tool result of a call waiting for a person shows: a
+ * rejection (the SDK's `execution-denied` output, with its reason), else an
+ * approval, an edit when the call ran with other arguments than requested.
+ */
+function decisionOf(output, input, requested) {
+  if (output?.type === "execution-denied") return { approve: false, ...(typeof output.reason === "string" && output.reason !== "" && { reason: output.reason }) };
+  return approvedWith(input, requested);
+}
+
 /**
  * Records `messages` (part of a `LanguageModelV4Prompt`) in `session`: user
  * text as `user_input`, an assistant's text and calls as `assistant_output`
  * and `tool_call` (under the call's id), tool results as `tool_success` /
  * `tool_error` (redacted by `session.record`), each call and each outcome
- * once (a call refused when its reply was recorded keeps that outcome).
- * System messages are the host's and are not recorded.
+ * once (a call refused when its reply was recorded keeps that outcome). The
+ * result of a call waiting for a person records its decision first (an
+ * edit when it ran with other arguments than requested: `inputs`, the
+ * prompt's calls by id). System messages are the host's and are not
+ * recorded.
  */
-function recordPrompt(session, r, messages) {
+function recordPrompt(session, r, messages, inputs) {
+  let pending;
   for (const m of messages) {
     const parts = Array.isArray(m.content) ? m.content : [];
     if (m.role === "user") {
@@ -116,12 +140,58 @@ function recordPrompt(session, r, messages) {
     } else if (m.role === "tool") {
       for (const p of parts) {
         if (p.type !== "tool-result" || r.outcomes.has(p.toolCallId)) continue;
+        pending ??= pendingCalls(session);
+        const waiting = pending.get(p.toolCallId);
+        if (waiting !== undefined) decideIfPending(session, p.toolCallId, decisionOf(p.output, inputs.get(p.toolCallId), waiting.arguments), pending);
         r.outcomes.add(p.toolCallId);
         const [text, failed] = outputText(p.output);
         session.record(failed ? "tool_error" : "tool_success", failed ? { tool: p.toolName, call_id: p.toolCallId, error: text } : { tool: p.toolName, call_id: p.toolCallId, result: text });
       }
     }
   }
+}
+
+/**
+ * Records in `session` what the AI SDK's `messages` (the `ModelMessage`s a
+ * host keeps: `result.response.messages` appended, and the tool message of
+ * its `tool-approval-response` parts) hold of a pause for approvals, each
+ * once: the results of the calls that ran before it, an
+ * `approval_requested` per `tool-approval-request` part (its call recorded
+ * by the middleware), and a decision per `tool-approval-response` part (an
+ * edit when the host changed the call's `input` in `messages` before
+ * approving; a denial with its reason). Call it when `generateText` stops
+ * for approvals and when the person decides, then sync the session; the
+ * middleware also records a decision from the result it finds in the next
+ * prompt. Returns the approval events recorded.
+ */
+export function recordApprovals(session, messages) {
+  if (session === null || typeof session?.decideApproval !== "function") throw codedError("INVALID_ARGUMENT", "recordApprovals: session must be a Session");
+  if (!Array.isArray(messages)) throw codedError("INVALID_ARGUMENT", "recordApprovals takes the AI SDK's messages (ModelMessage[])");
+  const r = recordedOf(session);
+  const inputs = callInputs(messages);
+  const lastAssistant = messages.findLastIndex((m) => m?.role === "assistant");
+  recordPrompt(session, r, messages.slice(lastAssistant + 1).filter((m) => m?.role === "tool"), inputs);
+  const log = session.eventLog;
+  const known = approvalsIn(log.events);
+  log.free();
+  const pending = pendingCalls(session);
+  const recorded = [];
+  const callOf = new Map();
+  const partsOf = (role) => messages.filter((m) => m?.role === role && Array.isArray(m.content)).flatMap((m) => m.content);
+  for (const p of partsOf("assistant")) {
+    if (p?.type !== "tool-approval-request") continue;
+    callOf.set(p.approvalId, p.toolCallId);
+    if (!r.calls.has(p.toolCallId) || r.outcomes.has(p.toolCallId) || known.get(p.toolCallId)?.requested) continue;
+    recorded.push(session.requestApproval(p.toolCallId));
+    pending.set(p.toolCallId, { callId: p.toolCallId, arguments: known.get(p.toolCallId)?.arguments });
+  }
+  for (const p of partsOf("tool")) {
+    const id = p?.type === "tool-approval-response" ? callOf.get(p.approvalId) : undefined;
+    if (id === undefined || !pending.has(id)) continue;
+    const decision = p.approved ? approvedWith(inputs.get(id), pending.get(id).arguments) : decisionOf({ type: "execution-denied", reason: p.reason });
+    recorded.push(decideIfPending(session, id, decision, pending));
+  }
+  return recorded;
 }
 
 /** A short key of a prompt's suffix: its length and two 32-bit FNV-1a hashes of its JSON (file bytes by their length and ends). */
@@ -259,7 +329,7 @@ export function contextMiddleware(options) {
       // holds is recorded.
       const key = promptKey(prompt.length, suffix);
       if (key !== r.suffix) {
-        recordPrompt(s, r, suffix);
+        recordPrompt(s, r, suffix, callInputs(prompt));
         r.suffix = key;
       }
       const system = systemPrompt ?? prompt.filter((m) => m.role === "system").map((m) => m.content).join("\n\n");

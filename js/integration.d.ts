@@ -1,5 +1,5 @@
 // What the framework integrations' options share.
-import type { ArtifactStoreLike, CacheReport, CompileOptions, Json, Ledger, LookBackOptions, SyncStore } from "../pkg/types/context_compiler.js";
+import type { ApprovalDecision, ArtifactStoreLike, CacheReport, CompileOptions, Json, Ledger, LookBackOptions, PendingApproval, SessionEvent, SyncStore } from "../pkg/types/context_compiler.js";
 
 /** The compile's own options an integration passes on with every model call
  * (the format and the tools are the integration's: those the framework sends). */
@@ -76,3 +76,16 @@ export type CompileMetadataSource =
  * `undefined` itself).
  */
 export function compileMetadata(result: CompileMetadataSource | null | undefined): CompileMetadata | undefined;
+
+/** An event the integrations record to approve a call (`approval_requested`, `approval_decided`). */
+export type ApprovalEvent = SessionEvent;
+
+/** What the integrations call on a session to record a pause for approvals (a `Session` of this package). */
+export interface ApprovalSession {
+  /** The calls requested and not decided, in order. */
+  pendingApprovals(): PendingApproval[];
+  /** Records that the recorded, unanswered call `callId` waits for a person. */
+  requestApproval(callId: string): SessionEvent;
+  /** Records a person's decision on the pending call `callId`. */
+  decideApproval(callId: string, decision: ApprovalDecision): SessionEvent;
+}

@@ -122,3 +122,45 @@ export const LOOK_BACK_TOOLS = [
 
 /** Whether `name` is one of the look-back tools. */
 export const isLookBack = (name) => LOOK_BACK_TOOLS.some((t) => t.name === name);
+
+/** Whether two JSON values are equal, whatever the order of their keys. */
+export function sameJson(a, b) {
+  const canonical = (v) => (Array.isArray(v) ? v.map(canonical) : v !== null && typeof v === "object" ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical(v[k])])) : v);
+  return JSON.stringify(canonical(a ?? null)) === JSON.stringify(canonical(b ?? null));
+}
+
+/**
+ * The approvals `events` (a session's log) hold, by call id: whether the
+ * call was requested, its standing decision (the first recorded) and its
+ * recorded arguments (the latest `tool_call` under the id).
+ */
+export function approvalsIn(events) {
+  const approvals = new Map();
+  const of = (id) => approvals.get(id) ?? approvals.set(id, { requested: false, decision: undefined, arguments: undefined }).get(id);
+  for (const e of events) {
+    const id = e.data?.call_id;
+    if (typeof id !== "string") continue;
+    if (e.kind === "tool_call") of(id).arguments = e.data.arguments;
+    else if (e.kind === "approval_requested") of(id).requested = true;
+    else if (e.kind === "approval_decided" && of(id).decision === undefined) of(id).decision = e.data;
+  }
+  return approvals;
+}
+
+/** The calls `session` holds pending (requested, not decided), by call id: `{ callId, name, arguments, eventId }`. */
+export const pendingCalls = (session) => new Map(session.pendingApprovals().map((p) => [p.callId, p]));
+
+/**
+ * Records `decision` for the call `callId` when `session` holds it pending
+ * (requested, not decided); an approval with `args` other than the call's
+ * recorded arguments is recorded as an edit. Returns the event, or `null`
+ * when the call is not pending (decided already, or never requested).
+ */
+export function decideIfPending(session, callId, decision, pending = pendingCalls(session)) {
+  if (!pending.has(callId)) return null;
+  pending.delete(callId);
+  return session.decideApproval(callId, decision);
+}
+
+/** The decision of an approved call run with `args`: an edit when they differ from `requested`. */
+export const approvedWith = (args, requested) => (args === undefined || sameJson(args, requested) ? { approve: true } : { approve: true, args });

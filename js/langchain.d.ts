@@ -3,13 +3,13 @@
 import type { AgentMiddleware } from "langchain";
 import type { BaseMessage, SystemMessage } from "@langchain/core/messages";
 import type { AnthropicMessage, AnthropicTextBlock, CacheReport, Ledger } from "../pkg/types/context_compiler.js";
-import type { IntegrationOptions, LookBackSession, LookBackToolOptions, ThreadSession } from "./integration.js";
+import type { ApprovalEvent, ApprovalSession, IntegrationOptions, LookBackSession, LookBackToolOptions, ThreadSession } from "./integration.js";
 
 export { compileMetadata } from "./integration.js";
 export type { CompileMetadata, CompileMetadataSource, LookBackSession, LookBackToolOptions, ThreadSession } from "./integration.js";
 
 /** What the middleware calls on a session (a `Session` of this package). */
-export interface LangChainSession extends LookBackSession {
+export interface LangChainSession extends LookBackSession, ApprovalSession {
   record(kind: string, data: unknown, options?: object): { data: any };
   recordUsage(usage: object): unknown;
   sync(store: never, options?: object): Promise<unknown>;
@@ -66,3 +66,20 @@ export function toAnthropicLangChainMessages(request: {
   system?: string | ReadonlyArray<AnthropicTextBlock>;
   messages: ReadonlyArray<AnthropicMessage>;
 }): { systemMessage: SystemMessage; messages: BaseMessage[] };
+
+/** An interrupt of `humanInTheLoopMiddleware`, as `agent.invoke` returns it in `__interrupt__`. */
+export interface HitlInterrupt {
+  readonly value?: { readonly actionRequests?: ReadonlyArray<{ readonly name: string; readonly args?: unknown }> };
+}
+
+/**
+ * Records in `session` the calls a run stopped on for
+ * `humanInTheLoopMiddleware` (`result.__interrupt__` of `agent.invoke`, or
+ * that list), each once: an `approval_requested` per action request, for the
+ * recorded call with no outcome it names. `contextMiddleware` records the
+ * decisions given with `Command({ resume: { decisions } })` as they take
+ * effect. Sync the session afterwards. Returns the events recorded (none for
+ * a run that did not stop). Throws `INVALID_ARGUMENT` for a session or
+ * result of another kind.
+ */
+export function recordApprovals(session: LangChainSession, result: { readonly __interrupt__?: ReadonlyArray<HitlInterrupt> } | ReadonlyArray<HitlInterrupt>): ApprovalEvent[];

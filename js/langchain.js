@@ -6,7 +6,7 @@ import { createMiddleware, tool } from "langchain";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import { codedError } from "./coded.js";
-import { LOOK_BACK_TOOLS, METADATA_KEY, compiledMetadata, integrationOptions, lookBackOptions, threadSession } from "./integration.js";
+import { LOOK_BACK_TOOLS, METADATA_KEY, approvalsIn, approvedWith, compiledMetadata, decideIfPending, integrationOptions, lookBackOptions, pendingCalls, sameJson, threadSession } from "./integration.js";
 
 export { compileMetadata } from "./integration.js";
 
@@ -140,9 +140,15 @@ export function contextMiddleware(options) {
     return threadSession("contextMiddleware", session, store, id);
   }
 
-  /** Records a tool result once; returns the event's (redacted) text. */
+  /**
+   * Records a tool result once; returns the event's (redacted) text. The
+   * result of a call still waiting for a person never ran: it is the
+   * rejection `humanInTheLoopMiddleware` answers it with, recorded first.
+   */
   function recordResult(s, r, message) {
     const failed = message.status === "error";
+    const pending = r.calls.has(message.tool_call_id) ? pendingCalls(s) : new Map();
+    if (pending.has(message.tool_call_id)) decideIfPending(s, message.tool_call_id, { approve: false, reason: shownText(message.content) }, pending);
     const text = shownText(message.content);
     const data = failed ? { tool: message.name ?? "unknown", call_id: message.tool_call_id, error: text } : { tool: message.name ?? "unknown", call_id: message.tool_call_id, result: text };
     if (message.id) data.message_id = message.id;
@@ -197,6 +203,21 @@ export function contextMiddleware(options) {
       } else if (type === "tool" && (m.id || !r.results.has(m.tool_call_id))) {
         recordResult(s, r, m);
       }
+    }
+    recordDropped(s, messages);
+  }
+
+  /**
+   * Records as not run the waiting calls no AI message of the thread holds
+   * any more: `humanInTheLoopMiddleware` drops a reply's approved and edited
+   * calls when another of its calls is rejected (and asks the model again).
+   */
+  function recordDropped(s, messages) {
+    const pending = pendingCalls(s);
+    if (pending.size === 0) return;
+    const held = new Set(messages.flatMap((m) => ((m.getType?.() ?? m._getType?.()) === "ai" ? (m.tool_calls ?? []).map((c) => c.id) : [])));
+    for (const id of [...pending.keys()]) {
+      if (!held.has(id)) decideIfPending(s, id, { approve: false, reason: "not run: humanInTheLoopMiddleware dropped it, another call of its reply being rejected" }, pending);
     }
   }
 
@@ -291,6 +312,14 @@ export function contextMiddleware(options) {
       return response;
     },
     async wrapToolCall(request, handler) {
+      // A call that waited for a person runs: approved, or edited (other arguments).
+      const call = request.toolCall;
+      if (typeof call?.id === "string") {
+        const s = await sessionOf(request.runtime);
+        const pending = pendingCalls(s);
+        const waiting = pending.get(call.id);
+        if (waiting !== undefined) decideIfPending(s, call.id, approvedWith(call.args ?? {}, waiting.arguments), pending);
+      }
       let result;
       try {
         result = await handler(request);
@@ -313,4 +342,37 @@ export function contextMiddleware(options) {
       return kept;
     },
   });
+}
+
+/**
+ * Records in `session` the calls a run stopped on for
+ * `humanInTheLoopMiddleware` (`result.__interrupt__` of `agent.invoke`, or
+ * that list itself), each once: an `approval_requested` per action request,
+ * for the recorded call with no outcome it names (its tool and arguments).
+ * The decisions given with `Command({ resume: { decisions } })` are recorded
+ * by `contextMiddleware` as they take effect (an approval or an edit when
+ * the call runs, a rejection when its message comes). Sync the session
+ * afterwards. Returns the events recorded (none for a run that did not stop).
+ */
+export function recordApprovals(session, result) {
+  if (session === null || typeof session?.requestApproval !== "function") throw codedError("INVALID_ARGUMENT", "recordApprovals: session must be a Session");
+  if (result === null || typeof result !== "object") throw codedError("INVALID_ARGUMENT", "recordApprovals takes what agent.invoke returned (its __interrupt__) or that list");
+  // A run that did not stop has no __interrupt__: nothing waits.
+  const interrupts = Array.isArray(result) ? result : result.__interrupt__ ?? [];
+  if (!Array.isArray(interrupts)) throw codedError("INVALID_ARGUMENT", "recordApprovals: __interrupt__ must be a list");
+  const events = session.eventLog.events;
+  const known = approvalsIn(events);
+  const answered = new Set(events.filter((e) => ["tool_success", "tool_error", "tool_timeout"].includes(e.kind)).map((e) => e.data?.call_id));
+  // The calls that may wait: recorded, unanswered, not requested (latest first).
+  const open = events.filter((e) => e.kind === "tool_call" && typeof e.data?.call_id === "string" && !answered.has(e.data.call_id) && !known.get(e.data.call_id)?.requested).reverse();
+  const recorded = [];
+  for (const action of interrupts.flatMap((i) => i?.value?.actionRequests ?? [])) {
+    // By its tool and arguments (recorded redacted: else by its tool alone).
+    let at = open.findIndex((e) => e.data.tool_name === action?.name && sameJson(e.data.arguments, action?.args ?? {}));
+    if (at < 0) at = open.findIndex((e) => e.data.tool_name === action?.name);
+    if (at < 0) continue;
+    const [call] = open.splice(at, 1);
+    recorded.push(session.requestApproval(call.data.call_id));
+  }
+  return recorded;
 }

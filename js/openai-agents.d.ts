@@ -1,13 +1,13 @@
 // agent-context-compiler/openai-agents: what the OpenAI Agents SDK needs
 // from this package (`@openai/agents` is an optional peer dependency).
-import type { AgentInputItem, CallModelInputFilter, FunctionTool, Session as AgentsSdkSession } from "@openai/agents";
+import type { AgentInputItem, CallModelInputFilter, FunctionTool, RunState, Session as AgentsSdkSession } from "@openai/agents";
 import type { WorkingContext } from "../pkg/types/context_compiler.js";
-import type { IntegrationOptions, LookBackSession, LookBackToolOptions } from "./integration.js";
+import type { ApprovalEvent, ApprovalSession, IntegrationOptions, LookBackSession, LookBackToolOptions } from "./integration.js";
 
 export type { LookBackSession, LookBackToolOptions } from "./integration.js";
 
 /** What the integration calls on a session (a `Session` of this package). */
-export interface AgentsSessionSource extends LookBackSession {
+export interface AgentsSessionSource extends LookBackSession, ApprovalSession {
   readonly sessionId: string;
   record(kind: string, data: unknown, options?: object): unknown;
   recordUsage(usage: object, options?: { countedTokens?: number }): unknown;
@@ -36,6 +36,13 @@ export interface AgentsSession {
    * session, for the agent: `new Agent({ tools: [...yours, ...tools] })`;
    * `[]` with `lookBackTools: false`. */
   tools: FunctionTool<unknown, any, string>[];
+  /** Records what a run that stopped for approvals holds (a `RunResult`,
+   * or its `RunState`): each interrupted call's `approval_requested`, once,
+   * and the decisions `state.approve` / `state.reject` made on them since (a
+   * rejection with its message); with `store`, synced. Returns the events
+   * recorded. The decisions are also recorded when the resumed run
+   * persists the calls' results. */
+  recordApprovals(resultOrState: RunState<any, any> | { readonly state: RunState<any, any> }): Promise<ApprovalEvent[]>;
 }
 
 /**

@@ -6,7 +6,7 @@
 // instance: it works on the objects it is given.
 import { RunContext, tool } from "@openai/agents";
 import { codedError } from "./coded.js";
-import { LOOK_BACK_TOOLS, integrationOptions, lookBackOptions } from "./integration.js";
+import { LOOK_BACK_TOOLS, approvalsIn, approvedWith, decideIfPending, integrationOptions, lookBackOptions, pendingCalls } from "./integration.js";
 
 /**
  * The key marking an item this integration rendered (history or a compiled
@@ -171,17 +171,70 @@ export function agentsSession(options) {
   const latest = new Map();
   /** Ids of the assistant messages recorded. */
   const messages = new Set();
-  /** This run's state: the items the filter saw, the id-less texts each side recorded, the compiles' counts and the usage entries recorded. */
-  const newRun = () => {
+  /**
+   * A run's state: the items the filter saw, the id-less texts each side
+   * recorded and the usage entries recorded (`done`: those of its model
+   * calls before it was first seen here, which a resumed run's state holds).
+   */
+  const newRun = (done = 0) => {
     const fromFilter = new Unmatched();
-    return { cursor: 0, fromFilter, fromAdd: fromFilter.other(), counts: [], usageRecorded: 0 };
+    return { cursor: 0, fromFilter, fromAdd: fromFilter.other(), usageRecorded: done, context: undefined };
   };
+  /**
+   * The runs by their `RunContext`'s usage, which its forks and a resumed
+   * state's context share (the SDK reads the history mid-run when it
+   * resumes one, and a resumed run may first show up after a model call).
+   */
+  const runs = new WeakMap();
+  /** The token counts of the compiles whose model calls' usage is not recorded yet, in order. */
+  let unreported = [];
+  /** The run of `runContext`: the one it started, or a new one. */
+  function runOf(runContext) {
+    if (runContext === null || typeof runContext !== "object") return newRun();
+    const key = typeof runContext.usage === "object" && runContext.usage !== null ? runContext.usage : runContext;
+    let r = runs.get(key);
+    if (r === undefined) {
+      // Of its usage entries, the last ones are of the model calls compiled here.
+      r = newRun(Math.max(0, (runContext.usage?.requestUsageEntries?.length ?? 0) - unreported.length));
+      runs.set(key, r);
+    }
+    r.context = runContext;
+    return r;
+  }
   let run = newRun();
+  /** Per call id, whether its standing decision approved it. */
+  const approved = new Map();
   for (const e of session.eventLog.events) {
     const id = e.data?.call_id;
     if (typeof id !== "string") continue;
     if (e.kind === "tool_call") latest.set(id, { call: JSON.stringify(e.data.arguments ?? {}), result: undefined });
     else if (["tool_success", "tool_error", "tool_timeout"].includes(e.kind)) latest.set(id, { ...latest.get(id), result: e.data.result ?? e.data.error ?? "" });
+  }
+  for (const [id, a] of approvalsIn(session.eventLog.events)) if (a.decision !== undefined) approved.set(id, a.decision.approve === true);
+
+  /**
+   * Records the SDK's decision on the pending call `callId` (named `name`)
+   * as `runContext` holds it: an approval, or a rejection with its message.
+   * Returns whether the call was approved (`undefined`: not decided) and
+   * the event recorded, if any.
+   */
+  function recordDecision(callId, name, runContext, pending) {
+    if (!pending.has(callId)) return { verdict: approved.get(callId) };
+    const verdict = runContext?.isToolApproved?.({ toolName: name, callId });
+    if (verdict === undefined) return { verdict };
+    const reason = verdict ? undefined : runContext.getRejectionMessage?.(name, callId);
+    const event = decideIfPending(session, callId, verdict ? approvedWith(undefined) : { approve: false, ...(typeof reason === "string" && { reason }) }, pending);
+    approved.set(callId, verdict);
+    return { verdict, event };
+  }
+
+  /** Whether `item` is a message (not a call or result). */
+  const isMessage = (item) => item.type === "message" || (item.role !== undefined && item.type === undefined);
+  /** Whether `item`, a call or result, is recorded already. */
+  function isRecorded(item) {
+    const known = latest.get(item.callId);
+    if (item.type === "function_call") return known?.call === JSON.stringify(callArguments(item.arguments));
+    return item.type === "function_call_result" && known?.result !== undefined;
   }
 
   /** Records one item the SDK produced (not one rendered here), `side` being the filter's or addItems' record of id-less texts. */
@@ -193,10 +246,14 @@ export function agentsSession(options) {
       latest.set(item.callId, { call: key, result: undefined });
       session.record("tool_call", { tool_name: item.name, arguments: args, call_id: item.callId });
     } else if (item.type === "function_call_result") {
-      const failed = item.status === "incomplete";
       const text = resultText(item.output);
       const known = latest.get(item.callId);
-      if (known?.result !== undefined && (known.raw === text || known.result === text)) return;
+      // (A result read from the log, recorded redacted, is known by its call.)
+      if (known?.result !== undefined && (known.raw === undefined || known.raw === text || known.result === text)) return;
+      // A call that waited for a person: the decision first; a rejected call's output is its error.
+      const pending = pendingCalls(session);
+      const { verdict } = recordDecision(item.callId, item.name, run.context, pending);
+      const failed = item.status === "incomplete" || verdict === false;
       const event = session.record(failed ? "tool_error" : "tool_success", failed ? { tool: item.name, call_id: item.callId, error: text } : { tool: item.name, call_id: item.callId, result: text });
       latest.set(item.callId, { ...known, result: failed ? event.data.error : event.data.result, raw: text });
     } else if (item.type === "message" || (item.role && item.type === undefined)) {
@@ -215,11 +272,13 @@ export function agentsSession(options) {
   /** Records the usage of the run's model calls not recorded yet. */
   function recordUsage(runContext) {
     const entries = runContext?.usage?.requestUsageEntries ?? [];
+    const fresh = entries.length - run.usageRecorded;
     for (let i = run.usageRecorded; i < entries.length; i++) {
       const e = entries[i];
-      const counted = run.counts[i];
+      const counted = unreported[unreported.length - fresh + (i - run.usageRecorded)];
       session.recordUsage({ inputTokens: e.inputTokens, outputTokens: e.outputTokens, inputTokensDetails: e.inputTokensDetails }, counted === undefined ? undefined : { countedTokens: counted });
     }
+    if (fresh > 0) unreported = [];
     run.usageRecorded = Math.max(run.usageRecorded, entries.length);
   }
 
@@ -232,13 +291,15 @@ export function agentsSession(options) {
     async getSessionId() {
       return session.sessionId;
     },
-    async getItems(limit) {
-      // A run starts by reading the history: its own items come after it.
-      run = newRun();
+    async getItems(limit, runContext) {
+      // A run starts by reading the history: its own items come after it
+      // (a resumed run reads it again mid-run: it goes on).
+      run = runOf(runContext);
       const items = historyItems(session.eventLog.events);
       return limit === undefined ? items : items.slice(Math.max(0, items.length - limit));
     },
     async addItems(items, runContext) {
+      if (runContext !== undefined) run = runOf(runContext);
       for (const item of items ?? []) {
         if (!rendered(item)) recordItem(item, run.fromAdd);
       }
@@ -256,12 +317,21 @@ export function agentsSession(options) {
   /** Compiles the model input: the run's new items recorded first. */
   async function callModelInputFilter({ modelData, agent, context }) {
     const fresh = (modelData.input ?? []).filter((item) => !rendered(item));
-    for (const item of fresh.slice(run.cursor)) recordItem(item, run.fromFilter);
+    if (run.cursor === 0 || run.cursor > fresh.length) {
+      // A run's first model call here: a run resumed after a pause (its
+      // input from its state, unmarked) has its messages before the pause
+      // recorded: those followed by a recorded call or result.
+      const recorded = fresh.map((item) => isRecorded(item));
+      fresh.forEach((item, i) => {
+        if (isMessage(item) && recorded.slice(i + 1).some(Boolean)) return;
+        recordItem(item, run.fromFilter);
+      });
+    } else for (const item of fresh.slice(run.cursor)) recordItem(item, run.fromFilter);
     run.cursor = fresh.length;
     const tools = await sentTools(agent, context);
     const ctx = await compiler.compile(session, budget, { ...compileOptions, systemPrompt: compileOptions.systemPrompt ?? modelData.instructions ?? "", tools, format: "openai-responses" });
     try {
-      run.counts.push(ctx.tokenCount);
+      unreported.push(ctx.tokenCount);
       // The compiled context (its ledger, cache report, ...), valid during the call.
       if (onCompile !== undefined) await onCompile(ctx);
       const { instructions, input } = ctx.toMessages({ format: "openai-responses" });
@@ -284,5 +354,33 @@ export function agentsSession(options) {
       )
     : [];
 
-  return { session: agentsSessionObject, callModelInputFilter, tools };
+  /**
+   * Records in the session what a run that stopped for approvals holds
+   * (`result.interruptions`): each interrupted call (once) with its
+   * `approval_requested`, and the decisions `state.approve` /
+   * `state.reject` made on them since (a rejection with its message);
+   * with `store`, synced. Returns the events recorded.
+   */
+  async function recordApprovals(resultOrState) {
+    const state = resultOrState?.state ?? resultOrState;
+    if (state === null || typeof state?.getInterruptions !== "function") throw codedError("INVALID_ARGUMENT", "agentsSession: recordApprovals takes a RunResult or a RunState");
+    const recorded = [];
+    const known = approvalsIn(session.eventLog.events);
+    const pending = pendingCalls(session);
+    for (const item of state.getInterruptions()) {
+      const raw = item?.rawItem;
+      if (raw?.type !== "function_call" || typeof raw.callId !== "string") continue;
+      recordItem(raw, run.fromAdd);
+      if (!known.get(raw.callId)?.requested && latest.get(raw.callId)?.result === undefined) {
+        recorded.push(session.requestApproval(raw.callId));
+        pending.set(raw.callId, { callId: raw.callId });
+      }
+      const { event } = recordDecision(raw.callId, raw.name, state._context, pending);
+      if (event) recorded.push(event);
+    }
+    await sync();
+    return recorded;
+  }
+
+  return { session: agentsSessionObject, callModelInputFilter, tools, recordApprovals };
 }

@@ -54,6 +54,15 @@ class AnsweringChatModel extends BaseChatModel {
   }
 }
 
+/** A LangChain chat model that asks to delete build/a.log, then answers. */
+class AskingChatModel extends AnsweringChatModel {
+  async _generate(messages) {
+    if (messages.some((m) => m.getType() === "tool")) return super._generate();
+    const message = new AIMessage({ content: "", tool_calls: [{ id: "call_1", name: "delete_file", args: { path: "build/a.log" }, type: "tool_call" }], usage_metadata: { input_tokens: 100, output_tokens: 9, total_tokens: 109 } });
+    return { generations: [{ text: "", message }] };
+  }
+}
+
 /** An MCP client connected to a server with a `read_logs` tool declaring its output schema. */
 async function mcpClient() {
   const server = new Server({ name: "logs", version: "1.0.0" }, { capabilities: { tools: {} } });
@@ -110,6 +119,25 @@ const FIXTURES = {
     doGenerate: async () => ({ content: [{ type: "text", text: ANSWER }], finishReason: { unified: "stop", raw: "stop" }, usage: { inputTokens: { total: 100, noCache: 100, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 9, text: 9, reasoning: 0 } }, warnings: [] }),
   }),
   chatModel: () => new AnsweringChatModel(),
+  // Models that ask to delete build/a.log (a tool that waits for approval), then answer.
+  askingLanguageModel: () => new MockLanguageModelV4({
+    doGenerate: async ({ prompt }) => {
+      const answered = prompt.some((m) => m.role === "tool");
+      const content = answered ? [{ type: "text", text: ANSWER }] : [{ type: "tool-call", toolCallId: "call_1", toolName: "delete_file", input: JSON.stringify({ path: "build/a.log" }) }];
+      return { content, finishReason: { unified: answered ? "stop" : "tool-calls", raw: "stop" }, usage: { inputTokens: { total: 100, noCache: 100, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 9, text: 9, reasoning: 0 } }, warnings: [] };
+    },
+  }),
+  askingChatModel: () => new AskingChatModel(),
+  askingAgentModel: () => ({
+    async getResponse(request) {
+      const usage = new Usage({ requests: 1, inputTokens: 100, outputTokens: 9, totalTokens: 109 });
+      if (request.input.some((i) => i.type === "function_call_result")) return { usage, output: [{ type: "message", id: "msg_2", role: "assistant", status: "completed", content: [{ type: "output_text", text: ANSWER }] }] };
+      return { usage, output: [{ type: "function_call", id: "fc_1", callId: "call_1", name: "delete_file", arguments: JSON.stringify({ path: "build/a.log" }), status: "completed" }] };
+    },
+    async *getStreamedResponse() {
+      throw new Error("not streamed");
+    },
+  }),
   checkpointer: () => new MemorySaver(),
   agent: () => {
     setTracingDisabled(true);

@@ -97,3 +97,14 @@ export async function agent(languageModel: Exclude<LanguageModel, string>, sessi
   contextMiddleware({ session, compiler, budget: 1, store: {} });
   return perStep.length + (fromStream?.ledger.included.length ?? 0) + (ledger?.included.length ?? 0);
 }
+
+import type { ModelMessage } from "ai";
+import { recordApprovals, type ApprovalEvent } from "agent-context-compiler/ai-sdk";
+
+/** A pause for approvals recorded from the SDK's messages, in this package's Session. */
+export function approvals(session: Session, messages: ModelMessage[]): number {
+  const events: ApprovalEvent[] = recordApprovals(session, messages);
+  // @ts-expect-error the messages, not a result
+  recordApprovals(session, { messages });
+  return events.length + session.pendingApprovals().length;
+}

@@ -89,3 +89,17 @@ export async function agentsAgent(mine: Session, store: MemoryArtifactStore): Pr
   agentsSession({ session: (id: string) => new Session({ sessionId: id }), compiler, budget: 1 });
   return result.finalOutput;
 }
+
+import { recordApprovals } from "agent-context-compiler/langchain";
+
+/** A pause for approvals recorded from LangChain's interrupt and the Agents SDK's result. */
+export async function approvalsOfBoth(session: Session, agent: Agent, interrupted: { __interrupt__?: Array<{ id?: string; value?: any }> }): Promise<number> {
+  const fromLangChain = recordApprovals(session, interrupted);
+  const { session: sdkSession, callModelInputFilter, recordApprovals: recordAgents } = agentsSession({ session, compiler: new ContextCompiler({ layout: "zoned", processors: [] }), budget: 8_000 });
+  const result = await run(agent, "hi", { session: sdkSession, callModelInputFilter });
+  const fromAgents = await recordAgents(result);
+  await recordAgents(result.state);
+  // @ts-expect-error a result or a state, not its interruptions
+  await recordAgents(result.interruptions);
+  return fromLangChain.length + fromAgents.length;
+}
