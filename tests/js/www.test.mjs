@@ -417,6 +417,37 @@ test("a reload keeps the pause (the session is in IndexedDB), axe finds nothing 
   await say("hello");
 });
 
+test("two tabs on one paused session: the first decision stands, and the other tab's later one neither records nor runs", async () => {
+  await sayAndPause("write shared.txt from two tabs");
+  const other = await context.newPage();
+  watch(other);
+  try {
+    await other.goto(`${server.origin}/`);
+    await other.waitForSelector("body[data-ready=true]", { timeout: 30_000 });
+    assert.equal(await other.locator("#pending .pending-call").count(), 1, "the other tab shows the pause too");
+    const answers = await page.locator("#conversation .turn.assistant").count();
+    await page.locator("#pending button.approve").click();
+    await answered(answers);
+    // The other tab still shows the call; its rejection comes second.
+    await other.getByLabel("Reason for rejecting write_file (the model gets it)").fill("not from this tab");
+    await other.getByRole("button", { name: "Reject write_file" }).click();
+    await other.waitForFunction(() => /^That call was decided elsewhere/.test(document.querySelector("#status").textContent), null, { timeout: 30_000 });
+    assert.equal(await other.locator("#approvals").isHidden(), true);
+    const row = other.locator("#conversation .tool").last();
+    assert.match(await row.locator(".outcome").textContent(), /^success · \d+ ms$/);
+    assert.equal(await row.locator(".output").textContent(), "wrote 13 characters to shared.txt");
+    // Saved once, decided once: a reload of either tab shows one outcome and no rejection.
+    await page.reload();
+    await page.waitForSelector("body[data-ready=true]", { timeout: 30_000 });
+    assert.equal(await page.locator("#conversation .tool", { hasText: "shared.txt" }).count(), 1);
+    assert.equal(await page.locator("#conversation .tool.rejected", { hasText: "shared.txt" }).count(), 0);
+    assert.equal(await page.locator("#conversation .turn.assistant").count(), answers + 1);
+  } finally {
+    await other.close();
+  }
+  await say("hello");
+});
+
 test("axe-core finds no accessibility violations, and nothing went to the console", async () => {
   await page.locator("#context-view details summary").click();
   assert.deepEqual(await axeViolations(), []);

@@ -154,10 +154,14 @@ async function run(input, approvals) {
   const options = runOptions(calls);
   let result;
   try {
-    result = await runCompiled(input, approvals ? { ...options, approvals } : options);
+    // A resume syncs after recording its decisions, before running a call:
+    // a decision another tab recorded first stands, and this one is superseded.
+    const resume = { ...options, approvals, sync: () => session.sync(store) };
+    result = await runCompiled(input, approvals ? resume : options);
   } finally {
-    // Whatever was recorded (a decision before a failed model call too) is kept.
-    await store.saveSession(session);
+    // Whatever was recorded (a decision before a failed model call too) is
+    // kept, merged with what another tab of the session saved meanwhile.
+    await session.sync(store);
   }
   $("live").hidden = true;
   const last = result.steps[result.steps.length - 1];
@@ -194,9 +198,20 @@ async function busyWith(work) {
   }
 }
 
-/** A person's decision on a waiting call: recorded, and the run resumes. */
+/**
+ * A person's decision on a waiting call: recorded, and the run resumes. The
+ * session is synced first, so a call another tab decided is not decided
+ * (or run) again.
+ */
 function decide(callId, decision) {
-  return busyWith(() => run(null, { [callId]: decision }));
+  return busyWith(async () => {
+    await session.sync(store);
+    if (!session.pendingApprovals().some((p) => p.callId === callId)) {
+      status("That call was decided elsewhere (another tab); the conversation shows what came of it.");
+      return;
+    }
+    await run(null, { [callId]: decision });
+  });
 }
 
 /** The files `read_file` can read, under the file picker. */
