@@ -534,3 +534,43 @@ fn two_processes_that_both_ran_the_call_answer_it_once_after_sync() {
         "A's came first: {request}"
     );
 }
+
+/// Fails every sync.
+struct BrokenSync;
+
+#[async_trait(?Send)]
+impl SessionSync for BrokenSync {
+    async fn sync(&self) -> Result<()> {
+        Err(Error::new(ErrorCode::HandlerFailed, "the store is down"))
+    }
+}
+
+#[test]
+fn a_decision_not_carried_out_is_carried_out_by_the_next_resume() {
+    let (p, _) = paused();
+    let mut o = decide(
+        "call_w",
+        json!({"approve": true, "args": {"path": "c.txt"}}),
+    );
+    o.sync = Some(Rc::new(BrokenSync));
+    let failed = block_on(resume_compiled(&p.agent, &o)).err();
+    assert_eq!(failed.map(|e| e.code()), Some(ErrorCode::HandlerFailed));
+    assert_eq!(p.tools.ran.borrow().len(), 1, "only read_file ran");
+    assert!(p
+        .session
+        .borrow()
+        .event_log()
+        .pending_approvals()
+        .is_empty());
+    // A new input would leave the decided call behind: refused.
+    let refused = block_on(run_compiled("And now?", &p.agent, &options())).err();
+    assert_eq!(refused.map(|e| e.code()), Some(ErrorCode::InvalidArgument));
+    // A process that died after recording a decision: the same.
+    let result = block_on(resume_compiled(&p.agent, &options())).unwrap();
+    assert_eq!(result.stop_reason, StopReason::Answered);
+    assert_eq!(
+        p.tools.ran.borrow().last().cloned(),
+        Some(("write_file".to_string(), json!({"path": "c.txt"})))
+    );
+    assert_eq!(result.decided.len(), 1);
+}

@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::normalize::redact::redact;
+use crate::race::{race, First};
 use crate::runner::{RequestedToolCall, RunOptions};
 use crate::session::{
     record_shared, record_shared_then, ApprovalDecision, PendingApproval, RecordOptions, Session,
@@ -66,7 +67,12 @@ pub(crate) async fn waiting(options: &RunOptions, calls: &[RequestedToolCall]) -
         } else if spec_says {
             true
         } else if let Some(policy) = &options.needs_approval {
-            policy.needs_approval(call).await.unwrap_or(true)
+            // A policy that fails, or never answers before the run is
+            // cancelled, makes the call wait.
+            match race(policy.needs_approval(call), options.signal.aborted()).await {
+                First::Left(answer) => answer.unwrap_or(true),
+                First::Right(_) => true,
+            }
         } else {
             false
         };
@@ -126,7 +132,7 @@ pub(crate) fn check_decisions(
     Ok(())
 }
 
-/// A decision recorded: the call it decides, as the session holds it.
+/// A decided call still to run or refuse, as the session holds it.
 pub(crate) struct Decided {
     /// The call's id.
     pub call_id: String,
@@ -138,56 +144,55 @@ pub(crate) struct Decided {
     pub approve: bool,
     /// Why it was refused.
     pub reason: Option<String>,
-    /// The `approval_decided` event's id.
+    /// The standing `approval_decided` event's id.
     pub event_id: String,
 }
 
-/// Records each decision; what each decides.
+/// Records each decision; the call id and event id of each.
 pub(crate) fn record_decisions(
     session: &RefCell<Session>,
     decisions: &[(String, ApprovalDecision)],
-) -> Result<Vec<Decided>> {
+) -> Result<Vec<(String, String)>> {
     let mut out = Vec::with_capacity(decisions.len());
     for (call_id, decision) in decisions {
-        let (data, requested) = {
+        let data = {
             let s = session.try_borrow().map_err(|_| busy())?;
-            let requested = s
-                .event_log()
-                .pending_approvals()
-                .into_iter()
-                .find(|p| &p.call_id == call_id)
-                .map(|p| p.arguments);
-            (s.approval_decision_data(call_id, decision)?, requested)
+            s.approval_decision_data(call_id, decision)?
         };
-        let (event_id, data) = record_shared_then(
+        let event_id = record_shared_then(
             session,
             APPROVAL_DECIDED,
             data,
             RecordOptions::default(),
-            |e| (e.event_id.clone(), e.data.clone()),
+            |e| e.event_id.clone(),
         )?;
-        let arguments = data
-            .get("arguments")
-            .cloned()
-            .or(requested)
-            .unwrap_or_else(|| json!({}));
-        out.push(Decided {
-            call_id: call_id.clone(),
-            tool_name: data
-                .get("tool_name")
-                .and_then(Value::as_str)
-                .unwrap_or("unknown")
-                .to_string(),
-            arguments,
-            approve: decision.approve,
-            reason: data
-                .get("reason")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-            event_id,
-        });
+        out.push((call_id.clone(), event_id));
     }
     Ok(out)
+}
+
+/// The calls whose decision stands and that have no outcome: this run's
+/// decisions, and any an earlier run recorded but did not carry out (it
+/// stopped, or its process died, in between).
+pub(crate) fn to_carry_out(session: &RefCell<Session>) -> Result<Vec<Decided>> {
+    let s = session.try_borrow().map_err(|_| busy())?;
+    let log = s.event_log();
+    Ok(log
+        .decided_unanswered()
+        .into_iter()
+        .map(|(call, decision)| {
+            let data = &log.events()[decision].data;
+            let text = |k: &str| data.get(k).and_then(Value::as_str).map(str::to_string);
+            Decided {
+                call_id: text("call_id").unwrap_or_default(),
+                tool_name: text("tool_name").unwrap_or_else(|| "unknown".into()),
+                arguments: log.sent_arguments(call),
+                approve: data.get("approve").and_then(Value::as_bool) == Some(true),
+                reason: text("reason"),
+                event_id: log.events()[decision].event_id.clone(),
+            }
+        })
+        .collect())
 }
 
 /// Whether the decision `event_id` does not stand (another came first).

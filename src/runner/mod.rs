@@ -298,7 +298,19 @@ pub async fn run_compiled(input: &str, agent: &Agent, options: &RunOptions) -> R
             "approvals resume a paused run: give them with no input",
         ));
     }
-    let waiting = approval::pending(&agent.session)?;
+    let mut waiting = approval::pending(&agent.session)?;
+    if waiting.is_empty() && !approval::to_carry_out(&agent.session)?.is_empty() {
+        // Decided, not carried out: only a resume runs them.
+        waiting = approval::to_carry_out(&agent.session)?
+            .into_iter()
+            .map(|d| PendingApproval {
+                call_id: d.call_id,
+                name: d.tool_name,
+                arguments: d.arguments,
+                event_id: d.event_id,
+            })
+            .collect();
+    }
     if let Some(first) = waiting.first() {
         return Err(Error::new(
             ErrorCode::InvalidArgument,
@@ -324,7 +336,7 @@ pub async fn run_compiled(input: &str, agent: &Agent, options: &RunOptions) -> R
 pub async fn resume_compiled(agent: &Agent, options: &RunOptions) -> Result<RunResult> {
     approval::check_decisions(&agent.session, &options.approvals)?;
     let waiting = approval::pending(&agent.session)?;
-    if waiting.is_empty() {
+    if waiting.is_empty() && approval::to_carry_out(&agent.session)?.is_empty() {
         return Err(Error::new(
             ErrorCode::InvalidArgument,
             "no tool call waits for a decision: a run without input only resumes a paused one",
@@ -515,20 +527,21 @@ async fn decide(
     result: &mut RunResult,
     turn: Turn<'_>,
 ) -> Result<()> {
-    let decided = approval::record_decisions(&agent.session, &options.approvals)?;
+    let recorded = approval::record_decisions(&agent.session, &options.approvals)?;
     if let Some(sync) = &options.sync {
-        sync.sync().await?;
+        race_signal(sync.sync(), &options.signal).await??;
     }
     check_signal(&options.signal)?;
+    for (call_id, event_id) in recorded {
+        if approval::superseded(&agent.session, &event_id)? {
+            result
+                .superseded
+                .push(SupersededDecision { call_id, event_id });
+        }
+    }
+    let decided = approval::to_carry_out(&agent.session)?;
     let mut runs: Vec<LocalFuture<'_, Result<ToolEvent>>> = Vec::new();
     for d in &decided {
-        if approval::superseded(&agent.session, &d.event_id)? {
-            result.superseded.push(SupersededDecision {
-                call_id: d.call_id.clone(),
-                event_id: d.event_id.clone(),
-            });
-            continue;
-        }
         if !d.approve {
             let why = approval::rejection(d);
             result
@@ -541,7 +554,7 @@ async fn decide(
             &d.tool_name,
             Some(&d.call_id),
             Some(&d.arguments),
-            async move { run_decided(agent, options, d).await },
+            run_decided(agent, options, d),
         )));
     }
     for event in join_all(runs).await {
@@ -637,6 +650,17 @@ async fn steps(
     }
     result.stop_reason = StopReason::MaxSteps;
     Ok(result)
+}
+
+/// `work`, given up with [`ErrorCode::Aborted`] when the run is cancelled.
+async fn race_signal<T>(
+    work: impl std::future::Future<Output = T>,
+    signal: &AbortSignal,
+) -> Result<T> {
+    match race(work, signal.aborted()).await {
+        First::Left(out) => Ok(out),
+        First::Right(reason) => Err(aborted(&reason)),
+    }
 }
 
 fn busy() -> Error {

@@ -167,6 +167,18 @@ impl Approvals {
             .map(|&r| self.requests[r].position)
     }
 
+    /// The `tool_call` positions asked about whose decision stands, each
+    /// with that decision's position, in the decisions' order.
+    pub(crate) fn decided_calls(&self) -> Vec<(usize, usize)> {
+        let mut out: Vec<(usize, usize)> = self
+            .by_call
+            .iter()
+            .filter_map(|(&call, &r)| self.requests[r].standing.map(|d| (call, d)))
+            .collect();
+        out.sort_by_key(|&(_, d)| d);
+        out
+    }
+
     /// The latest request for `call_id`: its `approval_requested` position
     /// and standing decision.
     pub(crate) fn request(&self, call_id: &str) -> Option<(usize, Option<usize>)> {

@@ -737,6 +737,18 @@ impl EventLog {
             .collect()
     }
 
+    /// The calls whose decision stands but that have no outcome yet (a run
+    /// stopped, or its process died, between the decision and the call's
+    /// end): each `tool_call` position with its decision's, in the
+    /// decisions' order. A resumed run runs (or refuses) them.
+    pub fn decided_unanswered(&self) -> Vec<(usize, usize)> {
+        self.approvals
+            .decided_calls()
+            .into_iter()
+            .filter(|&(call, _)| self.calls.answer(call).is_none())
+            .collect()
+    }
+
     /// The latest request for `call_id`: its `approval_requested` position
     /// and the position of the decision that stands, if any.
     pub fn approval_request(&self, call_id: &str) -> Option<(usize, Option<usize>)> {

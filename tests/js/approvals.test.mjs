@@ -171,3 +171,32 @@ test("another process resumes the pause from a store, and a second decision ther
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("a needsApproval that never settles makes the call wait until the run is cancelled", async () => {
+  const m = model();
+  const b = bridge();
+  const session = new Session();
+  const controller = new AbortController();
+  const needsApproval = () => {
+    setTimeout(() => controller.abort(new Error("the user left")), 20);
+    return new Promise(() => {});
+  };
+  const plain = specs.map(({ needsApproval: _, ...s }) => s);
+  await rejectsWithCode(() => runCompiled("Go", { budget: 4000, model: m, bridge: b.execute, tools: plain, session, needsApproval, signal: controller.signal }), "ABORTED");
+  assert.deepEqual(b.ran, [], "no call ran unasked");
+  assert.deepEqual(session.pendingApprovals().map((p) => p.callId), ["call_del", "call_read"]);
+});
+
+test("a sync that throws fails the resume; the next resume carries the decision out", async () => {
+  const { m, b, session } = await paused();
+  const base = { budget: 4000, model: m, bridge: b.execute, tools: specs, session };
+  const sync = () => {
+    throw new Error("the store is down");
+  };
+  await rejectsWithCode(() => runCompiled(null, { ...base, approvals: { call_del: { approve: true } }, sync }), "HANDLER_FAILED");
+  assert.deepEqual(b.ran.map(([n]) => n), ["read_file"]);
+  await rejectsWithCode(() => runCompiled("Next", base), "INVALID_ARGUMENT");
+  const result = await runCompiled(null, base);
+  assert.equal(result.stopReason, "answered");
+  assert.deepEqual(b.ran.map(([n]) => n), ["read_file", "delete_file"]);
+});

@@ -1671,6 +1671,7 @@ fn media_tools_reserve_usage_and_replies_cross_the_boundary() {
         description: Some("Echoes".into()),
         parameters_json: None,
         timeout_ms: None,
+        needs_approval: None,
     }];
     let compiled = compiler
         .call_compile_with(&mut store, s, 3_000, &options, &[], &[])
