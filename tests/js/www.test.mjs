@@ -3,7 +3,9 @@
 // and the mouse: a scripted conversation with tool calls end to end (a large
 // output externalised to IndexedDB, a secret redacted, a failure, a timeout),
 // the compiled context's zones, an artifact opened and verified, a reload
-// that resumes the session, no console errors, and axe-core's checks.
+// that resumes the session, a tool that asks first (approved, rejected with a
+// reason, edited, and a pause kept across a reload), no console errors, and
+// axe-core's checks.
 // With WWW_SCREENSHOTS=<dir> it also saves the README's screenshots there.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -40,6 +42,33 @@ async function say(text) {
   await page.keyboard.type(text);
   await page.keyboard.press("Enter");
   await page.waitForFunction((n) => document.querySelectorAll("#conversation .turn.assistant").length > n, before, { timeout: 30_000 });
+}
+
+/** Types `text` (a message whose tool call needs approval) and waits for the run to pause. */
+async function sayAndPause(text) {
+  await page.focus("#input");
+  await page.keyboard.type(text);
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(() => /^Waiting for your approval/.test(document.querySelector("#status").textContent), null, { timeout: 30_000 });
+}
+
+/** Waits for the run a decision resumed to end with one more answer than `answers`. */
+async function answered(answers) {
+  await page.waitForFunction((n) => document.querySelectorAll("#conversation .turn.assistant").length > n, answers, { timeout: 30_000 });
+}
+
+/** The messages of the last model call, as the context panel lists them. */
+async function lastRequest() {
+  return (await page.locator("#messages .message pre").allTextContents()).map((text) => JSON.parse(text));
+}
+
+/** axe-core's violations on the page as it is (injected once per page load). */
+async function axeViolations() {
+  if (!(await page.evaluate(() => "axe" in globalThis))) {
+    await page.addScriptTag({ content: readFileSync(join(root, "node_modules/axe-core/axe.min.js"), "utf8") });
+  }
+  const result = await page.evaluate(async () => await globalThis.axe.run(document, { resultTypes: ["violations"] }));
+  return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 
 async function screenshot(name) {
@@ -213,7 +242,7 @@ test("an OpenAI-compatible endpoint typed into the settings gets the compiled me
     assert.equal(first.authorization, "Bearer sk-test-key");
     assert.equal(first.request.model, "test-model");
     assert.equal(first.request.stream, true);
-    assert.deepEqual(first.request.tools.map((t) => t.function.name), ["fetch_url", "read_file", "slow_tool", "broken_tool", "search_history", "read_artifact"]);
+    assert.deepEqual(first.request.tools.map((t) => t.function.name), ["fetch_url", "read_file", "write_file", "slow_tool", "broken_tool", "search_history", "read_artifact"]);
     assert.equal(first.request.messages[0].role, "system");
     assert.equal(first.request.messages.at(-1).content, "please check the config");
     // The call comes back paired with its result (under the session's own call id).
@@ -233,8 +262,9 @@ test("under a small budget the page lists what was left out, and the cache bar s
   // corrects its counts.
   await page.click("#new-session");
   for (const text of ["fetch /sample/build.log", "read config.env", "hello"]) await say(text);
-  // A smaller budget: the window moves up, and the prefix breaks where it starts.
-  await page.fill("#budget", "700");
+  // A smaller budget (the tools alone take over 500 tokens): the window
+  // moves up, and the prefix breaks where it starts.
+  await page.fill("#budget", "780");
   await say("hello");
   assert.match(await page.locator("#cache-miss").textContent(), /^Changed at message \d+ \((PERSISTENT|WORKING|RECENT)\): (compaction|window|history), .+\.$/);
   const left = await page.locator("#excluded button").allTextContents();
@@ -248,8 +278,8 @@ test("under a small budget the page lists what was left out, and the cache bar s
     else assert.ok((await page.locator("#ledger-detail .part-events li").count()) > 0, `${entry}: its events are listed`);
   }
   assert.match(await page.locator("#cache-prefix").textContent(), /^Prompt-cache prefix: the first [1-9]\d* of \d+ messages/);
-  const [, tokens] = (await page.locator("#context-tokens").textContent()).match(/^(\d+) of 700 tokens$/);
-  assert.ok(Number(tokens) <= 700);
+  const [, tokens] = (await page.locator("#context-tokens").textContent()).match(/^(\d+) of 780 tokens$/);
+  assert.ok(Number(tokens) <= 780);
   // The summary names the turns it folded.
   await page.locator("#ledger button.part.summary").click();
   assert.match(await page.locator("#ledger-detail .part-why").textContent(), /^summary: the compaction summary of the turns it folded · \d+ tokens in WORKING · [1-9]\d* events?$/);
@@ -258,11 +288,168 @@ test("under a small budget the page lists what was left out, and the cache bar s
   await page.fill("#budget", "3000");
 });
 
+test("a tool marked needsApproval pauses the run; approved, it runs and the agent answers", async () => {
+  await page.click("#new-session");
+  await sayAndPause("write notes.txt first draft");
+  const call = page.locator("#pending .pending-call");
+  assert.equal(await call.count(), 1);
+  assert.equal(await call.locator(".tool-name").textContent(), "write_file wants to run with:");
+  assert.deepEqual(JSON.parse(await call.locator(".arguments").textContent()), { name: "notes.txt", text: "first draft" });
+  // The keyboard is on the question; the call has not run.
+  assert.equal(await page.evaluate(() => document.activeElement.id), "approvals-title");
+  assert.equal(await page.locator("#conversation .tool").last().locator(".outcome").textContent(), "waiting for approval");
+  assert.equal(await page.locator("#conversation .turn.assistant").count(), 0);
+  assert.doesNotMatch(await page.locator("#file-list").textContent(), /notes\.txt/);
+  await page.keyboard.press("Tab"); // the arguments, scrollable from the keyboard
+  await page.keyboard.press("Tab");
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute("aria-label")), "Approve write_file");
+  await page.keyboard.press("Enter");
+  await answered(0);
+  assert.equal(await page.locator("#approvals").isHidden(), true);
+  const row = page.locator("#conversation .tool").last();
+  assert.match(await row.locator(".outcome").textContent(), /^success · \d+ ms$/);
+  assert.equal(await row.locator(".output").textContent(), "wrote 11 characters to notes.txt");
+  assert.match(await page.locator("#conversation .turn.assistant").last().textContent(), /Done: wrote 11 characters to notes\.txt\./);
+  assert.match(await page.locator("#file-list").textContent(), /notes\.txt/);
+  assert.match(await page.locator("#status").textContent(), /^Answered in 1 model call; \d+ of 3000 tokens\.$/);
+  assert.equal(await page.evaluate(() => document.activeElement.id), "input");
+});
+
+test("a call rejected with a reason does not run, and the model's next request has the rejection as its outcome", async () => {
+  const secret = "ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R";
+  await sayAndPause(`write creds.env GITHUB_TOKEN=${secret}`);
+  const call = page.locator("#pending .pending-call");
+  // The arguments are shown redacted, as the session holds them (the
+  // message typed is the user's own, shown as typed).
+  assert.equal(await call.locator(".arguments mark.redaction").textContent(), "[REDACTED:github-token]");
+  assert.ok(!(await call.textContent()).includes(secret), "the pending call never shows the secret");
+  assert.ok(!(await call.locator("textarea").inputValue()).includes(secret), "nor does its edit field");
+  await page.getByLabel("Reason for rejecting write_file (the model gets it)").focus();
+  await page.keyboard.type("no secrets on the shelf");
+  await page.keyboard.press("Enter");
+  await answered(1);
+  const row = page.locator("#conversation .tool").last();
+  assert.equal(await row.getAttribute("class"), "tool rejected");
+  assert.equal(await row.locator(".outcome").textContent(), "rejected");
+  assert.equal(await row.locator(".decision").textContent(), "Rejected: no secrets on the shelf");
+  const outcome = (await lastRequest()).at(-1);
+  assert.equal(outcome.role, "tool");
+  assert.match(outcome.content, /rejected/i);
+  assert.match(outcome.content, /no secrets on the shelf/);
+  const [call_] = (await lastRequest()).at(-2).tool_calls;
+  assert.equal(outcome.tool_call_id, call_.id, "the rejection answers the call");
+  assert.match(await page.locator("#conversation .turn.assistant").last().textContent(), /You rejected the call: .*no secrets on the shelf/);
+  assert.doesNotMatch(await page.locator("#file-list").textContent(), /creds\.env/);
+});
+
+test("an edit is checked as JSON before it is sent; the tool runs with the edited arguments", async () => {
+  await sayAndPause("write plan.md step one");
+  const call = page.locator("#pending .pending-call");
+  const open = call.locator("button.open-edit");
+  await open.focus();
+  await page.keyboard.press("Enter");
+  assert.equal(await open.getAttribute("aria-expanded"), "true");
+  const args = page.getByLabel("Arguments of write_file (JSON)");
+  assert.equal(await page.evaluate(() => document.activeElement.id), await args.getAttribute("id"));
+  assert.deepEqual(JSON.parse(await args.inputValue()), { name: "plan.md", text: "step one" });
+  const events = await page.evaluate(() => document.querySelectorAll("#conversation > li").length);
+  for (const [typed, error] of [["{not json", /^Not valid JSON: /], ["[1, 2]", /^The arguments must be a JSON object/]]) {
+    await args.fill(typed);
+    await call.getByRole("button", { name: "Run with these arguments: write_file" }).click();
+    assert.match(await call.locator(".field-error").textContent(), error);
+    assert.equal(await args.getAttribute("aria-invalid"), "true");
+    assert.equal(await page.evaluate(() => document.activeElement.tagName), "TEXTAREA");
+  }
+  // Nothing was sent: the call still waits, the run did not resume.
+  assert.match(await page.locator("#status").textContent(), /^Waiting for your approval: 1 call\.$/);
+  assert.equal(await page.evaluate(() => document.querySelectorAll("#conversation > li").length), events);
+  assert.equal(await page.locator("#conversation .tool").last().locator(".outcome").textContent(), "waiting for approval");
+  await args.fill('{"name": "plan.md", "text": "step two"}');
+  await call.getByRole("button", { name: "Run with these arguments: write_file" }).click();
+  await answered(2);
+  const row = page.locator("#conversation .tool").last();
+  assert.equal(await row.locator(".tool-name").textContent(), 'write_file({"name":"plan.md","text":"step two"})');
+  assert.match(await row.locator(".outcome").textContent(), /^success · \d+ ms$/);
+  assert.equal(await row.locator(".output").textContent(), "wrote 8 characters to plan.md");
+  assert.equal(await row.locator(".decision").textContent(), 'Edited before it ran; asked for {"name":"plan.md","text":"step one"}.');
+  // The request after it carries the call as it ran.
+  const sent = (await lastRequest()).findLast((m) => m.tool_calls?.some((c) => c.function.name === "write_file"));
+  assert.deepEqual(JSON.parse(sent.tool_calls[0].function.arguments), { name: "plan.md", text: "step two" });
+  // The tool wrote the edited text.
+  await say("read plan.md");
+  assert.equal(await page.locator("#conversation .tool").last().locator(".output").textContent(), "step two");
+});
+
+test("a reload keeps the pause (the session is in IndexedDB), axe finds nothing on the pending view, and a decision then resumes", async () => {
+  await sayAndPause("write todo.txt buy milk");
+  const id = (await page.locator("#sessions .current .session-id").textContent()).replace(" (open)", "");
+  const conversation = await page.locator("#conversation > li").allTextContents();
+  await page.reload();
+  await page.waitForSelector("body[data-ready=true]", { timeout: 30_000 });
+  assert.match(await page.locator("#status").textContent(), new RegExp(`^Resumed session ${id} \\(\\d+ events\\)\\. 1 call waits for your approval\\.$`));
+  assert.deepEqual(await page.locator("#conversation > li").allTextContents(), conversation);
+  const call = page.locator("#pending .pending-call");
+  assert.equal(await call.count(), 1);
+  assert.deepEqual(JSON.parse(await call.locator(".arguments").textContent()), { name: "todo.txt", text: "buy milk" });
+  // A new message waits for the decision.
+  await page.focus("#input");
+  await page.keyboard.type("hello");
+  await page.keyboard.press("Enter");
+  assert.equal(await page.locator("#status").textContent(), "Decide the calls waiting for your approval first.");
+  assert.equal(await page.evaluate(() => document.activeElement.id), "approvals-title");
+  assert.deepEqual(await page.locator("#conversation > li").allTextContents(), conversation);
+  await page.fill("#input", "");
+  // The pending view, its edit form open and showing an error, is accessible.
+  await call.locator("button.open-edit").click();
+  await page.getByLabel("Arguments of write_file (JSON)").fill("{");
+  await call.getByRole("button", { name: "Run with these arguments: write_file" }).click();
+  await screenshot("approval");
+  assert.deepEqual(await axeViolations(), []);
+  await call.locator("button.approve").click();
+  await answered(conversation.filter((t) => t.startsWith("Agent")).length);
+  assert.equal(await page.locator("#approvals").isHidden(), true);
+  assert.equal(await page.locator("#conversation .tool").last().locator(".output").textContent(), "wrote 8 characters to todo.txt");
+  assert.match(await page.locator("#conversation .turn.assistant").last().textContent(), /Done: wrote 8 characters to todo\.txt\./);
+  await page.reload();
+  await page.waitForSelector("body[data-ready=true]", { timeout: 30_000 });
+  assert.match(await page.locator("#status").textContent(), /^Resumed session \S+ \(\d+ events\)\.$/);
+  assert.equal(await page.locator("#approvals").isHidden(), true);
+  await say("hello");
+});
+
+test("two tabs on one paused session: the first decision stands, and the other tab's later one neither records nor runs", async () => {
+  await sayAndPause("write shared.txt from two tabs");
+  const other = await context.newPage();
+  watch(other);
+  try {
+    await other.goto(`${server.origin}/`);
+    await other.waitForSelector("body[data-ready=true]", { timeout: 30_000 });
+    assert.equal(await other.locator("#pending .pending-call").count(), 1, "the other tab shows the pause too");
+    const answers = await page.locator("#conversation .turn.assistant").count();
+    await page.locator("#pending button.approve").click();
+    await answered(answers);
+    // The other tab still shows the call; its rejection comes second.
+    await other.getByLabel("Reason for rejecting write_file (the model gets it)").fill("not from this tab");
+    await other.getByRole("button", { name: "Reject write_file" }).click();
+    await other.waitForFunction(() => /^That call was decided elsewhere/.test(document.querySelector("#status").textContent), null, { timeout: 30_000 });
+    assert.equal(await other.locator("#approvals").isHidden(), true);
+    const row = other.locator("#conversation .tool").last();
+    assert.match(await row.locator(".outcome").textContent(), /^success · \d+ ms$/);
+    assert.equal(await row.locator(".output").textContent(), "wrote 13 characters to shared.txt");
+    // Saved once, decided once: a reload of either tab shows one outcome and no rejection.
+    await page.reload();
+    await page.waitForSelector("body[data-ready=true]", { timeout: 30_000 });
+    assert.equal(await page.locator("#conversation .tool", { hasText: "shared.txt" }).count(), 1);
+    assert.equal(await page.locator("#conversation .tool.rejected", { hasText: "shared.txt" }).count(), 0);
+    assert.equal(await page.locator("#conversation .turn.assistant").count(), answers + 1);
+  } finally {
+    await other.close();
+  }
+  await say("hello");
+});
+
 test("axe-core finds no accessibility violations, and nothing went to the console", async () => {
   await page.locator("#context-view details summary").click();
-  await page.addScriptTag({ content: readFileSync(join(root, "node_modules/axe-core/axe.min.js"), "utf8") });
-  const result = await page.evaluate(async () => await globalThis.axe.run(document, { resultTypes: ["violations"] }));
-  const violations = result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-  assert.deepEqual(violations, []);
+  assert.deepEqual(await axeViolations(), []);
   assert.deepEqual(errors, []);
 });

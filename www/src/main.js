@@ -2,7 +2,9 @@
 // turn runner (runCompiled) over a zoned ContextCompiler, tools through the
 // ToolInterruptHandler with the browser tools of ./tools.js, artifacts and
 // sessions in IndexedDB; the model is scripted (offline) or an
-// OpenAI-compatible endpoint.
+// OpenAI-compatible endpoint. A tool marked `needsApproval` pauses the run:
+// the session holds the pause (so it survives a reload), ./approvals.js asks,
+// and a decision resumes the run with `runCompiled(null, { approvals })`.
 import {
   ArtifactAttacher,
   Compactor,
@@ -17,6 +19,7 @@ import {
 import { openAiModel, scriptedModel } from "./model.js";
 import { FileShelf, TOOL_SPECS, makeBridge } from "./tools.js";
 import { renderCache, renderLedger } from "./inside.js";
+import { holdApprovals, renderApprovals } from "./approvals.js";
 import { renderArtifacts, renderContext, renderConversation, renderSessions, showRedacted } from "./views.js";
 
 const SYSTEM_PROMPT = "You are an agent in a browser tab. Use the tools when the user asks; answer briefly.";
@@ -73,10 +76,18 @@ async function verifyArtifact(id) {
 
 async function refresh() {
   renderConversation($("conversation"), session.eventLog.events, { openArtifact });
+  renderApprovals($("approvals"), session.pendingApprovals(), { decide });
+  showFiles();
   renderArtifacts($("artifacts"), await store.listHandles(), { openArtifact, verifyArtifact });
   const ids = await store.listSessions();
   if (!ids.includes(session.sessionId)) ids.unshift(session.sessionId);
   renderSessions($("sessions"), ids, session.sessionId, { resume });
+}
+
+/** The status's note on calls still waiting for a decision, or nothing. */
+function waiting() {
+  const n = session.pendingApprovals().length;
+  return n === 0 ? "" : ` ${n} call${n === 1 ? " waits" : "s wait"} for your approval.`;
 }
 
 async function resume(id) {
@@ -87,23 +98,22 @@ async function resume(id) {
   }
   session = loaded;
   localStorage.setItem(CURRENT_KEY, id);
-  status(`Resumed session ${id} (${session.eventLog.length} events).`);
+  status(`Resumed session ${id} (${session.eventLog.length} events).${waiting()}`);
   await refresh();
 }
 
-async function send(input) {
-  const live = $("live");
-  const budget = Number($("budget").value);
-  const calls = [];
+/** The run's options: the same for a new message and for a resume after a decision. */
+function runOptions(calls) {
   const ask = model();
   compiler ??= new ContextCompiler({
     layout: "zoned",
     processors: [new HistorySelector({ keepLast: 24 }), new Compactor(), new ArtifactAttacher(store, { thresholdBytes: 1024 })],
   });
-  const result = await runCompiled(input, {
+  const live = $("live");
+  return {
     session,
     compiler,
-    budget,
+    budget: Number($("budget").value),
     systemPrompt: SYSTEM_PROMPT,
     tools: TOOL_SPECS,
     bridge: makeBridge(shelf),
@@ -121,18 +131,92 @@ async function send(input) {
       live.hidden = false;
       live.textContent += delta.text;
     },
-  });
-  live.hidden = true;
-  await store.saveSession(session);
-  const last = result.steps[result.steps.length - 1];
-  const messages = calls[calls.length - 1];
+  };
+}
+
+/** The last model call's compiled context, in the context panel. */
+function showContext(step, budget, messages) {
   const view = $("context-view");
-  renderContext(view, { step: last, budget, messages });
-  renderCache(view, { cache: last.cache, tokens: last.budgetUsed, messages: last.messages });
-  renderLedger(view, { ledger: last.ledger, events: session.eventLog.events });
+  renderContext(view, { step, budget, messages });
+  renderCache(view, { cache: step.cache, tokens: step.budgetUsed, messages: step.messages });
+  renderLedger(view, { ledger: step.ledger, events: session.eventLog.events });
   $("context-empty").hidden = true;
-  $("context-view").hidden = false;
-  status(`Answered in ${result.steps.length} model call${result.steps.length === 1 ? "" : "s"}; ${last.budgetUsed} of ${budget} tokens.`);
+  view.hidden = false;
+}
+
+/**
+ * Runs the agent: on `input`, or with no input and `approvals` (decisions by
+ * call id) to resume a run paused for them. The session is saved either way,
+ * so a pause survives a reload.
+ */
+async function run(input, approvals) {
+  const calls = [];
+  const options = runOptions(calls);
+  let result;
+  try {
+    // A resume syncs after recording its decisions, before running a call:
+    // a decision another tab recorded first stands, and this one is superseded.
+    const resume = { ...options, approvals, sync: () => session.sync(store) };
+    result = await runCompiled(input, approvals ? resume : options);
+  } finally {
+    // Whatever was recorded (a decision before a failed model call too) is
+    // kept, merged with what another tab of the session saved meanwhile.
+    await session.sync(store);
+  }
+  $("live").hidden = true;
+  const last = result.steps[result.steps.length - 1];
+  if (last) showContext(last, options.budget, calls[calls.length - 1]);
+  const superseded = result.superseded?.length ? ` ${result.superseded.length} decision(s) came too late: another was recorded first.` : "";
+  if (result.stopReason === "approval") {
+    const n = result.pending.length;
+    status(`Waiting for your approval: ${n} call${n === 1 ? "" : "s"}.${superseded}`);
+  } else {
+    const n = result.steps.length;
+    const used = last ? `; ${last.budgetUsed} of ${options.budget} tokens` : "";
+    status(`Answered in ${n} model call${n === 1 ? "" : "s"}${used}.${superseded}`);
+  }
+}
+
+/** Runs `work` with the composer and the pending view held, then shows the session again. */
+async function busyWith(work) {
+  if (busy) return;
+  busy = true;
+  $("send").disabled = true;
+  holdApprovals($("approvals"), true);
+  status("Running…");
+  try {
+    await work();
+  } catch (error) {
+    status(`Failed: ${error.code ?? ""} ${error.message}`);
+  } finally {
+    busy = false;
+    $("live").hidden = true;
+    $("send").disabled = false;
+    await refresh();
+    if ($("approvals").hidden) $("input").focus();
+    else $("approvals-title").focus();
+  }
+}
+
+/**
+ * A person's decision on a waiting call: recorded, and the run resumes. The
+ * session is synced first, so a call another tab decided is not decided
+ * (or run) again.
+ */
+function decide(callId, decision) {
+  return busyWith(async () => {
+    await session.sync(store);
+    if (!session.pendingApprovals().some((p) => p.callId === callId)) {
+      status("That call was decided elsewhere (another tab); the conversation shows what came of it.");
+      return;
+    }
+    await run(null, { [callId]: decision });
+  });
+}
+
+/** The files `read_file` can read, under the file picker. */
+function showFiles() {
+  $("file-list").textContent = `Files: ${shelf.names().join(", ")}. Drop files anywhere on the page to add them.`;
 }
 
 function wire() {
@@ -140,21 +224,15 @@ function wire() {
     e.preventDefault();
     const input = $("input").value.trim();
     if (!input || busy) return;
-    busy = true;
-    $("send").disabled = true;
-    status("Running…");
-    try {
-      await send(input);
-      $("input").value = "";
-    } catch (error) {
-      status(`Failed: ${error.code ?? ""} ${error.message}`);
-    } finally {
-      busy = false;
-      $("live").hidden = true;
-      $("send").disabled = false;
-      await refresh();
-      $("input").focus();
+    if (session.pendingApprovals().length > 0) {
+      status("Decide the calls waiting for your approval first.");
+      $("approvals-title").focus();
+      return;
     }
+    await busyWith(async () => {
+      await run(input);
+      $("input").value = "";
+    });
   });
   $("input").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey) {
@@ -171,7 +249,6 @@ function wire() {
     $(id).value = sessionStorage.getItem(`acc-www.${id}`) ?? "";
     $(id).addEventListener("change", () => sessionStorage.setItem(`acc-www.${id}`, $(id).value));
   }
-  const showFiles = () => ($("file-list").textContent = `Files: ${shelf.names().join(", ")}. Drop files anywhere on the page to add them.`);
   $("files").addEventListener("change", async () => {
     await shelf.add($("files").files);
     showFiles();
@@ -198,7 +275,7 @@ async function start() {
   const loaded = last === null ? null : await store.loadSession(last);
   if (loaded !== null) {
     session = loaded;
-    status(`Resumed session ${session.sessionId} (${session.eventLog.length} events).`);
+    status(`Resumed session ${session.sessionId} (${session.eventLog.length} events).${waiting()}`);
   } else {
     newSession();
     status("Ready. The model is scripted: try “fetch /sample/build.log”.");

@@ -25,10 +25,14 @@ export function scriptedModel(messages) {
   if (/\bfetch\b/.test(text) && url) calls.push({ name: "fetch_url", arguments: { url: url[1] } });
   const file = textOf(request).match(/\bread\s+(\S+)/i);
   if (file) calls.push({ name: "read_file", arguments: { name: file[1] } });
+  const write = textOf(request).match(/\bwrite\s+(\S+)\s+([^]+)/i);
+  if (write) calls.push({ name: "write_file", arguments: { name: write[1], text: write[2].trim() } });
   if (/\bslow\b/.test(text)) calls.push({ name: "slow_tool", arguments: { seconds: 5 } });
   if (/\bbroken\b/.test(text)) calls.push({ name: "broken_tool", arguments: {} });
   if (calls.length > 0) return { toolCalls: calls };
-  return streamed("I can fetch a URL (fetch /sample/build.log), read a file (read config.env), run a slow tool that times out, or use a broken tool.");
+  return streamed(
+    "I can fetch a URL (fetch /sample/build.log), read a file (read config.env), write one once you approve (write notes.txt some text), run a slow tool that times out, or use a broken tool.",
+  );
 }
 
 /** `text` a word at a time, as a model streams it. */
@@ -62,6 +66,8 @@ function describe(result) {
   const artifact = result.match(/\[artifact ([0-9a-f]{12})/);
   if (artifact) return `The output was large, so it is stored as artifact ${artifact[1]}…; the context holds its summary.`;
   if (/timed out/.test(result)) return "The tool timed out.";
+  if (/^wrote \d+ characters to /.test(result)) return `Done: ${result}.`;
+  if (/\brejected\b/i.test(result)) return `You rejected the call: ${result.slice(0, 200)}`;
   if (/^error|failed/i.test(result)) return `The tool failed: ${result.slice(0, 120)}`;
   const redactions = result.match(/\[REDACTED:[\w-]+\]/g) ?? [];
   const lines = result.split("\n").length;

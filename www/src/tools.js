@@ -2,7 +2,10 @@
 // ToolInterruptHandler calls them through. Each gets the call's AbortSignal,
 // aborted when the call times out.
 
-/** The tools as the model is offered them (`timeoutMs` is each call's deadline). */
+/**
+ * The tools as the model is offered them (`timeoutMs` is each call's
+ * deadline; `needsApproval` makes the run stop and ask before the call runs).
+ */
 export const TOOL_SPECS = [
   {
     name: "fetch_url",
@@ -15,6 +18,17 @@ export const TOOL_SPECS = [
     description: "Reads a file the user dropped on the page (or the built-in config.env).",
     parameters: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
     timeoutMs: 5_000,
+  },
+  {
+    name: "write_file",
+    description: "Writes a file on the page's shelf, replacing one of the same name. Asks the user first.",
+    parameters: {
+      type: "object",
+      properties: { name: { type: "string" }, text: { type: "string" } },
+      required: ["name", "text"],
+    },
+    timeoutMs: 5_000,
+    needsApproval: true,
   },
   {
     name: "slow_tool",
@@ -60,6 +74,11 @@ export class FileShelf {
   get(name) {
     return this.#files.get(name);
   }
+
+  /** Writes (or replaces) the file `name`. */
+  set(name, text) {
+    this.#files.set(name, text);
+  }
 }
 
 /** Waits `ms`, or rejects when `signal` aborts. */
@@ -86,6 +105,13 @@ export function makeBridge(shelf) {
         const text = shelf.get(String(args.name ?? ""));
         if (text === undefined) throw new Error(`no file named ${args.name}; have: ${shelf.names().join(", ")}`);
         return text;
+      }
+      case "write_file": {
+        const name = String(args.name ?? "");
+        if (!name) throw new Error("write_file needs a file name");
+        const text = String(args.text ?? "");
+        shelf.set(name, text);
+        return `wrote ${text.length} characters to ${name}`;
       }
       case "slow_tool":
         await wait(Number(args.seconds ?? 5) * 1000, signal);

@@ -43,9 +43,30 @@ export function showRedacted(pre, text) {
 
 const OUTCOMES = { tool_success: "success", tool_error: "error", tool_timeout: "timeout" };
 
+/** A tool call's row head: the call as `name(arguments)` and its state. */
+function callHead(row, name, args, state) {
+  row.querySelector(".tool-head")?.remove();
+  const head = el("div", "tool-head");
+  head.append(el("span", "tool-name", `${name}(${JSON.stringify(args ?? {})})`), el("span", "outcome", state));
+  row.prepend(head);
+}
+
+/** A person's decision on a call, on its row: approved, edited (the arguments it ran with) or rejected. */
+function fillDecision(row, data) {
+  row.dataset.decision = data.approve === false ? "rejected" : data.arguments !== undefined ? "edited" : "approved";
+  if (row.dataset.decision === "edited") {
+    callHead(row, row.dataset.tool, data.arguments, "edited, approved");
+    row.append(el("p", "decision", `Edited before it ran; asked for ${JSON.stringify(data.original_arguments ?? {})}.`));
+  } else {
+    row.querySelector(".outcome").textContent = row.dataset.decision;
+    if (data.reason) row.append(el("p", "decision", `Rejected: ${data.reason}`));
+  }
+}
+
 /**
  * The conversation: user and assistant turns, and a timeline row per tool
- * call (call, outcome, latency, redactions, artifact), paired in call order.
+ * call (call, approval, outcome, latency, redactions, artifact), an outcome
+ * or a decision joining the call it names.
  */
 export function renderConversation(list, events, { openArtifact }) {
   list.replaceChildren();
@@ -59,13 +80,20 @@ export function renderConversation(list, events, { openArtifact }) {
     } else if (event.kind === "tool_call") {
       const row = el("li", "tool pending");
       row.dataset.tool = data.tool_name;
-      const head = el("div", "tool-head");
-      head.append(el("span", "tool-name", `${data.tool_name}(${JSON.stringify(data.arguments ?? {})})`), el("span", "outcome", "called"));
-      row.append(head);
+      row.dataset.callId = data.call_id ?? event.eventId;
+      callHead(row, data.tool_name, data.arguments, "called");
       list.append(row);
       waiting.push(row);
+    } else if (event.kind === "approval_requested") {
+      const row = waiting.find((r) => r.dataset.callId === data.call_id);
+      if (row) row.querySelector(".outcome").textContent = "waiting for approval";
+    } else if (event.kind === "approval_decided") {
+      // The first decision stands; a later one for the same call was superseded.
+      const row = waiting.find((r) => r.dataset.callId === data.call_id && !r.dataset.decision);
+      if (row) fillDecision(row, data);
     } else if (event.kind in OUTCOMES) {
-      const index = waiting.findIndex((r) => r.dataset.tool === data.tool);
+      let index = waiting.findIndex((r) => data.call_id !== undefined && r.dataset.callId === data.call_id);
+      if (index < 0) index = waiting.findIndex((r) => r.dataset.tool === data.tool);
       const row = index >= 0 ? waiting.splice(index, 1)[0] : list.appendChild(el("li", "tool"));
       fillOutcome(row, OUTCOMES[event.kind], data, openArtifact);
     } else if (event.kind === "context_compacted") {
@@ -76,8 +104,10 @@ export function renderConversation(list, events, { openArtifact }) {
 }
 
 function fillOutcome(row, outcome, data, openArtifact) {
-  row.className = `tool ${outcome}`;
-  row.querySelector(".outcome").textContent = `${outcome} · ${data.latency_ms ?? "?"} ms`;
+  const rejected = row.dataset.decision === "rejected";
+  row.className = `tool ${rejected ? "rejected" : outcome}`;
+  const state = row.querySelector(".outcome") ?? row.appendChild(el("span", "outcome"));
+  state.textContent = rejected ? "rejected" : `${outcome} · ${data.latency_ms ?? "?"} ms`;
   const text = String(data.error ?? data.output ?? data.result ?? data.summary ?? "");
   const redactions = redactionsIn(text);
   if (redactions.length > 0) {
