@@ -10,14 +10,17 @@ use crate::normalize::redact::{redact, redact_json};
 use crate::runner::{ModelReply, Reasoning, RequestedToolCall};
 use crate::session::render::call_id_of;
 use crate::session::{
-    record_shared, Session, ASSISTANT_OUTPUT, MODEL_USAGE, TOOL_CALL, TOOL_ERROR,
+    provider_compaction, record_shared, Session, ASSISTANT_OUTPUT, MODEL_USAGE,
+    PROVIDER_COMPACTION, TOOL_CALL, TOOL_ERROR,
 };
 use crate::tools::{ToolEvent, ToolEventKind};
+use crate::working_context::ProviderFormat;
 
 /// Records `reply` in `session`: its usage as a `model_usage` event (with
 /// `context_tokens`, the count of the context it answered; by default the
-/// session's latest compile's),
-/// then its text (with its reasoning) as an `assistant_output` when it has
+/// session's latest compile's), its `compaction` block as it came as a
+/// `provider_compaction` event (see
+/// [`crate::session::provider_compaction`]), then its text (with its reasoning) as an `assistant_output` when it has
 /// text or asks for no tool. Returns the reasoning that goes with the
 /// reply's first tool call instead (a reply of calls only), if any.
 pub fn record_reply<'r>(
@@ -31,6 +34,10 @@ pub fn record_reply<'r>(
             .map_err(|_| Error::new(ErrorCode::SessionBusy, "the session is being written to"))?
             .usage_event_data(usage, context_tokens);
         record_shared(session, MODEL_USAGE, data, None)?;
+    }
+    if let Some(block) = &reply.compaction {
+        let data = provider_compaction::event_data(ProviderFormat::Anthropic, block)?;
+        record_shared(session, PROVIDER_COMPACTION, data, None)?;
     }
     if has_text(reply) {
         let mut data = json!({ "text": reply.text });

@@ -27,3 +27,8 @@ pub const GUARD_DECISION: &str = "guard_decision";
 /// The kind of the event recording what a provider reported a model call
 /// cost (see [`crate::session::ModelUsage`]).
 pub const MODEL_USAGE: &str = "model_usage";
+/// The kind of the event recording a provider's own compaction as it came
+/// (`{ format, items }`: Anthropic's `compaction` block, or the output of
+/// OpenAI's `responses.compact`); never redacted, rendered in its own
+/// format only (see [`crate::session::Session::record_provider_compaction`]).
+pub const PROVIDER_COMPACTION: &str = "provider_compaction";
