@@ -121,12 +121,16 @@ fn an_anthropic_compaction_block_goes_first_and_folds_the_turns_before_it() {
     let ctx = compile(&mut s, ProviderFormat::Anthropic);
     assert!(ctx.token_count <= ctx.budget);
     let ledger = ctx.ledger_for(&s);
-    let part = ledger
+    let at = ledger
         .included
         .iter()
-        .find(|p| p.reason == InclusionReason::ProviderCompaction)
+        .position(|p| p.reason == InclusionReason::ProviderCompaction)
         .expect("its part");
-    assert!(part.tokens > 0);
+    assert!(ledger.included[at].tokens > 0);
+    // In the order of the messages: first in the conversation.
+    assert!(ledger.included[..at]
+        .iter()
+        .all(|p| p.reason == InclusionReason::System || p.reason == InclusionReason::Tools));
     let first_user = s.event_log().events()[0].event_id.clone();
     assert!(ledger
         .excluded

@@ -256,14 +256,20 @@ impl WorkingContext {
             Layout::SingleSystem => self.single_system_parts(&mut parts),
         }
         if let Some(c) = &self.provider_compaction {
-            parts.message(
-                c.tokens,
-                vec![(
-                    Zone::Working,
-                    InclusionReason::ProviderCompaction,
-                    vec![c.event_id.clone()],
-                    0,
-                )],
+            // First in the conversation: after the leading system parts.
+            let at = parts
+                .included
+                .iter()
+                .position(|p| matches!(p.zone, Zone::Working | Zone::Recent))
+                .unwrap_or(parts.included.len());
+            parts.included.insert(
+                at,
+                Included {
+                    zone: Zone::Working,
+                    event_ids: vec![c.event_id.clone()],
+                    reason: InclusionReason::ProviderCompaction,
+                    tokens: c.tokens,
+                },
             );
         }
         Ledger {
