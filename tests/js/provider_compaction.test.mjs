@@ -198,6 +198,12 @@ test("recordCompaction refuses what is not a compaction", () => {
   assert.equal(session.eventLog.length, 0);
   session.recordCompaction(message, { format: "anthropic" });
   assert.deepEqual(session.eventLog.events[0].data.items, [block]);
+  // A loop of the host's own records a reply's block with the reply.
+  const host = new Session();
+  host.recordReply(message);
+  const kinds = host.eventLog.events.map((e) => e.kind);
+  assert.equal(kinds.filter((k) => k === "provider_compaction").length, 1);
+  assert.deepEqual(host.eventLog.events.find((e) => e.kind === "provider_compaction").data.items, [block]);
 });
 
 test("checkRequest knows where a compaction goes", () => {
