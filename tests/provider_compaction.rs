@@ -344,3 +344,61 @@ fn the_budget_counts_it_and_holds() {
         Err(e) => assert_eq!(e.code(), ErrorCode::BudgetTooSmall),
     }
 }
+
+#[test]
+fn a_reply_paused_after_compaction_is_asked_again_with_the_block_first() {
+    // `pause_after_compaction`: the reply is the block alone.
+    let paused = json!({"type": "message", "role": "assistant", "content": [block()],
+        "stop_reason": "compaction", "usage": {"input_tokens": 150000, "output_tokens": 40}});
+    let mut s = session("paused");
+    exchange(&mut s, "We run nightly jobs on /data.", "Noted.");
+    let shared = Rc::new(RefCell::new(s));
+    let model = Rc::new(FirstReply::new(paused, ProviderFormat::Anthropic));
+    let agent = Agent {
+        session: shared.clone(),
+        compiler: compiler(),
+        model: model.clone(),
+        tools: None,
+        guard: None,
+    };
+    let mut options = RunOptions::new(4000, "You are an SRE.");
+    options.compile.format = Some(ProviderFormat::Anthropic);
+    let result = block_on(run_compiled("Why did the job fail?", &agent, &options)).expect("run");
+    assert_eq!(result.result, "The disk is full.");
+    let second = model.seen.borrow()[1].clone();
+    assert_eq!(second["messages"][0]["content"][0], block());
+    assert!(check_request(&second, ProviderFormat::Anthropic).is_empty());
+    // The block is recorded; no empty answer is.
+    let s = shared.borrow();
+    let kinds: Vec<&str> = s
+        .event_log()
+        .events()
+        .iter()
+        .map(|e| e.kind.as_str())
+        .collect();
+    assert_eq!(
+        kinds
+            .iter()
+            .filter(|k| **k == "provider_compaction")
+            .count(),
+        1
+    );
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "assistant_output").count(),
+        2,
+        "{kinds:?}"
+    );
+    // Streamed, the block alone is a reply too.
+    let mut reader = StreamReader::new(Some(StreamFormat::Anthropic));
+    for c in [
+        json!({"type": "content_block_start", "index": 0, "content_block": block()}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "compaction"}}),
+    ] {
+        reader.push(&c).expect("chunk");
+    }
+    assert_eq!(
+        reader.finish().expect("reply").compaction.as_deref(),
+        Some(&block())
+    );
+}

@@ -269,7 +269,7 @@ impl ModelReply {
     /// Completion (`choices[0].message`), a Responses response (`output`
     /// items), an Anthropic message (`content` blocks), a Gemini
     /// `GenerateContentResponse` (`candidates[0].content.parts`) and the AI
-    /// SDK's `generateText` result (`text`, `toolCalls`). Anything else, and a reply with neither text nor tool calls,
+    /// SDK's `generateText` result (`text`, `toolCalls`). Anything else, and a reply with neither text nor tool calls (nor a compaction block),
     /// is [`ErrorCode::ModelFailed`].
     pub fn from_json(reply: &Value) -> Result<ModelReply> {
         let mut read = ModelReply::read(reply)?;
@@ -334,7 +334,7 @@ impl ModelReply {
                 "the object has none of content, text, toolCalls or tool_calls".into(),
             ));
         }
-        if text.is_empty() && tool_calls.is_empty() {
+        if text.is_empty() && tool_calls.is_empty() && compaction.is_none() {
             return Err(bad_reply(
                 "the reply has neither text nor tool calls (empty or null content and no calls)"
                     .into(),

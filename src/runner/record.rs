@@ -51,9 +51,15 @@ pub fn record_reply<'r>(
 }
 
 /// Whether `reply` is recorded as an `assistant_output`: it has text, or
-/// asks for no tool.
+/// asks for no tool (and is not a provider's pause after compacting).
 pub(crate) fn has_text(reply: &ModelReply) -> bool {
-    !reply.text.is_empty() || reply.tool_calls.is_empty()
+    !reply.text.is_empty() || (reply.tool_calls.is_empty() && !paused_for_compaction(reply))
+}
+
+/// Whether `reply` is a `compaction` block alone (Anthropic's
+/// `pause_after_compaction`): the model is asked again, the block first.
+pub(crate) fn paused_for_compaction(reply: &ModelReply) -> bool {
+    reply.text.is_empty() && reply.tool_calls.is_empty() && reply.compaction.is_some()
 }
 
 /// What the `tool_call` event of the `index`th call of a reply notes

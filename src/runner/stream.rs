@@ -612,7 +612,7 @@ impl StreamReader {
                 },
             })
             .collect();
-        if self.text.is_empty() && tool_calls.is_empty() {
+        if self.text.is_empty() && tool_calls.is_empty() && self.compaction.is_none() {
             return Err(Error::new(
                 ErrorCode::ModelFailed,
                 "the model's stream ended with neither text nor tool calls",

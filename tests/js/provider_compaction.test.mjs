@@ -128,6 +128,25 @@ test("a compaction block read from the SDK's stream goes back whole", async () =
   assertSentFirst(second);
 });
 
+test("a reply paused after compaction (the block alone) is asked again, the block first", async () => {
+  const session = earlier();
+  const paused = { ...message, content: [block], stop_reason: "compaction" };
+  const requests = [];
+  const result = await runCompiled("Why did the job fail?", {
+    session, budget: 8000, systemPrompt: "You are an SRE.", format: "anthropic",
+    model: async (request, { step }) => {
+      requests.push(structuredClone(request));
+      return step === 0 ? paused : "The disk is full.";
+    },
+  });
+  assert.equal(result.result, "The disk is full.");
+  assert.equal(result.stopReason, "answered");
+  assertSentFirst(requests[1]);
+  const kinds = session.eventLog.events.map((e) => e.kind);
+  assert.equal(kinds.filter((k) => k === "provider_compaction").length, 1);
+  assert.equal(kinds.filter((k) => k === "assistant_output").length, 4, "no empty answer recorded");
+});
+
 test("every other format leaves it out (refused) and keeps the turns", async () => {
   const session = earlier();
   await turn(session, "anthropic", () => message);
