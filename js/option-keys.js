@@ -39,6 +39,7 @@ export const OPTION_KEYS = {
   "Session.importJson": [[1,["tokenCounter"],false]],
   "Session.lookBack": [[2,["artifactStore"],true]],
   "Session.record": [[2,["redact","tokenEstimate"],false]],
+  "Session.recordCompaction": [[1,["format"],false]],
   "Session.recordUsage": [[1,["countedTokens"],false]],
   "Session.search": [[1,["limit"],false]],
   "Session.sync": [[1,["baseDelayMs","maxDelayMs","maxTries"],true]],

@@ -8,6 +8,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use async_trait::async_trait;
+use common::first_reply::FirstReply;
 use common::{block_on, session};
 use context_compiler::runner::{run_compiled, Agent, Model, ModelReply, ModelRequest, RunOptions};
 use context_compiler::tools::{ToolInterruptOptions, ToolOutput};
@@ -16,28 +17,6 @@ use context_compiler::{
     CompileOptions, ContextCompiler, HistorySelector, Layout, ProviderFormat, Result, TokenCounter,
 };
 use serde_json::{json, Value};
-
-/// Answers with `first` (a provider's own response), then with text; keeps
-/// each request in `format`.
-struct Scripted {
-    first: Value,
-    format: ProviderFormat,
-    seen: RefCell<Vec<Value>>,
-}
-
-#[async_trait(?Send)]
-impl Model for Scripted {
-    async fn respond(&self, request: ModelRequest<'_>) -> Result<ModelReply> {
-        self.seen
-            .borrow_mut()
-            .push(request.context.to_provider_messages(self.format));
-        if request.step == 0 {
-            ModelReply::from_json(&self.first)
-        } else {
-            Ok(ModelReply::text("The disk is full."))
-        }
-    }
-}
 
 /// A disk-usage tool's answer.
 fn df() -> ToolOutput {
@@ -67,11 +46,7 @@ fn second_request(
         &shared,
         ToolInterruptOptions::default(),
     );
-    let model = Rc::new(Scripted {
-        first,
-        format,
-        seen: RefCell::new(Vec::new()),
-    });
+    let model = Rc::new(FirstReply::new(first, format));
     let agent = Agent {
         session: shared.clone(),
         compiler: ContextCompiler::with_layout(

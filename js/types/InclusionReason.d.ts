@@ -3,4 +3,4 @@
 /**
  * Why a part of a context is in it.
  */
-export type InclusionReason = "system" | "tools" | "pinned" | "selected" | "recalled" | "summary" | "masked" | "externalised" | "memory" | "goal" | "state" | "task" | "toolResult" | "placeholder" | "reasoning" | "media";
+export type InclusionReason = "system" | "tools" | "pinned" | "selected" | "recalled" | "summary" | "masked" | "externalised" | "memory" | "goal" | "state" | "task" | "toolResult" | "placeholder" | "reasoning" | "media" | "providerCompaction";

@@ -14,6 +14,7 @@ mod omissions;
 mod options;
 mod preloader;
 mod processor;
+mod provider_compaction;
 mod recall;
 mod summary;
 mod zoned_selection;
@@ -348,6 +349,8 @@ impl ContextCompiler {
         if self.layout == Layout::Zoned && !self.processors.iter().any(|p| p.selects_history()) {
             ctx = with_question(ctx, session, budget, &writes)?;
         }
+        provider_compaction::apply(&mut ctx, session, options.format, counter);
+        ctx.measure(counter);
         if ctx.compaction_level == CompactionLevel::None {
             // The level the window is at: turns recalled into the room it
             // leaves do not make it one that needs compacting.

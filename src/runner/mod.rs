@@ -635,6 +635,10 @@ async fn steps(
         if record::has_text(&reply) {
             result.result = reply.text.clone();
         }
+        if record::paused_for_compaction(&reply) {
+            result.steps.push(run_step);
+            continue;
+        }
         if reply.tool_calls.is_empty() {
             result.steps.push(run_step);
             result.stop_reason = StopReason::Answered;

@@ -77,6 +77,9 @@ pub struct ModelReply {
     pub usage: Option<ModelUsage>,
     /// Reasoning the provider asks back with this turn.
     pub reasoning: Option<Reasoning>,
+    /// The `compaction` block an Anthropic reply carried (the latest, as it
+    /// came), recorded before the reply as a `provider_compaction` event.
+    pub compaction: Option<Box<Value>>,
     /// What the provider's response said of itself (its id, model and
     /// finish reasons), for the model call's span.
     pub response: ResponseMeta,
@@ -156,6 +159,7 @@ fn read_content(
     content: &Value,
     calls: &mut Vec<RequestedToolCall>,
     thinking: &mut Vec<Value>,
+    compaction: &mut Option<Box<Value>>,
 ) -> Result<String> {
     match content {
         Value::Null => Ok(String::new()),
@@ -171,6 +175,7 @@ fn read_content(
                         calls.push(read_call(block, &format!("content[{i}]"))?)
                     }
                     Some("thinking" | "redacted_thinking") => thinking.push(block.clone()),
+                    Some("compaction") => *compaction = Some(Box::new(block.clone())),
                     _ => {}
                 }
             }
@@ -264,7 +269,7 @@ impl ModelReply {
     /// Completion (`choices[0].message`), a Responses response (`output`
     /// items), an Anthropic message (`content` blocks), a Gemini
     /// `GenerateContentResponse` (`candidates[0].content.parts`) and the AI
-    /// SDK's `generateText` result (`text`, `toolCalls`). Anything else, and a reply with neither text nor tool calls,
+    /// SDK's `generateText` result (`text`, `toolCalls`). Anything else, and a reply with neither text nor tool calls (nor a compaction block),
     /// is [`ErrorCode::ModelFailed`].
     pub fn from_json(reply: &Value) -> Result<ModelReply> {
         let mut read = ModelReply::read(reply)?;
@@ -290,8 +295,11 @@ impl ModelReply {
         };
         let mut tool_calls = Vec::new();
         let mut thinking = Vec::new();
+        let mut compaction = None;
         let text = match object.get("content").or_else(|| object.get("text")) {
-            Some(content) => read_content(content, &mut tool_calls, &mut thinking)?,
+            Some(content) => {
+                read_content(content, &mut tool_calls, &mut thinking, &mut compaction)?
+            }
             None => String::new(),
         };
         let reasoning = object
@@ -326,7 +334,7 @@ impl ModelReply {
                 "the object has none of content, text, toolCalls or tool_calls".into(),
             ));
         }
-        if text.is_empty() && tool_calls.is_empty() {
+        if text.is_empty() && tool_calls.is_empty() && compaction.is_none() {
             return Err(bad_reply(
                 "the reply has neither text nor tool calls (empty or null content and no calls)"
                     .into(),
@@ -343,6 +351,7 @@ impl ModelReply {
             tool_calls,
             usage,
             reasoning,
+            compaction,
             response: ResponseMeta::default(),
         })
     }

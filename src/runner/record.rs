@@ -10,14 +10,17 @@ use crate::normalize::redact::{redact, redact_json};
 use crate::runner::{ModelReply, Reasoning, RequestedToolCall};
 use crate::session::render::call_id_of;
 use crate::session::{
-    record_shared, Session, ASSISTANT_OUTPUT, MODEL_USAGE, TOOL_CALL, TOOL_ERROR,
+    provider_compaction, record_shared, Session, ASSISTANT_OUTPUT, MODEL_USAGE,
+    PROVIDER_COMPACTION, TOOL_CALL, TOOL_ERROR,
 };
 use crate::tools::{ToolEvent, ToolEventKind};
+use crate::working_context::ProviderFormat;
 
 /// Records `reply` in `session`: its usage as a `model_usage` event (with
 /// `context_tokens`, the count of the context it answered; by default the
-/// session's latest compile's),
-/// then its text (with its reasoning) as an `assistant_output` when it has
+/// session's latest compile's), its `compaction` block as it came as a
+/// `provider_compaction` event (see
+/// [`crate::session::provider_compaction`]), then its text (with its reasoning) as an `assistant_output` when it has
 /// text or asks for no tool. Returns the reasoning that goes with the
 /// reply's first tool call instead (a reply of calls only), if any.
 pub fn record_reply<'r>(
@@ -32,6 +35,10 @@ pub fn record_reply<'r>(
             .usage_event_data(usage, context_tokens);
         record_shared(session, MODEL_USAGE, data, None)?;
     }
+    if let Some(block) = &reply.compaction {
+        let data = provider_compaction::event_data(ProviderFormat::Anthropic, block)?;
+        record_shared(session, PROVIDER_COMPACTION, data, None)?;
+    }
     if has_text(reply) {
         let mut data = json!({ "text": reply.text });
         if let Some(r) = &reply.reasoning {
@@ -44,9 +51,15 @@ pub fn record_reply<'r>(
 }
 
 /// Whether `reply` is recorded as an `assistant_output`: it has text, or
-/// asks for no tool.
+/// asks for no tool (and is not a provider's pause after compacting).
 pub(crate) fn has_text(reply: &ModelReply) -> bool {
-    !reply.text.is_empty() || reply.tool_calls.is_empty()
+    !reply.text.is_empty() || (reply.tool_calls.is_empty() && !paused_for_compaction(reply))
+}
+
+/// Whether `reply` is a `compaction` block alone (Anthropic's
+/// `pause_after_compaction`): the model is asked again, the block first.
+pub(crate) fn paused_for_compaction(reply: &ModelReply) -> bool {
+    reply.text.is_empty() && reply.tool_calls.is_empty() && reply.compaction.is_some()
 }
 
 /// What the `tool_call` event of the `index`th call of a reply notes

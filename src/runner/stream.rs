@@ -167,6 +167,9 @@ pub struct StreamReader {
     /// Reasoning to send back: Anthropic's thinking blocks by block index,
     /// Responses' reasoning items.
     reasoning: Vec<(String, Value)>,
+    /// Anthropic's `compaction` block by its block index, filled by its
+    /// deltas.
+    compaction: Option<(String, Value)>,
 }
 
 fn text_of<'a>(v: &'a Value, key: &str) -> &'a str {
@@ -381,6 +384,26 @@ impl StreamReader {
         Ok(())
     }
 
+    /// Appends `delta`'s `fields` (those that are text) to the compaction
+    /// block at `key`.
+    fn add_compaction(&mut self, key: &str, delta: &Value, fields: &[&str]) {
+        let Some((_, Value::Object(block))) = self.compaction.as_mut().filter(|(k, _)| k == key)
+        else {
+            return;
+        };
+        for field in fields {
+            let Some(more) = delta.get(*field).and_then(Value::as_str) else {
+                continue;
+            };
+            match block.get_mut(*field) {
+                Some(Value::String(text)) => text.push_str(more),
+                _ => {
+                    block.insert((*field).into(), Value::String(more.to_string()));
+                }
+            }
+        }
+    }
+
     fn anthropic(&mut self, event: &Value, out: &mut Vec<StreamDelta>) -> Result<()> {
         let key = event
             .get("index")
@@ -393,6 +416,7 @@ impl StreamReader {
                 match text_of(block, "type") {
                     "text" => self.add_text(text_of(block, "text"), out),
                     "thinking" | "redacted_thinking" => self.reasoning.push((key, block.clone())),
+                    "compaction" => self.compaction = Some((key, block.clone())),
                     "tool_use" => {
                         let call = self.call(&key);
                         call.id = text_of(block, "id").to_string();
@@ -407,6 +431,14 @@ impl StreamReader {
                     "text_delta" => self.add_text(text_of(delta, "text"), out),
                     "input_json_delta" => {
                         self.add_arguments(&key, text_of(delta, "partial_json"), out)
+                    }
+                    "compaction_delta" => {
+                        self.add_compaction(&key, delta, &["content", "encrypted_content"])
+                    }
+                    "signature_delta"
+                        if self.compaction.as_ref().is_some_and(|(k, _)| *k == key) =>
+                    {
+                        self.add_compaction(&key, delta, &["signature"])
                     }
                     kind @ ("thinking_delta" | "signature_delta") => {
                         let field = if kind == "thinking_delta" {
@@ -580,7 +612,7 @@ impl StreamReader {
                 },
             })
             .collect();
-        if self.text.is_empty() && tool_calls.is_empty() {
+        if self.text.is_empty() && tool_calls.is_empty() && self.compaction.is_none() {
             return Err(Error::new(
                 ErrorCode::ModelFailed,
                 "the model's stream ended with neither text nor tool calls",
@@ -601,6 +633,7 @@ impl StreamReader {
             tool_calls,
             usage,
             reasoning,
+            compaction: self.compaction.map(|(_, block)| Box::new(block)),
             response: Default::default(),
         })
     }

@@ -33,3 +33,8 @@ pub const APPROVAL_REQUESTED: &str = "approval_requested";
 /// The kind of the event recording a person's decision on a call that
 /// waited: approved, approved with edited arguments, or refused.
 pub const APPROVAL_DECIDED: &str = "approval_decided";
+/// The kind of the event recording a provider's own compaction as it came
+/// (`{ format, items }`: Anthropic's `compaction` block, or the output of
+/// OpenAI's `responses.compact`); never redacted, rendered in its own
+/// format only (see [`crate::session::Session::record_provider_compaction`]).
+pub const PROVIDER_COMPACTION: &str = "provider_compaction";

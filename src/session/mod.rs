@@ -10,6 +10,7 @@ mod ids;
 mod kinds;
 pub mod lease;
 mod log;
+pub mod provider_compaction;
 mod redaction;
 pub(crate) mod render;
 mod store;
@@ -35,8 +36,8 @@ pub use export::SESSION_FORMAT;
 pub use ids::{check_optional_session_id, check_session_id, MAX_SESSION_ID_BYTES};
 pub use kinds::{
     APPROVAL_DECIDED, APPROVAL_REQUESTED, ARTIFACT_STORED, ASSISTANT_OUTPUT, CONTEXT_COMPACTED,
-    GUARD_DECISION, MEMORY_HIT, MODEL_USAGE, PHASE_RESULT, TOOL_CALL, TOOL_ERROR, TOOL_SUCCESS,
-    TOOL_TIMEOUT, USER_INPUT,
+    GUARD_DECISION, MEMORY_HIT, MODEL_USAGE, PHASE_RESULT, PROVIDER_COMPACTION, TOOL_CALL,
+    TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT, USER_INPUT,
 };
 pub use lease::{check_store_version, LEASE_MS};
 pub use log::{CompactionState, EventLog, SessionEvent, MAX_DATA_DEPTH};

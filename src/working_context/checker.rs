@@ -13,6 +13,7 @@ use std::collections::HashSet;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::session::provider_compaction::ANTHROPIC_COMPACTION_BETA;
 use crate::working_context::names::is_provider_name;
 use crate::working_context::provider::is_gemini_name;
 use crate::working_context::ProviderFormat;
@@ -497,13 +498,17 @@ fn anthropic(request: &Value, model: Option<&str>, r: &mut Report) {
             "messages must not be empty",
         );
     }
-    if messages.first().is_some_and(|m| m["role"] != "user") {
+    let compaction_first = messages
+        .first()
+        .is_some_and(|m| m["role"] == "assistant" && m["content"][0]["type"] == "compaction");
+    if messages.first().is_some_and(|m| m["role"] != "user") && !compaction_first {
         r.add(
             "anthropic.first_user",
             "/messages/0".into(),
             "the first message must use the user role",
         );
     }
+    let mut compactions = 0usize;
     for (i, m) in messages.iter().enumerate() {
         let path = format!("/messages/{i}");
         let role = m["role"].as_str().unwrap_or("");
@@ -602,6 +607,32 @@ fn anthropic(request: &Value, model: Option<&str>, r: &mut Report) {
                             "anthropic.thinking_signed",
                             at,
                             format!("a {kind} block goes back as received, with its {field}"),
+                        );
+                    }
+                }
+                Some("compaction") => {
+                    compactions += 1;
+                    if compactions > 1 {
+                        r.add(
+                            "anthropic.compaction_one",
+                            at.clone(),
+                            "only the latest compaction block is sent",
+                        );
+                    } else if (i, k) != (0, 0) {
+                        r.add(
+                            "anthropic.compaction_first",
+                            at.clone(),
+                            "a compaction block is the first block of the conversation",
+                        );
+                    }
+                    if !items(&request["betas"])
+                        .iter()
+                        .any(|b| b == ANTHROPIC_COMPACTION_BETA)
+                    {
+                        r.add(
+                            "anthropic.compaction_beta",
+                            at,
+                            format!("a compaction block needs the beta {ANTHROPIC_COMPACTION_BETA} in betas"),
                         );
                     }
                 }
@@ -795,10 +826,30 @@ fn openai_responses(request: &Value, r: &mut Report) {
     };
     // Consecutive function calls are one turn of the model's.
     let mut turns: Vec<Turn> = Vec::new();
+    let mut compactions = 0usize;
     for (i, item) in input.iter().enumerate() {
         let path = format!("/input/{i}");
         let kind = item["type"].as_str().unwrap_or("message");
         match kind {
+            "compaction" => {
+                compactions += 1;
+                let only_users_before = input[..i].iter().all(|p| {
+                    p["type"].as_str().unwrap_or("message") == "message" && p["role"] == "user"
+                });
+                if compactions > 1 {
+                    r.add(
+                        "openai_responses.compaction_one",
+                        path,
+                        "only the latest compaction item is sent",
+                    );
+                } else if !only_users_before {
+                    r.add(
+                        "openai_responses.compaction_first",
+                        path,
+                        "a compaction item comes after the user messages of its compact output and before anything else",
+                    );
+                }
+            }
             "message" => {
                 let role = item["role"].as_str().unwrap_or("");
                 if !matches!(role, "user" | "assistant" | "system" | "developer") {

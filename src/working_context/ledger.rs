@@ -59,6 +59,9 @@ pub enum InclusionReason {
     Reasoning,
     /// Images and files a turn carries.
     Media,
+    /// The provider's own compaction, sent first in place of the turns
+    /// before it (its format only).
+    ProviderCompaction,
 }
 
 /// One part of a compiled context.
@@ -251,6 +254,23 @@ impl WorkingContext {
         match self.layout {
             Layout::Zoned => self.zoned_parts(&mut parts),
             Layout::SingleSystem => self.single_system_parts(&mut parts),
+        }
+        if let Some(c) = &self.provider_compaction {
+            // First in the conversation: after the leading system parts.
+            let at = parts
+                .included
+                .iter()
+                .position(|p| matches!(p.zone, Zone::Working | Zone::Recent))
+                .unwrap_or(parts.included.len());
+            parts.included.insert(
+                at,
+                Included {
+                    zone: Zone::Working,
+                    event_ids: vec![c.event_id.clone()],
+                    reason: InclusionReason::ProviderCompaction,
+                    tokens: c.tokens,
+                },
+            );
         }
         Ledger {
             included: parts.included,
@@ -459,7 +479,12 @@ impl WorkingContext {
         let Some(seen) = log.events().get(..self.events_seen) else {
             return ledger;
         };
-        let folded_through = self.carried_summary_through(session);
+        // The provider's compaction folds every event before it.
+        let provider_folds = self
+            .provider_compaction
+            .as_ref()
+            .and_then(|c| c.position.checked_sub(1));
+        let folded_through = self.carried_summary_through(session).max(provider_folds);
         let named: IdSet<'_> = ledger
             .included
             .iter()
@@ -496,11 +521,12 @@ impl WorkingContext {
         }
         drop(named);
         if !folded.is_empty() {
-            if let Some(summary) = ledger
-                .included
-                .iter_mut()
-                .find(|p| p.reason == InclusionReason::Summary)
-            {
+            let stands_for = if provider_folds.is_some() {
+                InclusionReason::ProviderCompaction
+            } else {
+                InclusionReason::Summary
+            };
+            if let Some(summary) = ledger.included.iter_mut().find(|p| p.reason == stands_for) {
                 summary.event_ids.extend(folded.iter().cloned());
             }
             ledger.excluded.push(Excluded {

@@ -8,6 +8,7 @@ mod media_limits;
 mod media_parts;
 pub mod names;
 mod provider;
+mod provider_compaction;
 mod zoned;
 
 use std::borrow::Cow;
@@ -25,6 +26,8 @@ pub use cache::{CacheMiss, CacheReport, MissCause, PrefixTracker};
 pub use format::ProviderFormat;
 pub use ledger::{Excluded, ExclusionReason, Included, InclusionReason, Ledger};
 pub use provider::EMPTY_OUTPUT;
+pub(crate) use provider_compaction::items_tokens as provider_compaction_tokens;
+pub use provider_compaction::ProviderCompaction;
 pub(crate) use zoned::{
     message_tokens as zoned_message_tokens, reasoning_tokens, recent_start, working_range,
 };
@@ -584,6 +587,11 @@ pub struct WorkingContext {
     /// holds nor reports left out.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub events_seen: usize,
+    /// The provider's own compaction the request sends first, in place of
+    /// the turns before it (a compile in its format; see
+    /// [`crate::session::provider_compaction`]); counted in WORKING.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_compaction: Option<ProviderCompaction>,
 }
 
 /// A small cache of token counts keyed by a text's hash, so a long system
@@ -728,11 +736,15 @@ impl WorkingContext {
     }
 
     fn render(&self, format: ProviderFormat) -> Value {
-        match format {
+        let mut request = match format {
             ProviderFormat::Plain => serde_json::to_value(self.to_messages())
                 .unwrap_or_else(|_| Value::Array(Vec::new())),
             other => provider::render(self.context_messages(), other),
+        };
+        if let Some(c) = &self.provider_compaction {
+            c.send(&mut request, format);
         }
+        request
     }
 
     /// [`WorkingContext::to_provider_messages`] for `model`: in the
@@ -800,6 +812,9 @@ impl WorkingContext {
                         Zone::Recent
                     };
                     usage.add(zone, counter.count(CONVERSATION_START) + overhead);
+                }
+                if let Some(c) = &self.provider_compaction {
+                    usage.add(Zone::Working, c.tokens);
                 }
                 usage
             }
@@ -918,6 +933,7 @@ impl WorkingContext {
             h.tokens = Some(tokens);
             total += tokens + overhead;
         }
+        total += self.provider_compaction.as_ref().map_or(0, |c| c.tokens);
         self.token_count = total;
         total
     }

@@ -355,5 +355,8 @@ pub(crate) fn usage(ctx: &WorkingContext, counter: &dyn TokenCounter) -> ZoneUsa
     if !tail.is_empty() {
         usage.add(Zone::Recent, memo.count(counter, &tail) + overhead);
     }
+    if let Some(c) = &ctx.provider_compaction {
+        usage.add(Zone::Working, c.tokens);
+    }
     usage
 }

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod bus;
+pub mod first_reply;
 pub mod golden;
 pub mod memory;
 pub mod model;

@@ -66,6 +66,7 @@ const PARITY = {
   "Session.importJson": ["sessions.import-json"],
   "Session.record": ["sessions.record-options"],
   "Session.recordUsage": ["sessions.usage-options"],
+  "Session.recordCompaction": ["sessions.record-compaction"],
   "Session.search": ["sessions.search"],
   "Session.lookBack": ["sessions.look-back"],
   "Session.sync": ["session-store.sync-options"],

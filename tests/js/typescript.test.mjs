@@ -72,7 +72,7 @@ for (const p of projects) {
         // The Agents SDK's own declarations do not compile under node16
         // resolution (TS1542 in @openai/agents-openai), so integrations.ts is
         // left out there.
-        files: (p.lib.includes("dom") ? sources : sources.filter((n) => !["zoned.ts", "streaming.ts", "usage.ts", "ai_sdk.ts", "integrations.ts", "sdk_models.ts"].includes(n)))
+        files: (p.lib.includes("dom") ? sources : sources.filter((n) => !["zoned.ts", "streaming.ts", "usage.ts", "ai_sdk.ts", "integrations.ts", "sdk_models.ts", "compaction.ts"].includes(n)))
           .filter((n) => p.resolution !== "node16" || n !== "integrations.ts"),
       }),
     );

@@ -14,7 +14,7 @@ use context_compiler::runner::{record_host_reply, ModelReply};
 use context_compiler::session::{ModelUsage, Session};
 use context_compiler::tokens::DefaultTokenCounter;
 use context_compiler::tools::look_back::LookBack;
-use context_compiler::ArtifactStore;
+use context_compiler::{ArtifactStore, ProviderFormat};
 
 use super::artifact_store::selected_store;
 use super::exec::block_on;
@@ -115,6 +115,20 @@ impl GuestSession for SessionResource {
                 ))
             })?;
         to_json(&record_host_reply(&self.inner, &reply)?)
+    }
+
+    fn record_compaction(&self, output_json: String, format: String) -> Result<String, Error> {
+        let output = parse_json(&output_json, "output-json")?;
+        let format = ProviderFormat::parse(&format)?;
+        let mut session = self.inner.try_borrow_mut().map_err(|_| busy())?;
+        let id = session.record_provider_compaction(&output, format)?;
+        let event = session
+            .event_log()
+            .events()
+            .iter()
+            .rev()
+            .find(|e| e.event_id == id);
+        to_json(&event)
     }
 
     fn events_json(&self) -> Result<String, Error> {

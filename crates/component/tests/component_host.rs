@@ -1748,6 +1748,42 @@ fn media_tools_reserve_usage_and_replies_cross_the_boundary() {
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidArgument);
 
+    // A provider's own compaction: recorded as it came, sent first in its
+    // format in place of the turns before it, left out of the others.
+    let compacted = json!({"object": "response.compaction", "output": [
+        {"type": "message", "role": "user", "content": "Earlier question."},
+        {"type": "compaction", "id": "cmp_1", "encrypted_content": "gAAAAABopaque"}]});
+    let event = sessions
+        .call_record_compaction(&mut store, s, &compacted.to_string(), "openai-responses")
+        .unwrap()
+        .unwrap();
+    assert!(event.contains("provider_compaction"), "{event}");
+    let e = sessions
+        .call_record_compaction(&mut store, s, "{}", "gemini")
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidArgument);
+    sessions
+        .call_record(&mut store, s, "user_input", "\"And now?\"", None)
+        .unwrap()
+        .unwrap();
+    let mut request_in = |format: MessageFormat| {
+        let mut options = zoned_options();
+        options.format = Some(format);
+        let ctx = compiler
+            .call_compile_with(&mut store, s, 3_000, &options, &[], &[])
+            .unwrap()
+            .unwrap();
+        to_messages(&mut store, &cc, &ctx.context_json, format)
+    };
+    let request = request_in(MessageFormat::OpenaiResponses);
+    assert_eq!(
+        request["input"].as_array().unwrap()[..2],
+        compacted["output"].as_array().unwrap()[..]
+    );
+    let request = request_in(MessageFormat::Anthropic);
+    assert!(!request.to_string().contains("gAAAAABopaque"));
+
     let handle = artifacts
         .call_store_content(
             &mut store,

@@ -26,9 +26,9 @@ use context_compiler_js::registry::Registration;
 use crate::registry;
 use context_compiler::recall::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT};
 use context_compiler::session::{
-    record_shared, record_shared_then, redact_event_data, ApprovalDecision, EventLog as CoreLog,
-    ModelUsage, RecordOptions, Session as CoreSession, SessionEvent, SessionObserver,
-    APPROVAL_DECIDED, APPROVAL_REQUESTED, MODEL_USAGE,
+    provider_compaction, record_shared, record_shared_then, redact_event_data, ApprovalDecision,
+    EventLog as CoreLog, ModelUsage, RecordOptions, Session as CoreSession, SessionEvent,
+    SessionObserver, APPROVAL_DECIDED, APPROVAL_REQUESTED, MODEL_USAGE, PROVIDER_COMPACTION,
 };
 use context_compiler::tokens::{DefaultTokenCounter, TokenCounter, WordsTokenCounter};
 use context_compiler::tools::look_back::LookBack;
@@ -345,6 +345,34 @@ impl JsSession {
             .map_err(|_| busy())?
             .approval_decision_data(&call_id, &decision)?;
         let event = record_shared(&self.inner, APPROVAL_DECIDED, data, None)?;
+        to_js(&event).map_err(Thrown::from)
+    }
+
+    /// Records a provider's own compaction as it came, nothing redacted:
+    /// `options.format` `"openai-responses"` takes the result of OpenAI's
+    /// `responses.compact` (or its `output`), `"anthropic"` a `compaction`
+    /// block (or the message holding one) a loop of the host's own received
+    /// (`runCompiled` records a reply's block itself). A compile in that
+    /// format sends the latest one in place of the turns recorded before it
+    /// (in the ledger as `compacted`); other formats leave it out
+    /// (`refused` in `dropped`). Anything else is `INVALID_ARGUMENT`.
+    #[wasm_bindgen(js_name = recordCompaction, unchecked_return_type = "SessionEvent")]
+    pub fn record_compaction(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ProviderCompactionOutput")] output: JsValue,
+        options: RecordCompactionOptionsArg,
+    ) -> JsResult<JsValue> {
+        let output = js_to_json(&output, "output")?;
+        let options = Some(options);
+        let format = optional_string(&options, "format")?.ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidArgument,
+                "options.format must be \"anthropic\" or \"openai-responses\"",
+            )
+        })?;
+        let format = context_compiler::ProviderFormat::parse(&format)?;
+        let data = provider_compaction::event_data(format, &output)?;
+        let event = record_shared(&self.inner, PROVIDER_COMPACTION, data, None)?;
         to_js(&event).map_err(Thrown::from)
     }
 

@@ -278,12 +278,44 @@ export interface AnthropicToolResultBlock {
   is_error?: boolean;
   cache_control?: AnthropicCacheControl;
 }
+/** Anthropic's `compaction` block (`BetaCompactionBlockParam`), sent back
+ * as it came: first in the conversation, only the latest. */
+export interface AnthropicCompactionBlock {
+  type: "compaction";
+  content?: string | null;
+  encrypted_content?: string | null;
+  signature?: string | null;
+  tool_changes?: unknown[] | null;
+  cache_control?: AnthropicCacheControl | null;
+}
 export interface AnthropicMessage {
   role: "user" | "assistant";
   content: Array<AnthropicTextBlock | AnthropicToolUseBlock | AnthropicToolResultBlock | AnthropicImageBlock | AnthropicDocumentBlock | AnthropicThinkingBlock>;
 }
-/** The `system` and `messages` of an Anthropic Messages request. */
-export interface AnthropicRequest { system?: AnthropicTextBlock[]; messages: AnthropicMessage[] }
+/** The `system` and `messages` of an Anthropic Messages request (what
+ * `client.messages.create` takes). When the session holds an Anthropic
+ * compaction (see `Session.recordCompaction`), `betas` is
+ * `["compact-2026-01-12"]` and the first message is the assistant's with
+ * that `AnthropicCompactionBlock` first: send it with
+ * `client.beta.messages.create`, which takes both. */
+export interface AnthropicRequest { system?: AnthropicTextBlock[]; messages: AnthropicMessage[]; betas?: Array<"compact-2026-01-12"> }
+/** OpenAI's compaction item (`ResponseCompactionItemParam`), the last item
+ * of a `responses.compact` output. */
+export interface ResponsesCompactionItem { type: "compaction"; encrypted_content: string; id?: string | null }
+/** What `Session.recordCompaction` takes: an Anthropic `compaction` block
+ * or a message holding one; the result of `responses.compact`
+ * (`CompactedResponse`, the user messages then one compaction item) or its
+ * `output`. */
+export type ProviderCompactionOutput =
+  | AnthropicCompactionBlock
+  | { content: readonly unknown[] }
+  | { output: readonly unknown[] }
+  | readonly unknown[];
+/** `Session.recordCompaction`'s options. */
+export interface RecordCompactionOptions {
+  /** The format the compaction is sent back in. */
+  format: "anthropic" | "openai-responses";
+}
 /** Vercel AI SDK `ModelMessage` (assignable to the `ai` package's type). */
 export type AiSdkMessage =
   | { role: "system"; content: string }
@@ -319,7 +351,8 @@ export type OpenAiResponsesItem =
   | { type: "message"; role: "user" | "assistant" | "developer"; content: string | OpenAiResponsesContent[] }
   | { type: "function_call"; call_id: string; name: string; arguments: string }
   | { type: "function_call_output"; call_id: string; output: string | OpenAiResponsesContent[] }
-  | { type: "reasoning"; id: string; summary: Array<{ type: "summary_text"; text: string }>; encrypted_content?: string | null };
+  | { type: "reasoning"; id: string; summary: Array<{ type: "summary_text"; text: string }>; encrypted_content?: string | null }
+  | ResponsesCompactionItem;
 /** Responses input content: text, an image (a data URL or an https URL), a PDF. */
 export type OpenAiResponsesContent =
   | { type: "input_text"; text: string }
@@ -703,6 +736,9 @@ extern "C" {
     /// The `LookBackOptions` object (checked at run time, typed in TypeScript).
     #[wasm_bindgen(typescript_type = "LookBackOptions")]
     pub type LookBackOptionsArg;
+    /// The `RecordCompactionOptions` object (checked at run time, typed in TypeScript).
+    #[wasm_bindgen(typescript_type = "RecordCompactionOptions")]
+    pub type RecordCompactionOptionsArg;
     /// The `RecordUsageOptions` object (checked at run time, typed in TypeScript).
     #[wasm_bindgen(typescript_type = "RecordUsageOptions")]
     pub type RecordUsageOptionsArg;
