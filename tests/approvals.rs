@@ -574,3 +574,61 @@ fn a_decision_not_carried_out_is_carried_out_by_the_next_resume() {
     );
     assert_eq!(result.decided.len(), 1);
 }
+
+fn memory_store() -> Rc<dyn SessionStore> {
+    Rc::new(
+        KvArtifactStore::new(
+            MemoryKv::new(),
+            StepClock::new(1.0, 1.0),
+            KvStoreOptions::default(),
+        )
+        .unwrap(),
+    )
+}
+
+/// A provider that restarts at `call_0` every turn: process A approves the
+/// first `call_0`, and the model's next `call_0` waits; process B (which
+/// loaded the session before A saved) approved the first one too. After
+/// the merge, B's decision is about the call B saw, which A decided first:
+/// it is superseded, and never decides the later call no person saw.
+#[test]
+fn a_decision_merged_after_a_reused_id_waits_again_decides_only_the_call_it_saw() {
+    let write =
+        |path: &str| json!([{"id": "call_0", "name": "write_file", "arguments": {"path": path}}]);
+    let p = process(env(1).session("s", Vec::new()).unwrap(), write("a.txt"));
+    block_on(run_compiled("Write", &p.agent, &options())).unwrap();
+    let store = memory_store();
+    sync(&store, &p.session);
+    let load = |seed, calls| {
+        let loaded = block_on(store.load_session("s", env(seed)))
+            .unwrap()
+            .unwrap();
+        process(loaded, calls)
+    };
+    let a = load(4, write("z.txt"));
+    let b = load(5, json!([]));
+    let ra = block_on(resume_compiled(
+        &a.agent,
+        &decide("call_0", json!({"approve": true})),
+    ))
+    .unwrap();
+    assert_eq!(ra.stop_reason, StopReason::Approval);
+    assert_eq!(ra.pending[0].arguments, json!({"path": "z.txt"}));
+    sync(&store, &a.session);
+    let mut ob = decide("call_0", json!({"approve": true}));
+    ob.sync = Some(Rc::new(StoreSync {
+        store: store.clone(),
+        session: b.session.clone(),
+    }));
+    let rb = block_on(resume_compiled(&b.agent, &ob)).unwrap();
+    assert!(
+        b.tools.ran.borrow().is_empty(),
+        "B ran {:?}, a call no person saw",
+        b.tools.ran.borrow()
+    );
+    assert_eq!(rb.superseded.len(), 1, "{:?}", rb.superseded);
+    assert_eq!(rb.stop_reason, StopReason::Approval);
+    let pending = b.session.borrow().event_log().pending_approvals();
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0].arguments, json!({"path": "z.txt"}));
+}

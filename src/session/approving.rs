@@ -60,6 +60,7 @@ impl Session {
             "call_id": call_id,
             "tool_name": pending.name,
             "approve": decision.approve,
+            "request_id": pending.event_id,
         });
         if let Some(reason) = &decision.reason {
             data["reason"] = json!(reason);

@@ -478,9 +478,12 @@ impl EventLog {
         if let Some(call_id) = render::call_id_of(&event.data) {
             if event.kind == APPROVAL_REQUESTED {
                 let call = self.calls.unanswered_call(call_id);
-                self.approvals.add_request(index, call_id, call);
+                self.approvals
+                    .add_request(index, &event.event_id, call_id, call);
             } else if event.kind == APPROVAL_DECIDED {
-                self.approvals.add_decision(index, &event.event_id, call_id);
+                let request = approvals::request_of(&event.data);
+                self.approvals
+                    .add_decision(index, &event.event_id, call_id, request);
             }
         }
         if event.kind == MEMORY_HIT
