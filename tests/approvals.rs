@@ -632,3 +632,50 @@ fn a_decision_merged_after_a_reused_id_waits_again_decides_only_the_call_it_saw(
     assert_eq!(pending.len(), 1);
     assert_eq!(pending[0].arguments, json!({"path": "z.txt"}));
 }
+
+/// A provider that gives two calls of one reply the same id, both waiting:
+/// both are pending (neither is silently left unanswered), each decision
+/// decides the oldest still waiting, and every request answers each once.
+#[test]
+fn two_waiting_calls_of_one_reply_under_one_id_are_both_pending_and_both_decided() {
+    let calls = json!([
+        {"id": "call_0", "name": "write_file", "arguments": {"path": "a.txt"}},
+        {"id": "call_0", "name": "write_file", "arguments": {"path": "b.txt"}},
+    ]);
+    let p = process(env(1).session("s", Vec::new()).unwrap(), calls);
+    let result = block_on(run_compiled("Write", &p.agent, &options())).unwrap();
+    let paths: Vec<&Value> = result
+        .pending
+        .iter()
+        .map(|w| &w.arguments["path"])
+        .collect();
+    assert_eq!(paths, vec!["a.txt", "b.txt"], "{:?}", result.pending);
+    let first = block_on(resume_compiled(
+        &p.agent,
+        &decide("call_0", json!({"approve": true})),
+    ))
+    .unwrap();
+    assert_eq!(first.stop_reason, StopReason::Approval);
+    assert_eq!(first.pending.len(), 1);
+    assert_eq!(first.pending[0].arguments, json!({"path": "b.txt"}));
+    let refused = block_on(run_compiled("And now?", &p.agent, &options())).err();
+    assert_eq!(refused.map(|e| e.code()), Some(ErrorCode::InvalidArgument));
+    let second = block_on(resume_compiled(
+        &p.agent,
+        &decide("call_0", json!({"approve": false, "reason": "not b"})),
+    ))
+    .unwrap();
+    assert_eq!(second.stop_reason, StopReason::Answered);
+    assert_eq!(
+        p.tools.ran.borrow().as_slice(),
+        &[("write_file".to_string(), json!({"path": "a.txt"}))]
+    );
+    let request = p.model.requests.borrow().last().cloned().unwrap();
+    let outcomes = request
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .count();
+    assert_eq!(outcomes, 2, "{request}");
+}

@@ -100,6 +100,8 @@ struct Request {
     call_id: String,
     /// The `approval_requested` event.
     position: usize,
+    /// The `tool_call` it is about, when one was recorded.
+    call: Option<usize>,
     /// The decision that stands (the first).
     standing: Option<usize>,
 }
@@ -133,6 +135,7 @@ impl Approvals {
         self.requests.push(Request {
             call_id: call_id.to_string(),
             position,
+            call,
             standing: None,
         });
         self.by_call_id.insert(call_id.to_string(), r);
@@ -209,13 +212,19 @@ impl Approvals {
     }
 
     /// The requests with no decision yet, oldest first: the
-    /// `approval_requested` positions and their call ids.
-    pub(crate) fn pending(&self) -> impl Iterator<Item = (usize, &str)> {
+    /// `approval_requested` positions, their call ids and the `tool_call`
+    /// positions they are about. Two calls of one reply under one id (a
+    /// provider that reuses ids) are both here; a request about no recorded
+    /// call only while it is its id's latest.
+    pub(crate) fn pending(&self) -> impl Iterator<Item = (usize, &str, Option<usize>)> {
         self.requests
             .iter()
             .enumerate()
-            .filter(|(r, q)| q.standing.is_none() && self.by_call_id.get(&q.call_id) == Some(r))
-            .map(|(_, q)| (q.position, q.call_id.as_str()))
+            .filter(|(r, q)| {
+                q.standing.is_none()
+                    && (q.call.is_some() || self.by_call_id.get(&q.call_id) == Some(r))
+            })
+            .map(|(_, q)| (q.position, q.call_id.as_str(), q.call))
     }
 }
 
@@ -248,7 +257,7 @@ mod tests {
     fn the_first_decision_stands_and_a_later_one_is_superseded() {
         let mut a = Approvals::default();
         a.add_request(1, "r1", "c1", Some(0));
-        assert_eq!(a.pending().collect::<Vec<_>>(), vec![(1, "c1")]);
+        assert_eq!(a.pending().collect::<Vec<_>>(), vec![(1, "c1", Some(0))]);
         a.add_decision(2, "d1", "c1", None);
         a.add_decision(4, "d2", "c1", Some("r1"));
         assert!(!a.is_superseded("d1"));

@@ -724,11 +724,13 @@ impl EventLog {
         }
     }
 
-    /// The calls waiting for a decision, oldest first.
+    /// The calls waiting for a decision (asked about, undecided, with no
+    /// outcome), oldest first.
     pub fn pending_approvals(&self) -> Vec<PendingApproval> {
         self.approvals
             .pending()
-            .map(|(position, call_id)| {
+            .filter(|&(_, _, call)| call.is_none_or(|c| self.calls.answer(c).is_none()))
+            .map(|(position, call_id, _)| {
                 let event = &self.events[position];
                 PendingApproval {
                     call_id: call_id.to_string(),
