@@ -679,3 +679,36 @@ fn two_waiting_calls_of_one_reply_under_one_id_are_both_pending_and_both_decided
         .count();
     assert_eq!(outcomes, 2, "{request}");
 }
+
+/// Two calls of one reply under one id, the first waiting and the second
+/// run at once: the outcome answers the call that ran, not the one that
+/// waits; each request pairs every call with its own outcome.
+#[test]
+fn a_call_run_at_once_under_the_id_of_one_that_waits_answers_only_itself() {
+    let calls = json!([
+        {"id": "call_0", "name": "write_file", "arguments": {"path": "a.txt"}},
+        {"id": "call_0", "name": "read_file", "arguments": {"path": "b.txt"}},
+    ]);
+    let p = process(env(1).session("s", Vec::new()).unwrap(), calls);
+    let result = block_on(run_compiled("Go", &p.agent, &options())).unwrap();
+    assert_eq!(result.stop_reason, StopReason::Approval);
+    assert_eq!(result.pending.len(), 1, "{:?}", result.pending);
+    assert_eq!(result.pending[0].name, "write_file");
+    block_on(resume_compiled(
+        &p.agent,
+        &decide("call_0", json!({"approve": true})),
+    ))
+    .unwrap();
+    let request = p.model.requests.borrow().last().cloned().unwrap();
+    let messages = request.as_array().unwrap();
+    // Each call's id is answered by an outcome of its own tool.
+    for m in messages.iter().filter(|m| m["role"] == "assistant") {
+        for c in m["tool_calls"].as_array().into_iter().flatten() {
+            let answer = answers(&request, c["id"].as_str().unwrap());
+            assert_eq!(answer.len(), 1, "{request}");
+            let tool = c["function"]["name"].as_str().unwrap();
+            let content = answer[0]["content"].to_string();
+            assert!(content.contains(tool), "{tool} answered by {content}");
+        }
+    }
+}

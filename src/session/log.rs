@@ -458,7 +458,12 @@ impl EventLog {
                 self.tool_outcomes.push(index);
                 self.timeline.push(index);
                 if let Some(call_id) = render::call_id_of(&event.data) {
-                    self.calls.add_outcome(index, call_id);
+                    // Only a decided call's outcome answers a call asked about.
+                    let decided = approvals::decision_of(&event.data).is_some();
+                    let approvals = &self.approvals;
+                    self.calls.add_outcome_passing(index, call_id, |call| {
+                        !decided && approvals.request_for_call(call).is_some()
+                    });
                 }
             }
             None if event.kind == TOOL_CALL => {
