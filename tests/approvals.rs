@@ -712,3 +712,42 @@ fn a_call_run_at_once_under_the_id_of_one_that_waits_answers_only_itself() {
         }
     }
 }
+
+/// The session keeps a waiting call's arguments redacted: an approved call
+/// whose arguments held a secret does not run with the placeholder in its
+/// place (a password set to `[REDACTED:secret-key]`); it is refused, and
+/// the model is told why.
+#[test]
+fn an_approved_call_whose_secret_the_session_does_not_keep_is_refused_not_run_redacted() {
+    let calls = json!([
+        {"id": "c1", "name": "write_file", "arguments": {"path": "a.txt", "password": "hunter2-horse"}},
+    ]);
+    let p = process(env(1).session("s", Vec::new()).unwrap(), calls);
+    let paused = block_on(run_compiled("Write", &p.agent, &options())).unwrap();
+    assert_eq!(paused.stop_reason, StopReason::Approval);
+    let result = block_on(resume_compiled(
+        &p.agent,
+        &decide("c1", json!({"approve": true})),
+    ))
+    .unwrap();
+    assert!(
+        p.tools.ran.borrow().is_empty(),
+        "ran with {:?}",
+        p.tools.ran.borrow()
+    );
+    assert_eq!(result.decided.len(), 1);
+    let error = result.decided[0].error.clone().unwrap_or_default();
+    assert!(error.contains("secret"), "{error}");
+    // An edit that brings a secret back cannot run it either.
+    let calls = json!([{"id": "c2", "name": "write_file", "arguments": {"path": "b.txt"}}]);
+    let q = process(env(2).session("s2", Vec::new()).unwrap(), calls);
+    block_on(run_compiled("Write", &q.agent, &options())).unwrap();
+    let edit =
+        json!({"approve": true, "args": {"path": "b.txt", "api_key": "sk-live-0123456789abcdef"}});
+    block_on(resume_compiled(&q.agent, &decide("c2", edit))).unwrap();
+    assert!(
+        q.tools.ran.borrow().is_empty(),
+        "{:?}",
+        q.tools.ran.borrow()
+    );
+}

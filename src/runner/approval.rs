@@ -212,6 +212,23 @@ pub(crate) fn rejection(d: &Decided) -> String {
     }
 }
 
+/// Why an approved call cannot run, if its arguments (as the session holds
+/// them) lost a secret to redaction: run, it would get the placeholder in
+/// the secret's place (a password set to `[REDACTED:secret-key]`).
+pub(crate) fn lost_secret(d: &Decided) -> Option<String> {
+    fn holds(value: &Value) -> bool {
+        match value {
+            Value::String(s) => s.contains("[REDACTED:"),
+            Value::Array(items) => items.iter().any(holds),
+            Value::Object(fields) => fields.values().any(holds),
+            _ => false,
+        }
+    }
+    holds(&d.arguments).then(|| {
+        "the call's arguments held a secret, which the session does not keep (it records them redacted), so it was not run with the placeholder in the secret's place: call it again in a way that needs no secret in its arguments".to_string()
+    })
+}
+
 /// Records the outcome of a decided call that does not run: a `tool_error`
 /// with `message` (redacted by the caller), naming the decision.
 pub(crate) fn record_refusal(

@@ -542,8 +542,11 @@ async fn decide(
     let decided = approval::to_carry_out(&agent.session)?;
     let mut runs: Vec<LocalFuture<'_, Result<ToolEvent>>> = Vec::new();
     for d in &decided {
-        if !d.approve {
-            let why = approval::rejection(d);
+        let refused = match d.approve {
+            false => Some(approval::rejection(d)),
+            true => approval::lost_secret(d),
+        };
+        if let Some(why) = refused {
             result
                 .decided
                 .push(approval::record_refusal(&agent.session, d, why)?);
