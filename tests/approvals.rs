@@ -15,7 +15,7 @@ use context_compiler::clock::IdRng;
 use context_compiler::kv::{KvArtifactStore, KvStoreOptions, MemoryKv};
 use context_compiler::normalize::aligner::PerceptionAligner;
 use context_compiler::runner::{
-    resume_compiled, run_compiled, Agent, ApprovalPolicy, Model, ModelReply, ModelRequest,
+    mcp, resume_compiled, run_compiled, Agent, ApprovalPolicy, Model, ModelReply, ModelRequest,
     RequestedToolCall, RunOptions, RunResult, SessionSync, StopReason, ToolSpec,
 };
 use context_compiler::session::{
@@ -750,4 +750,24 @@ fn an_approved_call_whose_secret_the_session_does_not_keep_is_refused_not_run_re
         "{:?}",
         q.tools.ran.borrow()
     );
+}
+
+/// `orchestrate_compiled` over a run that stopped for approval: its
+/// `CallToolResult` says which calls wait (in the text and as
+/// `structuredContent.pending`, which the output schema declares), instead
+/// of an empty answer that reads as done.
+#[test]
+fn an_orchestrated_run_that_stops_for_approval_says_which_calls_wait() {
+    let (_, result) = paused();
+    let out = mcp::tool_result(&result);
+    let text = out["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("call_w") && text.contains("write_file"),
+        "{out}"
+    );
+    let pending = &out["structuredContent"]["pending"];
+    assert_eq!(pending[0]["call_id"], "call_w", "{out}");
+    assert_eq!(pending[0]["name"], "write_file");
+    let schema = &mcp::tool_definition()["outputSchema"]["properties"];
+    assert!(schema.get("pending").is_some(), "{schema}");
 }
