@@ -771,3 +771,41 @@ fn an_orchestrated_run_that_stops_for_approval_says_which_calls_wait() {
     let schema = &mcp::tool_definition()["outputSchema"]["properties"];
     assert!(schema.get("pending").is_some(), "{schema}");
 }
+
+/// A decided first and synced, and is still running the call (its outcome
+/// not saved yet); B rejected it, syncs, and sees A's decision stand: B
+/// does not run the call A is running (against its own person's
+/// rejection), it says its decision was superseded.
+#[test]
+fn a_run_whose_decision_was_superseded_does_not_run_the_call_the_first_decider_runs() {
+    let (p, _) = paused();
+    let store = memory_store();
+    sync(&store, &p.session);
+    let load = |seed| {
+        let loaded = block_on(store.load_session("s", env(seed)))
+            .unwrap()
+            .unwrap();
+        process(loaded, json!([]))
+    };
+    let a = load(4);
+    let b = load(5);
+    let approve = ApprovalDecision::from_json(&json!({"approve": true}), "d").unwrap();
+    a.session
+        .borrow_mut()
+        .decide_approval("call_w", &approve)
+        .unwrap();
+    sync(&store, &a.session);
+    let mut ob = decide("call_w", json!({"approve": false, "reason": "no"}));
+    ob.sync = Some(Rc::new(StoreSync {
+        store: store.clone(),
+        session: b.session.clone(),
+    }));
+    let rb = block_on(resume_compiled(&b.agent, &ob)).unwrap();
+    assert_eq!(rb.superseded.len(), 1, "{:?}", rb.superseded);
+    assert!(
+        b.tools.ran.borrow().is_empty(),
+        "B ran {:?}",
+        b.tools.ran.borrow()
+    );
+    assert!(rb.decided.is_empty(), "{:?}", rb.decided);
+}

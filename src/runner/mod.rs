@@ -539,7 +539,12 @@ async fn decide(
                 .push(SupersededDecision { call_id, event_id });
         }
     }
-    let decided = approval::to_carry_out(&agent.session)?;
+    // A call this run's decision lost: the process whose decision stands
+    // carries it out (it may be running it now), not this one.
+    let decided: Vec<approval::Decided> = approval::to_carry_out(&agent.session)?
+        .into_iter()
+        .filter(|d| !result.superseded.iter().any(|s| s.call_id == d.call_id))
+        .collect();
     let mut runs: Vec<LocalFuture<'_, Result<ToolEvent>>> = Vec::new();
     for d in &decided {
         let refused = match d.approve {
