@@ -427,23 +427,10 @@ fn sync(store: &Rc<dyn SessionStore>, session: &Rc<RefCell<Session>>) {
 #[test]
 fn two_processes_deciding_one_call_answer_it_once_and_the_later_says_so() {
     let (p, _) = paused();
-    let store: Rc<dyn SessionStore> = Rc::new(
-        KvArtifactStore::new(
-            MemoryKv::new(),
-            StepClock::new(1.0, 1.0),
-            KvStoreOptions::default(),
-        )
-        .unwrap(),
-    );
+    let store = memory_store();
     sync(&store, &p.session);
-    let load = |seed| {
-        let loaded = block_on(store.load_session("s", env(seed)))
-            .unwrap()
-            .unwrap();
-        process(loaded, json!([]))
-    };
-    let a = load(4);
-    let b = load(5);
+    let a = load(&store, 4, json!([]));
+    let b = load(&store, 5, json!([]));
     // A approves and syncs first; B rejects, syncing before it runs anything.
     block_on(resume_compiled(
         &a.agent,
@@ -483,14 +470,7 @@ fn two_processes_deciding_one_call_answer_it_once_and_the_later_says_so() {
 #[test]
 fn two_processes_that_both_ran_the_call_answer_it_once_after_sync() {
     let (p, _) = paused();
-    let store: Rc<dyn SessionStore> = Rc::new(
-        KvArtifactStore::new(
-            MemoryKv::new(),
-            StepClock::new(1.0, 1.0),
-            KvStoreOptions::default(),
-        )
-        .unwrap(),
-    );
+    let store = memory_store();
     sync(&store, &p.session);
     let a = process(
         block_on(store.load_session("s", env(6))).unwrap().unwrap(),
@@ -575,6 +555,15 @@ fn a_decision_not_carried_out_is_carried_out_by_the_next_resume() {
     assert_eq!(result.decided.len(), 1);
 }
 
+/// A process that loaded session `s` from `store`, its model asking for
+/// `calls` first.
+fn load(store: &Rc<dyn SessionStore>, seed: u64, calls: Value) -> Process {
+    let loaded = block_on(store.load_session("s", env(seed)))
+        .unwrap()
+        .unwrap();
+    process(loaded, calls)
+}
+
 fn memory_store() -> Rc<dyn SessionStore> {
     Rc::new(
         KvArtifactStore::new(
@@ -599,14 +588,8 @@ fn a_decision_merged_after_a_reused_id_waits_again_decides_only_the_call_it_saw(
     block_on(run_compiled("Write", &p.agent, &options())).unwrap();
     let store = memory_store();
     sync(&store, &p.session);
-    let load = |seed, calls| {
-        let loaded = block_on(store.load_session("s", env(seed)))
-            .unwrap()
-            .unwrap();
-        process(loaded, calls)
-    };
-    let a = load(4, write("z.txt"));
-    let b = load(5, json!([]));
+    let a = load(&store, 4, write("z.txt"));
+    let b = load(&store, 5, json!([]));
     let ra = block_on(resume_compiled(
         &a.agent,
         &decide("call_0", json!({"approve": true})),
@@ -781,14 +764,8 @@ fn a_run_whose_decision_was_superseded_does_not_run_the_call_the_first_decider_r
     let (p, _) = paused();
     let store = memory_store();
     sync(&store, &p.session);
-    let load = |seed| {
-        let loaded = block_on(store.load_session("s", env(seed)))
-            .unwrap()
-            .unwrap();
-        process(loaded, json!([]))
-    };
-    let a = load(4);
-    let b = load(5);
+    let a = load(&store, 4, json!([]));
+    let b = load(&store, 5, json!([]));
     let approve = ApprovalDecision::from_json(&json!({"approve": true}), "d").unwrap();
     a.session
         .borrow_mut()
