@@ -29,7 +29,8 @@ use context_compiler::working_context::checker::check_request;
 use context_compiler::{ContextCompiler, Error, ErrorCode, ProviderFormat, Result, Session};
 use serde_json::{json, Value};
 
-/// A model that asks for `calls` on its first step and then answers,
+/// A model that asks for `calls` on its first step (a whole reply when it
+/// is an object) and then answers,
 /// keeping every request in every format (each checked by `check_request`).
 struct Scripted {
     calls: Value,
@@ -51,7 +52,9 @@ impl Model for Scripted {
         let openai = request.context.to_provider_messages(ProviderFormat::OpenAi);
         let first = self.requests.borrow().is_empty() && self.calls != json!([]);
         self.requests.borrow_mut().push(openai);
-        if first {
+        if first && self.calls.is_object() {
+            ModelReply::from_json(&self.calls)
+        } else if first {
             ModelReply::from_json(&json!({ "content": "", "toolCalls": self.calls }))
         } else {
             Ok(ModelReply::text("Done."))
@@ -785,4 +788,76 @@ fn a_run_whose_decision_was_superseded_does_not_run_the_call_the_first_decider_r
         b.tools.ran.borrow()
     );
     assert!(rb.decided.is_empty(), "{:?}", rb.decided);
+}
+
+/// A reply with signed reasoning whose first call runs at once and whose
+/// second waits: every request keeps the reply as the model gave it (the
+/// reasoning first, the calls in its order), in every format.
+#[test]
+fn a_waiting_call_after_one_run_at_once_keeps_the_replys_order_and_reasoning() {
+    let reply = json!({
+        "content": "",
+        "reasoning": {"format": "anthropic", "items": [
+            {"type": "thinking", "thinking": "read, then write", "signature": "sig-1"}
+        ]},
+        "toolCalls": [
+            {"id": "call_r", "name": "read_file", "arguments": {"path": "b.txt"}},
+            {"id": "call_w", "name": "write_file", "arguments": {"path": "a.txt"}},
+        ],
+    });
+    let p = process(env(1).session("s", Vec::new()).unwrap(), reply);
+    let mut o = options();
+    o.compile.format = Some(ProviderFormat::Anthropic);
+    block_on(run_compiled("Go", &p.agent, &o)).unwrap();
+    let mut o2 = decide("call_w", json!({"approve": true}));
+    o2.compile.format = Some(ProviderFormat::Anthropic);
+    block_on(resume_compiled(&p.agent, &o2)).unwrap();
+    let ctx = block_on(p.agent.compiler.compile_with(
+        &mut p.session.borrow_mut(),
+        4000,
+        &o2.compile,
+    ))
+    .unwrap();
+    let request = ctx.to_provider_messages(ProviderFormat::Anthropic);
+    let assistant = request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "assistant")
+        .cloned()
+        .unwrap();
+    let blocks: Vec<String> = assistant["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            format!(
+                "{} {}",
+                b["type"].as_str().unwrap_or(""),
+                b["id"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(
+        blocks,
+        vec!["thinking ", "tool_use call_r", "tool_use call_w"],
+        "{request}"
+    );
+    // A reply whose calls all run at once, the first refused (a tool not
+    // offered): one assistant message too.
+    let reply = json!({"content": "", "toolCalls": [
+        {"id": "c1", "name": "nope", "arguments": {}},
+        {"id": "c2", "name": "read_file", "arguments": {"path": "b.txt"}},
+        {"id": "c3", "name": "read_file", "arguments": {"path": "c.txt"}},
+    ]});
+    let q = process(env(2).session("s2", Vec::new()).unwrap(), reply);
+    block_on(run_compiled("Go", &q.agent, &o)).unwrap();
+    let request = q.model.requests.borrow().last().cloned().unwrap();
+    let replies: Vec<usize> = request
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["tool_calls"].as_array().map(Vec::len))
+        .collect();
+    assert_eq!(replies, vec![3], "{request}");
 }

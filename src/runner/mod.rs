@@ -831,23 +831,34 @@ async fn run_tools(
     turn: Turn<'_>,
 ) -> Result<Vec<ToolEvent>> {
     let waits = approval::waiting(options, calls).await;
-    let mut runs: Vec<LocalFuture<'_, Result<ToolEvent>>> = Vec::new();
+    // One future a call, polled in the reply's order: each records its
+    // `tool_call` when first polled, so the session keeps the calls in the
+    // order the model gave them (a call that waits among them too).
+    let mut runs: Vec<LocalFuture<'_, Result<Option<ToolEvent>>>> = Vec::new();
     for (i, call) in calls.iter().enumerate() {
         let notes = record::call_notes(call, i, reasoning);
         if waits.get(i).copied().unwrap_or(false) {
-            approval::request(&agent.session, call, notes)?;
+            let session = &agent.session;
+            runs.push(Box::pin(async move {
+                approval::request(session, call, notes).map(|()| None)
+            }));
             continue;
         }
         let arguments = call.arguments.as_ref().ok();
-        runs.push(Box::pin(traced(
+        let run = traced(
             turn,
             &call.name,
             call.id.as_deref(),
             arguments,
             run_tool(agent, options, call, notes),
-        )));
+        );
+        runs.push(Box::pin(async move { run.await.map(Some) }));
     }
-    join_all(runs).await.into_iter().collect()
+    join_all(runs)
+        .await
+        .into_iter()
+        .filter_map(Result::transpose)
+        .collect()
 }
 
 /// A tool call's `run`, traced as an `execute_tool` span under the turn.
@@ -909,11 +920,12 @@ async fn run_tool(
                 )
                 .await
         }
-        (refusal, _, _) => refuse_call(
-            &agent.session,
-            call,
-            &refusal.unwrap_or_else(|| "the call cannot run".into()),
-            notes,
-        ),
+        (refusal, _, _) => {
+            let recorded = record::record_refused_call(&agent.session, call, notes)?;
+            // The reply's other calls record theirs first, as a handler's do.
+            crate::join::yield_now().await;
+            let why = refusal.unwrap_or_else(|| "the call cannot run".into());
+            record::record_refusal(&agent.session, call, &why, &recorded)
+        }
     }
 }
