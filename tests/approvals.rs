@@ -736,6 +736,21 @@ fn an_approved_call_whose_secret_the_session_does_not_keep_is_refused_not_run_re
         "{:?}",
         q.tools.ran.borrow()
     );
+    // A placeholder the model copied from a redacted output is no secret
+    // lost: the call runs as the model gave it.
+    let copied = json!({"path": "log.txt", "text": "token: [REDACTED:github-token]"});
+    let calls = json!([{"id": "c3", "name": "write_file", "arguments": copied}]);
+    let r = process(env(3).session("s3", Vec::new()).unwrap(), calls);
+    block_on(run_compiled("Write", &r.agent, &options())).unwrap();
+    block_on(resume_compiled(
+        &r.agent,
+        &decide("c3", json!({"approve": true})),
+    ))
+    .unwrap();
+    assert_eq!(
+        r.tools.ran.borrow().as_slice(),
+        &[("write_file".to_string(), copied)]
+    );
 }
 
 /// `orchestrate_compiled` over a run that stopped for approval: its
