@@ -876,3 +876,31 @@ fn a_waiting_call_after_one_run_at_once_keeps_the_replys_order_and_reasoning() {
         .collect();
     assert_eq!(replies, vec![3], "{request}");
 }
+
+/// A look-back tool the host marks `needs_approval` in its specs waits too
+/// (the run offers the library's own definition of it, keeping the mark).
+#[test]
+fn a_look_back_tool_marked_needs_approval_waits() {
+    let calls = json!([{"id": "c1", "name": "search_history", "arguments": {"query": "disk"}}]);
+    let p = process(env(1).session("s", Vec::new()).unwrap(), calls);
+    let mut o = options();
+    o.look_back = true;
+    let mut search = ToolSpec::new("search_history", "Searches what left the window.");
+    search.needs_approval = true;
+    o.tools.push(search);
+    let result = block_on(run_compiled("Find it", &p.agent, &o)).unwrap();
+    assert_eq!(
+        result.stop_reason,
+        StopReason::Approval,
+        "{:?}",
+        result.steps
+    );
+    assert_eq!(result.pending[0].name, "search_history");
+    let mut o2 = decide("c1", json!({"approve": true}));
+    o2.look_back = true;
+    o2.tools = o.tools.clone();
+    let done = block_on(resume_compiled(&p.agent, &o2)).unwrap();
+    assert_eq!(done.stop_reason, StopReason::Answered);
+    assert_eq!(done.decided[0].tool_name, "search_history");
+    assert!(done.decided[0].error.is_none(), "{:?}", done.decided[0]);
+}

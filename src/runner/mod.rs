@@ -373,12 +373,21 @@ fn with_look_back(agent: &Agent, options: &RunOptions) -> Result<(Agent, RunOpti
     let mut agent = agent.clone();
     agent.tools = Some(Rc::new(handler.with_look_back()));
     let mut options = options.clone();
+    // The host's mark on a look-back tool stays: its calls wait.
+    let marked: Vec<String> = options
+        .tools
+        .iter()
+        .filter(|t| t.needs_approval && crate::tools::look_back::is_look_back(&t.name))
+        .map(|t| t.name.clone())
+        .collect();
     options
         .tools
         .retain(|t| !crate::tools::look_back::is_look_back(&t.name));
-    options.tools.extend(ToolSpec::parse_list(
-        &crate::tools::look_back::look_back_definitions(),
-    )?);
+    let mut own = ToolSpec::parse_list(&crate::tools::look_back::look_back_definitions())?;
+    for spec in &mut own {
+        spec.needs_approval |= marked.contains(&spec.name);
+    }
+    options.tools.extend(own);
     options.look_back = false;
     Ok((agent, options))
 }
