@@ -15,7 +15,7 @@ use context_compiler::clock::IdRng;
 use context_compiler::kv::{KvArtifactStore, KvStoreOptions, MemoryKv};
 use context_compiler::normalize::aligner::PerceptionAligner;
 use context_compiler::runner::{
-    resume_compiled, run_compiled, Agent, ApprovalPolicy, Model, ModelReply, ModelRequest,
+    mcp, resume_compiled, run_compiled, Agent, ApprovalPolicy, Model, ModelReply, ModelRequest,
     RequestedToolCall, RunOptions, RunResult, SessionSync, StopReason, ToolSpec,
 };
 use context_compiler::session::{
@@ -29,7 +29,8 @@ use context_compiler::working_context::checker::check_request;
 use context_compiler::{ContextCompiler, Error, ErrorCode, ProviderFormat, Result, Session};
 use serde_json::{json, Value};
 
-/// A model that asks for `calls` on its first step and then answers,
+/// A model that asks for `calls` on its first step (a whole reply when it
+/// is an object) and then answers,
 /// keeping every request in every format (each checked by `check_request`).
 struct Scripted {
     calls: Value,
@@ -51,7 +52,9 @@ impl Model for Scripted {
         let openai = request.context.to_provider_messages(ProviderFormat::OpenAi);
         let first = self.requests.borrow().is_empty() && self.calls != json!([]);
         self.requests.borrow_mut().push(openai);
-        if first {
+        if first && self.calls.is_object() {
+            ModelReply::from_json(&self.calls)
+        } else if first {
             ModelReply::from_json(&json!({ "content": "", "toolCalls": self.calls }))
         } else {
             Ok(ModelReply::text("Done."))
@@ -427,23 +430,10 @@ fn sync(store: &Rc<dyn SessionStore>, session: &Rc<RefCell<Session>>) {
 #[test]
 fn two_processes_deciding_one_call_answer_it_once_and_the_later_says_so() {
     let (p, _) = paused();
-    let store: Rc<dyn SessionStore> = Rc::new(
-        KvArtifactStore::new(
-            MemoryKv::new(),
-            StepClock::new(1.0, 1.0),
-            KvStoreOptions::default(),
-        )
-        .unwrap(),
-    );
+    let store = memory_store();
     sync(&store, &p.session);
-    let load = |seed| {
-        let loaded = block_on(store.load_session("s", env(seed)))
-            .unwrap()
-            .unwrap();
-        process(loaded, json!([]))
-    };
-    let a = load(4);
-    let b = load(5);
+    let a = load(&store, 4, json!([]));
+    let b = load(&store, 5, json!([]));
     // A approves and syncs first; B rejects, syncing before it runs anything.
     block_on(resume_compiled(
         &a.agent,
@@ -483,14 +473,7 @@ fn two_processes_deciding_one_call_answer_it_once_and_the_later_says_so() {
 #[test]
 fn two_processes_that_both_ran_the_call_answer_it_once_after_sync() {
     let (p, _) = paused();
-    let store: Rc<dyn SessionStore> = Rc::new(
-        KvArtifactStore::new(
-            MemoryKv::new(),
-            StepClock::new(1.0, 1.0),
-            KvStoreOptions::default(),
-        )
-        .unwrap(),
-    );
+    let store = memory_store();
     sync(&store, &p.session);
     let a = process(
         block_on(store.load_session("s", env(6))).unwrap().unwrap(),
@@ -573,4 +556,351 @@ fn a_decision_not_carried_out_is_carried_out_by_the_next_resume() {
         Some(("write_file".to_string(), json!({"path": "c.txt"})))
     );
     assert_eq!(result.decided.len(), 1);
+}
+
+/// A process that loaded session `s` from `store`, its model asking for
+/// `calls` first.
+fn load(store: &Rc<dyn SessionStore>, seed: u64, calls: Value) -> Process {
+    let loaded = block_on(store.load_session("s", env(seed)))
+        .unwrap()
+        .unwrap();
+    process(loaded, calls)
+}
+
+fn memory_store() -> Rc<dyn SessionStore> {
+    Rc::new(
+        KvArtifactStore::new(
+            MemoryKv::new(),
+            StepClock::new(1.0, 1.0),
+            KvStoreOptions::default(),
+        )
+        .unwrap(),
+    )
+}
+
+/// A provider that restarts at `call_0` every turn: process A approves the
+/// first `call_0`, and the model's next `call_0` waits; process B (which
+/// loaded the session before A saved) approved the first one too. After
+/// the merge, B's decision is about the call B saw, which A decided first:
+/// it is superseded, and never decides the later call no person saw.
+#[test]
+fn a_decision_merged_after_a_reused_id_waits_again_decides_only_the_call_it_saw() {
+    let write =
+        |path: &str| json!([{"id": "call_0", "name": "write_file", "arguments": {"path": path}}]);
+    let p = process(env(1).session("s", Vec::new()).unwrap(), write("a.txt"));
+    block_on(run_compiled("Write", &p.agent, &options())).unwrap();
+    let store = memory_store();
+    sync(&store, &p.session);
+    let a = load(&store, 4, write("z.txt"));
+    let b = load(&store, 5, json!([]));
+    let ra = block_on(resume_compiled(
+        &a.agent,
+        &decide("call_0", json!({"approve": true})),
+    ))
+    .unwrap();
+    assert_eq!(ra.stop_reason, StopReason::Approval);
+    assert_eq!(ra.pending[0].arguments, json!({"path": "z.txt"}));
+    sync(&store, &a.session);
+    let mut ob = decide("call_0", json!({"approve": true}));
+    ob.sync = Some(Rc::new(StoreSync {
+        store: store.clone(),
+        session: b.session.clone(),
+    }));
+    let rb = block_on(resume_compiled(&b.agent, &ob)).unwrap();
+    assert!(
+        b.tools.ran.borrow().is_empty(),
+        "B ran {:?}, a call no person saw",
+        b.tools.ran.borrow()
+    );
+    assert_eq!(rb.superseded.len(), 1, "{:?}", rb.superseded);
+    assert_eq!(rb.stop_reason, StopReason::Approval);
+    let pending = b.session.borrow().event_log().pending_approvals();
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0].arguments, json!({"path": "z.txt"}));
+}
+
+/// A provider that gives two calls of one reply the same id, both waiting:
+/// both are pending (neither is silently left unanswered), each decision
+/// decides the oldest still waiting, and every request answers each once.
+#[test]
+fn two_waiting_calls_of_one_reply_under_one_id_are_both_pending_and_both_decided() {
+    let calls = json!([
+        {"id": "call_0", "name": "write_file", "arguments": {"path": "a.txt"}},
+        {"id": "call_0", "name": "write_file", "arguments": {"path": "b.txt"}},
+    ]);
+    let p = process(env(1).session("s", Vec::new()).unwrap(), calls);
+    let result = block_on(run_compiled("Write", &p.agent, &options())).unwrap();
+    let paths: Vec<&Value> = result
+        .pending
+        .iter()
+        .map(|w| &w.arguments["path"])
+        .collect();
+    assert_eq!(paths, vec!["a.txt", "b.txt"], "{:?}", result.pending);
+    let first = block_on(resume_compiled(
+        &p.agent,
+        &decide("call_0", json!({"approve": true})),
+    ))
+    .unwrap();
+    assert_eq!(first.stop_reason, StopReason::Approval);
+    assert_eq!(first.pending.len(), 1);
+    assert_eq!(first.pending[0].arguments, json!({"path": "b.txt"}));
+    let refused = block_on(run_compiled("And now?", &p.agent, &options())).err();
+    assert_eq!(refused.map(|e| e.code()), Some(ErrorCode::InvalidArgument));
+    let second = block_on(resume_compiled(
+        &p.agent,
+        &decide("call_0", json!({"approve": false, "reason": "not b"})),
+    ))
+    .unwrap();
+    assert_eq!(second.stop_reason, StopReason::Answered);
+    assert_eq!(
+        p.tools.ran.borrow().as_slice(),
+        &[("write_file".to_string(), json!({"path": "a.txt"}))]
+    );
+    let request = p.model.requests.borrow().last().cloned().unwrap();
+    let outcomes = request
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .count();
+    assert_eq!(outcomes, 2, "{request}");
+}
+
+/// Two calls of one reply under one id, the first waiting and the second
+/// run at once: the outcome answers the call that ran, not the one that
+/// waits; each request pairs every call with its own outcome.
+#[test]
+fn a_call_run_at_once_under_the_id_of_one_that_waits_answers_only_itself() {
+    let calls = json!([
+        {"id": "call_0", "name": "write_file", "arguments": {"path": "a.txt"}},
+        {"id": "call_0", "name": "read_file", "arguments": {"path": "b.txt"}},
+    ]);
+    let p = process(env(1).session("s", Vec::new()).unwrap(), calls);
+    let result = block_on(run_compiled("Go", &p.agent, &options())).unwrap();
+    assert_eq!(result.stop_reason, StopReason::Approval);
+    assert_eq!(result.pending.len(), 1, "{:?}", result.pending);
+    assert_eq!(result.pending[0].name, "write_file");
+    block_on(resume_compiled(
+        &p.agent,
+        &decide("call_0", json!({"approve": true})),
+    ))
+    .unwrap();
+    let request = p.model.requests.borrow().last().cloned().unwrap();
+    let messages = request.as_array().unwrap();
+    // Each call's id is answered by an outcome of its own tool.
+    for m in messages.iter().filter(|m| m["role"] == "assistant") {
+        for c in m["tool_calls"].as_array().into_iter().flatten() {
+            let answer = answers(&request, c["id"].as_str().unwrap());
+            assert_eq!(answer.len(), 1, "{request}");
+            let tool = c["function"]["name"].as_str().unwrap();
+            let content = answer[0]["content"].to_string();
+            assert!(content.contains(tool), "{tool} answered by {content}");
+        }
+    }
+}
+
+/// The session keeps a waiting call's arguments redacted: an approved call
+/// whose arguments held a secret does not run with the placeholder in its
+/// place (a password set to `[REDACTED:secret-key]`); it is refused, and
+/// the model is told why.
+#[test]
+fn an_approved_call_whose_secret_the_session_does_not_keep_is_refused_not_run_redacted() {
+    let calls = json!([
+        {"id": "c1", "name": "write_file", "arguments": {"path": "a.txt", "password": "hunter2-horse"}},
+    ]);
+    let p = process(env(1).session("s", Vec::new()).unwrap(), calls);
+    let paused = block_on(run_compiled("Write", &p.agent, &options())).unwrap();
+    assert_eq!(paused.stop_reason, StopReason::Approval);
+    let result = block_on(resume_compiled(
+        &p.agent,
+        &decide("c1", json!({"approve": true})),
+    ))
+    .unwrap();
+    assert!(
+        p.tools.ran.borrow().is_empty(),
+        "ran with {:?}",
+        p.tools.ran.borrow()
+    );
+    assert_eq!(result.decided.len(), 1);
+    let error = result.decided[0].error.clone().unwrap_or_default();
+    assert!(error.contains("secret"), "{error}");
+    // An edit that brings a secret back cannot run it either.
+    let calls = json!([{"id": "c2", "name": "write_file", "arguments": {"path": "b.txt"}}]);
+    let q = process(env(2).session("s2", Vec::new()).unwrap(), calls);
+    block_on(run_compiled("Write", &q.agent, &options())).unwrap();
+    let edit =
+        json!({"approve": true, "args": {"path": "b.txt", "api_key": "sk-live-0123456789abcdef"}});
+    block_on(resume_compiled(&q.agent, &decide("c2", edit))).unwrap();
+    assert!(
+        q.tools.ran.borrow().is_empty(),
+        "{:?}",
+        q.tools.ran.borrow()
+    );
+    // A placeholder the model copied from a redacted output is no secret
+    // lost: the call runs as the model gave it.
+    let copied = json!({"path": "log.txt", "text": "token: [REDACTED:github-token]"});
+    let calls = json!([{"id": "c3", "name": "write_file", "arguments": copied}]);
+    let r = process(env(3).session("s3", Vec::new()).unwrap(), calls);
+    block_on(run_compiled("Write", &r.agent, &options())).unwrap();
+    block_on(resume_compiled(
+        &r.agent,
+        &decide("c3", json!({"approve": true})),
+    ))
+    .unwrap();
+    assert_eq!(
+        r.tools.ran.borrow().as_slice(),
+        &[("write_file".to_string(), copied)]
+    );
+}
+
+/// `orchestrate_compiled` over a run that stopped for approval: its
+/// `CallToolResult` says which calls wait (in the text and as
+/// `structuredContent.pending`, which the output schema declares), instead
+/// of an empty answer that reads as done.
+#[test]
+fn an_orchestrated_run_that_stops_for_approval_says_which_calls_wait() {
+    let (_, result) = paused();
+    let out = mcp::tool_result(&result);
+    let text = out["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("call_w") && text.contains("write_file"),
+        "{out}"
+    );
+    let pending = &out["structuredContent"]["pending"];
+    assert_eq!(pending[0]["call_id"], "call_w", "{out}");
+    assert_eq!(pending[0]["name"], "write_file");
+    let schema = &mcp::tool_definition()["outputSchema"]["properties"];
+    assert!(schema.get("pending").is_some(), "{schema}");
+}
+
+/// A decided first and synced, and is still running the call (its outcome
+/// not saved yet); B rejected it, syncs, and sees A's decision stand: B
+/// does not run the call A is running (against its own person's
+/// rejection), it says its decision was superseded.
+#[test]
+fn a_run_whose_decision_was_superseded_does_not_run_the_call_the_first_decider_runs() {
+    let (p, _) = paused();
+    let store = memory_store();
+    sync(&store, &p.session);
+    let a = load(&store, 4, json!([]));
+    let b = load(&store, 5, json!([]));
+    let approve = ApprovalDecision::from_json(&json!({"approve": true}), "d").unwrap();
+    a.session
+        .borrow_mut()
+        .decide_approval("call_w", &approve)
+        .unwrap();
+    sync(&store, &a.session);
+    let mut ob = decide("call_w", json!({"approve": false, "reason": "no"}));
+    ob.sync = Some(Rc::new(StoreSync {
+        store: store.clone(),
+        session: b.session.clone(),
+    }));
+    let rb = block_on(resume_compiled(&b.agent, &ob)).unwrap();
+    assert_eq!(rb.superseded.len(), 1, "{:?}", rb.superseded);
+    assert!(
+        b.tools.ran.borrow().is_empty(),
+        "B ran {:?}",
+        b.tools.ran.borrow()
+    );
+    assert!(rb.decided.is_empty(), "{:?}", rb.decided);
+}
+
+/// A reply with signed reasoning whose first call runs at once and whose
+/// second waits: every request keeps the reply as the model gave it (the
+/// reasoning first, the calls in its order), in every format.
+#[test]
+fn a_waiting_call_after_one_run_at_once_keeps_the_replys_order_and_reasoning() {
+    let reply = json!({
+        "content": "",
+        "reasoning": {"format": "anthropic", "items": [
+            {"type": "thinking", "thinking": "read, then write", "signature": "sig-1"}
+        ]},
+        "toolCalls": [
+            {"id": "call_r", "name": "read_file", "arguments": {"path": "b.txt"}},
+            {"id": "call_w", "name": "write_file", "arguments": {"path": "a.txt"}},
+        ],
+    });
+    let p = process(env(1).session("s", Vec::new()).unwrap(), reply);
+    let mut o = options();
+    o.compile.format = Some(ProviderFormat::Anthropic);
+    block_on(run_compiled("Go", &p.agent, &o)).unwrap();
+    let mut o2 = decide("call_w", json!({"approve": true}));
+    o2.compile.format = Some(ProviderFormat::Anthropic);
+    block_on(resume_compiled(&p.agent, &o2)).unwrap();
+    let ctx = block_on(p.agent.compiler.compile_with(
+        &mut p.session.borrow_mut(),
+        4000,
+        &o2.compile,
+    ))
+    .unwrap();
+    let request = ctx.to_provider_messages(ProviderFormat::Anthropic);
+    let assistant = request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "assistant")
+        .cloned()
+        .unwrap();
+    let blocks: Vec<String> = assistant["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            format!(
+                "{} {}",
+                b["type"].as_str().unwrap_or(""),
+                b["id"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(
+        blocks,
+        vec!["thinking ", "tool_use call_r", "tool_use call_w"],
+        "{request}"
+    );
+    // A reply whose calls all run at once, the first refused (a tool not
+    // offered): one assistant message too.
+    let reply = json!({"content": "", "toolCalls": [
+        {"id": "c1", "name": "nope", "arguments": {}},
+        {"id": "c2", "name": "read_file", "arguments": {"path": "b.txt"}},
+        {"id": "c3", "name": "read_file", "arguments": {"path": "c.txt"}},
+    ]});
+    let q = process(env(2).session("s2", Vec::new()).unwrap(), reply);
+    block_on(run_compiled("Go", &q.agent, &o)).unwrap();
+    let request = q.model.requests.borrow().last().cloned().unwrap();
+    let replies: Vec<usize> = request
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["tool_calls"].as_array().map(Vec::len))
+        .collect();
+    assert_eq!(replies, vec![3], "{request}");
+}
+
+/// A look-back tool the host marks `needs_approval` in its specs waits too
+/// (the run offers the library's own definition of it, keeping the mark).
+#[test]
+fn a_look_back_tool_marked_needs_approval_waits() {
+    let calls = json!([{"id": "c1", "name": "search_history", "arguments": {"query": "disk"}}]);
+    let p = process(env(1).session("s", Vec::new()).unwrap(), calls);
+    let mut o = options();
+    o.look_back = true;
+    let mut search = ToolSpec::new("search_history", "Searches what left the window.");
+    search.needs_approval = true;
+    o.tools.push(search);
+    let result = block_on(run_compiled("Find it", &p.agent, &o)).unwrap();
+    assert_eq!(
+        result.stop_reason,
+        StopReason::Approval,
+        "{:?}",
+        result.steps
+    );
+    assert_eq!(result.pending[0].name, "search_history");
+    let mut o2 = decide("c1", json!({"approve": true}));
+    o2.look_back = true;
+    o2.tools = o.tools.clone();
+    let done = block_on(resume_compiled(&p.agent, &o2)).unwrap();
+    assert_eq!(done.stop_reason, StopReason::Answered);
+    assert_eq!(done.decided[0].tool_name, "search_history");
+    assert!(done.decided[0].error.is_none(), "{:?}", done.decided[0]);
 }

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::normalize::redact::redact;
+use crate::normalize::redact::{redact, redact_json};
 use crate::race::{race, First};
 use crate::runner::{RequestedToolCall, RunOptions};
 use crate::session::{
@@ -88,7 +88,12 @@ pub(crate) fn request(
     notes: Map<String, Value>,
 ) -> Result<()> {
     let arguments = call.arguments.clone().unwrap_or_else(|_| json!({}));
+    let lost = !redact_json(&mut arguments.clone()).is_empty();
     let mut data = json!({ "tool_name": call.name, "arguments": arguments });
+    if lost {
+        // The session keeps them redacted: the call cannot run as asked.
+        data["secrets_redacted"] = json!(true);
+    }
     if let Value::Object(fields) = &mut data {
         fields.extend(notes);
     }
@@ -146,6 +151,8 @@ pub(crate) struct Decided {
     pub reason: Option<String>,
     /// The standing `approval_decided` event's id.
     pub event_id: String,
+    /// Whether the arguments it runs with lost a secret to redaction.
+    pub secrets_redacted: bool,
 }
 
 /// Records each decision; the call id and event id of each.
@@ -183,6 +190,11 @@ pub(crate) fn to_carry_out(session: &RefCell<Session>) -> Result<Vec<Decided>> {
         .map(|(call, decision)| {
             let data = &log.events()[decision].data;
             let text = |k: &str| data.get(k).and_then(Value::as_str).map(str::to_string);
+            // The edited arguments', else the call's own.
+            let sent = match data.get("arguments") {
+                Some(_) => data,
+                None => &log.events()[call].data,
+            };
             Decided {
                 call_id: text("call_id").unwrap_or_default(),
                 tool_name: text("tool_name").unwrap_or_else(|| "unknown".into()),
@@ -190,6 +202,7 @@ pub(crate) fn to_carry_out(session: &RefCell<Session>) -> Result<Vec<Decided>> {
                 approve: data.get("approve").and_then(Value::as_bool) == Some(true),
                 reason: text("reason"),
                 event_id: log.events()[decision].event_id.clone(),
+                secrets_redacted: sent.get("secrets_redacted") == Some(&Value::Bool(true)),
             }
         })
         .collect())
@@ -210,6 +223,15 @@ pub(crate) fn rejection(d: &Decided) -> String {
         Some(reason) => format!("a person rejected this call: {}", redact(reason).text),
         None => "a person rejected this call".to_string(),
     }
+}
+
+/// Why an approved call cannot run, if its arguments (as the session holds
+/// them) lost a secret to redaction: run, it would get the placeholder in
+/// the secret's place (a password set to `[REDACTED:secret-key]`).
+pub(crate) fn lost_secret(d: &Decided) -> Option<String> {
+    d.secrets_redacted.then(|| {
+        "the call's arguments held a secret, which the session does not keep (it records them redacted), so it was not run with the placeholder in the secret's place: call it again in a way that needs no secret in its arguments".to_string()
+    })
 }
 
 /// Records the outcome of a decided call that does not run: a `tool_error`

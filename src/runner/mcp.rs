@@ -37,7 +37,20 @@ pub fn tool_definition() -> Value {
                 "blocked": {"type": "boolean"},
                 "stop_reason": {"type": "string", "enum": ["answered", "max_steps", "blocked", "approval"]},
                 "steps": {"type": "integer"},
-                "artifacts": {"type": "array", "items": {"type": "string"}}
+                "artifacts": {"type": "array", "items": {"type": "string"}},
+                "pending": {
+                    "type": "array",
+                    "description": "The calls that wait for a person's decision (stop_reason approval)",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "call_id": {"type": "string"},
+                            "name": {"type": "string"},
+                            "arguments": {"type": "object"}
+                        },
+                        "required": ["call_id", "name", "arguments"]
+                    }
+                }
             },
             "required": ["session_id", "budget_used", "within_budget", "blocked", "stop_reason", "steps", "artifacts"]
         }
@@ -85,7 +98,9 @@ pub fn parse_arguments(arguments: &Value) -> Result<OrchestrateArguments> {
 
 /// A run's `CallToolResult`: the answer as text content, and its
 /// `session_id`, `budget_used`, `within_budget` with the artifacts the run
-/// externalised as structured content.
+/// externalised as structured content. A run that stopped for approval
+/// says which calls wait, in the text and as `pending` (arguments
+/// redacted).
 pub fn tool_result(run: &RunResult) -> Value {
     let artifacts: Vec<&str> = run
         .steps
@@ -94,8 +109,33 @@ pub fn tool_result(run: &RunResult) -> Value {
         .filter_map(|e| e.artifact.as_ref().map(|a| a.artifact_id.as_str()))
         .collect();
     let stop_reason = serde_json::to_value(run.stop_reason).unwrap_or(Value::Null);
+    let pending: Vec<Value> = run
+        .pending
+        .iter()
+        .map(|p| json!({"call_id": p.call_id, "name": p.name, "arguments": p.arguments}))
+        .collect();
+    let mut text = run.result.clone();
+    if !run.pending.is_empty() {
+        let calls: Vec<String> = run
+            .pending
+            .iter()
+            .map(|p| format!("{} ({})", p.name, p.call_id))
+            .collect();
+        let waiting = format!(
+            "{} tool call(s) wait for a person's decision: {}; resume session {} with approvals",
+            calls.len(),
+            calls.join(", "),
+            run.session_id
+        );
+        text = [text.trim(), waiting.as_str()]
+            .iter()
+            .filter(|t| !t.is_empty())
+            .copied()
+            .collect::<Vec<_>>()
+            .join("\n\n");
+    }
     json!({
-        "content": [{"type": "text", "text": run.result}],
+        "content": [{"type": "text", "text": text}],
         "structuredContent": {
             "session_id": run.session_id,
             "budget_used": run.budget_used,
@@ -104,6 +144,7 @@ pub fn tool_result(run: &RunResult) -> Value {
             "stop_reason": stop_reason,
             "steps": run.steps.len(),
             "artifacts": artifacts,
+            "pending": pending,
         },
         "isError": false,
     })

@@ -373,12 +373,21 @@ fn with_look_back(agent: &Agent, options: &RunOptions) -> Result<(Agent, RunOpti
     let mut agent = agent.clone();
     agent.tools = Some(Rc::new(handler.with_look_back()));
     let mut options = options.clone();
+    // The host's mark on a look-back tool stays: its calls wait.
+    let marked: Vec<String> = options
+        .tools
+        .iter()
+        .filter(|t| t.needs_approval && crate::tools::look_back::is_look_back(&t.name))
+        .map(|t| t.name.clone())
+        .collect();
     options
         .tools
         .retain(|t| !crate::tools::look_back::is_look_back(&t.name));
-    options.tools.extend(ToolSpec::parse_list(
-        &crate::tools::look_back::look_back_definitions(),
-    )?);
+    let mut own = ToolSpec::parse_list(&crate::tools::look_back::look_back_definitions())?;
+    for spec in &mut own {
+        spec.needs_approval |= marked.contains(&spec.name);
+    }
+    options.tools.extend(own);
     options.look_back = false;
     Ok((agent, options))
 }
@@ -539,11 +548,19 @@ async fn decide(
                 .push(SupersededDecision { call_id, event_id });
         }
     }
-    let decided = approval::to_carry_out(&agent.session)?;
+    // A call this run's decision lost: the process whose decision stands
+    // carries it out (it may be running it now), not this one.
+    let decided: Vec<approval::Decided> = approval::to_carry_out(&agent.session)?
+        .into_iter()
+        .filter(|d| !result.superseded.iter().any(|s| s.call_id == d.call_id))
+        .collect();
     let mut runs: Vec<LocalFuture<'_, Result<ToolEvent>>> = Vec::new();
     for d in &decided {
-        if !d.approve {
-            let why = approval::rejection(d);
+        let refused = match d.approve {
+            false => Some(approval::rejection(d)),
+            true => approval::lost_secret(d),
+        };
+        if let Some(why) = refused {
             result
                 .decided
                 .push(approval::record_refusal(&agent.session, d, why)?);
@@ -827,23 +844,34 @@ async fn run_tools(
     turn: Turn<'_>,
 ) -> Result<Vec<ToolEvent>> {
     let waits = approval::waiting(options, calls).await;
-    let mut runs: Vec<LocalFuture<'_, Result<ToolEvent>>> = Vec::new();
+    // One future a call, polled in the reply's order: each records its
+    // `tool_call` when first polled, so the session keeps the calls in the
+    // order the model gave them (a call that waits among them too).
+    let mut runs: Vec<LocalFuture<'_, Result<Option<ToolEvent>>>> = Vec::new();
     for (i, call) in calls.iter().enumerate() {
         let notes = record::call_notes(call, i, reasoning);
         if waits.get(i).copied().unwrap_or(false) {
-            approval::request(&agent.session, call, notes)?;
+            let session = &agent.session;
+            runs.push(Box::pin(async move {
+                approval::request(session, call, notes).map(|()| None)
+            }));
             continue;
         }
         let arguments = call.arguments.as_ref().ok();
-        runs.push(Box::pin(traced(
+        let run = traced(
             turn,
             &call.name,
             call.id.as_deref(),
             arguments,
             run_tool(agent, options, call, notes),
-        )));
+        );
+        runs.push(Box::pin(async move { run.await.map(Some) }));
     }
-    join_all(runs).await.into_iter().collect()
+    join_all(runs)
+        .await
+        .into_iter()
+        .filter_map(Result::transpose)
+        .collect()
 }
 
 /// A tool call's `run`, traced as an `execute_tool` span under the turn.
@@ -905,11 +933,12 @@ async fn run_tool(
                 )
                 .await
         }
-        (refusal, _, _) => refuse_call(
-            &agent.session,
-            call,
-            &refusal.unwrap_or_else(|| "the call cannot run".into()),
-            notes,
-        ),
+        (refusal, _, _) => {
+            let recorded = record::record_refused_call(&agent.session, call, notes)?;
+            // The reply's other calls record theirs first, as a handler's do.
+            crate::join::yield_now().await;
+            let why = refusal.unwrap_or_else(|| "the call cannot run".into());
+            record::record_refusal(&agent.session, call, &why, &recorded)
+        }
     }
 }

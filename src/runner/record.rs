@@ -10,7 +10,7 @@ use crate::normalize::redact::{redact, redact_json};
 use crate::runner::{ModelReply, Reasoning, RequestedToolCall};
 use crate::session::render::call_id_of;
 use crate::session::{
-    provider_compaction, record_shared, Session, ASSISTANT_OUTPUT, MODEL_USAGE,
+    provider_compaction, record_shared, Session, SessionEvent, ASSISTANT_OUTPUT, MODEL_USAGE,
     PROVIDER_COMPACTION, TOOL_CALL, TOOL_ERROR,
 };
 use crate::tools::{ToolEvent, ToolEventKind};
@@ -93,6 +93,17 @@ pub fn refuse_call(
     why: &str,
     notes: Map<String, Value>,
 ) -> Result<ToolEvent> {
+    let recorded = record_refused_call(session, call, notes)?;
+    record_refusal(session, call, why, &recorded)
+}
+
+/// The first half of [`refuse_call`]: records the `tool_call` (arguments
+/// redacted, with `notes`).
+pub fn record_refused_call(
+    session: &RefCell<Session>,
+    call: &RequestedToolCall,
+    notes: Map<String, Value>,
+) -> Result<SessionEvent> {
     let mut arguments = match &call.arguments {
         Ok(v) => v.clone(),
         Err(_) => Value::Object(Default::default()),
@@ -102,7 +113,18 @@ pub fn refuse_call(
     if let Value::Object(fields) = &mut data {
         fields.extend(notes);
     }
-    let recorded = record_shared(session, TOOL_CALL, data, None)?;
+    record_shared(session, TOOL_CALL, data, None)
+}
+
+/// The second half of [`refuse_call`]: records the `tool_error` (`why`,
+/// redacted) answering the `tool_call` `recorded`.
+pub fn record_refusal(
+    session: &RefCell<Session>,
+    call: &RequestedToolCall,
+    why: &str,
+    recorded: &SessionEvent,
+) -> Result<ToolEvent> {
+    let arguments = crate::session::render::call_arguments(&recorded.data);
     let message = redact(why).text;
     let outcome = record_shared(
         session,

@@ -4,7 +4,8 @@
 //! A call that waits is a `tool_call` event with no outcome, followed by an
 //! `approval_requested` event naming it by `call_id`. A decision is an
 //! `approval_decided` event: `{ call_id, approve, reason?, arguments?,
-//! original_arguments? }` (`arguments`: the call's edited arguments). The
+//! original_arguments?, request_id }` (`arguments`: the call's edited
+//! arguments; `request_id`: the `approval_requested` event decided). The
 //! first decision in the session's order stands; a later one for the same
 //! call (two processes deciding it before they synced) is *superseded*:
 //! the outcome recorded after it (naming it by `decision_id`) answers
@@ -99,6 +100,8 @@ struct Request {
     call_id: String,
     /// The `approval_requested` event.
     position: usize,
+    /// The `tool_call` it is about, when one was recorded.
+    call: Option<usize>,
     /// The decision that stands (the first).
     standing: Option<usize>,
 }
@@ -109,6 +112,8 @@ pub(crate) struct Approvals {
     requests: Vec<Request>,
     /// Each call id's latest request.
     by_call_id: HashMap<String, usize>,
+    /// The request of each `approval_requested` event id.
+    by_event: HashMap<String, usize>,
     /// The request deciding each `tool_call` position.
     by_call: HashMap<usize, usize>,
     /// The `approval_decided` event ids that came after another decision.
@@ -118,11 +123,19 @@ pub(crate) struct Approvals {
 impl Approvals {
     /// Indexes the `approval_requested` at `position` for `call_id`, about
     /// the `tool_call` at `call` when one is recorded.
-    pub(crate) fn add_request(&mut self, position: usize, call_id: &str, call: Option<usize>) {
+    pub(crate) fn add_request(
+        &mut self,
+        position: usize,
+        event_id: &str,
+        call_id: &str,
+        call: Option<usize>,
+    ) {
         let r = self.requests.len();
+        self.by_event.insert(event_id.to_string(), r);
         self.requests.push(Request {
             call_id: call_id.to_string(),
             position,
+            call,
             standing: None,
         });
         self.by_call_id.insert(call_id.to_string(), r);
@@ -131,11 +144,22 @@ impl Approvals {
         }
     }
 
-    /// Indexes the `approval_decided` event `event_id` at `position` for
-    /// `call_id`: the first decision on its request stands, a later one is
-    /// superseded. A decision on no request is kept as recorded.
-    pub(crate) fn add_decision(&mut self, position: usize, event_id: &str, call_id: &str) {
-        let Some(&r) = self.by_call_id.get(call_id) else {
+    /// Indexes the `approval_decided` event `event_id` at `position` on
+    /// the request it names (`request_id`, its `approval_requested` event),
+    /// else on `call_id`'s latest: the first decision on a request stands,
+    /// a later one is superseded. Named by its request, a decision merged
+    /// in after the provider reused the call id for a later call that
+    /// waits still decides the call its maker saw. A decision on no
+    /// request is kept as recorded.
+    pub(crate) fn add_decision(
+        &mut self,
+        position: usize,
+        event_id: &str,
+        call_id: &str,
+        request_id: Option<&str>,
+    ) {
+        let named = request_id.and_then(|id| self.by_event.get(id));
+        let Some(&r) = named.or_else(|| self.by_call_id.get(call_id)) else {
             return;
         };
         match self.requests[r].standing {
@@ -188,13 +212,19 @@ impl Approvals {
     }
 
     /// The requests with no decision yet, oldest first: the
-    /// `approval_requested` positions and their call ids.
-    pub(crate) fn pending(&self) -> impl Iterator<Item = (usize, &str)> {
+    /// `approval_requested` positions, their call ids and the `tool_call`
+    /// positions they are about. Two calls of one reply under one id (a
+    /// provider that reuses ids) are both here; a request about no recorded
+    /// call only while it is its id's latest.
+    pub(crate) fn pending(&self) -> impl Iterator<Item = (usize, &str, Option<usize>)> {
         self.requests
             .iter()
             .enumerate()
-            .filter(|(r, q)| q.standing.is_none() && self.by_call_id.get(&q.call_id) == Some(r))
-            .map(|(_, q)| (q.position, q.call_id.as_str()))
+            .filter(|(r, q)| {
+                q.standing.is_none()
+                    && (q.call.is_some() || self.by_call_id.get(&q.call_id) == Some(r))
+            })
+            .map(|(_, q)| (q.position, q.call_id.as_str(), q.call))
     }
 }
 
@@ -206,6 +236,11 @@ pub(crate) fn edited_arguments(decision: &Value) -> Option<&Value> {
         .filter(|a| *a)
         .and_then(|_| decision.get("arguments"))
         .filter(|a| a.is_object())
+}
+
+/// The `approval_requested` event a decision names, if any.
+pub(crate) fn request_of(decision: &Value) -> Option<&str> {
+    decision.get("request_id").and_then(Value::as_str)
 }
 
 /// The decision an outcome was recorded after (`decision_id`), if any.
@@ -221,10 +256,10 @@ mod tests {
     #[test]
     fn the_first_decision_stands_and_a_later_one_is_superseded() {
         let mut a = Approvals::default();
-        a.add_request(1, "c1", Some(0));
-        assert_eq!(a.pending().collect::<Vec<_>>(), vec![(1, "c1")]);
-        a.add_decision(2, "d1", "c1");
-        a.add_decision(4, "d2", "c1");
+        a.add_request(1, "r1", "c1", Some(0));
+        assert_eq!(a.pending().collect::<Vec<_>>(), vec![(1, "c1", Some(0))]);
+        a.add_decision(2, "d1", "c1", None);
+        a.add_decision(4, "d2", "c1", Some("r1"));
         assert!(!a.is_superseded("d1"));
         assert!(a.is_superseded("d2"));
         assert_eq!(a.standing_for_call(0), Some(2));

@@ -4,6 +4,7 @@
 use serde_json::{json, Value};
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::normalize::redact::redact_json;
 use crate::session::render;
 use crate::session::{
     ApprovalDecision, Session, SessionEvent, APPROVAL_DECIDED, APPROVAL_REQUESTED,
@@ -60,11 +61,16 @@ impl Session {
             "call_id": call_id,
             "tool_name": pending.name,
             "approve": decision.approve,
+            "request_id": pending.event_id,
         });
         if let Some(reason) = &decision.reason {
             data["reason"] = json!(reason);
         }
         if let Some(args) = &decision.args {
+            if !redact_json(&mut args.clone()).is_empty() {
+                // The session keeps them redacted: the call cannot run as edited.
+                data["secrets_redacted"] = json!(true);
+            }
             data["arguments"] = args.clone();
             data["original_arguments"] = pending.arguments;
         }

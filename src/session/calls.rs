@@ -79,13 +79,31 @@ impl CallPairs {
     }
 
     /// Indexes the outcome at `position` naming the call `call_id`.
+    #[cfg(test)]
     pub(crate) fn add_outcome(&mut self, position: usize, call_id: &str) {
+        self.add_outcome_passing(position, call_id, |_| false);
+    }
+
+    /// Indexes the outcome at `position` naming the call `call_id`, which
+    /// answers the oldest unanswered call of that id that `waits` does not
+    /// hold (a call waiting for a person's decision, when another call of
+    /// one reply under its id ran at once), else the oldest unanswered.
+    pub(crate) fn add_outcome_passing(
+        &mut self,
+        position: usize,
+        call_id: &str,
+        waits: impl Fn(usize) -> bool,
+    ) {
         let named = self.by_event.get(call_id).copied();
         let unanswered = || {
             self.by_id.get(call_id).and_then(|g| {
+                let open =
+                    |&s: &usize| self.slots[s].outcome.is_none() && self.slots[s].call.is_some();
+                let free = |s: &usize| open(s) && self.slots[*s].call.is_some_and(|c| !waits(c));
                 g.iter()
                     .copied()
-                    .find(|&s| self.slots[s].call.is_some() && self.slots[s].outcome.is_none())
+                    .find(free)
+                    .or_else(|| g.iter().copied().find(open))
                     .or_else(|| g.last().copied())
             })
         };

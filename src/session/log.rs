@@ -458,7 +458,12 @@ impl EventLog {
                 self.tool_outcomes.push(index);
                 self.timeline.push(index);
                 if let Some(call_id) = render::call_id_of(&event.data) {
-                    self.calls.add_outcome(index, call_id);
+                    // Only a decided call's outcome answers a call asked about.
+                    let decided = approvals::decision_of(&event.data).is_some();
+                    let approvals = &self.approvals;
+                    self.calls.add_outcome_passing(index, call_id, |call| {
+                        !decided && approvals.request_for_call(call).is_some()
+                    });
                 }
             }
             None if event.kind == TOOL_CALL => {
@@ -478,9 +483,12 @@ impl EventLog {
         if let Some(call_id) = render::call_id_of(&event.data) {
             if event.kind == APPROVAL_REQUESTED {
                 let call = self.calls.unanswered_call(call_id);
-                self.approvals.add_request(index, call_id, call);
+                self.approvals
+                    .add_request(index, &event.event_id, call_id, call);
             } else if event.kind == APPROVAL_DECIDED {
-                self.approvals.add_decision(index, &event.event_id, call_id);
+                let request = approvals::request_of(&event.data);
+                self.approvals
+                    .add_decision(index, &event.event_id, call_id, request);
             }
         }
         if event.kind == MEMORY_HIT
@@ -721,11 +729,13 @@ impl EventLog {
         }
     }
 
-    /// The calls waiting for a decision, oldest first.
+    /// The calls waiting for a decision (asked about, undecided, with no
+    /// outcome), oldest first.
     pub fn pending_approvals(&self) -> Vec<PendingApproval> {
         self.approvals
             .pending()
-            .map(|(position, call_id)| {
+            .filter(|&(_, _, call)| call.is_none_or(|c| self.calls.answer(c).is_none()))
+            .map(|(position, call_id, _)| {
                 let event = &self.events[position];
                 PendingApproval {
                     call_id: call_id.to_string(),

@@ -316,6 +316,9 @@ impl ToolInterruptHandler {
         let call = self.record(TOOL_CALL, data)?;
         let call_id = crate::session::render::call_id_of(&call.data)
             .map_or_else(|| call.event_id.clone(), str::to_string);
+        // The other calls of the reply, run together with this one, record
+        // theirs before any outcome is: the reply's calls stay together.
+        crate::join::yield_now().await;
         let run = CallRun {
             tool_name,
             call_id: &call_id,

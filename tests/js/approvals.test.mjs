@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { FsArtifactStore, Session, checkRequest, runCompiled } from "agent-context-compiler";
+import { FsArtifactStore, Session, checkRequest, orchestrateCompiled, runCompiled } from "agent-context-compiler";
 import { rejectsWithCode } from "./helpers.mjs";
 
 const run = promisify(execFile);
@@ -199,4 +199,17 @@ test("a sync that throws fails the resume; the next resume carries the decision 
   const result = await runCompiled(null, base);
   assert.equal(result.stopReason, "answered");
   assert.deepEqual(b.ran.map(([n]) => n), ["read_file", "delete_file"]);
+});
+
+test("orchestrateCompiled over a run that stops for approval says which calls wait, and the session resumes", async () => {
+  const m = model();
+  const b = bridge();
+  const session = new Session();
+  const out = await orchestrateCompiled({ task: "Clean up the logs", budget: 4000 }, { model: m, bridge: b.execute, tools: specs, session });
+  assert.equal(out.isError, false);
+  assert.equal(out.structuredContent.stop_reason, "approval");
+  assert.deepEqual(out.structuredContent.pending, [{ call_id: "call_del", name: "delete_file", arguments: { path: "old.log" } }]);
+  assert.match(out.content[0].text, /delete_file \(call_del\)/);
+  const done = await runCompiled(null, { budget: 4000, model: m, bridge: b.execute, tools: specs, session, approvals: { call_del: { approve: true } } });
+  assert.equal(done.result, "Done.");
 });

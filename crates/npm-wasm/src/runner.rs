@@ -324,6 +324,8 @@ export interface McpCallToolResult {
     stop_reason: "answered" | "max_steps" | "blocked" | "approval";
     steps: number;
     artifacts: string[];
+    /** The calls that wait for a person's decision (`stop_reason` "approval"), arguments redacted. */
+    pending: Array<{ call_id: string; name: string; arguments: Json }>;
   };
   isError: boolean;
 }

@@ -315,7 +315,11 @@ impl JsSession {
     /// asked about already. For a loop of the host's own (`runCompiled`
     /// records them itself).
     #[wasm_bindgen(js_name = requestApproval, unchecked_return_type = "SessionEvent")]
-    pub fn request_approval(&self, call_id: String) -> JsResult<JsValue> {
+    pub fn request_approval(
+        &self,
+        #[wasm_bindgen(js_name = callId, unchecked_param_type = "string")] call_id: JsValue,
+    ) -> JsResult<JsValue> {
+        let call_id = string(&call_id, "callId")?;
         let data = self
             .inner
             .try_borrow()
@@ -334,9 +338,10 @@ impl JsSession {
     #[wasm_bindgen(js_name = decideApproval, unchecked_return_type = "SessionEvent")]
     pub fn decide_approval(
         &self,
-        call_id: String,
+        #[wasm_bindgen(js_name = callId, unchecked_param_type = "string")] call_id: JsValue,
         #[wasm_bindgen(unchecked_param_type = "ApprovalDecision")] decision: JsValue,
     ) -> JsResult<JsValue> {
+        let call_id = string(&call_id, "callId")?;
         let decision =
             ApprovalDecision::from_json(&js_to_json(&decision, "decision")?, "decision")?;
         let data = self
