@@ -152,6 +152,21 @@ fn decide(call_id: &str, decision: Value) -> RunOptions {
     o
 }
 
+/// The tools `p`'s bridge ran, in order.
+fn ran_tools(p: &Process) -> Vec<String> {
+    p.tools
+        .ran
+        .borrow()
+        .iter()
+        .map(|(n, _)| n.clone())
+        .collect()
+}
+
+/// How many events of `kind` the session holds.
+fn count(session: &RefCell<Session>, kind: &str) -> usize {
+    kinds(session).iter().filter(|k| *k == kind).count()
+}
+
 fn kinds(session: &RefCell<Session>) -> Vec<String> {
     let s = session.borrow();
     s.event_log()
@@ -184,7 +199,12 @@ fn sent_arguments(request: &Value, call_id: &str) -> Option<Value> {
 }
 
 fn paused() -> (Process, RunResult) {
-    let p = process(env(1).session("s", Vec::new()).unwrap(), two_calls());
+    started(two_calls())
+}
+
+/// A run whose model first asks for `calls`, under the default options.
+fn started(calls: Value) -> (Process, RunResult) {
+    let p = process(env(1).session("s", Vec::new()).unwrap(), calls);
     let result = block_on(run_compiled("Write a.txt", &p.agent, &options())).unwrap();
     (p, result)
 }
@@ -200,13 +220,7 @@ fn a_run_stops_with_the_calls_that_wait_and_runs_the_others() {
         result.pending[0].arguments,
         json!({"path": "a.txt", "text": "hi"})
     );
-    let ran: Vec<String> = p
-        .tools
-        .ran
-        .borrow()
-        .iter()
-        .map(|(n, _)| n.clone())
-        .collect();
+    let ran = ran_tools(&p);
     assert_eq!(ran, vec!["read_file"]);
     assert!(kinds(&p.session).contains(&"approval_requested".to_string()));
     // The waiting call is in no request: it has no outcome yet.
@@ -267,14 +281,9 @@ fn another_process_resumes_with_an_edit_that_runs_and_renders_edited() {
         decision.data["original_arguments"],
         json!({"path": "a.txt", "text": "hi"})
     );
+    drop(s);
     // No input was recorded by the resume.
-    let inputs = s
-        .event_log()
-        .events()
-        .iter()
-        .filter(|e| e.kind == "user_input")
-        .count();
-    assert_eq!(inputs, 1);
+    assert_eq!(count(&q.session, "user_input"), 1);
 }
 
 #[test]
@@ -287,13 +296,7 @@ fn a_rejection_reaches_the_model_as_the_calls_outcome_redacted() {
     ))
     .unwrap();
     assert_eq!(result.stop_reason, StopReason::Answered);
-    let ran: Vec<String> = p
-        .tools
-        .ran
-        .borrow()
-        .iter()
-        .map(|(n, _)| n.clone())
-        .collect();
+    let ran = ran_tools(&p);
     assert_eq!(ran, vec!["read_file"], "the rejected call did not run");
     let request = &p.model.requests.borrow()[1];
     let answer = answers(request, "call_w");
@@ -419,6 +422,16 @@ impl SessionSync for StoreSync {
     }
 }
 
+/// `p` rejects `call_w`, syncing with `store` before it runs anything.
+fn reject_syncing_first(store: &Rc<dyn SessionStore>, p: &Process) -> RunResult {
+    let mut o = decide("call_w", json!({"approve": false, "reason": "no"}));
+    o.sync = Some(Rc::new(StoreSync {
+        store: store.clone(),
+        session: p.session.clone(),
+    }));
+    block_on(resume_compiled(&p.agent, &o)).unwrap()
+}
+
 fn sync(store: &Rc<dyn SessionStore>, session: &Rc<RefCell<Session>>) {
     let s = StoreSync {
         store: store.clone(),
@@ -441,12 +454,7 @@ fn two_processes_deciding_one_call_answer_it_once_and_the_later_says_so() {
     ))
     .unwrap();
     sync(&store, &a.session);
-    let mut ob = decide("call_w", json!({"approve": false, "reason": "no"}));
-    ob.sync = Some(Rc::new(StoreSync {
-        store: store.clone(),
-        session: b.session.clone(),
-    }));
-    let rb = block_on(resume_compiled(&b.agent, &ob)).unwrap();
+    let rb = reject_syncing_first(&store, &b);
     assert_eq!(rb.superseded.len(), 1, "{:?}", rb.superseded);
     assert_eq!(rb.superseded[0].call_id, "call_w");
     assert!(rb.decided.is_empty(), "B recorded no outcome for it");
@@ -459,15 +467,7 @@ fn two_processes_deciding_one_call_answer_it_once_and_the_later_says_so() {
     );
     assert!(b.tools.ran.borrow().is_empty());
     // The superseded decision stays in the session, as recorded.
-    let decisions = b
-        .session
-        .borrow()
-        .event_log()
-        .events()
-        .iter()
-        .filter(|e| e.kind == "approval_decided")
-        .count();
-    assert_eq!(decisions, 2);
+    assert_eq!(count(&b.session, "approval_decided"), 2);
 }
 
 #[test]
@@ -628,8 +628,7 @@ fn two_waiting_calls_of_one_reply_under_one_id_are_both_pending_and_both_decided
         {"id": "call_0", "name": "write_file", "arguments": {"path": "a.txt"}},
         {"id": "call_0", "name": "write_file", "arguments": {"path": "b.txt"}},
     ]);
-    let p = process(env(1).session("s", Vec::new()).unwrap(), calls);
-    let result = block_on(run_compiled("Write", &p.agent, &options())).unwrap();
+    let (p, result) = started(calls);
     let paths: Vec<&Value> = result
         .pending
         .iter()
@@ -675,8 +674,7 @@ fn a_call_run_at_once_under_the_id_of_one_that_waits_answers_only_itself() {
         {"id": "call_0", "name": "write_file", "arguments": {"path": "a.txt"}},
         {"id": "call_0", "name": "read_file", "arguments": {"path": "b.txt"}},
     ]);
-    let p = process(env(1).session("s", Vec::new()).unwrap(), calls);
-    let result = block_on(run_compiled("Go", &p.agent, &options())).unwrap();
+    let (p, result) = started(calls);
     assert_eq!(result.stop_reason, StopReason::Approval);
     assert_eq!(result.pending.len(), 1, "{:?}", result.pending);
     assert_eq!(result.pending[0].name, "write_file");
@@ -790,12 +788,7 @@ fn a_run_whose_decision_was_superseded_does_not_run_the_call_the_first_decider_r
         .decide_approval("call_w", &approve)
         .unwrap();
     sync(&store, &a.session);
-    let mut ob = decide("call_w", json!({"approve": false, "reason": "no"}));
-    ob.sync = Some(Rc::new(StoreSync {
-        store: store.clone(),
-        session: b.session.clone(),
-    }));
-    let rb = block_on(resume_compiled(&b.agent, &ob)).unwrap();
+    let rb = reject_syncing_first(&store, &b);
     assert_eq!(rb.superseded.len(), 1, "{:?}", rb.superseded);
     assert!(
         b.tools.ran.borrow().is_empty(),
