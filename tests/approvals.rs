@@ -897,3 +897,16 @@ fn a_look_back_tool_marked_needs_approval_waits() {
     assert_eq!(done.decided[0].tool_name, "search_history");
     assert!(done.decided[0].error.is_none(), "{:?}", done.decided[0]);
 }
+
+/// A resume whose run no longer offers the waiting call's tool refuses it
+/// as any run refuses a call to a tool it does not offer.
+#[test]
+fn a_decided_call_to_a_tool_the_resuming_run_does_not_offer_is_refused() {
+    let (p, _) = paused();
+    let mut o = decide("call_w", json!({"approve": true}));
+    o.tools.retain(|t| t.name != "write_file");
+    let result = block_on(resume_compiled(&p.agent, &o)).unwrap();
+    assert_eq!(ran_tools(&p), vec!["read_file"]);
+    let error = result.decided[0].error.clone().unwrap_or_default();
+    assert!(error.contains("unknown tool 'write_file'"), "{error}");
+}

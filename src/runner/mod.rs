@@ -588,9 +588,12 @@ async fn run_decided(
     d: &approval::Decided,
 ) -> Result<ToolEvent> {
     let Some(handler) = &agent.tools else {
-        let why = "no tools can run in this run (it has no tool handler)".to_string();
-        return approval::record_refusal(&agent.session, d, why);
+        return approval::record_refusal(&agent.session, d, NO_HANDLER.into());
     };
+    // The resuming run may offer other tools than the one that paused.
+    if let Some(why) = unknown_tool(options, &d.tool_name) {
+        return approval::record_refusal(&agent.session, d, why);
+    }
     let timeout = options
         .tools
         .iter()
@@ -874,6 +877,31 @@ async fn run_tools(
         .collect()
 }
 
+/// Why a call runs nowhere: the run has no tool handler.
+const NO_HANDLER: &str = "no tools can run in this run (it has no tool handler)";
+
+/// Why a call to `name` is refused, when the run offers tools of the
+/// host's and `name` is none of them (a run offering none leaves names to
+/// its bridge).
+fn unknown_tool(options: &RunOptions, name: &str) -> Option<String> {
+    let host_offers = options
+        .tools
+        .iter()
+        .any(|t| !crate::tools::look_back::is_look_back(&t.name));
+    let offered = options.tools.iter().any(|t| t.name == name);
+    (host_offers && !offered).then(|| {
+        format!(
+            "unknown tool '{name}'; the tools are: {}",
+            options
+                .tools
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })
+}
+
 /// A tool call's `run`, traced as an `execute_tool` span under the turn.
 async fn traced(
     turn: Turn<'_>,
@@ -900,25 +928,10 @@ async fn run_tool(
     notes: Map<String, Value>,
 ) -> Result<ToolEvent> {
     let spec = options.tools.iter().find(|t| t.name == call.name);
-    // A run offering none of the host's own tools leaves names to its bridge.
-    let host_offers = options
-        .tools
-        .iter()
-        .any(|t| !crate::tools::look_back::is_look_back(&t.name));
     let refusal = match (&call.arguments, &agent.tools) {
         (Err(why), _) => Some(why.clone()),
-        (_, None) => Some("no tools can run in this run (it has no tool handler)".into()),
-        _ if spec.is_none() && host_offers => Some(format!(
-            "unknown tool '{}'; the tools are: {}",
-            call.name,
-            options
-                .tools
-                .iter()
-                .map(|t| t.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
-        _ => None,
+        (_, None) => Some(NO_HANDLER.into()),
+        _ => unknown_tool(options, &call.name),
     };
     match (refusal, &agent.tools, &call.arguments) {
         (None, Some(handler), Ok(arguments)) => {

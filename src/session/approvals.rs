@@ -57,7 +57,7 @@ impl ApprovalDecision {
             .ok_or_else(|| invalid(format!("{what}.approve must be true or false")))?;
         let reason = match fields.get("reason") {
             None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::String(s)) => Some(cut_reason(s)),
             Some(_) => return Err(invalid(format!("{what}.reason must be a string"))),
         };
         let args = match fields.get("args") {
@@ -75,6 +75,21 @@ impl ApprovalDecision {
             reason,
             args,
         })
+    }
+}
+
+/// The most characters of a decision's reason kept: a person's reason, not a
+/// document (the model is told it).
+pub const MAX_REASON_CHARS: usize = 2_000;
+
+/// `reason`, cut after [`MAX_REASON_CHARS`] characters with a note saying so.
+fn cut_reason(reason: &str) -> String {
+    match reason.char_indices().nth(MAX_REASON_CHARS) {
+        None => reason.to_string(),
+        Some((end, _)) => format!(
+            "{} [reason cut at {MAX_REASON_CHARS} characters]",
+            &reason[..end]
+        ),
     }
 }
 
@@ -289,6 +304,19 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn a_long_reason_is_cut_on_a_character_boundary() {
+        let long = "é".repeat(MAX_REASON_CHARS + 10);
+        let d = ApprovalDecision::from_json(&json!({"approve": false, "reason": long}), "d");
+        let reason = d.ok().and_then(|d| d.reason).unwrap_or_default();
+        assert!(reason.starts_with(&"é".repeat(MAX_REASON_CHARS)));
+        assert!(reason.ends_with("[reason cut at 2000 characters]"));
+        assert_eq!(
+            reason.chars().filter(|c| *c == 'é').count(),
+            MAX_REASON_CHARS
+        );
     }
 
     #[test]
