@@ -53,12 +53,35 @@ function present(turns, evidence, request) {
   return evidence.map((i) => haystack.includes(JSON.stringify(collapse(turns[i].text).slice(0, 80)).slice(1, -1)));
 }
 
-const pipeline = () =>
-  new ContextCompiler({ layout: "zoned", processors: [new HistorySelector({ keepFirst: 1, keepLast: Infinity }), new Compactor(), new HistoryRecall()] });
+const pipeline = (embedder) =>
+  new ContextCompiler({ layout: "zoned", processors: [new HistorySelector({ keepFirst: 1, keepLast: Infinity }), new Compactor(), new HistoryRecall(embedder ? { embedder } : {})] });
 
-async function ours(conv, budget) {
+/** An embedder looking each text up in the e5 fixture (../shared/testdata/locomo-dev/e5-small), as
+ * `passage` (the embedder is not told which text is the question); `misses` lists texts not there. */
+export function e5Embedder() {
+  const dir = `${DATA}e5-small/`;
+  if (!existsSync(`${dir}keys.json`)) return null;
+  const { items } = JSON.parse(readFileSync(`${dir}keys.json`, "utf8"));
+  const bytes = readFileSync(`${dir}vectors.f32`);
+  const all = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  const dim = all.length / items.length;
+  const rows = new Map(items.map(([kind, text], i) => [`${kind}\u0000${text}`, i]));
+  const misses = [];
+  const embed = async (texts) =>
+    texts.map((t) => {
+      const i = rows.get(`${process.env.E5_QUERY && rows.has(`query\u0000${t}`) ? "query" : "passage"}\u0000${t}`);
+      if (i === undefined) {
+        misses.push(t);
+        return new Float32Array(dim);
+      }
+      return all.subarray(i * dim, (i + 1) * dim);
+    });
+  return { embed, misses };
+}
+
+async function ours(conv, budget, embedder) {
   const record = (session, t) => session.record(t.role === "user" ? "user_input" : "assistant_output", { content: t.text });
-  return askEach(pipeline(), conv, budget, SYSTEM, record, (q, ctx) => {
+  return askEach(pipeline(embedder), conv, budget, SYSTEM, record, (q, ctx) => {
     const request = ctx.toMessages({ format: "openai" });
     if (!JSON.stringify(request).includes(JSON.stringify(q.text).slice(1, -1))) throw new Error(`the question is missing: ${q.text}`);
     return { q, hits: present(conv.turns, q.evidence, request), recalled: ctx.recalled.length };
@@ -99,12 +122,14 @@ export async function locomoBench(budgets = [4_000, 8_000, 16_000]) {
   console.log("  pooled share of evidence turns in the request (same turns, same counter; every compile within its budget and holding the question)");
   console.log("  budget   this library (README pipeline)   trimMessages (last)   BM25 over all turns, whole budget   nothing recalled   no evidence in context");
   const summary = {};
+  const e5 = e5Embedder();
   for (const budget of budgets) {
-    const all = { ours: [], trim: [], bm25: [] };
+    const all = { ours: [], e5: [], trim: [], bm25: [] };
     const perConversation = [];
     for (const conv of convs) {
       const mine = await ours(conv, budget);
       all.ours.push(...mine);
+      if (e5) all.e5.push(...(await ours(conv, budget, e5.embed)));
       all.trim.push(...(await trimmed(conv, budget)));
       all.bm25.push(...bm25(conv, budget));
       perConversation.push(`${conv.name} ${pooled(mine).toFixed(2)}`);
@@ -118,6 +143,10 @@ export async function locomoBench(budgets = [4_000, 8_000, 16_000]) {
     });
     console.log(`           by category (ours / trimMessages / BM25): ${byCategory.join(", ")}`);
     console.log(`           by conversation (ours): ${perConversation.join(", ")}`);
+    if (e5) {
+      const byCat = Object.entries(CATEGORIES).map(([c, name]) => `${name} ${pooled(all.e5.filter((r) => r.q.category === Number(c))).toFixed(2)}`);
+      console.log(`           with the e5 embedder: ${pooled(all.e5).toFixed(3)} (${byCat.join(", ")}); fixture misses ${e5.misses.length}`);
+    }
     summary[budget] = pooled(all.ours);
   }
   console.log("");

@@ -343,6 +343,10 @@ impl Processor for HistoryRecall {
             .filter(|h| h.relevance >= self.relevance && eligible(h.position))
             .map(|h| (h.position, h.score))
             .collect();
+        // Neighbours are decided on the lexical score, whose scale does not
+        // change when an embedder's ranking is fused in.
+        let lexical: std::collections::HashMap<usize, f64> = ranked.iter().copied().collect();
+        let best_lexical = ranked.first().map_or(0.0, |r| r.1);
         if let Some(embedder) = &self.embedder {
             let candidates: Vec<usize> = (0..events.len()).filter(|p| eligible(*p)).collect();
             // An embedder that fails, or is too slow, leaves this compile's
@@ -369,7 +373,6 @@ impl Processor for HistoryRecall {
         // NEIGHBOURS_FROM of the best.
         let mut chosen: BTreeMap<usize, f64> = BTreeMap::new();
         let mut order: Vec<usize> = Vec::new();
-        let best = ranked.first().map_or(0.0, |r| r.1);
         for &(position, score) in ranked.iter().take(self.matches) {
             if chosen.insert(position, score).is_none() {
                 order.push(position);
@@ -378,12 +381,13 @@ impl Processor for HistoryRecall {
                 chosen.insert(position, score);
             }
             // A weak match is likely a stray word: its neighbours more so.
-            if score < best * NEIGHBOURS_FROM {
+            let strength = lexical.get(&position).copied().unwrap_or(0.0);
+            if strength < best_lexical * NEIGHBOURS_FROM {
                 continue;
             }
             let from = position.saturating_sub(self.neighbours);
             // A strong match brings twice as many turns after it as before.
-            let after = if score >= best * FOLLOWERS_FROM {
+            let after = if strength >= best_lexical * FOLLOWERS_FROM {
                 2 * self.neighbours
             } else {
                 self.neighbours
