@@ -219,7 +219,7 @@ fn recallable(terms: &Terms, query: &str, event: &SessionEvent) -> Option<(Strin
 }
 
 /// Reciprocal rank fusion's constant.
-const RRF_K: f64 = 60.0;
+const RRF_K: f64 = 20.0;
 
 /// The turns outside the window ranked by meaning, and how far the best
 /// stands out.
