@@ -5,6 +5,7 @@ mod common;
 use std::rc::Rc;
 
 use common::{block_on, session, tool_exchange};
+use context_compiler::recall::embedder::EmbedRole;
 use context_compiler::working_context::{DropAction, RecalledTurn};
 use context_compiler::zones::CompactionLevel;
 use context_compiler::{
@@ -307,14 +308,22 @@ fn what_compaction_folds_or_masks_is_listed_per_item_with_the_span() {
 
 /// A toy embedder: one dimension per group of words meaning the same, so
 /// "tooth doctor" and "dentist" are near and share no word.
+#[derive(Default)]
 struct Synonyms {
     texts: std::cell::Cell<usize>,
     fail: bool,
+    /// Each call's role and number of texts.
+    roles: std::cell::RefCell<Vec<(EmbedRole, usize)>>,
 }
 
 #[async_trait::async_trait(?Send)]
 impl context_compiler::recall::embedder::Embedder for Synonyms {
-    async fn embed(&self, texts: &[String]) -> context_compiler::Result<Vec<Vec<f32>>> {
+    async fn embed(
+        &self,
+        texts: &[String],
+        role: EmbedRole,
+    ) -> context_compiler::Result<Vec<Vec<f32>>> {
+        self.roles.borrow_mut().push((role, texts.len()));
         if self.fail {
             return Err(context_compiler::Error::new(
                 context_compiler::ErrorCode::ProcessorFailed,
@@ -350,10 +359,7 @@ fn an_embedder_recalls_a_paraphrased_question_once_embedding_each_text() {
     // Lexically nothing stands out: nothing is recalled.
     let lexical = block_on(pipeline(true).compile_with(&mut s, 2_000, &options)).unwrap();
     assert!(lexical.recalled.is_empty(), "{:?}", lexical.recalled);
-    let embedder = Rc::new(Synonyms {
-        texts: std::cell::Cell::new(0),
-        fail: false,
-    });
+    let embedder = Rc::new(Synonyms::default());
     let compiler = with(embedder.clone());
     let ctx = block_on(compiler.compile_with(&mut s, 2_000, &options)).unwrap();
     let first = s.event_log().events()[0].event_id.clone();
@@ -363,6 +369,11 @@ fn an_embedder_recalls_a_paraphrased_question_once_embedding_each_text() {
         ctx.recalled
     );
     assert!(ctx.token_count <= 2_000);
+    // The question is asked for as a query, alone and first; the turns as
+    // passages.
+    let roles = embedder.roles.borrow().clone();
+    assert_eq!(roles.first(), Some(&(EmbedRole::Query, 1)), "{roles:?}");
+    assert!(roles[1..].iter().all(|(r, _)| *r == EmbedRole::Passage));
     // Each text once: a second compile asks only for what is new.
     let embedded = embedder.texts.get();
     assert!(embedded > 100, "{embedded}");
@@ -375,11 +386,67 @@ fn an_embedder_recalls_a_paraphrased_question_once_embedding_each_text() {
     );
     // An embedder that fails leaves recall lexical, and the compile whole.
     let failing = with(Rc::new(Synonyms {
-        texts: std::cell::Cell::new(0),
         fail: true,
+        ..Synonyms::default()
     }));
     let ctx = block_on(failing.compile_with(&mut s, 2_000, &options)).unwrap();
     assert_eq!(ctx.recalled, lexical.recalled);
+}
+
+/// An embedder that tells nothing apart: every text the same vector.
+struct Constant;
+
+#[async_trait::async_trait(?Send)]
+impl context_compiler::recall::embedder::Embedder for Constant {
+    async fn embed(
+        &self,
+        texts: &[String],
+        _role: EmbedRole,
+    ) -> context_compiler::Result<Vec<Vec<f32>>> {
+        Ok(texts.iter().map(|_| vec![1.0, 1.0]).collect())
+    }
+}
+
+/// Recalled turns that came as a neighbour (score 0), not as a match.
+fn neighbours(recalled: &[RecalledTurn]) -> usize {
+    recalled.iter().filter(|r| r.score == 0.0).count()
+}
+
+#[test]
+fn an_embedders_ranking_does_not_decide_which_matches_bring_neighbours() {
+    // One turn matches the question strongly, forty weakly (one shared
+    // word), among chatter.
+    let mut s = session("neighbours");
+    for i in 0..400 {
+        let text = if i == 50 {
+            "Ana: I bought a copper kettle at the harbour market on Sunday.".to_string()
+        } else if i % 9 == 0 {
+            format!("Ben: the harbour was busy again, day {i}.")
+        } else {
+            format!("Ben: nothing much happened today, day {i}, just errands and chores.")
+        };
+        let kind = if i % 2 == 0 { "user_input" } else { "assistant_output" };
+        s.record(kind, json!({ "content": text }), None).unwrap();
+    }
+    s.record(
+        "user_input",
+        json!({"content": "Where did Ana buy the copper kettle, which harbour market?"}),
+        None,
+    )
+    .unwrap();
+    let options = CompileOptions::new("You are a helpful assistant.");
+    let lexical = block_on(pipeline(true).compile_with(&mut s, 6_000, &options)).unwrap();
+    let with = recalling(HistoryRecall::new().with_embedder(Rc::new(Constant)));
+    let fused = block_on(with.compile_with(&mut s, 6_000, &options)).unwrap();
+    assert!(neighbours(&lexical.recalled) > 0, "{:?}", lexical.recalled);
+    // Fused ranks sit close together: had they decided it, every weak
+    // match would have brought its neighbours.
+    assert_eq!(
+        neighbours(&fused.recalled),
+        neighbours(&lexical.recalled),
+        "{:?}",
+        fused.recalled
+    );
 }
 
 /// An embedder that never answers.
@@ -387,7 +454,11 @@ struct Silent;
 
 #[async_trait::async_trait(?Send)]
 impl context_compiler::recall::embedder::Embedder for Silent {
-    async fn embed(&self, _texts: &[String]) -> context_compiler::Result<Vec<Vec<f32>>> {
+    async fn embed(
+        &self,
+        _texts: &[String],
+        _role: EmbedRole,
+    ) -> context_compiler::Result<Vec<Vec<f32>>> {
         std::future::pending().await
     }
 }

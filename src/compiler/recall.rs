@@ -13,9 +13,8 @@ use crate::clock::Clock;
 use crate::compiler::excerpt::tool_excerpt;
 use crate::compiler::processor::{Processor, SessionWrites};
 use crate::error::Result;
-use crate::memory::cosine_similarity;
 use crate::race::{race, First};
-use crate::recall::embedder::{Embedder, EmbeddingCache};
+use crate::recall::embedder::{unit_cosine, EmbedRole, Embedder, EmbeddingCache};
 use crate::recall::{event_text, Terms};
 use crate::session::render::{render, Rendered};
 use crate::session::Session;
@@ -45,6 +44,9 @@ const NEIGHBOURS_FROM: f64 = 0.5;
 /// The share of the best match's score a match needs to bring twice as
 /// many turns after it as before (see [`HistoryRecall::with_neighbours`]).
 const FOLLOWERS_FROM: f64 = 0.75;
+/// Timeouts a batch of the embedder may stay unanswered before it is given
+/// up and asked for again.
+pub const EMBED_PATIENCE: f64 = 3.0;
 /// Tokens a recalled turn keeps by default (its start; the rest is cut).
 pub const DEFAULT_RECALLED_TURN_TOKENS: u64 = 400;
 /// How long the bindings let a compile wait for the embedder by default
@@ -186,11 +188,17 @@ impl HistoryRecall {
     }
 
     /// How long a compile waits for the embedder, timed by `clock`: past
-    /// `timeout_ms` it recalls lexically (the batches that came back stay
-    /// cached for the next compile). Without it a compile waits as long as
+    /// `timeout_ms` it recalls lexically. The batches still running stay in
+    /// flight, and the next compile takes their answers rather than asking
+    /// again; one unanswered after [`EMBED_PATIENCE`] timeouts is given up
+    /// and asked for again. Without it a compile waits as long as
     /// the embedder takes, forever for one that never answers.
     pub fn with_embedder_timeout(mut self, timeout_ms: f64, clock: Rc<dyn Clock>) -> Self {
-        self.embedder_deadline = Some((clamped(timeout_ms, 0.0, f64::MAX, 0.0), clock));
+        let timeout_ms = clamped(timeout_ms, 0.0, f64::MAX, 0.0);
+        self.cache = Rc::new(
+            EmbeddingCache::new().with_patience(timeout_ms * EMBED_PATIENCE, clock.clone()),
+        );
+        self.embedder_deadline = Some((timeout_ms, clock));
         self
     }
 
@@ -229,31 +237,44 @@ struct Semantic {
 }
 
 /// Ranks `candidates` (positions in `events`) by the cosine of their
-/// vectors with the query's.
+/// vectors with the query's: the query embedded as one, the turns as
+/// passages, each turn once (its vector cached by event id, so a compile
+/// renders only the turns not embedded yet).
 async fn semantic_ranking(
-    embedder: &dyn Embedder,
+    embedder: &Rc<dyn Embedder>,
     cache: &EmbeddingCache,
     query: &str,
     events: &[SessionEvent],
     candidates: &[usize],
 ) -> Result<Semantic> {
-    let texts: Vec<(usize, std::borrow::Cow<'_, str>)> = candidates
+    cache
+        .fill(embedder, EmbedRole::Query, [(query.to_string(), query)])
+        .await?;
+    let missing: Vec<(String, std::borrow::Cow<'_, str>)> = candidates
         .iter()
-        .filter_map(|&p| Some((p, event_text(events.get(p)?)?)))
+        .filter_map(|&p| events.get(p))
+        .filter(|e| cache.cached(EmbedRole::Passage, &e.event_id).is_none())
+        .filter_map(|e| Some((e.event_id.clone(), event_text(e)?)))
         .collect();
-    let mut all: Vec<&str> = vec![query];
-    all.extend(texts.iter().map(|(_, t)| t.as_ref()));
-    let vectors = cache.vectors(embedder, &all).await?;
-    let Some((question, rest)) = vectors.split_first() else {
+    cache
+        .fill(
+            embedder,
+            EmbedRole::Passage,
+            missing.iter().map(|(id, t)| (id.clone(), t.as_ref())),
+        )
+        .await?;
+    let Some(question) = cache.cached(EmbedRole::Query, query) else {
         return Ok(Semantic {
             ranked: Vec::new(),
             distinction: 0.0,
         });
     };
-    let mut ranked: Vec<(usize, f64)> = texts
+    let mut ranked: Vec<(usize, f64)> = candidates
         .iter()
-        .zip(rest)
-        .map(|((p, _), v)| (*p, cosine_similarity(question, v)))
+        .filter_map(|&p| {
+            let v = cache.cached(EmbedRole::Passage, &events.get(p)?.event_id)?;
+            Some((p, f64::from(unit_cosine(&question, &v))))
+        })
         .collect();
     sort_stable_by_key(&mut ranked, |(p, c)| {
         (float_descending(*c), descending(*p as u64))
@@ -352,7 +373,7 @@ impl Processor for HistoryRecall {
             // An embedder that fails, or is too slow, leaves this compile's
             // recall lexical.
             let ranking =
-                semantic_ranking(embedder.as_ref(), &self.cache, &query, &events, &candidates);
+                semantic_ranking(embedder, &self.cache, &query, &events, &candidates);
             let semantic = match &self.embedder_deadline {
                 Some((ms, clock)) => match race(ranking, clock.sleep(*ms)).await {
                     First::Left(semantic) => semantic.ok(),

@@ -1,36 +1,120 @@
 //! An injected embedder for recall: the host's model turns texts into
-//! vectors, asked in batches, each text's vector cached by its content id so
-//! a text is embedded once per processor.
+//! vectors, asked in batches told their role (the question searched with,
+//! or the turns searched among). A turn's vector is cached by its event id,
+//! a question's by its text, each at unit length so a cosine is a dot
+//! product. A batch still running when its compile stops waiting stays in
+//! flight: the next compile takes its answer instead of asking again.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
+use std::task::Poll;
 
 use async_trait::async_trait;
+use futures_util::future::{FutureExt, LocalBoxFuture, Shared};
 
-use crate::artifacts::content_id;
+use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
 
 /// Texts sent to the embedder in one call at most.
 pub const EMBED_BATCH: usize = 64;
 /// Characters of a text the embedder is given at most (its start).
 pub const EMBED_CHARS: usize = 2_000;
+/// Batches asked of the embedder at once at most.
+pub const EMBED_FLIGHTS: usize = 2;
+/// Questions whose vectors are kept (all are forgotten past it).
+const QUERIES_KEPT: usize = 256;
+
+/// What the texts of one batch are to the model. Models trained with a
+/// prefix for each (e5's `query: ` and `passage: `, bge, nomic) embed a
+/// question and the turns it should find differently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EmbedRole {
+    /// The text searched with: the newest user message (with the goal and
+    /// the task state).
+    Query,
+    /// Texts searched among: the turns outside the window.
+    Passage,
+}
+
+impl EmbedRole {
+    /// `"query"` or `"passage"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EmbedRole::Query => "query",
+            EmbedRole::Passage => "passage",
+        }
+    }
+}
 
 /// Turns texts into vectors (one per text, all of one dimension).
 #[async_trait(?Send)]
 pub trait Embedder {
-    /// The vectors of `texts`, in their order.
-    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>>;
+    /// The vectors of `texts`, in their order; every text of a call has
+    /// the same `role`.
+    async fn embed(&self, texts: &[String], role: EmbedRole) -> Result<Vec<Vec<f32>>>;
 }
 
-/// Vectors by content id.
+/// A batch's answer, shared by every compile waiting for it.
+type Answer = std::result::Result<Rc<Vec<Vec<f32>>>, Error>;
+
+/// A batch asked for and not yet taken into the cache.
+struct Flight {
+    role: EmbedRole,
+    keys: Vec<String>,
+    /// When it was asked for (on the cache's clock; 0 without one).
+    since: f64,
+    answer: Shared<LocalBoxFuture<'static, Answer>>,
+}
+
+/// Vectors by event id (turns) and by text (questions), and the batches
+/// in flight.
 #[derive(Default)]
 pub struct EmbeddingCache {
-    vectors: RefCell<HashMap<String, Rc<[f32]>>>,
+    passages: RefCell<HashMap<String, Rc<[f32]>>>,
+    queries: RefCell<HashMap<String, Rc<[f32]>>>,
+    flights: RefCell<Vec<Flight>>,
+    dimension: Cell<Option<usize>>,
+    asked: Cell<usize>,
+    /// How long a batch may stay unanswered before it is given up and its
+    /// texts asked for again, on which clock.
+    patience: Option<(f64, Rc<dyn Clock>)>,
 }
 
 fn bad(message: String) -> Error {
     Error::new(ErrorCode::ProcessorFailed, message)
+}
+
+/// The start of `text` the embedder is given: its first [`EMBED_CHARS`]
+/// characters (no walk when its bytes are fewer).
+pub fn embedded_text(text: &str) -> &str {
+    if text.len() <= EMBED_CHARS {
+        return text;
+    }
+    match text.char_indices().nth(EMBED_CHARS) {
+        Some((at, _)) => &text[..at],
+        None => text,
+    }
+}
+
+/// `v` at unit length (a zero vector stays zero).
+fn unit(v: Vec<f32>) -> Rc<[f32]> {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 && norm.is_finite() {
+        v.iter().map(|x| x / norm).collect()
+    } else {
+        Rc::from(v)
+    }
+}
+
+/// The cosine of two unit vectors (0 when their dimensions differ).
+pub fn unit_cosine(a: &[f32], b: &[f32]) -> f32 {
+    if a.len() != b.len() {
+        return 0.0;
+    }
+    a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>().clamp(-1.0, 1.0)
 }
 
 impl EmbeddingCache {
@@ -39,9 +123,22 @@ impl EmbeddingCache {
         EmbeddingCache::default()
     }
 
-    /// Vectors cached so far.
+    /// A cache that gives up a batch unanswered after `ms` on `clock` (a
+    /// promise that never settles would hold its place for good) and asks
+    /// for its texts again.
+    pub fn with_patience(mut self, ms: f64, clock: Rc<dyn Clock>) -> Self {
+        self.patience = Some((ms, clock));
+        self
+    }
+
+    /// Now on the cache's clock (0 without one).
+    fn now(&self) -> f64 {
+        self.patience.as_ref().map_or(0.0, |(_, c)| c.now_ms())
+    }
+
+    /// Vectors cached so far (turns and questions).
     pub fn len(&self) -> usize {
-        self.vectors.borrow().len()
+        self.passages.borrow().len() + self.queries.borrow().len()
     }
 
     /// Whether nothing is cached.
@@ -49,32 +146,87 @@ impl EmbeddingCache {
         self.len() == 0
     }
 
-    /// The vectors of `texts` (each cut after [`EMBED_CHARS`]): those not
-    /// cached are asked of `embedder` in batches of [`EMBED_BATCH`]. An
-    /// answer of the wrong length, with a non-finite number or of another
-    /// dimension than the rest is an error, and nothing of it is cached.
-    pub async fn vectors(&self, embedder: &dyn Embedder, texts: &[&str]) -> Result<Vec<Rc<[f32]>>> {
-        let cut: Vec<&str> = texts
-            .iter()
-            .map(|t| match t.char_indices().nth(EMBED_CHARS) {
-                Some((at, _)) => &t[..at],
-                None => t,
-            })
-            .collect();
-        let ids: Vec<String> = cut.iter().map(|t| content_id(t.as_bytes())).collect();
-        let mut missing: Vec<(String, String)> = Vec::new();
-        {
-            let cached = self.vectors.borrow();
-            for (id, text) in ids.iter().zip(&cut) {
-                if !cached.contains_key(id) && !missing.iter().any(|(m, _)| m == id) {
-                    missing.push((id.clone(), (*text).to_string()));
-                }
-            }
+    /// Texts asked of the embedder so far.
+    pub fn asked(&self) -> usize {
+        self.asked.get()
+    }
+
+    /// The cached vector of a turn (by event id) or a question (by text).
+    pub fn cached(&self, role: EmbedRole, key: &str) -> Option<Rc<[f32]>> {
+        match role {
+            EmbedRole::Passage => self.passages.borrow().get(key).cloned(),
+            EmbedRole::Query => self.queries.borrow().get(key).cloned(),
         }
-        let mut dimension = self.vectors.borrow().values().next().map(|v| v.len());
-        for batch in missing.chunks(EMBED_BATCH) {
-            let texts: Vec<String> = batch.iter().map(|(_, t)| t.clone()).collect();
-            let vectors = embedder.embed(&texts).await?;
+    }
+
+    /// Whether `key` is in a batch in flight.
+    fn in_flight(&self, role: EmbedRole, key: &str) -> bool {
+        self.flights
+            .borrow()
+            .iter()
+            .any(|f| f.role == role && f.keys.iter().any(|k| k == key))
+    }
+
+    /// Makes sure each of `wanted` (a key and its text) is cached: new texts are asked of
+    /// `embedder` in batches of [`EMBED_BATCH`], at most [`EMBED_FLIGHTS`]
+    /// at once, and batches already in flight are waited for. A future
+    /// dropped while waiting leaves its batches in flight for the next
+    /// call. An answer of the wrong length, with a number that is not
+    /// finite or of another dimension than the rest is an error, and
+    /// nothing of it is cached.
+    pub async fn fill<'t>(
+        &self,
+        embedder: &Rc<dyn Embedder>,
+        role: EmbedRole,
+        wanted: impl IntoIterator<Item = (String, &'t str)>,
+    ) -> Result<()> {
+        if let Some((ms, _)) = &self.patience {
+            let given_up = self.now() - ms;
+            self.flights.borrow_mut().retain(|f| f.since >= given_up);
+        }
+        let mut needed: Vec<String> = Vec::new();
+        let mut queue: Vec<(String, String)> = Vec::new();
+        let mut queued: HashSet<String> = HashSet::new();
+        for (key, text) in wanted {
+            if self.cached(role, &key).is_some() {
+                continue;
+            }
+            if !self.in_flight(role, &key) && !queued.contains(&key) {
+                queued.insert(key.clone());
+                queue.push((key.clone(), embedded_text(text).to_string()));
+            }
+            needed.push(key);
+        }
+        let mut queue = queue.into_iter().peekable();
+        loop {
+            self.take_answers()?;
+            while self.flights.borrow().len() < EMBED_FLIGHTS && queue.peek().is_some() {
+                let batch: Vec<(String, String)> = queue.by_ref().take(EMBED_BATCH).collect();
+                self.launch(embedder, role, batch);
+            }
+            if needed.iter().all(|k| self.cached(role, k).is_some()) {
+                return Ok(());
+            }
+            let waiting: Vec<_> = self
+                .flights
+                .borrow()
+                .iter()
+                .map(|f| f.answer.clone())
+                .collect();
+            if waiting.is_empty() {
+                return Err(bad("an embedding went missing".into()));
+            }
+            any_of(waiting).await;
+        }
+    }
+
+    /// Puts a batch in flight.
+    fn launch(&self, embedder: &Rc<dyn Embedder>, role: EmbedRole, batch: Vec<(String, String)>) {
+        let (keys, texts): (Vec<String>, Vec<String>) = batch.into_iter().unzip();
+        self.asked.set(self.asked.get() + texts.len());
+        let embedder = embedder.clone();
+        let answer = async move {
+            let vectors = embedder.embed(&texts, role).await?;
             if vectors.len() != texts.len() {
                 return Err(bad(format!(
                     "the embedder returned {} vectors for {} texts",
@@ -82,50 +234,112 @@ impl EmbeddingCache {
                     texts.len()
                 )));
             }
-            for v in &vectors {
-                if v.is_empty() || v.iter().any(|x| !x.is_finite()) {
-                    return Err(bad("the embedder returned an empty vector or one with a number that is not finite".into()));
-                }
-                if *dimension.get_or_insert(v.len()) != v.len() {
-                    return Err(bad(format!(
-                        "the embedder returned vectors of {} and {} dimensions",
-                        dimension.unwrap_or(0),
-                        v.len()
-                    )));
-                }
-            }
-            let mut cached = self.vectors.borrow_mut();
-            for ((id, _), v) in batch.iter().zip(vectors) {
-                cached.insert(id.clone(), Rc::from(v));
+            Ok(Rc::new(vectors))
+        }
+        .boxed_local()
+        .shared();
+        let since = self.now();
+        self.flights.borrow_mut().push(Flight {
+            role,
+            keys,
+            since,
+            answer,
+        });
+    }
+
+    /// Caches the answers of the batches that came back; the first that
+    /// failed is the error (its batch is dropped, so it is asked again).
+    fn take_answers(&self) -> Result<()> {
+        let done: Vec<Flight> = {
+            let mut flights = self.flights.borrow_mut();
+            let (done, running): (Vec<Flight>, Vec<Flight>) = std::mem::take(&mut *flights)
+                .into_iter()
+                .partition(|f| f.answer.peek().is_some());
+            *flights = running;
+            done
+        };
+        let mut failed = None;
+        for flight in done {
+            let answer = flight.answer.peek().cloned();
+            let stored = match answer {
+                Some(Ok(vectors)) => self.store(flight.role, &flight.keys, &vectors),
+                Some(Err(e)) => Err(e),
+                None => Ok(()),
+            };
+            if let Err(e) = stored {
+                failed.get_or_insert(e);
             }
         }
-        let cached = self.vectors.borrow();
-        ids.iter()
-            .map(|id| {
-                cached
-                    .get(id)
-                    .cloned()
-                    .ok_or_else(|| bad("an embedding went missing".into()))
-            })
-            .collect()
+        failed.map_or(Ok(()), Err)
     }
+
+    /// Caches one batch's vectors, all or none.
+    fn store(&self, role: EmbedRole, keys: &[String], vectors: &[Vec<f32>]) -> Result<()> {
+        let mut dimension = self.dimension.get();
+        for v in vectors {
+            if v.is_empty() || v.iter().any(|x| !x.is_finite()) {
+                return Err(bad("the embedder returned an empty vector or one with a number that is not finite".into()));
+            }
+            if *dimension.get_or_insert(v.len()) != v.len() {
+                return Err(bad(format!(
+                    "the embedder returned vectors of {} and {} dimensions",
+                    dimension.unwrap_or(0),
+                    v.len()
+                )));
+            }
+        }
+        self.dimension.set(dimension);
+        let mut cache = match role {
+            EmbedRole::Passage => self.passages.borrow_mut(),
+            EmbedRole::Query => self.queries.borrow_mut(),
+        };
+        if role == EmbedRole::Query && cache.len() + keys.len() > QUERIES_KEPT {
+            cache.clear();
+        }
+        for (key, v) in keys.iter().zip(vectors) {
+            cache.insert(key.clone(), unit(v.clone()));
+        }
+        Ok(())
+    }
+}
+
+/// Ready when any of `answers` is.
+async fn any_of(mut answers: Vec<Shared<LocalBoxFuture<'static, Answer>>>) {
+    std::future::poll_fn(|cx| {
+        for answer in answers.iter_mut() {
+            if Pin::new(answer).poll(cx).is_ready() {
+                return Poll::Ready(());
+            }
+        }
+        Poll::Pending
+    })
+    .await
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::cell::Cell;
 
-    /// Answers `answer` for any texts, counting the calls.
+    /// Answers `answer` for any texts, counting the calls and the roles.
     struct Fixed {
         answer: Vec<Vec<f32>>,
         calls: Cell<usize>,
+        roles: RefCell<Vec<EmbedRole>>,
+    }
+
+    fn fixed(answer: Vec<Vec<f32>>) -> Rc<Fixed> {
+        Rc::new(Fixed {
+            answer,
+            calls: Cell::new(0),
+            roles: RefCell::new(Vec::new()),
+        })
     }
 
     #[async_trait(?Send)]
     impl Embedder for Fixed {
-        async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+        async fn embed(&self, texts: &[String], role: EmbedRole) -> Result<Vec<Vec<f32>>> {
             self.calls.set(self.calls.get() + 1);
+            self.roles.borrow_mut().push(role);
             Ok(self
                 .answer
                 .iter()
@@ -140,46 +354,181 @@ mod tests {
         pollster::block_on(f)
     }
 
+    fn keyed(texts: &[String]) -> Vec<(String, &str)> {
+        texts.iter().map(|t| (t.clone(), t.as_str())).collect()
+    }
+
     #[test]
     fn bad_answers_are_errors_and_nothing_of_them_is_cached() {
+        let texts = vec!["a".to_string(), "b".to_string()];
         for answer in [
             vec![vec![f32::NAN, 1.0]],
             vec![vec![]],
             vec![vec![1.0, 2.0], vec![1.0]],
         ] {
             let cache = EmbeddingCache::new();
-            let e = Fixed {
-                answer,
-                calls: Cell::new(0),
-            };
-            let err = run(cache.vectors(&e, &["a", "b"])).unwrap_err();
+            let e: Rc<dyn Embedder> = fixed(answer);
+            let err = run(cache.fill(&e, EmbedRole::Passage, keyed(&texts))).unwrap_err();
             assert_eq!(err.code(), ErrorCode::ProcessorFailed);
             assert!(cache.is_empty());
         }
         struct Short;
         #[async_trait(?Send)]
         impl Embedder for Short {
-            async fn embed(&self, _texts: &[String]) -> Result<Vec<Vec<f32>>> {
+            async fn embed(&self, _texts: &[String], _role: EmbedRole) -> Result<Vec<Vec<f32>>> {
                 Ok(vec![vec![1.0]])
             }
         }
         let cache = EmbeddingCache::new();
-        assert!(run(cache.vectors(&Short, &["a", "b"])).is_err());
+        let e: Rc<dyn Embedder> = Rc::new(Short);
+        assert!(run(cache.fill(&e, EmbedRole::Passage, keyed(&texts))).is_err());
+        assert!(cache.is_empty());
     }
 
     #[test]
-    fn texts_are_embedded_once_in_batches() {
+    fn texts_are_embedded_once_in_batches_told_their_role() {
         let cache = EmbeddingCache::new();
-        let e = Fixed {
-            answer: vec![vec![1.0, 0.0]],
-            calls: Cell::new(0),
-        };
+        let e = fixed(vec![vec![3.0, 4.0]]);
+        let dyn_e: Rc<dyn Embedder> = e.clone();
         let texts: Vec<String> = (0..150).map(|i| format!("text {i}")).collect();
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        assert_eq!(run(cache.vectors(&e, &refs)).unwrap().len(), 150);
+        run(cache.fill(&dyn_e, EmbedRole::Passage, keyed(&texts))).unwrap();
         assert_eq!(e.calls.get(), 3);
-        assert_eq!(run(cache.vectors(&e, &refs[..10])).unwrap().len(), 10);
+        run(cache.fill(&dyn_e, EmbedRole::Passage, keyed(&texts[..10]))).unwrap();
         assert_eq!(e.calls.get(), 3);
         assert_eq!(cache.len(), 150);
+        assert_eq!(cache.asked(), 150);
+        // The same text as a question is another vector, asked as one.
+        run(cache.fill(&dyn_e, EmbedRole::Query, keyed(&texts[..1]))).unwrap();
+        assert_eq!(e.calls.get(), 4);
+        assert_eq!(
+            *e.roles.borrow(),
+            [EmbedRole::Passage, EmbedRole::Passage, EmbedRole::Passage, EmbedRole::Query]
+        );
+        // Kept at unit length: the cosine is the dot product.
+        let v = cache.cached(EmbedRole::Passage, "text 0").unwrap();
+        assert_eq!(&*v, &[0.6, 0.8]);
+        assert!((unit_cosine(&v, &v) - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_text_is_cut_after_its_first_characters_without_a_walk_when_short() {
+        assert_eq!(embedded_text("short"), "short");
+        let long = "é".repeat(EMBED_CHARS + 5);
+        assert_eq!(embedded_text(&long).chars().count(), EMBED_CHARS);
+        let exact = "a".repeat(EMBED_CHARS);
+        assert_eq!(embedded_text(&exact), exact);
+    }
+
+    /// Answers after being polled `polls` times, counting the texts.
+    struct Slow {
+        polls: usize,
+        texts: Cell<usize>,
+        at_once: Cell<usize>,
+        most_at_once: Cell<usize>,
+    }
+
+    #[async_trait(?Send)]
+    impl Embedder for Slow {
+        async fn embed(&self, texts: &[String], _role: EmbedRole) -> Result<Vec<Vec<f32>>> {
+            self.texts.set(self.texts.get() + texts.len());
+            self.at_once.set(self.at_once.get() + 1);
+            self.most_at_once
+                .set(self.most_at_once.get().max(self.at_once.get()));
+            let mut left = self.polls;
+            std::future::poll_fn(|cx| {
+                if left == 0 {
+                    return Poll::Ready(());
+                }
+                left -= 1;
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            })
+            .await;
+            self.at_once.set(self.at_once.get() - 1);
+            Ok(texts.iter().map(|_| vec![1.0, 0.0]).collect())
+        }
+    }
+
+    #[test]
+    fn a_batch_in_flight_when_its_caller_gives_up_is_kept_not_asked_again() {
+        let cache = EmbeddingCache::new();
+        let slow = Rc::new(Slow {
+            polls: 3,
+            texts: Cell::new(0),
+            at_once: Cell::new(0),
+            most_at_once: Cell::new(0),
+        });
+        let e: Rc<dyn Embedder> = slow.clone();
+        let texts: Vec<String> = (0..300).map(|i| format!("t{i}")).collect();
+        // Gives up after one poll, three times over: the batches started
+        // stay in flight and are not asked for again.
+        for _ in 0..3 {
+            let mut fill = Box::pin(cache.fill(&e, EmbedRole::Passage, keyed(&texts)));
+            let waker = std::task::Waker::noop();
+            let mut cx = std::task::Context::from_waker(waker);
+            assert!(fill.as_mut().poll(&mut cx).is_pending());
+        }
+        run(cache.fill(&e, EmbedRole::Passage, keyed(&texts))).unwrap();
+        assert_eq!(slow.texts.get(), 300);
+        assert_eq!(cache.asked(), 300);
+        assert_eq!(slow.most_at_once.get(), EMBED_FLIGHTS);
+        assert_eq!(cache.len(), 300);
+    }
+
+    /// A clock moved by hand.
+    struct Hand(Cell<f64>);
+
+    #[async_trait(?Send)]
+    impl Clock for Hand {
+        fn now_ms(&self) -> f64 {
+            self.0.get()
+        }
+        async fn sleep(&self, _ms: f64) {}
+    }
+
+    /// Never answers its first `hangs` calls; answers the rest.
+    struct Hangs {
+        hangs: Cell<usize>,
+        texts: Cell<usize>,
+    }
+
+    #[async_trait(?Send)]
+    impl Embedder for Hangs {
+        async fn embed(&self, texts: &[String], _role: EmbedRole) -> Result<Vec<Vec<f32>>> {
+            self.texts.set(self.texts.get() + texts.len());
+            if self.hangs.get() > 0 {
+                self.hangs.set(self.hangs.get() - 1);
+                std::future::pending::<()>().await;
+            }
+            Ok(texts.iter().map(|_| vec![1.0]).collect())
+        }
+    }
+
+    #[test]
+    fn a_batch_that_never_answers_is_given_up_after_the_patience() {
+        let clock = Rc::new(Hand(Cell::new(0.0)));
+        let cache = EmbeddingCache::new().with_patience(100.0, clock.clone());
+        let hangs = Rc::new(Hangs {
+            hangs: Cell::new(1),
+            texts: Cell::new(0),
+        });
+        let e: Rc<dyn Embedder> = hangs.clone();
+        let texts = vec!["a".to_string()];
+        let waker = std::task::Waker::noop();
+        let mut cx = std::task::Context::from_waker(waker);
+        let mut first = Box::pin(cache.fill(&e, EmbedRole::Passage, keyed(&texts)));
+        assert!(first.as_mut().poll(&mut cx).is_pending());
+        drop(first);
+        // Within the patience the batch is waited for, not asked again.
+        clock.0.set(100.0);
+        let mut second = Box::pin(cache.fill(&e, EmbedRole::Passage, keyed(&texts)));
+        assert!(second.as_mut().poll(&mut cx).is_pending());
+        drop(second);
+        assert_eq!(hangs.texts.get(), 1);
+        // Past it, the text is asked for again, and answered.
+        clock.0.set(100.5);
+        run(cache.fill(&e, EmbedRole::Passage, keyed(&texts))).unwrap();
+        assert_eq!(hangs.texts.get(), 2);
+        assert!(cache.cached(EmbedRole::Passage, "a").is_some());
     }
 }

@@ -130,7 +130,12 @@ impl agent::context_compiler::approval::Host for Host {
 
 /// No embedder: the runs here recall lexically.
 impl agent::context_compiler::embedder::Host for Host {
-    fn embed(&mut self, _texts: Vec<String>, _timeout_ms: u64) -> Result<Vec<Vec<f32>>, String> {
+    fn embed(
+        &mut self,
+        _texts: Vec<String>,
+        _role: agent::context_compiler::embedder::EmbedRole,
+        _timeout_ms: u64,
+    ) -> Result<Vec<Vec<f32>>, String> {
         Err("no embedder in this host".into())
     }
 }

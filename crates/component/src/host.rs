@@ -9,7 +9,7 @@ use super::bindings::agent::context_compiler::{artifact_kv, embedder, llm, tool_
 use context_compiler::error::{Error, ErrorCode, Result};
 use context_compiler::kv::KeyValue;
 use context_compiler::llm::{Llm, LlmOptions};
-use context_compiler::recall::embedder::Embedder;
+use context_compiler::recall::embedder::{EmbedRole, Embedder};
 use context_compiler::tools::{AbortSignal, ToolBridge, ToolFailure, ToolOutput};
 
 /// The host's `artifact-kv` import.
@@ -81,8 +81,12 @@ pub(crate) struct HostEmbedder {
 
 #[async_trait(?Send)]
 impl Embedder for HostEmbedder {
-    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
-        embedder::embed(texts, self.timeout_ms).map_err(|m| {
+    async fn embed(&self, texts: &[String], role: EmbedRole) -> Result<Vec<Vec<f32>>> {
+        let role = match role {
+            EmbedRole::Query => embedder::EmbedRole::Query,
+            EmbedRole::Passage => embedder::EmbedRole::Passage,
+        };
+        embedder::embed(texts, role, self.timeout_ms).map_err(|m| {
             Error::new(
                 ErrorCode::ProcessorFailed,
                 format!("the host's embedder failed: {m}"),

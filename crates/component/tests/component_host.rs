@@ -62,7 +62,7 @@ pub(crate) struct Host {
     tool_calls: Vec<(String, String, u64)>,
     bus_calls: Vec<(String, Value)>,
     /// The embedder's batches: (texts, timeout).
-    embed_calls: Vec<(usize, u64)>,
+    embed_calls: Vec<(usize, agent::context_compiler::embedder::EmbedRole, u64)>,
     /// The text model's calls: their token limits.
     llm_calls: Vec<u64>,
     /// The model's scripted answers, one per call (see `runner`).
@@ -190,8 +190,13 @@ impl agent::context_compiler::tool_bridge::Host for Host {
 /// The embedder: a vector of each text's letter counts (a-z), so texts
 /// sharing words are near; `fail` in a text fails the batch.
 impl agent::context_compiler::embedder::Host for Host {
-    fn embed(&mut self, texts: Vec<String>, timeout_ms: u64) -> Result<Vec<Vec<f32>>, String> {
-        self.embed_calls.push((texts.len(), timeout_ms));
+    fn embed(
+        &mut self,
+        texts: Vec<String>,
+        role: agent::context_compiler::embedder::EmbedRole,
+        timeout_ms: u64,
+    ) -> Result<Vec<Vec<f32>>, String> {
+        self.embed_calls.push((texts.len(), role, timeout_ms));
         if texts.iter().any(|t| t.contains("fail")) {
             return Err("embedder offline".into());
         }
@@ -1872,7 +1877,13 @@ fn the_host_embedder_and_text_model_serve_the_processors() {
         .unwrap();
     let embedded = store.data().embed_calls.clone();
     assert!(!embedded.is_empty());
-    assert!(embedded.iter().all(|(n, t)| *n > 0 && *t == 1_234));
+    assert!(embedded.iter().all(|(n, _, t)| *n > 0 && *t == 1_234));
+    // The question alone first, as a query; the turns as passages.
+    use agent::context_compiler::embedder::EmbedRole;
+    assert!(matches!(embedded[0], (1, EmbedRole::Query, _)), "{embedded:?}");
+    assert!(embedded[1..]
+        .iter()
+        .all(|(_, r, _)| matches!(r, EmbedRole::Passage)));
 
     let summarising = [
         Processor::HistorySelector(HistorySelectorOptions {

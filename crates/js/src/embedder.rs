@@ -1,5 +1,6 @@
-//! An embedder written in JS: `async (texts) => number[][]` (or typed
-//! arrays), or an object with such an `embed` method.
+//! An embedder written in JS: `async (texts, { role }) => number[][]` (or
+//! typed arrays), or an object with such an `embed` method; `role` is
+//! `"query"` or `"passage"`.
 
 use async_trait::async_trait;
 use js_sys::{Array, Float32Array, Function};
@@ -9,7 +10,7 @@ use crate::convert::{array_items, describe};
 use crate::error::thrown_message;
 use crate::promise::{call_and_await, require_callable};
 use context_compiler::error::{Error, ErrorCode, Result};
-use context_compiler::recall::embedder::Embedder;
+use context_compiler::recall::embedder::{EmbedRole, Embedder};
 
 /// A JS function (or object with `embed`) as the core's [`Embedder`].
 pub struct JsEmbedder {
@@ -23,7 +24,9 @@ impl JsEmbedder {
         let (this, embed) = require_callable(
             value,
             "embed",
-            &format!("{what} must be a function (texts) => number[][], or an object with embed()"),
+            &format!(
+                "{what} must be a function (texts, {{ role }}) => number[][], or an object with embed()"
+            ),
         )?;
         Ok(JsEmbedder { this, embed })
     }
@@ -35,12 +38,15 @@ fn bad(message: String) -> Error {
 
 #[async_trait(?Send)]
 impl Embedder for JsEmbedder {
-    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+    async fn embed(&self, texts: &[String], role: EmbedRole) -> Result<Vec<Vec<f32>>> {
         let input: Array = texts.iter().map(|t| JsValue::from_str(t)).collect();
+        let options = js_sys::Object::new();
+        // Setting a property on a fresh plain object cannot throw.
+        let _ = js_sys::Reflect::set(&options, &"role".into(), &role.as_str().into());
         let out = call_and_await(
             &self.embed,
             &self.this,
-            &[input.into()],
+            &[input.into(), options.into()],
             ErrorCode::ProcessorFailed,
             "the embedder",
         )

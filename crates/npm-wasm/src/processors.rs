@@ -188,8 +188,9 @@ impl HistoryRecall {
     /// `SearchHit.distinction`), `matches` recalled at most (default and at most 100; the share is usually the tighter bound),
     /// `neighbours` on each side of a match and twice as many after a strong one (default 1, at most 8),
     /// `turnTokens` a recalled turn keeps (default 400), `embedder`
-    /// (`async (texts) => number[][]`, or an object with `embed`): ranks by
-    /// meaning too, each text embedded once; `embedderTimeoutMs` a compile
+    /// (`async (texts, { role }) => number[][]`, or an object with `embed`;
+    /// `role` is `"query"` or `"passage"`): ranks by meaning too, each text
+    /// embedded once; `embedderTimeoutMs` a compile
     /// waits for it before recalling lexically (default 10,000);
     /// `artifactStore`: where the session's tool outputs were stored, read
     /// to index them whole.

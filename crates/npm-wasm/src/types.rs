@@ -518,15 +518,17 @@ export interface HistoryRecallOptions {
   neighbours?: number;
   /** Tokens a recalled turn keeps (its start): default 400. */
   turnTokens?: number;
-  /** Ranks by meaning too: each text is embedded once (cached by content id), asked in batches of 64 by the compile that needs it; its cosine ranking is fused with the lexical one. A compile whose embedder fails recalls lexically. */
+  /** Ranks by meaning too: the question is asked for with `{ role: "query" }`, the turns outside the window with `{ role: "passage" }`, each turn once (cached by event id), in batches of 64, two at most at once, by the compile that needs them; its cosine ranking is fused with the lexical one. A compile whose embedder fails recalls lexically. */
   embedder?: EmbedTextsFunction | { embed: EmbedTextsFunction };
   /** Where the session's tool handler stored large outputs (their events hold only a summary): each is read once and indexed whole, so a loaded session recalls them by any part. */
   artifactStore?: ArtifactStoreLike;
   /** Milliseconds a compile waits for the embedder before it recalls lexically (the batches that came back stay cached): default 10,000. */
   embedderTimeoutMs?: number;
 }
-/** Turns texts into vectors, one per text, all of one dimension. */
-export type EmbedTextsFunction = (texts: string[]) => ArrayLike<number>[] | Promise<ArrayLike<number>[]>;
+/** What the texts of one batch are to the model: the question searched with (`"query"`), or turns searched among (`"passage"`). Models with a prefix for each (e5's `query: ` / `passage: `, bge, nomic) embed them differently. */
+export type EmbedRole = "query" | "passage";
+/** Turns texts into vectors, one per text, all of one dimension; every text of a call has the same `role`. */
+export type EmbedTextsFunction = (texts: string[], options: { role: EmbedRole }) => ArrayLike<number>[] | Promise<ArrayLike<number>[]>;
 export interface MemoryPreloaderOptions {
   topK?: number;
   /** Zoned layout: keep recalled memories in the PERSISTENT zone for the session (recorded as pinned `memory_hit` events). */
