@@ -38,6 +38,33 @@ export function bm25Peer(texts, system) {
 }
 
 /**
+ * Plain BM25 and an embedder's cosine ranking fused by reciprocal rank
+ * (k = 60, the usual constant), given the whole budget: `vectorOf(text,
+ * role)` is the embedding of a turn (`passage`) or the question (`query`).
+ */
+export function fusedPeer(texts, system, vectorOf, cosine) {
+  const index = new MiniSearch({ fields: ["text"], storeFields: [] });
+  index.addAll(texts.map((text, id) => ({ id, text })));
+  const passages = texts.map((t) => vectorOf(t, "passage"));
+  return (question, budget) => {
+    const q = vectorOf(question, "query");
+    const fused = new Map();
+    const add = (ids) => ids.forEach((id, rank) => fused.set(id, (fused.get(id) ?? 0) + 1 / (60 + rank + 1)));
+    add(index.search(question).map((h) => h.id));
+    add(passages.map((v, id) => [id, cosine(q, v)]).sort((a, b) => b[1] - a[1]).map(([id]) => id));
+    let used = count(system) + OVERHEAD + count(question) + OVERHEAD;
+    const picked = [];
+    for (const [id] of [...fused].sort((a, b) => b[1] - a[1])) {
+      const cost = count(texts[id]) + OVERHEAD;
+      if (used + cost > budget) continue;
+      used += cost;
+      picked.push(id);
+    }
+    return picked;
+  };
+}
+
+/**
  * What a provider reports as the input tokens of a Chat Completions request:
  * o200k tokens of each message's content, 3 per message and 3 to prime the
  * reply (OpenAI's count for its chat format).
@@ -53,14 +80,15 @@ export function providerTokens(messages) {
  * reply's usage, then each question recorded as the newest user message on a
  * copy of the session and compiled under `budget` (checked within it in the
  * session's count and in o200k). `measure(q, ctx)` reads each question's
- * context; the list of what it gives is returned.
+ * context; the list of what it gives is returned, each with the compile's
+ * milliseconds (`ms`). `live` compiles the loop (default: `compiler`).
  */
-export async function askEach(compiler, conv, budget, system, record, measure) {
+export async function askEach(compiler, conv, budget, system, record, measure, live = compiler) {
   const base = new Session({ sessionId: "conversation" });
   for (const [i, turn] of conv.turns.entries()) {
     record(base, turn, i);
     if (i % 10 === 9) {
-      const ctx = await compiler.compile(base, budget, { systemPrompt: system });
+      const ctx = await live.compile(base, budget, { systemPrompt: system });
       base.recordUsage({ inputTokens: providerTokens(ctx.toMessages({ format: "openai" })), outputTokens: 0 });
       ctx.free();
     }
@@ -71,12 +99,14 @@ export async function askEach(compiler, conv, budget, system, record, measure) {
   for (const q of conv.questions) {
     const s = Session.importJson(exported);
     s.record("user_input", { content: q.text });
+    const started = performance.now();
     const ctx = await compiler.compile(s, budget, { systemPrompt: system });
+    const ms = performance.now() - started;
     try {
       if (ctx.tokenCount > budget) throw new Error(`over budget: ${ctx.tokenCount} > ${budget}`);
       const sent = providerTokens(ctx.toMessages({ format: "openai" }));
       if (sent > budget) throw new Error(`over budget in o200k: ${sent} > ${budget}`);
-      out.push(measure(q, ctx));
+      out.push({ ...measure(q, ctx), ms });
     } finally {
       ctx.free();
       s.free();

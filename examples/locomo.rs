@@ -4,11 +4,14 @@
 //! `<dir>` holding LoCoMo conversations (`../shared/testdata/locomo-dev`).
 //! `RECALL_NEIGHBOURS`, `RECALL_SHARE` and `RECALL_DISTINCTION` override
 //! recall's options; `RANKS=1` prints where the missed evidence ranks in the
-//! widened search, `LOCOMO_SHOW=<category>` each missed question of it.
+//! widened search, `LOCOMO_SHOW=<category>` each missed question of it;
+//! `E5=1` ranks by meaning too with the e5 fixture beside the conversations
+//! (`<dir>/e5-small`: each text looked up by its role; a miss is an error).
 
 use std::rc::Rc;
 
 use context_compiler::clock::SystemClock;
+use context_compiler::recall::embedder::{EmbedRole, Embedder};
 use context_compiler::tokens::DefaultTokenCounter;
 use context_compiler::working_context::ProviderFormat;
 use context_compiler::{
@@ -79,10 +82,70 @@ fn collapse(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The e5 fixture: vectors by role and text.
+struct Fixture {
+    rows: std::collections::HashMap<(String, String), Vec<f32>>,
+}
+
+impl Fixture {
+    fn read(dir: &str) -> Result<Fixture, String> {
+        let keys: Value = serde_json::from_str(
+            &std::fs::read_to_string(format!("{dir}/e5-small/keys.json"))
+                .map_err(|e| e.to_string())?,
+        )
+        .map_err(|e| e.to_string())?;
+        let bytes =
+            std::fs::read(format!("{dir}/e5-small/vectors.f32")).map_err(|e| e.to_string())?;
+        let floats: Vec<f32> = bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        let items = keys["items"].as_array().ok_or("keys.json has no items")?;
+        let dim = floats.len() / items.len().max(1);
+        let rows = items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                let kind = item[0].as_str().unwrap_or_default().to_string();
+                let text = item[1].as_str().unwrap_or_default().to_string();
+                ((kind, text), floats[i * dim..(i + 1) * dim].to_vec())
+            })
+            .collect();
+        Ok(Fixture { rows })
+    }
+}
+
+#[async_trait::async_trait(?Send)]
+impl Embedder for Fixture {
+    async fn embed(
+        &self,
+        texts: &[String],
+        role: EmbedRole,
+    ) -> context_compiler::Result<Vec<Vec<f32>>> {
+        texts
+            .iter()
+            .map(|t| {
+                self.rows
+                    .get(&(role.as_str().to_string(), t.clone()))
+                    .cloned()
+                    .ok_or_else(|| {
+                        context_compiler::Error::new(
+                            context_compiler::ErrorCode::ProcessorFailed,
+                            format!("the fixture has no {} {t:?}", role.as_str()),
+                        )
+                    })
+            })
+            .collect()
+    }
+}
+
 /// The README's pipeline; `RECALL_NEIGHBOURS`, `RECALL_SHARE` and
 /// `RECALL_DISTINCTION` in the environment override recall's defaults.
-fn compiler() -> ContextCompiler {
+fn compiler(embedder: Option<Rc<dyn Embedder>>) -> ContextCompiler {
     let mut recall = HistoryRecall::new();
+    if let Some(e) = embedder {
+        recall = recall.with_embedder(e);
+    }
     let var = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<f64>().ok());
     if let Some(n) = var("RECALL_NEIGHBOURS") {
         recall = recall.with_neighbours(n as usize);
@@ -130,9 +193,16 @@ fn main() -> Result<(), String> {
     let mut usage = [0u64; 5];
     let mut rank_buckets = [0usize; 5];
     let mut asked = 0usize;
+    let embedder: Option<Rc<dyn Embedder>> = match std::env::var("E5") {
+        Ok(_) => Some(Rc::new(Fixture::read(dir)?)),
+        Err(_) => None,
+    };
     for file in &files {
         let (turns, questions) = read(file)?;
-        let compiler = compiler();
+        // The live loop without the embedder (the fixture has no turn
+        // embedded as a query), the questions with it.
+        let live = compiler(None);
+        let compiler = compiler(embedder.clone());
         let mut base = new_session();
         for (i, (user, text)) in turns.iter().enumerate() {
             let kind = if *user {
@@ -143,7 +213,7 @@ fn main() -> Result<(), String> {
             base.record(kind, serde_json::json!({ "content": text }), None)
                 .map_err(|e| e.to_string())?;
             if i % 10 == 9 {
-                pollster::block_on(compiler.compile_with(&mut base, budget, &options))
+                pollster::block_on(live.compile_with(&mut base, budget, &options))
                     .map_err(|e| e.to_string())?;
             }
         }

@@ -425,7 +425,11 @@ fn an_embedders_ranking_does_not_decide_which_matches_bring_neighbours() {
         } else {
             format!("Ben: nothing much happened today, day {i}, just errands and chores.")
         };
-        let kind = if i % 2 == 0 { "user_input" } else { "assistant_output" };
+        let kind = if i % 2 == 0 {
+            "user_input"
+        } else {
+            "assistant_output"
+        };
         s.record(kind, json!({ "content": text }), None).unwrap();
     }
     s.record(

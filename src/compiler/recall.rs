@@ -372,8 +372,7 @@ impl Processor for HistoryRecall {
             let candidates: Vec<usize> = (0..events.len()).filter(|p| eligible(*p)).collect();
             // An embedder that fails, or is too slow, leaves this compile's
             // recall lexical.
-            let ranking =
-                semantic_ranking(embedder, &self.cache, &query, &events, &candidates);
+            let ranking = semantic_ranking(embedder, &self.cache, &query, &events, &candidates);
             let semantic = match &self.embedder_deadline {
                 Some((ms, clock)) => match race(ranking, clock.sleep(*ms)).await {
                     First::Left(semantic) => semantic.ok(),

@@ -114,7 +114,11 @@ pub fn unit_cosine(a: &[f32], b: &[f32]) -> f32 {
     if a.len() != b.len() {
         return 0.0;
     }
-    a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>().clamp(-1.0, 1.0)
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| x * y)
+        .sum::<f32>()
+        .clamp(-1.0, 1.0)
 }
 
 impl EmbeddingCache {
@@ -278,7 +282,10 @@ impl EmbeddingCache {
         let mut dimension = self.dimension.get();
         for v in vectors {
             if v.is_empty() || v.iter().any(|x| !x.is_finite()) {
-                return Err(bad("the embedder returned an empty vector or one with a number that is not finite".into()));
+                return Err(bad(
+                    "the embedder returned an empty vector or one with a number that is not finite"
+                        .into(),
+                ));
             }
             if *dimension.get_or_insert(v.len()) != v.len() {
                 return Err(bad(format!(
@@ -402,7 +409,12 @@ mod tests {
         assert_eq!(e.calls.get(), 4);
         assert_eq!(
             *e.roles.borrow(),
-            [EmbedRole::Passage, EmbedRole::Passage, EmbedRole::Passage, EmbedRole::Query]
+            [
+                EmbedRole::Passage,
+                EmbedRole::Passage,
+                EmbedRole::Passage,
+                EmbedRole::Query
+            ]
         );
         // Kept at unit length: the cosine is the dot product.
         let v = cache.cached(EmbedRole::Passage, "text 0").unwrap();

@@ -136,6 +136,41 @@ test("an embedder that never answers leaves recall lexical after embedderTimeout
   s.free();
 });
 
+test("the embedder is told each batch's role; batches running at a compile's timeout are kept, two at once, and not asked for again", async () => {
+  const s = await conversation();
+  s.record("user_input", { content: "Travel document: valid until which month?" });
+  const events = s.eventLog.length;
+  const calls = [];
+  let running = 0;
+  let most = 0;
+  // 40 ms a batch: the first compiles give up after 30 ms.
+  const slow = async (texts, options) => {
+    calls.push({ role: options.role, n: texts.length });
+    running++;
+    most = Math.max(most, running);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    running--;
+    return synonyms([])(texts);
+  };
+  const compiler = new ContextCompiler({
+    layout: "zoned",
+    processors: [new HistorySelector({ keepFirst: 0, keepLast: Infinity }), new Compactor(), new HistoryRecall({ embedder: slow, embedderTimeoutMs: 30 })],
+  });
+  let semantic = null;
+  for (let i = 0; i < 20 && !semantic; i++) {
+    const ctx = await compiler.compile(s, 1500, { systemPrompt: "You are helpful." });
+    if (/4471/.test(ctx.toMessages().at(-1).content)) semantic = i;
+    ctx.free();
+  }
+  assert.ok(semantic > 0, `recalled by meaning at compile ${semantic}, after lexical ones`);
+  assert.deepEqual(calls[0], { role: "query", n: 1 }, "the question first, alone");
+  assert.ok(calls.slice(1).every((c) => c.role === "passage"));
+  const passages = calls.filter((c) => c.role === "passage").reduce((n, c) => n + c.n, 0);
+  assert.ok(passages <= events, `${passages} turns asked for, the session holds ${events}`);
+  assert.equal(most, 2, "two batches at once");
+  s.free();
+});
+
 test("with artifactStore, an output stored away is recalled by a part its summary does not show", async () => {
   const store = new MemoryArtifactStore();
   const log = Array.from({ length: 400 }, (_, i) => `line ${i}: request served in ${i % 7} ms`).join("\n");

@@ -1880,7 +1880,10 @@ fn the_host_embedder_and_text_model_serve_the_processors() {
     assert!(embedded.iter().all(|(n, _, t)| *n > 0 && *t == 1_234));
     // The question alone first, as a query; the turns as passages.
     use agent::context_compiler::embedder::EmbedRole;
-    assert!(matches!(embedded[0], (1, EmbedRole::Query, _)), "{embedded:?}");
+    assert!(
+        matches!(embedded[0], (1, EmbedRole::Query, _)),
+        "{embedded:?}"
+    );
     assert!(embedded[1..]
         .iter()
         .all(|(_, r, _)| matches!(r, EmbedRole::Passage)));
