@@ -369,6 +369,8 @@ fn an_embedder_recalls_a_paraphrased_question_once_embedding_each_text() {
         ctx.recalled
     );
     assert!(ctx.token_count <= 2_000);
+    // No word in common: no match is strong enough to bring neighbours.
+    assert_eq!(neighbours(&ctx.recalled), 0, "{:?}", ctx.recalled);
     // The question is asked for as a query, alone and first; the turns as
     // passages.
     let roles = embedder.roles.borrow().clone();

@@ -14,7 +14,7 @@ use crate::compiler::excerpt::tool_excerpt;
 use crate::compiler::processor::{Processor, SessionWrites};
 use crate::error::Result;
 use crate::race::{race, First};
-use crate::recall::embedder::{unit_cosine, EmbedRole, Embedder, EmbeddingCache};
+use crate::recall::embedder::{embedded_text, unit_cosine, EmbedRole, Embedder, EmbeddingCache};
 use crate::recall::{event_text, Terms};
 use crate::session::render::{render, Rendered};
 use crate::session::Session;
@@ -169,13 +169,27 @@ impl HistoryRecall {
     }
 
     /// Ranks also by meaning: `embedder`'s vectors of the question and of
-    /// every turn outside the window (each text embedded once, cached by
-    /// content id, asked in batches by the compile that needs them), their
+    /// every turn outside the window (the question as a query, the turns as
+    /// passages, each turn embedded once and cached by event id, asked in
+    /// batches by the compile that needs them), their
     /// cosine ranking fused with the lexical one by reciprocal rank (k =
-    /// 60). A compile whose embedder fails recalls lexically.
+    /// 20). A compile whose embedder fails recalls lexically. The vectors
+    /// of another embedder given before are forgotten.
     pub fn with_embedder(mut self, embedder: Rc<dyn Embedder>) -> Self {
         self.embedder = Some(embedder);
+        self.cache = self.new_cache();
         self
+    }
+
+    /// An empty cache, patient for [`EMBED_PATIENCE`] timeouts when a
+    /// compile has one.
+    fn new_cache(&self) -> Rc<EmbeddingCache> {
+        Rc::new(match &self.embedder_deadline {
+            Some((ms, clock)) => {
+                EmbeddingCache::new().with_patience(ms * EMBED_PATIENCE, clock.clone())
+            }
+            None => EmbeddingCache::new(),
+        })
     }
 
     /// Reads from `store` the tool outputs the session stored there (whose
@@ -194,11 +208,8 @@ impl HistoryRecall {
     /// and asked for again. Without it a compile waits as long as
     /// the embedder takes, forever for one that never answers.
     pub fn with_embedder_timeout(mut self, timeout_ms: f64, clock: Rc<dyn Clock>) -> Self {
-        let timeout_ms = clamped(timeout_ms, 0.0, f64::MAX, 0.0);
-        self.cache = Rc::new(
-            EmbeddingCache::new().with_patience(timeout_ms * EMBED_PATIENCE, clock.clone()),
-        );
-        self.embedder_deadline = Some((timeout_ms, clock));
+        self.embedder_deadline = Some((clamped(timeout_ms, 0.0, f64::MAX, 0.0), clock));
+        self.cache = self.new_cache();
         self
     }
 
@@ -247,9 +258,18 @@ async fn semantic_ranking(
     events: &[SessionEvent],
     candidates: &[usize],
 ) -> Result<Semantic> {
+    // Kept by the text the embedder is given; read at once (another
+    // compile's question may push it out while the turns are embedded).
+    let key = embedded_text(query);
     cache
-        .fill(embedder, EmbedRole::Query, [(query.to_string(), query)])
+        .fill(embedder, EmbedRole::Query, [(key.to_string(), key)])
         .await?;
+    let Some(question) = cache.cached(EmbedRole::Query, key) else {
+        return Ok(Semantic {
+            ranked: Vec::new(),
+            distinction: 0.0,
+        });
+    };
     let missing: Vec<(String, std::borrow::Cow<'_, str>)> = candidates
         .iter()
         .filter_map(|&p| events.get(p))
@@ -263,12 +283,6 @@ async fn semantic_ranking(
             missing.iter().map(|(id, t)| (id.clone(), t.as_ref())),
         )
         .await?;
-    let Some(question) = cache.cached(EmbedRole::Query, query) else {
-        return Ok(Semantic {
-            ranked: Vec::new(),
-            distinction: 0.0,
-        });
-    };
     let mut ranked: Vec<(usize, f64)> = candidates
         .iter()
         .filter_map(|&p| {
@@ -401,8 +415,9 @@ impl Processor for HistoryRecall {
                 chosen.insert(position, score);
             }
             // A weak match is likely a stray word: its neighbours more so.
+            // (No lexical match at all: none brings any.)
             let strength = lexical.get(&position).copied().unwrap_or(0.0);
-            if strength < best_lexical * NEIGHBOURS_FROM {
+            if best_lexical <= 0.0 || strength < best_lexical * NEIGHBOURS_FROM {
                 continue;
             }
             let from = position.saturating_sub(self.neighbours);

@@ -26,6 +26,11 @@ pub const EMBED_CHARS: usize = 2_000;
 pub const EMBED_FLIGHTS: usize = 2;
 /// Questions whose vectors are kept (all are forgotten past it).
 const QUERIES_KEPT: usize = 256;
+/// Turns whose vectors are kept (all are forgotten past it, and embedded
+/// again when needed): about 150 MB of 384-dimension vectors.
+const PASSAGES_KEPT: usize = 100_000;
+/// Batches given up whose answers are still waited for, at most.
+const LATE_KEPT: usize = 8;
 
 /// What the texts of one batch are to the model. Models trained with a
 /// prefix for each (e5's `query: ` and `passage: `, bge, nomic) embed a
@@ -76,6 +81,8 @@ pub struct EmbeddingCache {
     passages: RefCell<HashMap<String, Rc<[f32]>>>,
     queries: RefCell<HashMap<String, Rc<[f32]>>>,
     flights: RefCell<Vec<Flight>>,
+    /// Batches given up, whose answers are still taken when they come.
+    late: RefCell<Vec<Flight>>,
     dimension: Cell<Option<usize>>,
     asked: Cell<usize>,
     /// How long a batch may stay unanswered before it is given up and its
@@ -99,13 +106,18 @@ pub fn embedded_text(text: &str) -> &str {
     }
 }
 
-/// `v` at unit length (a zero vector stays zero).
-fn unit(v: Vec<f32>) -> Rc<[f32]> {
-    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+/// `v` at unit length (its norm taken in f64, so large finite numbers do
+/// not overflow); a vector of norm 0 or one that is not finite is zeros.
+fn unit(v: &[f32]) -> Rc<[f32]> {
+    let norm = v
+        .iter()
+        .map(|x| f64::from(*x) * f64::from(*x))
+        .sum::<f64>()
+        .sqrt();
     if norm > 0.0 && norm.is_finite() {
-        v.iter().map(|x| x / norm).collect()
+        v.iter().map(|x| (f64::from(*x) / norm) as f32).collect()
     } else {
-        Rc::from(v)
+        v.iter().map(|_| 0.0).collect()
     }
 }
 
@@ -171,53 +183,76 @@ impl EmbeddingCache {
             .any(|f| f.role == role && f.keys.iter().any(|k| k == key))
     }
 
-    /// Makes sure each of `wanted` (a key and its text) is cached: new texts are asked of
-    /// `embedder` in batches of [`EMBED_BATCH`], at most [`EMBED_FLIGHTS`]
-    /// at once, and batches already in flight are waited for. A future
-    /// dropped while waiting leaves its batches in flight for the next
-    /// call. An answer of the wrong length, with a number that is not
-    /// finite or of another dimension than the rest is an error, and
-    /// nothing of it is cached.
+    /// Moves the batches unanswered past the patience out of flight:
+    /// their texts are asked for again, and their answers are still taken
+    /// when they come.
+    fn give_up_stale(&self) {
+        let Some((ms, _)) = &self.patience else {
+            return;
+        };
+        let given_up = self.now() - ms;
+        let (stale, fresh): (Vec<Flight>, Vec<Flight>) =
+            std::mem::take(&mut *self.flights.borrow_mut())
+                .into_iter()
+                .partition(|f| f.since < given_up);
+        *self.flights.borrow_mut() = fresh;
+        let mut late = self.late.borrow_mut();
+        late.extend(stale);
+        let over = late.len().saturating_sub(LATE_KEPT);
+        late.drain(..over);
+    }
+
+    /// Makes sure each of `wanted` (a key and its text) is cached: texts
+    /// neither cached nor in flight are asked of `embedder` in batches of
+    /// [`EMBED_BATCH`], at most [`EMBED_FLIGHTS`] at once, and batches
+    /// already in flight are waited for. A future dropped while waiting
+    /// leaves its batches in flight for the next call. An answer of the
+    /// wrong length, with a number that is not finite or of another
+    /// dimension than the rest is an error for the calls that wait for one
+    /// of its texts, and nothing of it is cached.
     pub async fn fill<'t>(
         &self,
         embedder: &Rc<dyn Embedder>,
         role: EmbedRole,
         wanted: impl IntoIterator<Item = (String, &'t str)>,
     ) -> Result<()> {
-        if let Some((ms, _)) = &self.patience {
-            let given_up = self.now() - ms;
-            self.flights.borrow_mut().retain(|f| f.since >= given_up);
-        }
-        let mut needed: Vec<String> = Vec::new();
-        let mut queue: Vec<(String, String)> = Vec::new();
-        let mut queued: HashSet<String> = HashSet::new();
+        self.give_up_stale();
+        let mut keys: HashSet<String> = HashSet::new();
+        let mut texts: Vec<(String, String)> = Vec::new();
         for (key, text) in wanted {
-            if self.cached(role, &key).is_some() {
-                continue;
+            if self.cached(role, &key).is_none() && keys.insert(key.clone()) {
+                texts.push((key, embedded_text(text).to_string()));
             }
-            if !self.in_flight(role, &key) && !queued.contains(&key) {
-                queued.insert(key.clone());
-                queue.push((key.clone(), embedded_text(text).to_string()));
-            }
-            needed.push(key);
         }
-        let mut queue = queue.into_iter().peekable();
         loop {
-            self.take_answers()?;
-            while self.flights.borrow().len() < EMBED_FLIGHTS && queue.peek().is_some() {
-                let batch: Vec<(String, String)> = queue.by_ref().take(EMBED_BATCH).collect();
-                self.launch(embedder, role, batch);
-            }
-            if needed.iter().all(|k| self.cached(role, k).is_some()) {
+            self.take_answers(role, &keys)?;
+            texts.retain(|(k, _)| self.cached(role, k).is_none());
+            if texts.is_empty() {
                 return Ok(());
             }
-            let waiting: Vec<_> = self
-                .flights
-                .borrow()
+            // What no batch holds (a batch given up, or one that failed
+            // for another caller) is asked for while there is room.
+            let missing: Vec<(String, String)> = texts
                 .iter()
-                .map(|f| f.answer.clone())
+                .filter(|(k, _)| !self.in_flight(role, k))
+                .cloned()
                 .collect();
-            if waiting.is_empty() {
+            let mut missing = missing.into_iter().peekable();
+            while self.flights.borrow().len() < EMBED_FLIGHTS && missing.peek().is_some() {
+                let batch: Vec<(String, String)> = missing.by_ref().take(EMBED_BATCH).collect();
+                self.launch(embedder, role, batch);
+            }
+            // Batches given up are polled too: their answers still count.
+            let waiting: Vec<_> = [&self.flights, &self.late]
+                .iter()
+                .flat_map(|list| {
+                    list.borrow()
+                        .iter()
+                        .map(|f| f.answer.clone())
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            if self.flights.borrow().is_empty() {
                 return Err(bad("an embedding went missing".into()));
             }
             any_of(waiting).await;
@@ -251,26 +286,30 @@ impl EmbeddingCache {
         });
     }
 
-    /// Caches the answers of the batches that came back; the first that
-    /// failed is the error (its batch is dropped, so it is asked again).
-    fn take_answers(&self) -> Result<()> {
-        let done: Vec<Flight> = {
-            let mut flights = self.flights.borrow_mut();
-            let (done, running): (Vec<Flight>, Vec<Flight>) = std::mem::take(&mut *flights)
+    /// Caches the answers of the batches that came back (those given up
+    /// too). The error is the first of a batch that held one of `keys`
+    /// (as `role`) and failed: another caller's failure is not this one's,
+    /// and its texts are asked for again by whoever needs them.
+    fn take_answers(&self, role: EmbedRole, keys: &HashSet<String>) -> Result<()> {
+        let settled = |list: &RefCell<Vec<Flight>>| {
+            let mut list = list.borrow_mut();
+            let (done, running): (Vec<Flight>, Vec<Flight>) = std::mem::take(&mut *list)
                 .into_iter()
                 .partition(|f| f.answer.peek().is_some());
-            *flights = running;
+            *list = running;
             done
         };
+        let mut done = settled(&self.flights);
+        done.extend(settled(&self.late));
         let mut failed = None;
         for flight in done {
-            let answer = flight.answer.peek().cloned();
-            let stored = match answer {
-                Some(Ok(vectors)) => self.store(flight.role, &flight.keys, &vectors),
-                Some(Err(e)) => Err(e),
+            let stored = match flight.answer.peek() {
+                Some(Ok(vectors)) => self.store(flight.role, &flight.keys, vectors),
+                Some(Err(e)) => Err(e.clone()),
                 None => Ok(()),
             };
-            if let Err(e) = stored {
+            let ours = flight.role == role && flight.keys.iter().any(|k| keys.contains(k));
+            if let (Err(e), true) = (stored, ours) {
                 failed.get_or_insert(e);
             }
         }
@@ -300,11 +339,15 @@ impl EmbeddingCache {
             EmbedRole::Passage => self.passages.borrow_mut(),
             EmbedRole::Query => self.queries.borrow_mut(),
         };
-        if role == EmbedRole::Query && cache.len() + keys.len() > QUERIES_KEPT {
+        let kept = match role {
+            EmbedRole::Query => QUERIES_KEPT,
+            EmbedRole::Passage => PASSAGES_KEPT,
+        };
+        if cache.len() + keys.len() > kept {
             cache.clear();
         }
         for (key, v) in keys.iter().zip(vectors) {
-            cache.insert(key.clone(), unit(v.clone()));
+            cache.insert(key.clone(), unit(v));
         }
         Ok(())
     }
@@ -542,5 +585,102 @@ mod tests {
         run(cache.fill(&e, EmbedRole::Passage, keyed(&texts))).unwrap();
         assert_eq!(hangs.texts.get(), 2);
         assert!(cache.cached(EmbedRole::Passage, "a").is_some());
+    }
+
+    #[test]
+    fn a_vector_of_large_finite_numbers_is_put_at_unit_length() {
+        assert_eq!(&*unit(&[3e19, 4e19]), &[0.6, 0.8]);
+        assert_eq!(&*unit(&[0.0, 0.0]), &[0.0, 0.0]);
+    }
+
+    /// Fails every text with "bad" in it, after one poll; answers the rest.
+    struct Picky;
+
+    #[async_trait(?Send)]
+    impl Embedder for Picky {
+        async fn embed(&self, texts: &[String], _role: EmbedRole) -> Result<Vec<Vec<f32>>> {
+            let mut polled = false;
+            std::future::poll_fn(|cx| {
+                if polled {
+                    return Poll::Ready(());
+                }
+                polled = true;
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            })
+            .await;
+            if texts.iter().any(|t| t.contains("bad")) {
+                return Err(bad("the model is overloaded".into()));
+            }
+            Ok(texts.iter().map(|_| vec![1.0]).collect())
+        }
+    }
+
+    #[test]
+    fn another_callers_failed_batch_is_not_this_callers_error() {
+        let cache = EmbeddingCache::new();
+        let e: Rc<dyn Embedder> = Rc::new(Picky);
+        let bad_texts = vec!["bad one".to_string()];
+        let good_texts = vec!["good one".to_string()];
+        let waker = std::task::Waker::noop();
+        let mut cx = std::task::Context::from_waker(waker);
+        // The failing batch is left in flight by a caller that gave up.
+        let mut giving_up = Box::pin(cache.fill(&e, EmbedRole::Passage, keyed(&bad_texts)));
+        assert!(giving_up.as_mut().poll(&mut cx).is_pending());
+        drop(giving_up);
+        // Another caller sees it fail while it waits, and is not failed by it.
+        run(cache.fill(&e, EmbedRole::Passage, keyed(&good_texts))).unwrap();
+        assert!(cache.cached(EmbedRole::Passage, "good one").is_some());
+        // The text that failed is asked for again by the caller needing it.
+        let err = run(cache.fill(&e, EmbedRole::Passage, keyed(&bad_texts))).unwrap_err();
+        assert!(err.message().contains("overloaded"), "{err:?}");
+    }
+
+    /// Answers its first call after three polls; never answers the others.
+    struct FirstLate {
+        calls: Cell<usize>,
+    }
+
+    #[async_trait(?Send)]
+    impl Embedder for FirstLate {
+        async fn embed(&self, texts: &[String], _role: EmbedRole) -> Result<Vec<Vec<f32>>> {
+            self.calls.set(self.calls.get() + 1);
+            if self.calls.get() > 1 {
+                std::future::pending::<()>().await;
+            }
+            let mut left = 3;
+            std::future::poll_fn(|cx| {
+                if left == 0 {
+                    return Poll::Ready(());
+                }
+                left -= 1;
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            })
+            .await;
+            Ok(texts.iter().map(|_| vec![2.0]).collect())
+        }
+    }
+
+    #[test]
+    fn a_batch_given_up_still_answers_when_it_comes() {
+        let clock = Rc::new(Hand(Cell::new(0.0)));
+        let cache = EmbeddingCache::new().with_patience(100.0, clock.clone());
+        let late = Rc::new(FirstLate {
+            calls: Cell::new(0),
+        });
+        let e: Rc<dyn Embedder> = late.clone();
+        let texts = vec!["a".to_string()];
+        let waker = std::task::Waker::noop();
+        let mut cx = std::task::Context::from_waker(waker);
+        let mut first = Box::pin(cache.fill(&e, EmbedRole::Passage, keyed(&texts)));
+        assert!(first.as_mut().poll(&mut cx).is_pending());
+        drop(first);
+        // Given up and asked again; the second ask never answers, the
+        // first's answer is taken when it comes.
+        clock.0.set(150.0);
+        run(cache.fill(&e, EmbedRole::Passage, keyed(&texts))).unwrap();
+        assert_eq!(late.calls.get(), 2);
+        assert_eq!(&*cache.cached(EmbedRole::Passage, "a").unwrap(), &[1.0]);
     }
 }

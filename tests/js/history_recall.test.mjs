@@ -143,18 +143,25 @@ test("the embedder is told each batch's role; batches running at a compile's tim
   const calls = [];
   let running = 0;
   let most = 0;
-  // 40 ms a batch: the first compiles give up after 30 ms.
+  const seen = new Set();
+  const twice = [];
+  // 250 ms a batch: the first compiles give up after 200 ms (a batch is
+  // given up after three timeouts, 600 ms).
   const slow = async (texts, options) => {
     calls.push({ role: options.role, n: texts.length });
+    for (const t of texts) {
+      if (seen.has(`${options.role}:${t}`)) twice.push(t);
+      seen.add(`${options.role}:${t}`);
+    }
     running++;
     most = Math.max(most, running);
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    await new Promise((resolve) => setTimeout(resolve, 250));
     running--;
     return synonyms([])(texts);
   };
   const compiler = new ContextCompiler({
     layout: "zoned",
-    processors: [new HistorySelector({ keepFirst: 0, keepLast: Infinity }), new Compactor(), new HistoryRecall({ embedder: slow, embedderTimeoutMs: 30 })],
+    processors: [new HistorySelector({ keepFirst: 0, keepLast: Infinity }), new Compactor(), new HistoryRecall({ embedder: slow, embedderTimeoutMs: 200 })],
   });
   let semantic = null;
   for (let i = 0; i < 20 && !semantic; i++) {
@@ -167,6 +174,7 @@ test("the embedder is told each batch's role; batches running at a compile's tim
   assert.ok(calls.slice(1).every((c) => c.role === "passage"));
   const passages = calls.filter((c) => c.role === "passage").reduce((n, c) => n + c.n, 0);
   assert.ok(passages <= events, `${passages} turns asked for, the session holds ${events}`);
+  assert.deepEqual(twice, [], "no text asked for twice");
   assert.equal(most, 2, "two batches at once");
   s.free();
 });
