@@ -26,7 +26,7 @@ import { fileURLToPath } from "node:url";
 import { AIMessage, HumanMessage, SystemMessage, trimMessages } from "@langchain/core/messages";
 import { Compactor, ContextCompiler, HistoryRecall, HistorySelector, Session } from "agent-context-compiler";
 import { dot, e5Fixture } from "./e5.mjs";
-import { OVERHEAD, askEach, bm25Peer, count, fusedPeer } from "./peers.mjs";
+import { OVERHEAD, askEach, askOnCopy, bm25Peer, count, fusedPeer } from "./peers.mjs";
 
 const DATA = fileURLToPath(new URL("../../shared/testdata/locomo-dev/", import.meta.url));
 const SYSTEM = "You are a long-term conversational companion. Answer from what was said in earlier conversations.";
@@ -125,11 +125,7 @@ async function slowModel(conv, e5, budget) {
   let asked = 0;
   const started = performance.now();
   for (const q of conv.questions) {
-    const s = Session.importJson(exported);
-    s.record("user_input", { content: q.text });
-    const t0 = performance.now();
-    const ctx = await compiler.compile(s, budget, { systemPrompt: SYSTEM });
-    const waited = performance.now() - t0;
+    const { s, ctx, ms: waited } = await askOnCopy(compiler, exported, q.text, budget, SYSTEM);
     ctx.free();
     s.free();
     asked++;

@@ -74,6 +74,24 @@ export function providerTokens(messages) {
 }
 
 /**
+ * `text` recorded as the newest user message on a copy of the session
+ * `exported`, compiled under `budget`: the copy, its context and the
+ * compile's milliseconds (the caller frees the first two).
+ */
+export async function askOnCopy(compiler, exported, text, budget, system) {
+  const s = Session.importJson(exported);
+  s.record("user_input", { content: text });
+  const started = performance.now();
+  try {
+    const ctx = await compiler.compile(s, budget, { systemPrompt: system });
+    return { s, ctx, ms: performance.now() - started };
+  } catch (e) {
+    s.free();
+    throw e;
+  }
+}
+
+/**
  * Our pipeline as a live loop runs it, as the README's quick start does:
  * each turn recorded (`record(session, turn, i)`) with a compile every 10
  * turns whose request's provider count (`providerTokens`) is recorded as the
@@ -97,11 +115,7 @@ export async function askEach(compiler, conv, budget, system, record, measure, l
   base.free();
   const out = [];
   for (const q of conv.questions) {
-    const s = Session.importJson(exported);
-    s.record("user_input", { content: q.text });
-    const started = performance.now();
-    const ctx = await compiler.compile(s, budget, { systemPrompt: system });
-    const ms = performance.now() - started;
+    const { s, ctx, ms } = await askOnCopy(compiler, exported, q.text, budget, system);
     try {
       if (ctx.tokenCount > budget) throw new Error(`over budget: ${ctx.tokenCount} > ${budget}`);
       const sent = providerTokens(ctx.toMessages({ format: "openai" }));

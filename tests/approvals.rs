@@ -37,6 +37,17 @@ struct Scripted {
     requests: RefCell<Vec<Value>>,
 }
 
+impl Scripted {
+    /// The newest request, as OpenAI's messages.
+    fn last_request(&self) -> Value {
+        self.requests
+            .borrow()
+            .last()
+            .cloned()
+            .unwrap_or(Value::Null)
+    }
+}
+
 #[async_trait(?Send)]
 impl Model for Scripted {
     async fn respond(&self, request: ModelRequest<'_>) -> Result<ModelReply> {
@@ -655,7 +666,7 @@ fn two_waiting_calls_of_one_reply_under_one_id_are_both_pending_and_both_decided
         p.tools.ran.borrow().as_slice(),
         &[("write_file".to_string(), json!({"path": "a.txt"}))]
     );
-    let request = p.model.requests.borrow().last().cloned().unwrap();
+    let request = p.model.last_request();
     let outcomes = request
         .as_array()
         .unwrap()
@@ -683,7 +694,7 @@ fn a_call_run_at_once_under_the_id_of_one_that_waits_answers_only_itself() {
         &decide("call_0", json!({"approve": true})),
     ))
     .unwrap();
-    let request = p.model.requests.borrow().last().cloned().unwrap();
+    let request = p.model.last_request();
     let messages = request.as_array().unwrap();
     // Each call's id is answered by an outcome of its own tool.
     for m in messages.iter().filter(|m| m["role"] == "assistant") {
@@ -860,7 +871,7 @@ fn a_waiting_call_after_one_run_at_once_keeps_the_replys_order_and_reasoning() {
     ]});
     let q = process(env(2).session("s2", Vec::new()).unwrap(), reply);
     block_on(run_compiled("Go", &q.agent, &o)).unwrap();
-    let request = q.model.requests.borrow().last().cloned().unwrap();
+    let request = q.model.last_request();
     let replies: Vec<usize> = request
         .as_array()
         .unwrap()

@@ -404,6 +404,20 @@ mod tests {
         pollster::block_on(f)
     }
 
+    /// Polls `fill` once and gives up on it, as a compile past its
+    /// deadline does.
+    fn give_up(fill: impl std::future::Future<Output = Result<()>>) {
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        assert!(std::pin::pin!(fill).poll(&mut cx).is_pending());
+    }
+
+    /// A cache patient for 100 ms on a clock moved by hand.
+    fn patient() -> (Rc<Hand>, EmbeddingCache) {
+        let clock = Rc::new(Hand(Cell::new(0.0)));
+        let cache = EmbeddingCache::new().with_patience(100.0, clock.clone());
+        (clock, cache)
+    }
+
     fn keyed(texts: &[String]) -> Vec<(String, &str)> {
         texts.iter().map(|t| (t.clone(), t.as_str())).collect()
     }
@@ -489,16 +503,9 @@ mod tests {
             self.at_once.set(self.at_once.get() + 1);
             self.most_at_once
                 .set(self.most_at_once.get().max(self.at_once.get()));
-            let mut left = self.polls;
-            std::future::poll_fn(|cx| {
-                if left == 0 {
-                    return Poll::Ready(());
-                }
-                left -= 1;
-                cx.waker().wake_by_ref();
-                Poll::Pending
-            })
-            .await;
+            for _ in 0..self.polls {
+                crate::join::yield_now().await;
+            }
             self.at_once.set(self.at_once.get() - 1);
             Ok(texts.iter().map(|_| vec![1.0, 0.0]).collect())
         }
@@ -518,10 +525,7 @@ mod tests {
         // Gives up after one poll, three times over: the batches started
         // stay in flight and are not asked for again.
         for _ in 0..3 {
-            let mut fill = Box::pin(cache.fill(&e, EmbedRole::Passage, keyed(&texts)));
-            let waker = std::task::Waker::noop();
-            let mut cx = std::task::Context::from_waker(waker);
-            assert!(fill.as_mut().poll(&mut cx).is_pending());
+            give_up(cache.fill(&e, EmbedRole::Passage, keyed(&texts)));
         }
         run(cache.fill(&e, EmbedRole::Passage, keyed(&texts))).unwrap();
         assert_eq!(slow.texts.get(), 300);
@@ -561,24 +565,17 @@ mod tests {
 
     #[test]
     fn a_batch_that_never_answers_is_given_up_after_the_patience() {
-        let clock = Rc::new(Hand(Cell::new(0.0)));
-        let cache = EmbeddingCache::new().with_patience(100.0, clock.clone());
+        let (clock, cache) = patient();
         let hangs = Rc::new(Hangs {
             hangs: Cell::new(1),
             texts: Cell::new(0),
         });
         let e: Rc<dyn Embedder> = hangs.clone();
         let texts = vec!["a".to_string()];
-        let waker = std::task::Waker::noop();
-        let mut cx = std::task::Context::from_waker(waker);
-        let mut first = Box::pin(cache.fill(&e, EmbedRole::Passage, keyed(&texts)));
-        assert!(first.as_mut().poll(&mut cx).is_pending());
-        drop(first);
+        give_up(cache.fill(&e, EmbedRole::Passage, keyed(&texts)));
         // Within the patience the batch is waited for, not asked again.
         clock.0.set(100.0);
-        let mut second = Box::pin(cache.fill(&e, EmbedRole::Passage, keyed(&texts)));
-        assert!(second.as_mut().poll(&mut cx).is_pending());
-        drop(second);
+        give_up(cache.fill(&e, EmbedRole::Passage, keyed(&texts)));
         assert_eq!(hangs.texts.get(), 1);
         // Past it, the text is asked for again, and answered.
         clock.0.set(100.5);
@@ -599,16 +596,7 @@ mod tests {
     #[async_trait(?Send)]
     impl Embedder for Picky {
         async fn embed(&self, texts: &[String], _role: EmbedRole) -> Result<Vec<Vec<f32>>> {
-            let mut polled = false;
-            std::future::poll_fn(|cx| {
-                if polled {
-                    return Poll::Ready(());
-                }
-                polled = true;
-                cx.waker().wake_by_ref();
-                Poll::Pending
-            })
-            .await;
+            crate::join::yield_now().await;
             if texts.iter().any(|t| t.contains("bad")) {
                 return Err(bad("the model is overloaded".into()));
             }
@@ -622,12 +610,8 @@ mod tests {
         let e: Rc<dyn Embedder> = Rc::new(Picky);
         let bad_texts = vec!["bad one".to_string()];
         let good_texts = vec!["good one".to_string()];
-        let waker = std::task::Waker::noop();
-        let mut cx = std::task::Context::from_waker(waker);
         // The failing batch is left in flight by a caller that gave up.
-        let mut giving_up = Box::pin(cache.fill(&e, EmbedRole::Passage, keyed(&bad_texts)));
-        assert!(giving_up.as_mut().poll(&mut cx).is_pending());
-        drop(giving_up);
+        give_up(cache.fill(&e, EmbedRole::Passage, keyed(&bad_texts)));
         // Another caller sees it fail while it waits, and is not failed by it.
         run(cache.fill(&e, EmbedRole::Passage, keyed(&good_texts))).unwrap();
         assert!(cache.cached(EmbedRole::Passage, "good one").is_some());
@@ -648,34 +632,22 @@ mod tests {
             if self.calls.get() > 1 {
                 std::future::pending::<()>().await;
             }
-            let mut left = 3;
-            std::future::poll_fn(|cx| {
-                if left == 0 {
-                    return Poll::Ready(());
-                }
-                left -= 1;
-                cx.waker().wake_by_ref();
-                Poll::Pending
-            })
-            .await;
+            for _ in 0..3 {
+                crate::join::yield_now().await;
+            }
             Ok(texts.iter().map(|_| vec![2.0]).collect())
         }
     }
 
     #[test]
     fn a_batch_given_up_still_answers_when_it_comes() {
-        let clock = Rc::new(Hand(Cell::new(0.0)));
-        let cache = EmbeddingCache::new().with_patience(100.0, clock.clone());
+        let (clock, cache) = patient();
         let late = Rc::new(FirstLate {
             calls: Cell::new(0),
         });
         let e: Rc<dyn Embedder> = late.clone();
         let texts = vec!["a".to_string()];
-        let waker = std::task::Waker::noop();
-        let mut cx = std::task::Context::from_waker(waker);
-        let mut first = Box::pin(cache.fill(&e, EmbedRole::Passage, keyed(&texts)));
-        assert!(first.as_mut().poll(&mut cx).is_pending());
-        drop(first);
+        give_up(cache.fill(&e, EmbedRole::Passage, keyed(&texts)));
         // Given up and asked again; the second ask never answers, the
         // first's answer is taken when it comes.
         clock.0.set(150.0);
