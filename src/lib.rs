@@ -38,6 +38,7 @@ pub mod json_text;
 pub mod kv;
 pub mod llm;
 pub mod media;
+pub mod mem_store;
 pub mod memory;
 pub mod normalize;
 pub mod recall;
@@ -47,6 +48,7 @@ pub mod sql_store;
 pub mod telemetry;
 pub mod tokens;
 pub mod tools;
+pub mod wire;
 pub mod working_context;
 pub mod zones;
 
@@ -57,7 +59,7 @@ mod join;
 mod lock;
 mod race;
 
-pub use artifacts::{ArtifactHandle, ArtifactStore, MemoryArtifactStore, StoreOptions};
+pub use artifacts::{ArtifactHandle, ArtifactStore, StoreOptions};
 pub use budget::{BudgetPlan, TokenBudget, DEFAULT_USAGE_MARGIN};
 pub use bus::{BusEvent, BusOptions, BusStats, EventBus, EventHandler};
 pub use clock::Clock;
@@ -72,6 +74,7 @@ pub use fs_store::StdFileSystem;
 pub use fs_store::{FileSystem, FsArtifactStore, FsKv, DEFAULT_FS_CHUNK_BYTES};
 pub use kv::{KeyValue, KvArtifactStore, KvStoreOptions, KvValue, MemoryKv};
 pub use llm::{Llm, LlmOptions};
+pub use mem_store::{MemoryArtifactStore, StoredArtifact};
 pub use memory::{InMemoryBackend, MemoryEntry, MemoryFilter, MemoryStore, PersistentMemory};
 pub use runner::{
     run_compiled, Agent, Guard, GuardDecision, Model, ModelAnswer, ModelReply, ModelRequest,

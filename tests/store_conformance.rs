@@ -9,11 +9,12 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use common::{block_on, join_all, session, StepClock};
-use context_compiler::artifacts::{content_id, ArtifactStore, MemoryArtifactStore, StoreOptions};
+use context_compiler::artifacts::{content_id, ArtifactStore, StoreOptions};
 use context_compiler::error::ErrorCode;
 use context_compiler::kv::{KvArtifactStore, KvStoreOptions, MemoryKv};
 use context_compiler::session::{SavedEvents, SessionEnv, SessionSource, SessionStore};
 use context_compiler::tokens::DefaultTokenCounter;
+use context_compiler::MemoryArtifactStore;
 use context_compiler::{FsArtifactStore, FsKv, Session, StdFileSystem, DEFAULT_FS_CHUNK_BYTES};
 use serde_json::json;
 

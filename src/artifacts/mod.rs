@@ -6,7 +6,6 @@
 //! [`ErrorCode::ArtifactIntegrity`](crate::error::ErrorCode::ArtifactIntegrity) error rather than altered content.
 
 mod hash;
-mod memory;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -15,7 +14,6 @@ use crate::error::Result;
 
 pub(crate) use hash::verify_digest;
 pub use hash::{content_id_by, hex, sha256, verify_by, Hasher, Sha2Hasher};
-pub use memory::{MemoryArtifactStore, StoredArtifact};
 
 /// A lightweight reference to an externalised payload.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -180,6 +178,28 @@ fn summary_of_head(head: &[u8], whole: bool) -> String {
         _ => truncated,
     };
     format!("{truncated}...")
+}
+
+/// A reference to an externalised payload: its handle and a short summary
+/// stand in for the payload itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArtifactRef {
+    /// The artifact id (SHA-256 of the content, hex).
+    pub handle: String,
+    /// A short summary of the content.
+    pub summary: String,
+    /// The content's size in bytes.
+    pub size_bytes: u64,
+    /// Where the payload came from, e.g. `tool:file_read`.
+    #[serde(default)]
+    pub source: String,
+    /// The session event whose payload was externalised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_id: Option<String>,
+    /// Cached token count of `summary`.
+    #[serde(skip)]
+    pub tokens: Option<u64>,
 }
 
 #[cfg(test)]

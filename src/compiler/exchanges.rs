@@ -12,7 +12,7 @@ use crate::media::MediaPart;
 use crate::normalize::summary::summarize_text;
 use crate::session::render::{self, render, Rendered};
 use crate::session::{EventLog, TOOL_CALL, TOOL_ERROR, TOOL_TIMEOUT};
-use crate::working_context::names::{provider_call_id, provider_tool_name};
+use crate::wire::names::{provider_call_id, provider_tool_name};
 use crate::working_context::{has_text, ProviderFormat, EMPTY_OUTPUT};
 use crate::working_context::{
     reasoning_tokens, zoned_message_tokens, ArtifactRef, HistoryMessage, ToolCallPart,

@@ -81,8 +81,14 @@ impl Processor for MemoryPreloader {
             let counter = log.counter();
             let mut available = budget.saturating_sub(ctx.measure(counter));
             for &p in log.pinned_memories() {
-                let Some(hit) = pinned_memory(&log.events()[p].data) else {
+                let Some((key, content, category)) = pinned_memory(&log.events()[p].data) else {
                     continue;
+                };
+                let hit = MemoryHit {
+                    key: key.to_string(),
+                    content: content.to_string(),
+                    category: category.to_string(),
+                    tokens: None,
                 };
                 if ctx.pinned_memories.iter().any(|h| h.key == hit.key) {
                     continue;

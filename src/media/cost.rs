@@ -25,7 +25,7 @@
 //! costs the most its rule allows; a PDF of unknown length counts 10 pages.
 
 use crate::media::{MediaKind, MediaPart};
-use crate::working_context::ProviderFormat;
+use crate::wire::ProviderFormat;
 
 /// What a compile prices media by: the format its request goes out in and
 /// the model named in the compile options.

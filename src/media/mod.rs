@@ -194,7 +194,7 @@ pub fn parts_of(data: &Value) -> Result<Vec<MediaPart>> {
 
 /// What a media part says about its bytes: type, size, dimensions, pages.
 pub fn describe(bytes: &[u8], media_type: Option<&str>) -> Result<MediaPart> {
-    let sniffed = crate::tools::sniff_mime(bytes);
+    let sniffed = sniff_mime(bytes);
     let media_type = match media_type {
         Some(t) if kind_of(t).is_some() => t,
         Some(t) => {
@@ -293,7 +293,7 @@ pub async fn load(part: &mut MediaPart, store: &dyn ArtifactStore) -> Result<boo
         return Ok(false);
     };
     match store.retrieve(id).await? {
-        Some(bytes) if crate::tools::sniff_mime(&bytes) != part.media_type => Ok(false),
+        Some(bytes) if sniff_mime(&bytes) != part.media_type => Ok(false),
         Some(bytes) => {
             let text = base64::engine::general_purpose::STANDARD.encode(bytes);
             part.data = Some(Rc::from(text));
@@ -301,6 +301,27 @@ pub async fn load(part: &mut MediaPart, store: &dyn ArtifactStore) -> Result<boo
         }
         None => Ok(false),
     }
+}
+
+/// The MIME type the first bytes of `bytes` name, for the formats tools
+/// return most (images, PDFs, archives).
+pub fn sniff_mime(bytes: &[u8]) -> &'static str {
+    const MAGIC: &[(&[u8], &str)] = &[
+        (b"\x89PNG\r\n\x1a\n", "image/png"),
+        (b"\xff\xd8\xff", "image/jpeg"),
+        (b"GIF87a", "image/gif"),
+        (b"GIF89a", "image/gif"),
+        (b"%PDF-", "application/pdf"),
+        (b"PK\x03\x04", "application/zip"),
+        (b"\x1f\x8b", "application/gzip"),
+    ];
+    if bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
+        return "image/webp";
+    }
+    MAGIC
+        .iter()
+        .find(|(magic, _)| bytes.starts_with(magic))
+        .map_or("application/octet-stream", |(_, mime)| mime)
 }
 
 #[cfg(test)]

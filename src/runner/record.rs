@@ -14,7 +14,7 @@ use crate::session::{
     PROVIDER_COMPACTION, TOOL_CALL, TOOL_ERROR,
 };
 use crate::tools::{ToolEvent, ToolEventKind};
-use crate::working_context::ProviderFormat;
+use crate::wire::ProviderFormat;
 
 /// Records `reply` in `session`: its usage as a `model_usage` event (with
 /// `context_tokens`, the count of the context it answered; by default the

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use crate::error::{Error, ErrorCode, Result};
 use crate::runner::model::{read_arguments, ModelReply, Reasoning, RequestedToolCall};
 use crate::session::ModelUsage;
-use crate::working_context::ProviderFormat;
+use crate::wire::ProviderFormat;
 
 /// The stream shapes a runner reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -21,7 +21,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use crate::working_context::names::superseded_call_id;
+use crate::wire::names::superseded_call_id;
 
 /// One call: where it was recorded and answered, under which id.
 #[derive(Debug)]

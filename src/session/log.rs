@@ -8,6 +8,7 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::artifacts::ArtifactRef;
 use crate::clock::{Clock, IdRng};
 use crate::error::{Error, ErrorCode, Result};
 use crate::session::approvals::{self, Approvals, PendingApproval};
@@ -20,7 +21,6 @@ use crate::session::render::{self, Rendered};
 use crate::session::usage::UsageCorrection;
 use crate::tokens::kind::{ContentKind, ContentTokens};
 use crate::tokens::TokenCounter;
-use crate::working_context::ArtifactRef;
 use crate::zones::CompactionLevel;
 
 /// How deep event data may nest. An export wraps each event in three more

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use crate::error::{Error, ErrorCode, Result};
 use crate::session::kinds::PROVIDER_COMPACTION;
 use crate::session::{EventLog, Session};
-use crate::working_context::ProviderFormat;
+use crate::wire::ProviderFormat;
 
 /// The `anthropic-beta` a request carrying a `compaction` block needs (the
 /// SDK's `client.beta.messages.create({ betas })`).

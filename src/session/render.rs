@@ -5,12 +5,12 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use crate::artifacts::ArtifactRef;
 use crate::session::kinds::{
     ARTIFACT_STORED, ASSISTANT_OUTPUT, PHASE_RESULT, TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT,
     USER_INPUT,
 };
 use crate::tokens::TokenCounter;
-use crate::working_context::{ArtifactRef, MemoryHit};
 
 /// The rendered form of an event that can enter a context.
 #[derive(Debug, Clone, PartialEq)]
@@ -172,14 +172,15 @@ pub(crate) fn outcome_tool(data: &Value) -> &str {
     str_field(data, &["tool", "tool_name", "toolName", "name"]).unwrap_or("unknown")
 }
 
-/// The memory a pinned `memory_hit` event holds: `key`, `content`, `category`.
-pub(crate) fn pinned_memory(data: &Value) -> Option<MemoryHit> {
-    Some(MemoryHit {
-        key: str_field(data, &["key"])?.to_string(),
-        content: str_field(data, &["content"])?.to_string(),
-        category: str_field(data, &["category"]).unwrap_or("").to_string(),
-        tokens: None,
-    })
+/// The memory a pinned `memory_hit` event holds, `(key, content,
+/// category)`: its `key` and `content` (both needed) and `category` (empty
+/// when missing).
+pub(crate) fn pinned_memory(data: &Value) -> Option<(&str, &str, &str)> {
+    Some((
+        str_field(data, &["key"])?,
+        str_field(data, &["content"])?,
+        str_field(data, &["category"]).unwrap_or(""),
+    ))
 }
 
 /// Reads an `artifact_stored` record that names the tool outcome it

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::tokens::kind::USAGE_SLACK_TOKENS;
+use crate::tokens::kind::{USAGE_SLACK_TOKENS, WIDEST_USAGE_BOUNDS};
 
 /// The tokens a provider reported for one model call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -244,9 +244,9 @@ impl UsageCorrection {
     /// The weight of each new call in the average.
     pub const WEIGHT: f64 = 0.25;
     /// The correction never goes below this…
-    pub const MIN: f64 = 0.25;
+    pub const MIN: f64 = WIDEST_USAGE_BOUNDS.0;
     /// …nor above this.
-    pub const MAX: f64 = 4.0;
+    pub const MAX: f64 = WIDEST_USAGE_BOUNDS.1;
 
     /// A correction applying only ratios within `bounds` (`(low, high)`,
     /// kept within [`UsageCorrection::MIN`] and [`UsageCorrection::MAX`]).

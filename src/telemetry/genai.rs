@@ -12,10 +12,11 @@ use serde_json::{json, Value};
 use super::{Attribute, Attributes, Span, SpanKind, TraceOptions, Tracer};
 use crate::error::Result;
 use crate::normalize::redact::{redact, redact_json};
-use crate::runner::ResponseMeta;
 use crate::session::ModelUsage;
 use crate::tools::{ToolEvent, ToolEventKind};
-use crate::working_context::{ProviderFormat, WorkingContext};
+use crate::wire::ProviderFormat;
+use crate::wire::ResponseMeta;
+use crate::working_context::WorkingContext;
 
 /// `gen_ai.operation.name`: `invoke_agent`, `chat`, `execute_tool`.
 pub const OPERATION_NAME: &str = "gen_ai.operation.name";

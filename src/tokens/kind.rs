@@ -158,6 +158,11 @@ pub const DEFAULT_USAGE_BOUNDS: (f64, f64) = (0.5, 2.25);
 /// a ratio, not rejected); below the lower bound there is no slack.
 pub const USAGE_SLACK_TOKENS: u64 = 512;
 
+/// The widest provider tokens per counted token any usage report may
+/// correct a count by, `(low, high)`: the bounds of a counter whose error
+/// is not known, and the limits of every session's usage correction.
+pub const WIDEST_USAGE_BOUNDS: (f64, f64) = (0.25, 4.0);
+
 /// Token totals of content by [`ContentKind`], and the provider tokens
 /// they could cost at most.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -55,10 +55,7 @@ pub trait TokenCounter {
     /// (beyond [`kind::USAGE_SLACK_TOKENS`]) is kept but not applied. Wide
     /// (`0.25` to `4`) for a counter whose error is not known.
     fn usage_bounds(&self) -> (f64, f64) {
-        (
-            crate::session::UsageCorrection::MIN,
-            crate::session::UsageCorrection::MAX,
-        )
+        kind::WIDEST_USAGE_BOUNDS
     }
 }
 

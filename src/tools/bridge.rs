@@ -3,6 +3,7 @@
 use async_trait::async_trait;
 use serde_json::Value;
 
+use crate::media::sniff_mime;
 use crate::tools::AbortSignal;
 
 /// What a tool returned: text, or any JSON value (serialised before
@@ -54,27 +55,6 @@ impl ToolOutput {
 fn binary(bytes: Vec<u8>) -> ToolContent {
     let mime_type = sniff_mime(&bytes);
     ToolContent::Binary { bytes, mime_type }
-}
-
-/// The MIME type the first bytes of `bytes` name, for the formats tools
-/// return most (images, PDFs, archives).
-pub fn sniff_mime(bytes: &[u8]) -> &'static str {
-    const MAGIC: &[(&[u8], &str)] = &[
-        (b"\x89PNG\r\n\x1a\n", "image/png"),
-        (b"\xff\xd8\xff", "image/jpeg"),
-        (b"GIF87a", "image/gif"),
-        (b"GIF89a", "image/gif"),
-        (b"%PDF-", "application/pdf"),
-        (b"PK\x03\x04", "application/zip"),
-        (b"\x1f\x8b", "application/gzip"),
-    ];
-    if bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
-        return "image/webp";
-    }
-    MAGIC
-        .iter()
-        .find(|(magic, _)| bytes.starts_with(magic))
-        .map_or("application/octet-stream", |(_, mime)| mime)
 }
 
 /// Why a tool call failed.

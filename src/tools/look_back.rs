@@ -19,7 +19,7 @@ use crate::session::Session;
 use crate::tools::{AbortSignal, ToolBridge, ToolFailure, ToolOutput};
 use crate::zones::utc_minute;
 
-pub use crate::tools::look_back_names::{is_look_back, READ_ARTIFACT, SEARCH_HISTORY};
+pub use crate::session::look_back_names::{is_look_back, READ_ARTIFACT, SEARCH_HISTORY};
 /// Results `search_history` gives by default.
 pub const DEFAULT_SEARCH_RESULTS: usize = 5;
 /// Results `search_history` gives at most.

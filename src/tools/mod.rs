@@ -8,12 +8,12 @@ mod bridge;
 mod events;
 mod handler;
 pub mod look_back;
-mod look_back_names;
 mod notes;
 mod spec;
 
+pub use crate::media::sniff_mime;
 pub use abort::AbortSignal;
-pub use bridge::{sniff_mime, ToolBridge, ToolContent, ToolFailure, ToolOutput};
+pub use bridge::{ToolBridge, ToolContent, ToolFailure, ToolOutput};
 pub use events::{ToolEvent, ToolEventInit, ToolEventKind};
 pub use handler::{
     ToolInterruptHandler, ToolInterruptOptions, DEFAULT_EXTERNALIZE_BYTES, DEFAULT_TIMEOUT_MS,

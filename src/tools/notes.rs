@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::runner::Reasoning;
+use crate::wire::Reasoning;
 
 /// The notes of one tool call, as a caller gives them.
 #[derive(Debug, Clone, Default)]

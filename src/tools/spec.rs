@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::tokens::TokenCounter;
-use crate::working_context::ProviderFormat;
+use crate::wire::ProviderFormat;
 
 /// Input tokens Anthropic adds to a request that offers tools: the tool-use
 /// system prompt it inserts (346 tokens for the Claude 4 models with

@@ -14,9 +14,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::session::provider_compaction::ANTHROPIC_COMPACTION_BETA;
-use crate::working_context::names::is_provider_name;
+use crate::wire::names::is_provider_name;
+use crate::wire::ProviderFormat;
 use crate::working_context::provider::is_gemini_name;
-use crate::working_context::ProviderFormat;
 
 /// Anthropic's limit on `cache_control` breakpoints in one request.
 pub const ANTHROPIC_MAX_BREAKPOINTS: usize = 4;

@@ -2,11 +2,9 @@
 
 mod cache;
 pub mod checker;
-mod format;
 mod ledger;
 mod media_limits;
 mod media_parts;
-pub mod names;
 mod provider;
 mod provider_compaction;
 mod zoned;
@@ -22,8 +20,10 @@ use crate::budget::BudgetPlan;
 use crate::tokens::TokenCounter;
 use crate::zones::{CompactionLevel, Zone, ZoneUsage};
 
+pub use crate::artifacts::ArtifactRef;
+pub use crate::wire::names;
+pub use crate::wire::ProviderFormat;
 pub use cache::{CacheMiss, CacheReport, MissCause, PrefixTracker};
-pub use format::ProviderFormat;
 pub use ledger::{Excluded, ExclusionReason, Included, InclusionReason, Ledger};
 pub use provider::EMPTY_OUTPUT;
 pub(crate) use provider_compaction::items_tokens as provider_compaction_tokens;
@@ -287,28 +287,6 @@ pub struct MemoryHit {
     #[serde(default)]
     pub category: String,
     /// Cached token count of `content`.
-    #[serde(skip)]
-    pub tokens: Option<u64>,
-}
-
-/// A reference to an externalised payload: its handle and a short summary
-/// stand in for the payload itself.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ArtifactRef {
-    /// The artifact id (SHA-256 of the content, hex).
-    pub handle: String,
-    /// A short summary of the content.
-    pub summary: String,
-    /// The content's size in bytes.
-    pub size_bytes: u64,
-    /// Where the payload came from, e.g. `tool:file_read`.
-    #[serde(default)]
-    pub source: String,
-    /// The session event whose payload was externalised.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub event_id: Option<String>,
-    /// Cached token count of `summary`.
     #[serde(skip)]
     pub tokens: Option<u64>,
 }

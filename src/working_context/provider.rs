@@ -10,10 +10,10 @@ use serde_json::{json, Map, Value};
 
 use std::borrow::Cow;
 
-use crate::working_context::format::ProviderFormat;
-use crate::working_context::names::{
+use crate::wire::names::{
     is_provider_name, provider_call_id, provider_tool_name, PROVIDER_NAME_MAX,
 };
+use crate::wire::ProviderFormat;
 use crate::working_context::{has_text, media_parts, HistoryMessage, LayoutPart};
 use crate::zones::Zone;
 
@@ -48,7 +48,7 @@ pub(crate) fn preparing(m: &HistoryMessage) -> Option<(bool, bool)> {
 /// left out (system messages stay), an assistant's whitespace-only text
 /// beside its calls is dropped, an empty tool result says so, and tool
 /// names and call ids are ones providers take (see
-/// [`crate::working_context::names`]). Borrowed when nothing changes.
+/// [`crate::wire::names`]). Borrowed when nothing changes.
 pub(crate) fn prepare(m: &HistoryMessage) -> Option<Cow<'_, HistoryMessage>> {
     let (text_changes, names_change) = preparing(m)?;
     if !text_changes && !names_change {
@@ -596,7 +596,7 @@ fn gemini_name(name: &str) -> Cow<'_, str> {
     } else {
         Cow::Owned(format!(
             "{}{}",
-            crate::working_context::names::INVALID_TOOL_PREFIX,
+            crate::wire::names::INVALID_TOOL_PREFIX,
             &crate::artifacts::content_id(name.as_bytes())[..8]
         ))
     }

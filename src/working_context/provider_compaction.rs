@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use crate::session::provider_compaction::ANTHROPIC_COMPACTION_BETA;
 use crate::tokens::TokenCounter;
-use crate::working_context::ProviderFormat;
+use crate::wire::ProviderFormat;
 
 /// The provider compaction a context sends in place of the turns before it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -6,10 +6,9 @@ use context_compiler_js::error::{JsResult, Thrown};
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
-use context_compiler::artifacts::{
-    ArtifactHandle, ArtifactStore, MemoryArtifactStore as CoreStore, StoredArtifact,
-};
+use context_compiler::artifacts::{ArtifactHandle, ArtifactStore};
 use context_compiler::error::{Error, ErrorCode};
+use context_compiler::mem_store::{MemoryArtifactStore as CoreStore, StoredArtifact};
 use context_compiler_js::convert::{argument_items, bytes, from_js, to_js};
 use context_compiler_js::env::JsClock;
 use context_compiler_js::hash::{content_id_now, JsHasher};

@@ -24,6 +24,9 @@ pub struct Graph {
     pub files: Vec<PathBuf>,
     /// `(from, to)` file indices and the names `from` takes from `to`.
     pub edges: BTreeMap<(usize, usize), BTreeSet<String>>,
+    /// Each file's module path: its crate's name, then the modules down to
+    /// the one the file holds (`["agent_context_compiler", "media", "cost"]`).
+    pub modules: Vec<Vec<String>>,
 }
 
 /// One crate of the workspace: its name in paths and its root file.
@@ -227,18 +230,20 @@ impl<'ast> Visit<'ast> for Paths {
 }
 
 impl Workspace {
-    fn file(&mut self, path: &Path, root: &Path) -> usize {
+    fn file(&mut self, path: &Path, root: &Path, module: Vec<String>) -> usize {
         let relative = path.strip_prefix(root).unwrap_or(path).to_path_buf();
         if let Some(&i) = self.file_index.get(&relative) {
             return i;
         }
         self.graph.files.push(relative.clone());
+        self.graph.modules.push(module);
         self.file_index.insert(relative, self.graph.files.len() - 1);
         self.graph.files.len() - 1
     }
 
     /// Reads the module in `items` (of `file`, whose child modules are
-    /// files under `dir`) and its children.
+    /// files under `dir`; `module_path` its path) and its children.
+    #[allow(clippy::too_many_arguments)]
     fn module(
         &mut self,
         root: &Path,
@@ -246,6 +251,7 @@ impl Workspace {
         parent: Option<usize>,
         file: usize,
         dir: &Path,
+        module_path: &[String],
         items: &[Item],
     ) -> Result<usize, String> {
         let id = self.modules.len();
@@ -284,15 +290,24 @@ impl Workspace {
                     self.modules[id].imports.extend(imports);
                 }
                 Item::Mod(m) if !is_cfg_test(&m.attrs) => {
-                    let name = m.ident.to_string();
+                    let child_name = m.ident.to_string();
+                    let mut path = module_path.to_vec();
+                    path.push(child_name.clone());
+                    let name = child_name;
                     let child = match &m.content {
-                        Some((_, inner)) => {
-                            self.module(root, krate, Some(id), file, &dir.join(&name), inner)?
-                        }
+                        Some((_, inner)) => self.module(
+                            root,
+                            krate,
+                            Some(id),
+                            file,
+                            &dir.join(&name),
+                            &path,
+                            inner,
+                        )?,
                         None => {
                             let flat = dir.join(format!("{name}.rs"));
                             let nested = dir.join(&name).join("mod.rs");
-                            let (path, child_dir) = if flat.exists() {
+                            let (file_path, child_dir) = if flat.exists() {
                                 (flat, dir.join(&name))
                             } else if nested.exists() {
                                 (nested, dir.join(&name))
@@ -302,16 +317,17 @@ impl Workspace {
                                     dir.display()
                                 ));
                             };
-                            let text = fs::read_to_string(&path).map_err(|e| e.to_string())?;
+                            let text = fs::read_to_string(&file_path).map_err(|e| e.to_string())?;
                             let parsed = syn::parse_file(&text)
-                                .map_err(|e| format!("{}: {e}", path.display()))?;
-                            let child_file = self.file(&path, root);
+                                .map_err(|e| format!("{}: {e}", file_path.display()))?;
+                            let child_file = self.file(&file_path, root, path.clone());
                             self.module(
                                 root,
                                 krate,
                                 Some(id),
                                 child_file,
                                 &child_dir,
+                                &path,
                                 &parsed.items,
                             )?
                         }
@@ -482,12 +498,13 @@ pub fn workspace_graph(root: &Path) -> Result<Graph, String> {
                 let text = fs::read_to_string(&root_file).map_err(|e| e.to_string())?;
                 let parsed =
                     syn::parse_file(&text).map_err(|e| format!("{}: {e}", root_file.display()))?;
-                let file = ws.file(&root_file, &root);
+                let name = vec![ws.crates[k].ident.clone()];
+                let file = ws.file(&root_file, &root, name.clone());
                 let dir = root_file
                     .parent()
                     .map(Path::to_path_buf)
                     .unwrap_or_default();
-                let m = ws.module(&root, k, None, file, &dir, &parsed.items)?;
+                let m = ws.module(&root, k, None, file, &dir, &name, &parsed.items)?;
                 by_file.insert(root_file, m);
                 m
             }
@@ -501,11 +518,18 @@ pub fn workspace_graph(root: &Path) -> Result<Graph, String> {
 /// The circles of `graph`: its strongly connected components of more than
 /// one file (Tarjan's algorithm), each sorted, in file order.
 pub fn circles(graph: &Graph) -> Vec<Vec<usize>> {
-    let n = graph.files.len();
-    let mut next: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut next: Vec<Vec<usize>> = vec![Vec::new(); graph.files.len()];
     for &(a, b) in graph.edges.keys() {
         next[a].push(b);
     }
+    components(&next)
+}
+
+/// The strongly connected components of more than one node of the graph
+/// whose edges from node `v` are `next[v]` (Tarjan's algorithm), each
+/// sorted, in node order.
+fn components(next: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let n = next.len();
     struct State {
         index: Vec<Option<usize>>,
         low: Vec<usize>,
@@ -555,7 +579,7 @@ pub fn circles(graph: &Graph) -> Vec<Vec<usize>> {
     };
     for v in 0..n {
         if state.index[v].is_none() {
-            connect(v, &next, &mut state);
+            connect(v, next, &mut state);
         }
     }
     state.found.sort();
@@ -570,6 +594,82 @@ pub fn describe(graph: &Graph, circle: &[usize]) -> String {
             if let Some(names) = graph.edges.get(&(a, b)) {
                 out.push_str(&format!(
                     "  {} -> {}: {}\n",
+                    graph.files[a].display(),
+                    graph.files[b].display(),
+                    names.iter().cloned().collect::<Vec<_>>().join(", ")
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Where an edge between two files crosses between modules: the two
+/// sibling modules (children of the deepest module holding both files)
+/// that hold them, or `None` when one file's module holds the other's.
+fn sibling_modules<'a>(
+    from: &'a [String],
+    to: &'a [String],
+) -> Option<(&'a [String], &'a [String])> {
+    let shared = from.iter().zip(to).take_while(|(a, b)| a == b).count();
+    (shared < from.len() && shared < to.len() && shared > 0)
+        .then(|| (&from[..=shared], &to[..=shared]))
+}
+
+/// The circles between modules: modules under one parent (the crate's
+/// top-level modules, a module's children) that take from each other,
+/// directly or round a ring, through any of their files, each as the
+/// modules' paths (`crate::media`), sorted. A file edge from `media/cost.rs`
+/// to `working_context/format.rs` is an edge from `media` to
+/// `working_context`; edges within a module, or between a module and the
+/// module that holds it, are not.
+pub fn module_circles(graph: &Graph) -> Vec<Vec<String>> {
+    let mut ids: BTreeMap<&[String], usize> = BTreeMap::new();
+    let mut names: Vec<&[String]> = Vec::new();
+    let mut links = Vec::new();
+    for &(a, b) in graph.edges.keys() {
+        let Some(pair) = sibling_modules(&graph.modules[a], &graph.modules[b]) else {
+            continue;
+        };
+        let [from, to] = [pair.0, pair.1].map(|m| {
+            *ids.entry(m).or_insert_with(|| {
+                names.push(m);
+                names.len() - 1
+            })
+        });
+        links.push((from, to));
+    }
+    let mut next: Vec<Vec<usize>> = vec![Vec::new(); names.len()];
+    for (from, to) in links {
+        next[from].push(to);
+    }
+    let mut found: Vec<Vec<String>> = components(&next)
+        .into_iter()
+        .map(|c| c.iter().map(|&m| names[m].join("::")).collect::<Vec<_>>())
+        .map(|mut c| {
+            c.sort();
+            c
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// A circle between modules in words: each file edge that crosses from one
+/// of its modules to another, with the names taken.
+pub fn describe_modules(graph: &Graph, circle: &[String]) -> String {
+    let of = |file: usize| -> Option<&String> {
+        let path = graph.modules[file].join("::");
+        circle
+            .iter()
+            .find(|m| path == **m || path.starts_with(&format!("{m}::")))
+    };
+    let mut out = String::new();
+    for (&(a, b), names) in &graph.edges {
+        if let (Some(ma), Some(mb)) = (of(a), of(b)) {
+            if ma != mb {
+                out.push_str(&format!(
+                    "  {ma} -> {mb}: {} -> {}: {}\n",
                     graph.files[a].display(),
                     graph.files[b].display(),
                     names.iter().cloned().collect::<Vec<_>>().join(", ")

@@ -5,7 +5,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use agent_context_compiler_layering::{circles, describe, workspace_graph, Graph};
+use agent_context_compiler_layering::{
+    circles, describe, describe_modules, module_circles, workspace_graph, Graph,
+};
 
 fn report(graph: &Graph) -> String {
     circles(graph)
@@ -138,5 +140,88 @@ fn a_modules_paths_to_its_children_macros_and_tests_are_not_edges() {
     assert_eq!(edges.len(), 1, "{edges:?}");
     assert_eq!(edges[0].0, Path::new("src/kid.rs"));
     assert_eq!(edges[0].1, Path::new("src/lib.rs"));
+    let _ = fs::remove_dir_all(dir);
+}
+
+fn module_report(graph: &Graph) -> String {
+    module_circles(graph)
+        .iter()
+        .map(|c| {
+            format!(
+                "circle of modules {}:\n{}",
+                c.join(", "),
+                describe_modules(graph, c)
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_workspace_has_no_circle_between_modules() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let graph = workspace_graph(&root).expect("the workspace reads");
+    let found = module_report(&graph);
+    assert!(
+        found.is_empty(),
+        "ARCHITECTURE.md rule 3 (no circles between modules):\n{found}"
+    );
+}
+
+#[test]
+fn a_circle_between_modules_with_no_circle_between_files_is_found() {
+    let dir = workspace(
+        "modules",
+        &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"solo\"\n\n[workspace]\nmembers = [\".\"]\n",
+            ),
+            // up/x.rs takes from down/y.rs, down/z.rs from up/w.rs: four
+            // files in a line, two modules in a circle. `deep` has a circle
+            // between its children, `p` and `q`; `solo` (the crate root)
+            // holds every module, so its edges to them are not circles.
+            (
+                "src/lib.rs",
+                "pub mod up;\npub mod down;\npub mod deep;\npub struct Root;\n",
+            ),
+            ("src/up/mod.rs", "pub mod x;\npub mod w;\n"),
+            (
+                "src/up/x.rs",
+                "pub fn x() -> crate::down::y::Y { todo!() }\n",
+            ),
+            ("src/up/w.rs", "pub struct W;\n"),
+            ("src/down/mod.rs", "pub mod y;\npub mod z;\n"),
+            ("src/down/y.rs", "pub struct Y(crate::Root);\n"),
+            (
+                "src/down/z.rs",
+                "pub fn z() -> crate::up::w::W { crate::up::w::W }\n",
+            ),
+            ("src/deep/mod.rs", "pub mod p;\npub mod q;\n"),
+            ("src/deep/p/mod.rs", "pub mod one;\npub mod two;\n"),
+            (
+                "src/deep/p/one.rs",
+                "pub fn one() { crate::deep::q::three(); }\n",
+            ),
+            ("src/deep/p/two.rs", "pub fn two() {}\n"),
+            (
+                "src/deep/q.rs",
+                "pub fn three() {}\npub fn four() { super::p::two::two(); }\n",
+            ),
+        ],
+    );
+    let graph = workspace_graph(&dir).expect("reads");
+    assert!(circles(&graph).is_empty(), "{}", report(&graph));
+    assert_eq!(
+        module_circles(&graph),
+        [
+            vec!["solo::deep::p".to_string(), "solo::deep::q".to_string()],
+            vec!["solo::down".to_string(), "solo::up".to_string()],
+        ]
+    );
+    let described = describe_modules(&graph, &module_circles(&graph)[1]);
+    assert!(
+        described.contains("solo::down -> solo::up: src/down/z.rs -> src/up/w.rs: W"),
+        "{described}"
+    );
     let _ = fs::remove_dir_all(dir);
 }

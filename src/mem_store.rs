@@ -1,4 +1,4 @@
-//! The in-memory artifact store.
+//! The in-memory store: artifacts and saved sessions, held in memory.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
