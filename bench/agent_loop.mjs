@@ -162,8 +162,8 @@ async function runOurs(turns, seed, recall = false, formats = null) {
         formats.render[format].push(performance.now() - from);
         formats.bytes[format] = JSON.stringify(request).length;
       }
-      // What reading the ledger costs beside the compile (issue 51: at
-      // most 10%); it is built on this first read.
+      // What reading the ledger costs beside the compile (issue 65: at
+      // most 0.15 of its p50); it is built on this first read.
       const from = performance.now();
       const ledger = ctx.ledger;
       formats.ledger.push(performance.now() - from);
@@ -284,7 +284,7 @@ export async function formatBench(turns = 300, seed = 42) {
   }
   console.log(`  trimMessages (last), the peer's step: ${ms(peerStep.p50)} / ${ms(peerStep.p95)} ms p50/p95 (one shape only)`);
   const ledger = quantiles(formats.ledger);
-  console.log(`  ctx.ledger, built on first read (up to ${formats.ledgerParts} parts): ${ms(ledger.p50)} / ${ms(ledger.p95)} ms p50/p95, ${f2(ledger.p50 / compile.p50)} of the compile's p50 (target at most 0.10)`);
+  console.log(`  ctx.ledger, built on first read (up to ${formats.ledgerParts} parts): ${ms(ledger.p50)} / ${ms(ledger.p95)} ms p50/p95, ${f2(ledger.p50 / compile.p50)} of the compile's p50 (target at most 0.15)`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

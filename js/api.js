@@ -5,8 +5,10 @@ import * as glue from "../pkg/context_compiler.js";
 import { guardClass, guarded } from "./instance.js";
 export { EpisodeSummarizer, EventBus, FactExtractor, SessionTimeoutMonitor, SleepHandler } from "./bus.js";
 export { FsArtifactStore, IndexedDbArtifactStore, KvArtifactStore, PostgresArtifactStore, SqliteArtifactStore } from "./stores.js";
-// Defines Session.record and EventLog.append, before the classes are guarded.
+// Defines Session.record and EventLog.append, and WorkingContext.ledger,
+// before the classes are guarded.
 import "./record.js";
+import "./ledger.js";
 import { releaseLargeText, writeText } from "./text-buffers.js";
 
 /** No text before the string `countTokens` writes. */

@@ -5,6 +5,7 @@
 
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
+use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
@@ -64,6 +65,29 @@ pub enum InclusionReason {
     ProviderCompaction,
 }
 
+impl InclusionReason {
+    /// Every reason, in declaration order (`ALL[r as usize] == r`).
+    pub const ALL: [InclusionReason; 17] = [
+        InclusionReason::System,
+        InclusionReason::Tools,
+        InclusionReason::Pinned,
+        InclusionReason::Selected,
+        InclusionReason::Recalled,
+        InclusionReason::Summary,
+        InclusionReason::Masked,
+        InclusionReason::Externalised,
+        InclusionReason::Memory,
+        InclusionReason::Goal,
+        InclusionReason::State,
+        InclusionReason::Task,
+        InclusionReason::ToolResult,
+        InclusionReason::Placeholder,
+        InclusionReason::Reasoning,
+        InclusionReason::Media,
+        InclusionReason::ProviderCompaction,
+    ];
+}
+
 /// One part of a compiled context.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -99,6 +123,17 @@ pub enum ExclusionReason {
     /// Conversation turns the history window never reached (one entry
     /// for all of them, with their `count`).
     Window,
+}
+
+impl ExclusionReason {
+    /// Every reason, in declaration order (`ALL[r as usize] == r`).
+    pub const ALL: [ExclusionReason; 5] = [
+        ExclusionReason::Budget,
+        ExclusionReason::Compacted,
+        ExclusionReason::Masked,
+        ExclusionReason::Refused,
+        ExclusionReason::Window,
+    ];
 }
 
 /// Something a compile left out, or cut.
@@ -150,32 +185,136 @@ fn apportion(total: u64, weights: &[u64]) -> Vec<u64> {
     shares
 }
 
-/// Builds the ledger's list of parts.
-struct Parts<'a> {
-    counter: &'a dyn TokenCounter,
-    included: Vec<Included>,
+/// The ledger in columns, as a binding hands it over without building a
+/// list of ids per part: every event id the ledger names is borrowed from
+/// the context or its session, and each entry's events are a range of
+/// [`LedgerColumns::refs`] (indices into [`LedgerColumns::ids`]), so a list
+/// named twice (the turns a summary stands for: its part and its
+/// `compacted` entry; a message's text, reasoning and media parts) is
+/// written once. [`LedgerColumns::to_ledger`] is the [`Ledger`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LedgerColumns<'a> {
+    /// The event ids named, in the order they were first named.
+    pub ids: Vec<&'a str>,
+    /// Indices into [`LedgerColumns::ids`]: an entry's events are
+    /// `refs[entry.events]`.
+    pub refs: Vec<usize>,
+    /// Every part of the context, as [`Ledger::included`].
+    pub included: Vec<IncludedRow>,
+    /// What the compile left out, as [`Ledger::excluded`].
+    pub excluded: Vec<ExcludedRow>,
 }
 
-impl Parts<'_> {
+/// An [`Included`] part with its events as a range of [`LedgerColumns::refs`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IncludedRow {
+    /// [`Included::zone`].
+    pub zone: Zone,
+    /// [`Included::reason`].
+    pub reason: InclusionReason,
+    /// [`Included::tokens`].
+    pub tokens: u64,
+    /// Its events: a range of [`LedgerColumns::refs`].
+    pub events: Range<usize>,
+}
+
+/// An [`Excluded`] entry with its events as a range of [`LedgerColumns::refs`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExcludedRow {
+    /// [`Excluded::reason`].
+    pub reason: ExclusionReason,
+    /// [`Excluded::tokens`].
+    pub tokens: u64,
+    /// [`Excluded::count`].
+    pub count: Option<u64>,
+    /// Its events: a range of [`LedgerColumns::refs`].
+    pub events: Range<usize>,
+}
+
+impl<'a> LedgerColumns<'a> {
+    /// Names `ids` as one entry's events; their range of `refs`.
+    fn name(&mut self, ids: impl IntoIterator<Item = &'a str>) -> Range<usize> {
+        let start = self.refs.len();
+        for id in ids {
+            self.refs.push(self.ids.len());
+            self.ids.push(id);
+        }
+        start..self.refs.len()
+    }
+
+    /// The event ids of an entry's `events`.
+    pub fn event_ids(&self, events: &Range<usize>) -> impl Iterator<Item = &'a str> + '_ {
+        self.refs
+            .get(events.clone())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|&r| self.ids.get(r).copied())
+    }
+
+    /// The ledger these columns hold.
+    pub fn to_ledger(&self) -> Ledger {
+        let ids = |events: &Range<usize>| self.event_ids(events).map(str::to_string).collect();
+        Ledger {
+            included: self
+                .included
+                .iter()
+                .map(|row| Included {
+                    zone: row.zone,
+                    event_ids: ids(&row.events),
+                    reason: row.reason,
+                    tokens: row.tokens,
+                })
+                .collect(),
+            excluded: self
+                .excluded
+                .iter()
+                .map(|row| Excluded {
+                    event_ids: ids(&row.events),
+                    reason: row.reason,
+                    tokens: row.tokens,
+                    count: row.count,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Builds the ledger's list of parts.
+struct Parts<'a, 'c> {
+    counter: &'c dyn TokenCounter,
+    columns: LedgerColumns<'a>,
+}
+
+impl<'a> Parts<'a, '_> {
     /// One message made of `parts` (zone, reason, events, tokens alone),
     /// costing `total` in all.
-    fn message(&mut self, total: u64, parts: Vec<(Zone, InclusionReason, Vec<String>, u64)>) {
+    fn message(&mut self, total: u64, parts: Vec<(Zone, InclusionReason, Range<usize>, u64)>) {
         let weights: Vec<u64> = parts.iter().map(|p| p.3).collect();
-        for ((zone, reason, event_ids, _), tokens) in
-            parts.into_iter().zip(apportion(total, &weights))
+        for ((zone, reason, events, _), tokens) in parts.into_iter().zip(apportion(total, &weights))
         {
-            self.included.push(Included {
+            self.columns.included.push(IncludedRow {
                 zone,
-                event_ids,
                 reason,
                 tokens,
+                events,
             });
         }
     }
 
+    /// No events.
+    fn none(&self) -> Range<usize> {
+        let at = self.columns.refs.len();
+        at..at
+    }
+
+    /// Names the events of items (those that have one).
+    fn name(&mut self, ids: impl Iterator<Item = Option<&'a String>>) -> Range<usize> {
+        self.columns.name(ids.flatten().map(String::as_str))
+    }
+
     /// A history message in `zone`: its text (why it is there), and its
     /// reasoning and media as parts of their own.
-    fn history(&mut self, h: &HistoryMessage, zone: Zone) {
+    fn history(&mut self, h: &'a HistoryMessage, zone: Zone) {
         let Some(m) = prepare(h) else { return };
         let overhead = self.counter.message_overhead();
         let total = m
@@ -183,12 +322,12 @@ impl Parts<'_> {
             .unwrap_or_else(|| zoned::message_tokens(&m, self.counter))
             + overhead;
         // An assistant message of calls names their `tool_call` events.
-        let ids: Vec<String> = h
-            .event_id
-            .iter()
-            .chain(h.tool_calls.iter().filter_map(|c| c.event_id.as_ref()))
-            .cloned()
-            .collect();
+        let ids = self.name(
+            h.event_id
+                .iter()
+                .map(Some)
+                .chain(h.tool_calls.iter().map(|c| c.event_id.as_ref())),
+        );
         let reason = if h.masked {
             InclusionReason::Masked
         } else if h.artifact.is_some() {
@@ -213,10 +352,8 @@ impl Parts<'_> {
     /// The `[conversation start]` message, in `zone`.
     fn placeholder(&mut self, zone: Zone) {
         let total = self.counter.count(CONVERSATION_START) + self.counter.message_overhead();
-        self.message(
-            total,
-            vec![(zone, InclusionReason::Placeholder, Vec::new(), 0)],
-        );
+        let none = self.none();
+        self.message(total, vec![(zone, InclusionReason::Placeholder, none, 0)]);
     }
 }
 
@@ -237,19 +374,19 @@ impl Hash for IdKey<'_> {
     }
 }
 
-/// The events a list of items came from.
-fn ids<'a>(ids: impl Iterator<Item = Option<&'a String>>) -> Vec<String> {
-    ids.flatten().cloned().collect()
-}
-
 impl WorkingContext {
     /// What this context holds and why, and what it left out, with each
     /// part's tokens under `counter` (the compile's): they add up to
     /// [`WorkingContext::exact_token_count`].
     pub fn ledger(&self, counter: &dyn TokenCounter) -> Ledger {
+        self.ledger_columns(counter).to_ledger()
+    }
+
+    /// [`WorkingContext::ledger`] in columns.
+    pub fn ledger_columns<'a>(&'a self, counter: &dyn TokenCounter) -> LedgerColumns<'a> {
         let mut parts = Parts {
             counter,
-            included: Vec::new(),
+            columns: LedgerColumns::default(),
         };
         match self.layout {
             Layout::Zoned => self.zoned_parts(&mut parts),
@@ -258,40 +395,41 @@ impl WorkingContext {
         if let Some(c) = &self.provider_compaction {
             // First in the conversation: after the leading system parts.
             let at = parts
+                .columns
                 .included
                 .iter()
                 .position(|p| matches!(p.zone, Zone::Working | Zone::Recent))
-                .unwrap_or(parts.included.len());
-            parts.included.insert(
+                .unwrap_or(parts.columns.included.len());
+            let events = parts.columns.name([c.event_id.as_str()]);
+            parts.columns.included.insert(
                 at,
-                Included {
+                IncludedRow {
                     zone: Zone::Working,
-                    event_ids: vec![c.event_id.clone()],
                     reason: InclusionReason::ProviderCompaction,
                     tokens: c.tokens,
+                    events,
                 },
             );
         }
-        Ledger {
-            included: parts.included,
-            excluded: self.excluded(),
-        }
+        self.excluded(&mut parts.columns);
+        parts.columns
     }
 
-    fn zoned_parts(&self, parts: &mut Parts<'_>) {
+    fn zoned_parts<'a>(&'a self, parts: &mut Parts<'a, '_>) {
         let counter = parts.counter;
         // The texts the compile counted are remembered there.
         let memo = &self.section_tokens;
         let overhead = counter.message_overhead();
         let system = memo.count(counter, &zoned::system_zone_text(self)) + overhead;
+        let none = parts.none();
         parts.message(
             system,
-            vec![(Zone::System, InclusionReason::System, Vec::new(), 0)],
+            vec![(Zone::System, InclusionReason::System, none.clone(), 0)],
         );
         if self.tool_tokens > 0 {
             parts.message(
                 self.tool_tokens,
-                vec![(Zone::System, InclusionReason::Tools, Vec::new(), 0)],
+                vec![(Zone::System, InclusionReason::Tools, none.clone(), 0)],
             );
         }
         let persistent = zoned::persistent_zone_text(self);
@@ -299,7 +437,7 @@ impl WorkingContext {
             let goal = self.goal.as_deref().filter(|g| !g.is_empty());
             let mut sections = Vec::new();
             if goal.is_some() {
-                sections.push((Zone::Persistent, InclusionReason::Goal, Vec::new(), 0));
+                sections.push((Zone::Persistent, InclusionReason::Goal, none.clone(), 0));
             }
             if let Some(digest) = &self.state_digest {
                 let alone = crate::zones::persistent_text(None, Some(digest));
@@ -308,7 +446,12 @@ impl WorkingContext {
                 } else {
                     0
                 };
-                sections.push((Zone::Persistent, InclusionReason::State, Vec::new(), weight));
+                sections.push((
+                    Zone::Persistent,
+                    InclusionReason::State,
+                    none.clone(),
+                    weight,
+                ));
             }
             parts.message(memo.count(counter, &persistent) + overhead, sections);
         }
@@ -319,35 +462,40 @@ impl WorkingContext {
         let memory = zoned::memory_text(&pinned, &summary);
         if !memory.is_empty() {
             let total = memo.count(counter, &memory) + overhead;
-            let summarized = ids(self
-                .dropped
-                .iter()
-                .filter(|d| d.action == DropAction::Summarized)
-                .map(|d| d.event_id.as_ref()));
+            let none = parts.none();
             if summary.is_empty() {
                 parts.message(
                     total,
-                    vec![(Zone::Persistent, InclusionReason::Memory, Vec::new(), 0)],
-                );
-            } else if pinned.is_empty() {
-                parts.message(
-                    total,
-                    vec![(Zone::Working, InclusionReason::Summary, summarized, 0)],
+                    vec![(Zone::Persistent, InclusionReason::Memory, none, 0)],
                 );
             } else {
-                let pinned_tokens = memo.count(counter, &pinned).min(total);
-                parts.message(
-                    total,
-                    vec![
-                        (Zone::Working, InclusionReason::Summary, summarized, 0),
-                        (
-                            Zone::Persistent,
-                            InclusionReason::Memory,
-                            Vec::new(),
-                            pinned_tokens,
-                        ),
-                    ],
+                let summarized = parts.name(
+                    self.dropped
+                        .iter()
+                        .filter(|d| d.action == DropAction::Summarized)
+                        .map(|d| d.event_id.as_ref()),
                 );
+                if pinned.is_empty() {
+                    parts.message(
+                        total,
+                        vec![(Zone::Working, InclusionReason::Summary, summarized, 0)],
+                    );
+                } else {
+                    let pinned_tokens = memo.count(counter, &pinned).min(total);
+                    let none = parts.none();
+                    parts.message(
+                        total,
+                        vec![
+                            (Zone::Working, InclusionReason::Summary, summarized, 0),
+                            (
+                                Zone::Persistent,
+                                InclusionReason::Memory,
+                                none,
+                                pinned_tokens,
+                            ),
+                        ],
+                    );
+                }
             }
         }
         let recent = zoned::recent_start(&self.history);
@@ -366,40 +514,39 @@ impl WorkingContext {
         if !sections.is_empty() {
             let tail = zoned::tail_text(self);
             let total = memo.count(counter, &tail) + overhead;
-            let tail_parts = sections
-                .iter()
-                .map(|(part, text)| {
-                    let (reason, events) = match part {
-                        TailPart::Recalled => (
-                            InclusionReason::Recalled,
-                            self.recalled.iter().map(|r| r.event_id.clone()).collect(),
-                        ),
-                        TailPart::Memory => (InclusionReason::Memory, Vec::new()),
-                        TailPart::Artifacts => (
-                            InclusionReason::Externalised,
-                            ids(self.artifact_refs.iter().map(|a| a.event_id.as_ref())),
-                        ),
-                        TailPart::ToolResults => (
-                            InclusionReason::ToolResult,
-                            ids(self.tool_results.iter().map(|t| t.event_id.as_ref())),
-                        ),
-                        TailPart::Task => (InclusionReason::Task, Vec::new()),
-                        TailPart::Goal => (InclusionReason::Goal, Vec::new()),
-                    };
-                    (Zone::Recent, reason, events, memo.count(counter, text))
-                })
-                .collect();
+            let mut tail_parts = Vec::with_capacity(sections.len());
+            for (part, text) in &sections {
+                let (reason, events) = match part {
+                    TailPart::Recalled => (
+                        InclusionReason::Recalled,
+                        parts.name(self.recalled.iter().map(|r| Some(&r.event_id))),
+                    ),
+                    TailPart::Memory => (InclusionReason::Memory, parts.none()),
+                    TailPart::Artifacts => (
+                        InclusionReason::Externalised,
+                        parts.name(self.artifact_refs.iter().map(|a| a.event_id.as_ref())),
+                    ),
+                    TailPart::ToolResults => (
+                        InclusionReason::ToolResult,
+                        parts.name(self.tool_results.iter().map(|t| t.event_id.as_ref())),
+                    ),
+                    TailPart::Task => (InclusionReason::Task, parts.none()),
+                    TailPart::Goal => (InclusionReason::Goal, parts.none()),
+                };
+                tail_parts.push((Zone::Recent, reason, events, memo.count(counter, text)));
+            }
             parts.message(total, tail_parts);
         }
     }
 
-    fn single_system_parts(&self, parts: &mut Parts<'_>) {
+    fn single_system_parts<'a>(&'a self, parts: &mut Parts<'a, '_>) {
         let counter = parts.counter;
         let memo = &self.section_tokens;
         let overhead = counter.message_overhead();
         let system = memo.count(counter, &self.system_content()) + overhead;
-        let mut sections = vec![(Zone::System, InclusionReason::System, Vec::new(), 0)];
-        let mut section = |reason, events: Vec<String>, header: &str, lines: Vec<String>| {
+        let none = parts.none();
+        let mut sections = vec![(Zone::System, InclusionReason::System, none.clone(), 0)];
+        let mut section = |reason, events: Range<usize>, header: &str, lines: Vec<String>| {
             if !lines.is_empty() {
                 let tokens = counter.count(&format!("{header}\n{}", lines.join("\n")));
                 sections.push((Zone::System, reason, events, tokens));
@@ -407,19 +554,19 @@ impl WorkingContext {
         };
         section(
             InclusionReason::Memory,
-            Vec::new(),
+            none.clone(),
             MEMORY_HEADER,
             self.memory_hits.iter().map(memory_line).collect(),
         );
         section(
             InclusionReason::Externalised,
-            ids(self.artifact_refs.iter().map(|a| a.event_id.as_ref())),
+            parts.name(self.artifact_refs.iter().map(|a| a.event_id.as_ref())),
             ARTIFACT_HEADER,
             self.artifact_refs.iter().map(artifact_line).collect(),
         );
         section(
             InclusionReason::ToolResult,
-            ids(self.tool_results.iter().map(|t| t.event_id.as_ref())),
+            parts.name(self.tool_results.iter().map(|t| t.event_id.as_ref())),
             TOOL_HEADER,
             self.tool_results.iter().map(tool_line).collect(),
         );
@@ -427,7 +574,7 @@ impl WorkingContext {
         if self.tool_tokens > 0 {
             parts.message(
                 self.tool_tokens,
-                vec![(Zone::System, InclusionReason::Tools, Vec::new(), 0)],
+                vec![(Zone::System, InclusionReason::Tools, none, 0)],
             );
         }
         let recent = zoned::recent_start(&self.history);
@@ -445,11 +592,10 @@ impl WorkingContext {
     }
 
     /// The compile's `dropped` items as the ledger's exclusions.
-    fn excluded(&self) -> Vec<Excluded> {
-        self.dropped
-            .iter()
-            .map(|d| Excluded {
-                event_ids: d.event_id.iter().cloned().collect(),
+    fn excluded<'a>(&'a self, columns: &mut LedgerColumns<'a>) {
+        for d in &self.dropped {
+            let events = columns.name(d.event_id.as_deref());
+            columns.excluded.push(ExcludedRow {
                 reason: match d.action {
                     DropAction::Dropped | DropAction::Truncated => ExclusionReason::Budget,
                     DropAction::Summarized => ExclusionReason::Compacted,
@@ -458,8 +604,9 @@ impl WorkingContext {
                 },
                 tokens: d.tokens_removed,
                 count: None,
-            })
-            .collect()
+                events,
+            });
+        }
     }
 
     /// [`WorkingContext::ledger`] of a context compiled from `session`, in
@@ -474,10 +621,16 @@ impl WorkingContext {
     /// `compacted` entry (with their `count`) excludes them, so they are
     /// not counted as outside the window.
     pub fn ledger_for(&self, session: &Session) -> Ledger {
+        self.ledger_columns_for(session).to_ledger()
+    }
+
+    /// [`WorkingContext::ledger_for`] in columns: the turns a summary
+    /// stands for are named once for its part and its `compacted` entry.
+    pub fn ledger_columns_for<'a>(&'a self, session: &'a Session) -> LedgerColumns<'a> {
         let log = session.event_log();
-        let mut ledger = self.ledger(log.counter());
+        let mut columns = self.ledger_columns(log.counter());
         let Some(seen) = log.events().get(..self.events_seen) else {
-            return ledger;
+            return columns;
         };
         // The provider's compaction folds every event before it.
         let provider_folds = self
@@ -485,66 +638,74 @@ impl WorkingContext {
             .as_ref()
             .and_then(|c| c.position.checked_sub(1));
         let folded_through = self.carried_summary_through(session).max(provider_folds);
-        let named: IdSet<'_> = ledger
-            .included
-            .iter()
-            .flat_map(|p| &p.event_ids)
-            .chain(ledger.excluded.iter().flat_map(|e| &e.event_ids))
-            .map(|id| IdKey(id))
-            .collect();
+        let named: IdSet<'a> = columns.ids.iter().map(|id| IdKey(id)).collect();
         // Turns, tool calls and outcomes, in order, as far as the compile read.
         let timeline = log.timeline();
         let timeline = &timeline[..timeline.partition_point(|&p| p < seen.len())];
         // A call goes where its outcome went (an exchange is folded or
         // dropped as one, named by its outcome).
-        let answered: HashSet<usize> = timeline
-            .iter()
-            .filter(|&&p| seen[p].kind != TOOL_CALL && named.contains(&IdKey(&seen[p].event_id)))
-            .filter_map(|&p| log.call_of(p))
-            .collect();
+        // By position: whether a part or an exclusion names the event, or
+        // (a call) the outcome that answers it.
+        let mut reached = vec![false; seen.len()];
+        for &p in timeline {
+            if named.contains(&IdKey(&seen[p].event_id)) {
+                reached[p] = true;
+                if seen[p].kind != TOOL_CALL {
+                    if let Some(call) = log.call_of(p).and_then(|c| reached.get_mut(c)) {
+                        *call = true;
+                    }
+                }
+            }
+        }
+        drop(named);
         let (mut count, mut tokens) = (0u64, 0u64);
-        let (mut folded, mut folded_tokens) = (Vec::new(), 0u64);
+        let folded_start = columns.refs.len();
+        let mut folded_tokens = 0u64;
         for &p in timeline {
             let event = &seen[p];
-            let reached = named.contains(&IdKey(&event.event_id))
-                || (event.kind == TOOL_CALL && answered.contains(&p));
-            if reached {
+            if reached[p] {
                 continue;
             }
             if folded_through.is_some_and(|through| p <= through) {
-                folded.push(event.event_id.clone());
+                columns.name([event.event_id.as_str()]);
                 folded_tokens = folded_tokens.saturating_add(event.token_estimate);
             } else {
                 count += 1;
                 tokens = tokens.saturating_add(event.token_estimate);
             }
         }
-        drop(named);
+        let folded = folded_start..columns.refs.len();
         if !folded.is_empty() {
             let stands_for = if provider_folds.is_some() {
                 InclusionReason::ProviderCompaction
             } else {
                 InclusionReason::Summary
             };
-            if let Some(summary) = ledger.included.iter_mut().find(|p| p.reason == stands_for) {
-                summary.event_ids.extend(folded.iter().cloned());
+            if let Some(summary) = columns.included.iter().position(|p| p.reason == stands_for) {
+                // Its own events, then the folded ones: a range of its own.
+                let start = columns.refs.len();
+                let own = columns.included[summary].events.clone();
+                columns.refs.extend_from_within(own);
+                columns.refs.extend_from_within(folded.clone());
+                columns.included[summary].events = start..columns.refs.len();
             }
-            ledger.excluded.push(Excluded {
+            columns.excluded.push(ExcludedRow {
                 count: Some(folded.len() as u64),
-                event_ids: folded,
                 reason: ExclusionReason::Compacted,
                 tokens: folded_tokens,
+                events: folded,
             });
         }
         if count > 0 {
-            ledger.excluded.push(Excluded {
-                event_ids: Vec::new(),
+            let at = columns.refs.len();
+            columns.excluded.push(ExcludedRow {
                 reason: ExclusionReason::Window,
                 tokens,
                 count: Some(count),
+                events: at..at,
             });
         }
-        ledger
+        columns
     }
 
     /// The last event the context's summary stands for, when the summary is
@@ -562,6 +723,41 @@ impl WorkingContext {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_reason_is_listed_at_its_own_index() {
+        // A reason added without its place in `ALL` fails to compile here
+        // (no wildcard arm), or fails the index check.
+        let listed = |r: InclusionReason| match r {
+            InclusionReason::System
+            | InclusionReason::Tools
+            | InclusionReason::Pinned
+            | InclusionReason::Selected
+            | InclusionReason::Recalled
+            | InclusionReason::Summary
+            | InclusionReason::Masked
+            | InclusionReason::Externalised
+            | InclusionReason::Memory
+            | InclusionReason::Goal
+            | InclusionReason::State
+            | InclusionReason::Task
+            | InclusionReason::ToolResult
+            | InclusionReason::Placeholder
+            | InclusionReason::Reasoning
+            | InclusionReason::Media
+            | InclusionReason::ProviderCompaction => InclusionReason::ALL[r as usize] == r,
+        };
+        assert!(InclusionReason::ALL.into_iter().all(listed));
+        let listed = |r: ExclusionReason| match r {
+            ExclusionReason::Budget
+            | ExclusionReason::Compacted
+            | ExclusionReason::Masked
+            | ExclusionReason::Refused
+            | ExclusionReason::Window => ExclusionReason::ALL[r as usize] == r,
+        };
+        assert!(ExclusionReason::ALL.into_iter().all(listed));
+        assert!(Zone::ALL.iter().enumerate().all(|(i, z)| *z as usize == i));
+    }
 
     #[test]
     fn apportioning_gives_the_first_part_what_is_left() {

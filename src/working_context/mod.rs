@@ -24,7 +24,10 @@ pub use crate::artifacts::ArtifactRef;
 pub use crate::wire::names;
 pub use crate::wire::ProviderFormat;
 pub use cache::{CacheMiss, CacheReport, MissCause, PrefixTracker};
-pub use ledger::{Excluded, ExclusionReason, Included, InclusionReason, Ledger};
+pub use ledger::{
+    Excluded, ExcludedRow, ExclusionReason, Included, IncludedRow, InclusionReason, Ledger,
+    LedgerColumns,
+};
 pub use provider::EMPTY_OUTPUT;
 pub(crate) use provider_compaction::items_tokens as provider_compaction_tokens;
 pub use provider_compaction::ProviderCompaction;

@@ -10,6 +10,18 @@ import {
 
 const sum = (parts) => parts.reduce((n, p) => n + p.tokens, 0);
 
+/** The README's zoned pipeline (externalising at 1,000 bytes), then `more`. */
+const pipeline = (...more) =>
+  new ContextCompiler({
+    layout: "zoned",
+    processors: [
+      new HistorySelector({ keepFirst: 1, keepLast: Infinity }),
+      new ArtifactAttacher(new MemoryArtifactStore(), { thresholdBytes: 1_000 }),
+      new Compactor(),
+      ...more,
+    ],
+  });
+
 async function toolLoop(session, turns) {
   for (let i = 0; i < turns; i++) {
     session.record("user_input", `step ${i}: check the deploy of service ${i} and its logs`);
@@ -24,16 +36,7 @@ test("a zoned compile's ledger adds up to tokenCount, part by part, with the eve
   s.record("user_input", "My dentist appointment is at the Alfama clinic on Tuesday.");
   await toolLoop(s, 30);
   const question = s.record("user_input", "Which clinic is my dentist appointment at?").eventId;
-  const store = new MemoryArtifactStore();
-  const compiler = new ContextCompiler({
-    layout: "zoned",
-    processors: [
-      new HistorySelector({ keepFirst: 1, keepLast: Infinity }),
-      new ArtifactAttacher(store, { thresholdBytes: 1_000 }),
-      new Compactor(),
-      new HistoryRecall({ minDistinction: 0 }),
-    ],
-  });
+  const compiler = pipeline(new HistoryRecall({ minDistinction: 0 }));
   const ctx = await compiler.compile(s, 3_000, {
     systemPrompt: "You are an operations assistant.",
     goal: "keep the services healthy",
@@ -109,4 +112,59 @@ test("turns the window never reached are one window entry; a run's result carrie
   const runNamed = new Set([...ledger.included, ...ledger.excluded].flatMap((p) => p.eventIds));
   const runUnreached = s.eventLog.events.slice(0, 61).filter((e) => !runNamed.has(e.eventId));
   assert.equal(ledger.excluded.find((e) => e.reason === "window").count, runUnreached.length);
+});
+
+test("the ledger handed over in columns names ids of any script, the turns a summary stands for once per entry, and each read is a fresh object", async () => {
+  // A session whose event ids are not ASCII (an import keeps them as
+  // written): the columns give each id's length in UTF-16 code units.
+  const recorded = new Session({ sessionId: "columns" });
+  recorded.record("user_input", "My dentist appointment is at the Alfama clinic on Tuesday.");
+  await toolLoop(recorded, 24);
+  const data = JSON.parse(recorded.exportJson());
+  const scripts = ["é", "日本", "😀", "a"];
+  data.events.forEach((e, i) => {
+    e.eventId = `${scripts[i % scripts.length]}-${i}-${"x".repeat(i % 7)}`;
+  });
+  const s = Session.importJson(JSON.stringify(data));
+  const selecting = new ContextCompiler({
+    layout: "zoned",
+    processors: [new HistorySelector({ keepFirst: 1, keepLast: 12 })],
+  });
+  const selected = await selecting.compile(s, 50_000, { systemPrompt: "Be brief." });
+  const seen = selected.ledger;
+  assert.equal(sum(seen.included), selected.tokenCount);
+  const ids = new Set(s.eventLog.events.map((e) => e.eventId));
+  const named = new Set([...seen.included, ...seen.excluded].flatMap((p) => p.eventIds));
+  assert.ok(named.size > 10, `${named.size} ids named`);
+  assert.ok([...named].some((id) => id.startsWith("😀")) && [...named].some((id) => id.startsWith("日本")));
+  for (const id of named) assert.ok(ids.has(id), `${id} is the session's`);
+  const unreached = s.eventLog.events.filter((e) => !named.has(e.eventId));
+  const window = seen.excluded.find((e) => e.reason === "window");
+  assert.equal(window.count, unreached.length);
+  assert.equal(window.tokens, unreached.reduce((n, e) => n + e.tokenEstimate, 0));
+  // The history as the context holds it, in the ledger's order.
+  assert.deepEqual(
+    seen.included.filter((p) => p.reason === "selected" || p.reason === "pinned").map((p) => p.eventIds[0]),
+    selected.history.map((h) => h.eventId ?? h.toolCalls?.[0]?.eventId),
+  );
+  selected.free();
+
+  // The turns a summary stands for: its part and its `compacted` entries.
+  const compiler = pipeline();
+  await compiler.compile(s, 2_000);
+  const compacted = (await compiler.compile(s, 2_000)).ledger;
+  const summary = compacted.included.find((p) => p.reason === "summary");
+  const folded = compacted.excluded.filter((e) => e.reason === "compacted").flatMap((e) => e.eventIds);
+  assert.ok(folded.length > 10, `${folded.length} folded`);
+  for (const id of folded) assert.ok(summary.eventIds.includes(id) && ids.has(id), id);
+
+  const ctx = await compiler.compile(s, 2_000);
+  const first = ctx.ledger;
+  first.included.length = 0;
+  first.excluded[0].eventIds.push("changed");
+  const second = ctx.ledger;
+  assert.ok(second.included.length > 0);
+  assert.ok(!second.excluded[0].eventIds.includes("changed"));
+  assert.notEqual(first, second);
+  ctx.free();
 });

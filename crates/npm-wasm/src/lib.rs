@@ -17,6 +17,7 @@ mod compiler;
 mod context_window;
 mod counter;
 mod in_memory;
+mod ledger_columns;
 mod media;
 mod memory;
 mod model;

@@ -425,6 +425,16 @@ export interface AttachMediaOptions {
 /** A provider rule a request breaks: the rule (`<format>.<name>`), the JSON pointer of what breaks it, and why. */
 export interface RequestProblem { rule: string; path: string; message: string }
 export interface WorkingContext {
+  /**
+   * What the context holds and why, and what it left out: `included`, one
+   * entry per part of its messages (`{ zone, eventIds, reason, tokens }`,
+   * the tokens adding up to `tokenCount` after a compile), and `excluded`
+   * (`{ eventIds, reason, tokens }`, from `dropped`, and one `{ reason:
+   * "window", count, tokens }` for the turns of the session the window never
+   * reached, while the session lives). Built when first read (`js/ledger.js`,
+   * from the columns Rust hands over); each read returns a fresh object.
+   */
+  readonly ledger: Ledger;
   /** Plain `{ role, content }` messages. The array is new at each call; for
    * a context a `ContextCompiler` compiled, the message objects are frozen
    * and shared with its previous rendering of the same session where they

@@ -5,13 +5,11 @@ use wasm_bindgen::prelude::*;
 
 use crate::render_memo::RenderMemo;
 use crate::types::{CheckRequestOptionsArg, ToMessagesOptionsArg};
-use std::cell::{OnceCell, RefCell};
+use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
 use context_compiler::tokens::{DefaultTokenCounter, TokenCounter};
-use context_compiler::working_context::{
-    checker, Ledger, ProviderFormat, WorkingContext as CoreContext,
-};
+use context_compiler::working_context::{checker, ProviderFormat, WorkingContext as CoreContext};
 use context_compiler::{Error, ErrorCode, Session};
 use context_compiler_js::convert::{from_js, js_to_json, option, string, to_js, value_to_js};
 use context_compiler_js::options::optional_string;
@@ -27,8 +25,6 @@ pub struct WorkingContext {
     /// The session it was compiled from, while it lives: the ledger's
     /// `window` entry counts the turns of it the window never reached.
     session: Weak<RefCell<Session>>,
-    /// The ledger, built when first read.
-    ledger: OnceCell<Ledger>,
     /// Its compiler's last renderings, which `toMessages` shares message
     /// objects with; `None` for a context built by hand.
     renderings: Option<Rc<RenderMemo>>,
@@ -49,7 +45,6 @@ impl WorkingContext {
             inner,
             counter: Some(counter),
             session: Rc::downgrade(session),
-            ledger: OnceCell::new(),
             renderings: None,
         })
     }
@@ -102,7 +97,6 @@ impl WorkingContext {
             inner: from_js(&init, "WorkingContext")?,
             counter: None,
             session: Weak::new(),
-            ledger: OnceCell::new(),
             renderings: None,
         })
     }
@@ -143,36 +137,25 @@ impl WorkingContext {
         js(&self.inner.dropped)
     }
 
-    /// What the context holds and why, and what it left out: `included`,
-    /// one entry per part of its messages (`{ zone, eventIds, reason,
-    /// tokens }`, the tokens adding up to `tokenCount` after a compile), and
-    /// `excluded` (`{ eventIds, reason, tokens }`, from `dropped`, and one
-    /// `{ reason: "window", count, tokens }` for the turns of the session
-    /// the window never reached, while the session lives). Built when first
-    /// read.
-    #[wasm_bindgen(getter, unchecked_return_type = "Ledger")]
-    pub fn ledger(&self) -> JsResult<JsValue> {
-        let ledger = self.ledger.get_or_init(|| {
-            let session = self.session.upgrade();
-            let view = session.as_ref().and_then(|s| s.try_borrow().ok());
-            let ledger = match (&view, &self.counter) {
-                (Some(view), _) => self.inner.ledger_for(view),
-                (None, Some(counter)) => self.inner.ledger(counter.as_ref()),
-                (None, None) => self.inner.ledger(&DefaultTokenCounter),
-            };
-            drop(view);
-            ledger
-        });
-        // Straight to JSON text (no `serde_json::Value` in between): the
-        // ledger holds ids, names and numbers, no keys of anyone's data.
-        let text = serde_json::to_string(ledger)
-            .map_err(|e| Error::new(ErrorCode::NotSerializable, e.to_string()))?;
-        js_sys::JSON::parse(&text).map_err(|_| {
-            Thrown::from(Error::new(
-                ErrorCode::NotSerializable,
-                "the ledger could not be turned into a JavaScript value",
-            ))
-        })
+    /// The ledger in columns, which `js/ledger.js` builds the `ledger`
+    /// getter's object from (declared in `types.rs`' `WorkingContext`):
+    /// `ids`, every event id named, joined, with `lengths` (UTF-16 code
+    /// units each); `refs`, indices into them; `included` rows of `[zone,
+    /// reason, tokens, start, end]` and `excluded` rows of `[reason, tokens,
+    /// count (-1: none), start, end]`, each entry's events being
+    /// `refs[start..end]`, zones and reasons as indices into
+    /// `ledgerNames()`. No JSON in between, and a list named twice (the
+    /// turns a summary stands for) is written once.
+    #[wasm_bindgen(js_name = "__ledgerColumns", skip_typescript)]
+    pub fn ledger_columns(&self) -> JsResult<JsValue> {
+        let session = self.session.upgrade();
+        let view = session.as_ref().and_then(|s| s.try_borrow().ok());
+        let columns = match (&view, &self.counter) {
+            (Some(view), _) => self.inner.ledger_columns_for(view),
+            (None, Some(counter)) => self.inner.ledger_columns(counter.as_ref()),
+            (None, None) => self.inner.ledger_columns(&DefaultTokenCounter),
+        };
+        crate::ledger_columns::to_js(&columns)
     }
 
     /// Turns recalled from earlier in the session (`HistoryRecall`, zoned
