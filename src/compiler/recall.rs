@@ -204,7 +204,7 @@ impl HistoryRecall {
     /// How long a compile waits for the embedder, timed by `clock`: past
     /// `timeout_ms` it recalls lexically. The batches still running stay in
     /// flight, and the next compile takes their answers rather than asking
-    /// again; one unanswered after [`EMBED_PATIENCE`] timeouts is given up
+    /// again; one unanswered after three timeouts is given up
     /// and asked for again. Without it a compile waits as long as
     /// the embedder takes, forever for one that never answers.
     pub fn with_embedder_timeout(mut self, timeout_ms: f64, clock: Rc<dyn Clock>) -> Self {

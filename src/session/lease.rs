@@ -2,7 +2,7 @@
 //! repeatedly takes in the session's head (see [`crate::session::sync_session`]).
 //!
 //! While a lease is live, every other save of the session respects it (it
-//! writes nothing and reports [`SaveTry::Leased`]), so the holder's next
+//! writes nothing and reports [`SaveTry::Leased`](crate::session::SaveTry::Leased)), so the holder's next
 //! save cannot lose. A lease is short ([`LEASE_MS`]) and expires by the
 //! store's own clock (PostgreSQL's `now()`, SQLite's, a key's TTL in Redis,
 //! the lease file's modification time on a directory), never by a writer's:
