@@ -2,33 +2,13 @@
 // (crates/npm-wasm/src/ledger_columns.rs): one string of event ids with
 // their lengths, indices into them, and rows of numbers. No JSON text is
 // written or parsed, and the turns a summary stands for (named by its part
-// and by its `compacted` entry) cross once. The columns are read on the
-// first read of a context's ledger and kept with it; each read builds a
-// fresh object from them, as a getter of plain data should.
+// and by its `compacted` entry) cross once. Rust builds the columns on the
+// first read and keeps them with the context; each read builds a fresh
+// object from them (a freed context throws, as every member does).
 import * as glue from "../pkg/context_compiler.js";
 
-/** `{ zones, included, excluded }`: the names the columns number. */
+/** `[zones, included, excluded]`: the names the columns number. */
 let names = null;
-/** Each context's columns, with their ids as strings. */
-const read = new WeakMap();
-
-/** The context's columns, read once. */
-function columnsOf(ctx) {
-  let columns = read.get(ctx);
-  if (columns === undefined) {
-    const c = ctx.__ledgerColumns();
-    const ids = new Array(c.lengths.length);
-    let at = 0;
-    for (let i = 0; i < ids.length; i++) {
-      const end = at + c.lengths[i];
-      ids[i] = c.ids.slice(at, end);
-      at = end;
-    }
-    columns = { ids, refs: c.refs, included: c.included, excluded: c.excluded };
-    read.set(ctx, columns);
-  }
-  return columns;
-}
 
 /** The ids of `refs[start..end]`. */
 function eventIds(ids, refs, start, end) {
@@ -40,13 +20,20 @@ function eventIds(ids, refs, start, end) {
 /** The ledger of `ctx`, as the `Ledger` type describes it. */
 function ledgerOf(ctx) {
   names ??= glue.__ledgerNames();
-  const { ids, refs, included: rows, excluded: dropped } = columnsOf(ctx);
+  const [zones, includedNames, excludedNames] = names;
+  const [text, lengths, refs, rows, dropped] = ctx.__ledgerColumns();
+  const ids = new Array(lengths.length);
+  for (let i = 0, at = 0; i < ids.length; i++) {
+    const end = at + lengths[i];
+    ids[i] = text.slice(at, end);
+    at = end;
+  }
   const included = new Array(rows.length / 5);
   for (let r = 0, i = 0; r < rows.length; r += 5, i++) {
     included[i] = {
-      zone: names.zones[rows[r]],
+      zone: zones[rows[r]],
       eventIds: eventIds(ids, refs, rows[r + 3], rows[r + 4]),
-      reason: names.included[rows[r + 1]],
+      reason: includedNames[rows[r + 1]],
       tokens: rows[r + 2],
     };
   }
@@ -54,7 +41,7 @@ function ledgerOf(ctx) {
   for (let r = 0, i = 0; r < dropped.length; r += 5, i++) {
     const entry = {
       eventIds: eventIds(ids, refs, dropped[r + 3], dropped[r + 4]),
-      reason: names.excluded[dropped[r]],
+      reason: excludedNames[dropped[r]],
       tokens: dropped[r + 1],
     };
     if (dropped[r + 2] >= 0) entry.count = dropped[r + 2];

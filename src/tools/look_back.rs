@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use crate::artifacts::ArtifactStore;
 use crate::error::{Error, ErrorCode, Result};
 use crate::normalize::redact::redact;
-use crate::recall::event_text;
+use crate::session::search::event_text;
 use crate::session::Session;
 use crate::tools::{AbortSignal, ToolBridge, ToolFailure, ToolOutput};
 use crate::zones::utc_minute;

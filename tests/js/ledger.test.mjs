@@ -168,3 +168,15 @@ test("the ledger handed over in columns names ids of any script, the turns a sum
   assert.notEqual(first, second);
   ctx.free();
 });
+
+test("reading the ledger of a freed context throws, read before or not", async () => {
+  const s = new Session();
+  for (let i = 0; i < 5; i++) s.record(i % 2 ? "assistant_output" : "user_input", `message ${i}`);
+  const compiler = new ContextCompiler({ layout: "zoned", processors: [new HistorySelector()] });
+  for (const readFirst of [true, false]) {
+    const ctx = await compiler.compile(s, 1_000);
+    if (readFirst) assert.ok(ctx.ledger.included.length > 0);
+    ctx.free();
+    assert.throws(() => ctx.ledger, (e) => e.code === "INVALID_ARGUMENT", `read first: ${readFirst}`);
+  }
+});

@@ -4,8 +4,7 @@
 
 use context_compiler::working_context::{ExclusionReason, InclusionReason, LedgerColumns};
 use context_compiler::zones::Zone;
-use context_compiler_js::error::JsResult;
-use js_sys::{Array, Float64Array, Object, Reflect, Uint32Array};
+use js_sys::{Array, Float64Array, Uint32Array};
 use wasm_bindgen::prelude::*;
 
 /// A count or index as a JS number (exact below 2^53).
@@ -18,74 +17,92 @@ fn index(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-fn set(target: &Object, key: &str, value: &JsValue) -> JsResult<()> {
-    Reflect::set(target, &JsValue::from_str(key), value)?;
-    Ok(())
+/// A context's ledger as it crosses to JavaScript, built on the first read
+/// and kept with the context (see `WorkingContext.__ledgerColumns`).
+pub(crate) struct LedgerHandover {
+    ids: String,
+    lengths: Vec<u32>,
+    refs: Vec<u32>,
+    included: Vec<f64>,
+    excluded: Vec<f64>,
 }
 
-/// `columns` as `{ ids, lengths, refs, included, excluded }` (see
-/// `WorkingContext.__ledgerColumns`).
-pub(crate) fn to_js(columns: &LedgerColumns<'_>) -> JsResult<JsValue> {
-    let mut text = String::with_capacity(columns.ids.iter().map(|id| id.len()).sum());
-    let mut lengths = Vec::with_capacity(columns.ids.len());
-    for id in &columns.ids {
-        text.push_str(id);
-        let units = if id.is_ascii() {
-            id.len()
-        } else {
-            id.encode_utf16().count()
-        };
-        lengths.push(index(units));
+impl LedgerHandover {
+    /// `columns` laid out for the crossing.
+    pub(crate) fn new(columns: &LedgerColumns<'_>) -> Self {
+        let mut ids = String::with_capacity(columns.ids.iter().map(|id| id.len()).sum());
+        let mut lengths = Vec::with_capacity(columns.ids.len());
+        for id in &columns.ids {
+            ids.push_str(id);
+            let units = if id.is_ascii() {
+                id.len()
+            } else {
+                id.encode_utf16().count()
+            };
+            lengths.push(index(units));
+        }
+        let mut included = Vec::with_capacity(columns.included.len() * 5);
+        for row in &columns.included {
+            included.extend([
+                number(row.zone as usize),
+                number(row.reason as usize),
+                number(row.tokens),
+                number(row.events.start),
+                number(row.events.end),
+            ]);
+        }
+        let mut excluded = Vec::with_capacity(columns.excluded.len() * 5);
+        for row in &columns.excluded {
+            excluded.extend([
+                number(row.reason as usize),
+                number(row.tokens),
+                row.count.map_or(-1.0, number),
+                number(row.events.start),
+                number(row.events.end),
+            ]);
+        }
+        LedgerHandover {
+            ids,
+            lengths,
+            refs: columns.refs.iter().map(|&r| index(r)).collect(),
+            included,
+            excluded,
+        }
     }
-    let refs: Vec<u32> = columns.refs.iter().map(|&r| index(r)).collect();
-    let mut included = Vec::with_capacity(columns.included.len() * 5);
-    for row in &columns.included {
-        included.extend([
-            number(row.zone as usize),
-            number(row.reason as usize),
-            number(row.tokens),
-            number(row.events.start),
-            number(row.events.end),
-        ]);
+
+    /// `[ids, lengths, refs, included, excluded]`, copied out.
+    pub(crate) fn to_js(&self) -> JsValue {
+        Array::of5(
+            &JsValue::from_str(&self.ids),
+            &Uint32Array::from(&self.lengths[..]),
+            &Uint32Array::from(&self.refs[..]),
+            &Float64Array::from(&self.included[..]),
+            &Float64Array::from(&self.excluded[..]),
+        )
+        .into()
     }
-    let mut excluded = Vec::with_capacity(columns.excluded.len() * 5);
-    for row in &columns.excluded {
-        excluded.extend([
-            number(row.reason as usize),
-            number(row.tokens),
-            row.count.map_or(-1.0, number),
-            number(row.events.start),
-            number(row.events.end),
-        ]);
-    }
-    let out = Object::new();
-    set(&out, "ids", &JsValue::from_str(&text))?;
-    set(&out, "lengths", &Uint32Array::from(&lengths[..]))?;
-    set(&out, "refs", &Uint32Array::from(&refs[..]))?;
-    set(&out, "included", &Float64Array::from(&included[..]))?;
-    set(&out, "excluded", &Float64Array::from(&excluded[..]))?;
-    Ok(out.into())
 }
 
-/// The names `__ledgerColumns` numbers: `{ zones, included, excluded }`,
-/// each an array indexed by the number (the names the `Ledger` type and the
-/// JSON form use).
+/// The names `__ledgerColumns` numbers: `[zones, included, excluded]`, each
+/// an array indexed by the number (the names the `Ledger` type and the JSON
+/// form use).
 #[wasm_bindgen(js_name = "__ledgerNames", skip_typescript)]
-pub fn ledger_names() -> JsResult<JsValue> {
+pub fn ledger_names() -> JsValue {
     fn names<T: serde::Serialize>(all: &[T]) -> JsValue {
-        let out = Array::new();
-        for item in all {
+        let out = Array::new_with_length(all.len() as u32);
+        for (i, item) in all.iter().enumerate() {
             let name = serde_json::to_value(item)
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_string))
                 .unwrap_or_default();
-            out.push(&JsValue::from_str(&name));
+            out.set(i as u32, JsValue::from_str(&name));
         }
         out.into()
     }
-    let out = Object::new();
-    set(&out, "zones", &names(&Zone::ALL))?;
-    set(&out, "included", &names(&InclusionReason::ALL))?;
-    set(&out, "excluded", &names(&ExclusionReason::ALL))?;
-    Ok(out.into())
+    Array::of3(
+        &names(&Zone::ALL),
+        &names(&InclusionReason::ALL),
+        &names(&ExclusionReason::ALL),
+    )
+    .into()
 }

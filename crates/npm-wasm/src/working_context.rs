@@ -3,9 +3,10 @@
 use context_compiler_js::error::{JsResult, Thrown};
 use wasm_bindgen::prelude::*;
 
+use crate::ledger_columns::LedgerHandover;
 use crate::render_memo::RenderMemo;
 use crate::types::{CheckRequestOptionsArg, ToMessagesOptionsArg};
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::rc::{Rc, Weak};
 
 use context_compiler::tokens::{DefaultTokenCounter, TokenCounter};
@@ -25,6 +26,8 @@ pub struct WorkingContext {
     /// The session it was compiled from, while it lives: the ledger's
     /// `window` entry counts the turns of it the window never reached.
     session: Weak<RefCell<Session>>,
+    /// The ledger as it crosses to JavaScript, built when first read.
+    ledger: OnceCell<LedgerHandover>,
     /// Its compiler's last renderings, which `toMessages` shares message
     /// objects with; `None` for a context built by hand.
     renderings: Option<Rc<RenderMemo>>,
@@ -45,6 +48,7 @@ impl WorkingContext {
             inner,
             counter: Some(counter),
             session: Rc::downgrade(session),
+            ledger: OnceCell::new(),
             renderings: None,
         })
     }
@@ -97,6 +101,7 @@ impl WorkingContext {
             inner: from_js(&init, "WorkingContext")?,
             counter: None,
             session: Weak::new(),
+            ledger: OnceCell::new(),
             renderings: None,
         })
     }
@@ -138,24 +143,30 @@ impl WorkingContext {
     }
 
     /// The ledger in columns, which `js/ledger.js` builds the `ledger`
-    /// getter's object from (declared in `types.rs`' `WorkingContext`):
-    /// `ids`, every event id named, joined, with `lengths` (UTF-16 code
-    /// units each); `refs`, indices into them; `included` rows of `[zone,
-    /// reason, tokens, start, end]` and `excluded` rows of `[reason, tokens,
-    /// count (-1: none), start, end]`, each entry's events being
+    /// getter's object from at each read (declared in `types.rs`'
+    /// `WorkingContext`): `[ids, lengths, refs, included, excluded]`, `ids`
+    /// every event id named, joined, with `lengths` (UTF-16 code units
+    /// each); `refs`, indices into them; `included` rows of `[zone, reason,
+    /// tokens, start, end]` and `excluded` rows of `[reason, tokens, count
+    /// (-1: none), start, end]`, each entry's events being
     /// `refs[start..end]`, zones and reasons as indices into
-    /// `ledgerNames()`. No JSON in between, and a list named twice (the
-    /// turns a summary stands for) is written once.
+    /// `__ledgerNames()`. No JSON in between, and a list named twice (the
+    /// turns a summary stands for) is written once. Built on the first read
+    /// and kept (the session may change or go after it).
     #[wasm_bindgen(js_name = "__ledgerColumns", skip_typescript)]
-    pub fn ledger_columns(&self) -> JsResult<JsValue> {
-        let session = self.session.upgrade();
-        let view = session.as_ref().and_then(|s| s.try_borrow().ok());
-        let columns = match (&view, &self.counter) {
-            (Some(view), _) => self.inner.ledger_columns_for(view),
-            (None, Some(counter)) => self.inner.ledger_columns(counter.as_ref()),
-            (None, None) => self.inner.ledger_columns(&DefaultTokenCounter),
-        };
-        crate::ledger_columns::to_js(&columns)
+    pub fn ledger_columns(&self) -> JsValue {
+        self.ledger
+            .get_or_init(|| {
+                let session = self.session.upgrade();
+                let view = session.as_ref().and_then(|s| s.try_borrow().ok());
+                let columns = match (&view, &self.counter) {
+                    (Some(view), _) => self.inner.ledger_columns_for(view),
+                    (None, Some(counter)) => self.inner.ledger_columns(counter.as_ref()),
+                    (None, None) => self.inner.ledger_columns(&DefaultTokenCounter),
+                };
+                LedgerHandover::new(&columns)
+            })
+            .to_js()
     }
 
     /// Turns recalled from earlier in the session (`HistoryRecall`, zoned

@@ -604,35 +604,47 @@ pub fn describe(graph: &Graph, circle: &[usize]) -> String {
     out
 }
 
-/// Where an edge between two files crosses between modules: the two
-/// sibling modules (children of the deepest module holding both files)
-/// that hold them, or `None` when one file's module holds the other's.
-fn sibling_modules<'a>(
-    from: &'a [String],
-    to: &'a [String],
-) -> Option<(&'a [String], &'a [String])> {
+/// The name a module's own file goes by among its children.
+const OWN_FILE: &str = "(own file)";
+
+/// Where an edge between two files of one crate crosses between modules:
+/// the two children of the deepest module holding both files that hold
+/// them, a file of that module itself standing as its `(own file)` child
+/// (so a module's `mod.rs` relaying a circle between two of its children is
+/// one too). `None` within one module's file, or across crates.
+fn sibling_modules(from: &[String], to: &[String]) -> Option<(Vec<String>, Vec<String>)> {
     let shared = from.iter().zip(to).take_while(|(a, b)| a == b).count();
-    (shared < from.len() && shared < to.len() && shared > 0)
-        .then(|| (&from[..=shared], &to[..=shared]))
+    if shared == 0 || (shared == from.len() && shared == to.len()) {
+        return None;
+    }
+    let child = |path: &[String]| -> Vec<String> {
+        match path.get(shared) {
+            Some(_) => path[..=shared].to_vec(),
+            None => path.iter().cloned().chain([OWN_FILE.to_string()]).collect(),
+        }
+    };
+    Some((child(from), child(to)))
 }
 
 /// The circles between modules: modules under one parent (the crate's
-/// top-level modules, a module's children) that take from each other,
-/// directly or round a ring, through any of their files, each as the
-/// modules' paths (`crate::media`), sorted. A file edge from `media/cost.rs`
-/// to `working_context/format.rs` is an edge from `media` to
-/// `working_context`; edges within a module, or between a module and the
-/// module that holds it, are not.
+/// top-level modules, a module's children, and the parent's own file among
+/// them as `(own file)`) that take from each other, directly or round a
+/// ring, through any of their files, each as the modules' paths
+/// (`crate::media`), sorted. A file edge from `media/cost.rs` to
+/// `wire/format.rs` is an edge from `media` to `wire`; one from
+/// `session/mod.rs` to `session/log.rs` is an edge from `session::(own
+/// file)` to `session::log`. Modules declared inline share their file's
+/// node: a circle between two inline modules of one file is not seen.
 pub fn module_circles(graph: &Graph) -> Vec<Vec<String>> {
-    let mut ids: BTreeMap<&[String], usize> = BTreeMap::new();
-    let mut names: Vec<&[String]> = Vec::new();
+    let mut ids: BTreeMap<Vec<String>, usize> = BTreeMap::new();
+    let mut names: Vec<Vec<String>> = Vec::new();
     let mut links = Vec::new();
     for &(a, b) in graph.edges.keys() {
-        let Some(pair) = sibling_modules(&graph.modules[a], &graph.modules[b]) else {
+        let Some((from, to)) = sibling_modules(&graph.modules[a], &graph.modules[b]) else {
             continue;
         };
-        let [from, to] = [pair.0, pair.1].map(|m| {
-            *ids.entry(m).or_insert_with(|| {
+        let [from, to] = [from, to].map(|m| {
+            *ids.entry(m.clone()).or_insert_with(|| {
                 names.push(m);
                 names.len() - 1
             })
@@ -660,9 +672,10 @@ pub fn module_circles(graph: &Graph) -> Vec<Vec<String>> {
 pub fn describe_modules(graph: &Graph, circle: &[String]) -> String {
     let of = |file: usize| -> Option<&String> {
         let path = graph.modules[file].join("::");
+        let own = format!("{path}::{OWN_FILE}");
         circle
             .iter()
-            .find(|m| path == **m || path.starts_with(&format!("{m}::")))
+            .find(|m| **m == own || path == **m || path.starts_with(&format!("{m}::")))
     };
     let mut out = String::new();
     for (&(a, b), names) in &graph.edges {

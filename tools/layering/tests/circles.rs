@@ -176,13 +176,26 @@ fn a_circle_between_modules_with_no_circle_between_files_is_found() {
                 "Cargo.toml",
                 "[package]\nname = \"solo\"\n\n[workspace]\nmembers = [\".\"]\n",
             ),
-            // up/x.rs takes from down/y.rs, down/z.rs from up/w.rs: four
-            // files in a line, two modules in a circle. `deep` has a circle
-            // between its children, `p` and `q`; `solo` (the crate root)
-            // holds every module, so its edges to them are not circles.
+            // up/x.rs takes from down/y.rs, down/z.rs from up/w.rs: no
+            // circle of files, two modules in a circle. `deep` has a circle
+            // between its children, `p` and `q`. In `relay`, `a` takes from
+            // `b`, `b` from relay's own file, and that file from `a` (each a
+            // different file of `a`): a circle through the parent's file. The crate root's file
+            // defines `Root`, which down/y.rs takes: an edge up to it alone.
             (
                 "src/lib.rs",
-                "pub mod up;\npub mod down;\npub mod deep;\npub struct Root;\n",
+                "pub mod up;\npub mod down;\npub mod deep;\npub mod relay;\npub struct Root;\n",
+            ),
+            (
+                "src/relay/mod.rs",
+                "pub mod a;\npub mod b;\npub fn h() -> crate::relay::a::one::A { crate::relay::a::one::A }\n",
+            ),
+            ("src/relay/a/mod.rs", "pub mod one;\npub mod two;\n"),
+            ("src/relay/a/one.rs", "pub struct A;\n"),
+            ("src/relay/a/two.rs", "pub fn f() -> crate::relay::b::B { todo!() }\n"),
+            (
+                "src/relay/b.rs",
+                "pub struct B;\npub fn g() { super::h(); }\n",
             ),
             ("src/up/mod.rs", "pub mod x;\npub mod w;\n"),
             (
@@ -216,7 +229,19 @@ fn a_circle_between_modules_with_no_circle_between_files_is_found() {
         [
             vec!["solo::deep::p".to_string(), "solo::deep::q".to_string()],
             vec!["solo::down".to_string(), "solo::up".to_string()],
+            vec![
+                "solo::relay::(own file)".to_string(),
+                "solo::relay::a".to_string(),
+                "solo::relay::b".to_string(),
+            ],
         ]
+    );
+    let relayed = describe_modules(&graph, &module_circles(&graph)[2]);
+    assert!(
+        relayed.contains(
+            "solo::relay::b -> solo::relay::(own file): src/relay/b.rs -> src/relay/mod.rs: h"
+        ),
+        "{relayed}"
     );
     let described = describe_modules(&graph, &module_circles(&graph)[1]);
     assert!(
