@@ -10,6 +10,9 @@ mod ascii;
 mod masks;
 #[cfg(test)]
 mod reference;
+mod shape;
+
+pub use shape::{text_shape, TextShape};
 
 // Costs in thousandths of a token.
 const WORD: u64 = 1000;
@@ -57,7 +60,24 @@ fn classify(c: char) -> Class {
 pub fn heuristic_milli(text: &str) -> u64 {
     // Stretches end at ASCII bytes, which are character boundaries: `get`
     // always answers.
-    stretches_milli(text.as_bytes(), |range| text.get(range)).unwrap_or(0)
+    stretches_milli::<false>(
+        text.as_bytes(),
+        |range| text.get(range),
+        &mut TextShape::default(),
+    )
+    .unwrap_or(0)
+}
+
+/// [`heuristic_milli`] and [`text_shape`] of `text` in one pass: the shape
+/// is gathered from the masks the count classifies the text into.
+pub fn heuristic_milli_shaped(text: &str) -> (u64, TextShape) {
+    let mut shape = TextShape {
+        len: text.len(),
+        ..TextShape::default()
+    };
+    let milli =
+        stretches_milli::<true>(text.as_bytes(), |range| text.get(range), &mut shape).unwrap_or(0);
+    (milli, shape)
 }
 
 /// [`heuristic_milli`] of `bytes` read as UTF-8, or `None` when they are
@@ -65,26 +85,32 @@ pub fn heuristic_milli(text: &str) -> u64 {
 /// and each is checked as it is counted: no pass over the text for its
 /// own sake.
 pub fn heuristic_milli_utf8(bytes: &[u8]) -> Option<u64> {
-    stretches_milli(bytes, |range| std::str::from_utf8(&bytes[range]).ok())
+    stretches_milli::<false>(
+        bytes,
+        |range| std::str::from_utf8(&bytes[range]).ok(),
+        &mut TextShape::default(),
+    )
 }
 
 /// The count of `bytes`, stretch by stretch; `non_ascii` gives the text of
-/// a non-ASCII stretch (`None` ends the count with `None`).
-fn stretches_milli<'a>(
+/// a non-ASCII stretch (`None` ends the count with `None`). With `SHAPE`,
+/// adds each stretch's measures to `shape` (but its length).
+fn stretches_milli<'a, const SHAPE: bool>(
     bytes: &'a [u8],
     non_ascii: impl Fn(Range<usize>) -> Option<&'a str>,
+    shape: &mut TextShape,
 ) -> Option<u64> {
     let mut total = 0;
     let mut i = 0;
     while i < bytes.len() {
         let ascii_end = i + ascii_prefix(&bytes[i..]);
-        total += ascii::ascii_milli(&bytes[i..ascii_end]);
+        total += ascii::ascii_milli::<SHAPE>(&bytes[i..ascii_end], shape);
         let end = bytes[ascii_end..]
             .iter()
             .position(u8::is_ascii)
             .map_or(bytes.len(), |n| ascii_end + n);
         if end > ascii_end {
-            total += non_ascii_milli(non_ascii(ascii_end..end)?);
+            total += non_ascii_milli::<SHAPE>(non_ascii(ascii_end..end)?, shape);
         }
         i = end;
     }
@@ -107,14 +133,21 @@ fn ascii_prefix(bytes: &[u8]) -> usize {
     n + bytes[n..].iter().take_while(|b| b.is_ascii()).count()
 }
 
-/// Tokens of non-ASCII `text` in thousandths of a token.
-fn non_ascii_milli(text: &str) -> u64 {
+/// Tokens of non-ASCII `text` in thousandths of a token; with `SHAPE`,
+/// each character is noted in `shape`.
+fn non_ascii_milli<const SHAPE: bool>(text: &str, shape: &mut TextShape) -> u64 {
     let mut total = 0;
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         let class = classify(c);
+        if SHAPE {
+            shape.note(c);
+        }
         let mut run = 1u64;
-        while chars.next_if(|&d| classify(d) == class).is_some() {
+        while let Some(d) = chars.next_if(|&d| classify(d) == class) {
+            if SHAPE {
+                shape.note(d);
+            }
             run += 1;
         }
         total += match class {
