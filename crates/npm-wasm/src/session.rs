@@ -190,12 +190,14 @@ impl JsSession {
 
     /// Records the event js/record.js wrote into the record buffers
     /// (`kindUnits` of -1: `kind` is not a string), with the token estimate
-    /// it read from the options (see [`buffered_estimate`]); `record`,
-    /// defined there, calls it and builds the returned event from the
-    /// answer. A tool event's output, error and arguments are redacted
-    /// first unless `options.redact` is `false` (js/record.js hands the
-    /// options on when `redact` is given).
+    /// and the `redact` option it read from the options (see
+    /// [`buffered_estimate`]); `record`, defined there, calls it and builds
+    /// the returned event from the answer. A tool event's output, error and
+    /// arguments are redacted first unless `redact` is false or
+    /// `options.redact` is `false` (js/record.js hands the options on only
+    /// when it cannot read them itself).
     #[wasm_bindgen(js_name = __recordBuffered, skip_typescript)]
+    #[allow(clippy::too_many_arguments)]
     pub fn record_buffered(
         &self,
         kind: JsValue,
@@ -203,6 +205,7 @@ impl JsSession {
         tape_len: u32,
         text_len: u32,
         estimate: f64,
+        redact: bool,
         options: Option<SessionRecordOptionsArg>,
     ) -> JsResult<()> {
         let kind_units = u32::try_from(kind_units).map_err(|_| kind_not_a_string(&kind))?;
@@ -210,8 +213,9 @@ impl JsSession {
         // could record meanwhile.
         let (kind, mut data) = record_buffers::take(kind_units, tape_len, text_len)?;
         let token_estimate = buffered_estimate(estimate, &options)?;
-        let redacted =
-            bool_option(&options, "redact", true)? && redact_event_data(&kind, &mut data) > 0;
+        let redacted = redact
+            && bool_option(&options, "redact", true)?
+            && redact_event_data(&kind, &mut data) > 0;
         let options = RecordOptions {
             token_estimate,
             redact: false,
