@@ -18,7 +18,7 @@
 //!   JSON as 2 tokens: do not budget with it.
 
 use context_compiler_text::heuristic_milli_shaped;
-pub use context_compiler_text::{heuristic_milli, heuristic_milli_utf8};
+pub use context_compiler_text::{ascii_len, heuristic_milli, heuristic_milli_utf8};
 
 pub mod kind;
 

@@ -21,5 +21,5 @@ pub mod order;
 pub mod redact;
 
 pub use heuristic::{
-    heuristic_milli, heuristic_milli_shaped, heuristic_milli_utf8, text_shape, TextShape,
+    ascii_len, heuristic_milli, heuristic_milli_shaped, heuristic_milli_utf8, text_shape, TextShape,
 };

@@ -287,6 +287,19 @@ fn dense_runs_across_block_edges_shape_as_the_definition() {
 }
 
 #[test]
+fn ascii_len_is_the_ascii_prefix() {
+    for len in 0..70 {
+        for at in 0..=len {
+            let mut bytes = vec![b'a'; len];
+            if at < len {
+                bytes[at] = 0x80 | (at as u8);
+            }
+            assert_eq!(super::ascii_len(&bytes), at, "{len} bytes, high at {at}");
+        }
+    }
+}
+
+#[test]
 fn part_costs_match_the_long_part_formula() {
     // ascii.rs charges a part of n >= 7 letters 172 (n - 6) - 80 beyond a word.
     for n in 1..300u64 {
