@@ -328,7 +328,12 @@ Object.defineProperty(glue.Session.prototype, "record", {
   writable: true,
   /** Records an event and returns it. `data` must be JSON-compatible. */
   value: function record(kind, data, options) {
-    return recordWith(kind, data, options, true, (k, units, tape, text, estimate, redact, rest) => this.__recordBuffered(k, units, tape, text, estimate, redact, rest));
+    return recordWith(kind, data, options, true, (k, units, tape, text, estimate, redact, rest) =>
+      // Nothing for Rust to read (the kind a string, the options read
+      // here): the entry that takes no JS values.
+      units >= 0 && rest === undefined
+        ? this.__recordRead(units, tape, text, estimate, redact)
+        : this.__recordBuffered(k, units, tape, text, estimate, redact, rest));
   },
 });
 

@@ -234,11 +234,16 @@ test("garbage in the record buffers is INVALID_ARGUMENT, never a trap", async ()
   for (const [tape, bytes, kindUnits, tapeLength, textLength, message] of bad) {
     write(tape, bytes);
     await rejectsWithCode(() => s.__recordBuffered(undefined, kindUnits, tapeLength, textLength, -1, true, undefined), "INVALID_ARGUMENT", message);
+    // The entry without JS values checks them all the same.
+    write(tape, bytes);
+    await rejectsWithCode(() => s.__recordRead(kindUnits, tapeLength, textLength, -1, true), "INVALID_ARGUMENT", message);
   }
   await rejectsWithCode(() => s.__recordBuffered(42, -1, 0, 0, -1, true, undefined), "INVALID_ARGUMENT", "kind must be a string (got 42)");
   // An estimate handed in that is not a count is refused as one from options is.
   write([0], ascii("k"));
   await rejectsWithCode(() => s.__recordBuffered(undefined, 1, 1, 1, 2.5, true, undefined), "INVALID_TOKEN_COUNT", "tokenEstimate must be a non-negative integer (got 2.5)");
+  write([0], ascii("k"));
+  await rejectsWithCode(() => s.__recordRead(1, 1, 1, 2.5, true), "INVALID_TOKEN_COUNT", "tokenEstimate must be a non-negative integer (got 2.5)");
   assert.equal(s.eventLog.length, 1);
   assert.equal(s.record("custom", 1).data, 1);
 });

@@ -209,13 +209,40 @@ impl JsSession {
         options: Option<SessionRecordOptionsArg>,
     ) -> JsResult<()> {
         let kind_units = u32::try_from(kind_units).map_err(|_| kind_not_a_string(&kind))?;
+        self.record_from_buffers(kind_units, tape_len, text_len, estimate, redact, &options)
+    }
+
+    /// [`JsSession::record_buffered`] of a string kind whose options
+    /// js/record.js read all of itself (what nearly every record is): no JS
+    /// value crosses, so the call takes no slot of the glue's value table
+    /// and reads nothing back across the boundary.
+    #[wasm_bindgen(js_name = __recordRead, skip_typescript)]
+    pub fn record_read(
+        &self,
+        kind_units: u32,
+        tape_len: u32,
+        text_len: u32,
+        estimate: f64,
+        redact: bool,
+    ) -> JsResult<()> {
+        self.record_from_buffers(kind_units, tape_len, text_len, estimate, redact, &None)
+    }
+
+    fn record_from_buffers(
+        &self,
+        kind_units: u32,
+        tape_len: u32,
+        text_len: u32,
+        estimate: f64,
+        redact: bool,
+        options: &Option<SessionRecordOptionsArg>,
+    ) -> JsResult<()> {
         // Read out of the buffers before anything (an options getter)
         // could record meanwhile.
         let (kind, mut data) = record_buffers::take(kind_units, tape_len, text_len)?;
-        let token_estimate = buffered_estimate(estimate, &options)?;
-        let redacted = redact
-            && bool_option(&options, "redact", true)?
-            && redact_event_data(&kind, &mut data) > 0;
+        let token_estimate = buffered_estimate(estimate, options)?;
+        let redact = redact && (options.is_none() || bool_option(options, "redact", true)?);
+        let redacted = redact && redact_event_data(&kind, &mut data) > 0;
         let options = RecordOptions {
             token_estimate,
             redact: false,
