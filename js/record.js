@@ -332,7 +332,7 @@ Object.defineProperty(glue.Session.prototype, "record", {
       // Nothing for Rust to read (the kind a string, the options read
       // here): the entry that takes no JS values.
       units >= 0 && rest === undefined
-        ? this.__recordRead(units, tape, text, estimate, redact)
+        ? this.__recordRead(units, tape, text, estimate, redact, Date.now())
         : this.__recordBuffered(k, units, tape, text, estimate, redact, rest));
   },
 });

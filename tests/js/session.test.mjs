@@ -236,16 +236,43 @@ test("garbage in the record buffers is INVALID_ARGUMENT, never a trap", async ()
     await rejectsWithCode(() => s.__recordBuffered(undefined, kindUnits, tapeLength, textLength, -1, true, undefined), "INVALID_ARGUMENT", message);
     // The entry without JS values checks them all the same.
     write(tape, bytes);
-    await rejectsWithCode(() => s.__recordRead(kindUnits, tapeLength, textLength, -1, true), "INVALID_ARGUMENT", message);
+    await rejectsWithCode(() => s.__recordRead(kindUnits, tapeLength, textLength, -1, true, Date.now()), "INVALID_ARGUMENT", message);
   }
   await rejectsWithCode(() => s.__recordBuffered(42, -1, 0, 0, -1, true, undefined), "INVALID_ARGUMENT", "kind must be a string (got 42)");
   // An estimate handed in that is not a count is refused as one from options is.
   write([0], ascii("k"));
   await rejectsWithCode(() => s.__recordBuffered(undefined, 1, 1, 1, 2.5, true, undefined), "INVALID_TOKEN_COUNT", "tokenEstimate must be a non-negative integer (got 2.5)");
   write([0], ascii("k"));
-  await rejectsWithCode(() => s.__recordRead(1, 1, 1, 2.5, true), "INVALID_TOKEN_COUNT", "tokenEstimate must be a non-negative integer (got 2.5)");
+  await rejectsWithCode(() => s.__recordRead(1, 1, 1, 2.5, true, Date.now()), "INVALID_TOKEN_COUNT", "tokenEstimate must be a non-negative integer (got 2.5)");
   assert.equal(s.eventLog.length, 1);
   assert.equal(s.record("custom", 1).data, 1);
+});
+
+test("a record is stamped with Date.now() as record read it before calling in, and only that record", async () => {
+  const glue = await import("../../pkg/context_compiler.js");
+  const s = new Session();
+  const before = Date.now();
+  const first = s.record("user_input", { text: "hi" });
+  assert.ok(first.timestamp >= before && first.timestamp <= Date.now());
+  const write = (tape, bytes) => {
+    const buffer = glue.__memory().buffer;
+    new Float64Array(buffer, glue.__recordTapeBuffer(1024), tape.length).set(tape);
+    new Uint8Array(buffer, glue.__recordTextBuffer(4096), bytes.length).set(bytes);
+  };
+  // The kind "k" and null data, stamped at the reading handed in.
+  const later = Date.now() + 3_600_000;
+  write([0], [0x6b]);
+  s.__recordRead(1, 1, 1, -1, true, later);
+  assert.equal(s.eventLog.events.at(-1).timestamp, later);
+  // A reading a failed record did not use is forgotten with it.
+  write([9], [0x6b]);
+  assert.throws(() => s.__recordRead(1, 1, 1, -1, true, later + 1000), { code: "INVALID_ARGUMENT" });
+  assert.equal(s.record("user_input", { text: "again" }).timestamp, later, "never earlier than the last event");
+  // A reading that is not a time stamps as the clock's would (0, then the last event's).
+  write([0], [0x6b]);
+  s.__recordRead(1, 1, 1, -1, true, NaN);
+  assert.equal(s.eventLog.events.at(-1).timestamp, later);
+  s.free();
 });
 
 test("strings of every length and alphabet cross intact, however the buffers grow", () => {

@@ -215,7 +215,9 @@ impl JsSession {
     /// [`JsSession::record_buffered`] of a string kind whose options
     /// js/record.js read all of itself (what nearly every record is): no JS
     /// value crosses, so the call takes no slot of the glue's value table
-    /// and reads nothing back across the boundary.
+    /// and reads nothing back across the boundary; `now` is `Date.now()`,
+    /// read there just before the call, which the event is stamped with
+    /// (through the session's clock, as ever: see [`JsClock::with_reading`]).
     #[wasm_bindgen(js_name = __recordRead, skip_typescript)]
     pub fn record_read(
         &self,
@@ -224,8 +226,11 @@ impl JsSession {
         text_len: u32,
         estimate: f64,
         redact: bool,
+        now: f64,
     ) -> JsResult<()> {
-        self.record_from_buffers(kind_units, tape_len, text_len, estimate, redact, &None)
+        JsClock::with_reading(now, || {
+            self.record_from_buffers(kind_units, tape_len, text_len, estimate, redact, &None)
+        })
     }
 
     fn record_from_buffers(
