@@ -240,37 +240,45 @@ function encodeMembers(enc, v, depth) {
 /**
  * What a record hands Rust of its options (crates/npm-wasm/src/session.rs,
  * `buffered_estimate`), set by `readOptions`: the token estimate when
- * `options.tokenEstimate` is a count (-1: none given), or options for Rust
+ * `options.tokenEstimate` is a count (-1: none given), whether to redact
+ * (`options.redact` when a boolean, by default true), or options for Rust
  * to read and reject with its own messages (anything else). Reading them
  * here spares a read across the boundary per record, which cost more than
- * counting a short event.
+ * counting a short event (and `{ redact: false }` a fifth of recording an
+ * agent's trace).
  */
-const given = { estimate: -1, options: undefined };
+const given = { estimate: -1, redact: true, options: undefined };
 
 function readOptions(options, withRedact) {
   let estimate = -1;
+  let redact = true;
   let rest;
   // An array is not an options object: Rust rejects it, naming it.
   if (typeof options === "object" && options !== null && !Array.isArray(options)) {
     let value;
-    let redact;
+    let redactValue;
     let threw = false;
     try {
       value = options.tokenEstimate;
-      if (withRedact) redact = options.redact;
+      if (withRedact) redactValue = options.redact;
     } catch {
       threw = true;
     }
     // Rust reads a getter that threw once more, and names the option; and
-    // reads `redact` (Session.record's) itself.
-    if (threw || redact !== undefined) rest = options;
-    else if (Number.isSafeInteger(value) && value >= 0) estimate = value;
-    else if (value !== undefined && value !== null) rest = { tokenEstimate: value };
+    // names a `redact` that is not a boolean (null is the default).
+    if (threw || (redactValue !== undefined && redactValue !== null && typeof redactValue !== "boolean")) {
+      rest = options;
+    } else {
+      redact = redactValue !== false;
+      if (Number.isSafeInteger(value) && value >= 0) estimate = value;
+      else if (value !== undefined && value !== null) rest = { tokenEstimate: value };
+    }
   } else if (options !== undefined && options !== null) {
     rest = options;
   }
   // Set last: a getter that records sets them too, for its own record.
   given.estimate = estimate;
+  given.redact = redact;
   given.options = rest;
 }
 
@@ -278,13 +286,13 @@ function readOptions(options, withRedact) {
  * Encodes `data`, reads `options` (`redact` too when `withRedact`: a
  * session's record has it, an event log's append does not), writes `kind`
  * and the data into the record buffers and calls `write(kind, kindUnits,
- * tapeLength, textLength, estimate, options)`, which records it and
- * answers in the buffers; returns the event.
+ * tapeLength, textLength, estimate, redact, options)`, which records it
+ * and answers in the buffers; returns the event.
  */
 function recordWith(kind, data, options, withRedact, write) {
   if (typeof kind !== "string") {
     // Rust names what is wrong with the kind, before the data is looked at.
-    return write(kind, -1, 0, 0, -1, undefined);
+    return write(kind, -1, 0, 0, -1, true, undefined);
   }
   const enc = shared.busy ? new Encoder() : shared;
   enc.busy = true;
@@ -296,12 +304,12 @@ function recordWith(kind, data, options, withRedact, write) {
     // buffers are written. Nothing below runs JavaScript of the caller's
     // until `write`, so nothing else writes the buffers meanwhile.
     readOptions(options, withRedact);
-    const { estimate, options: rest } = given;
+    const { estimate, redact, options: rest } = given;
     given.options = undefined;
     const textLength = writeText(enc.parts, enc.payload);
     enc.payload = "";
     writeTape(enc.tape, enc.length);
-    write(undefined, kind.length, enc.length, textLength, estimate, rest);
+    write(undefined, kind.length, enc.length, textLength, estimate, redact, rest);
     const event = readAnswer(kind, json);
     releaseLargeText();
     return event;
@@ -320,7 +328,12 @@ Object.defineProperty(glue.Session.prototype, "record", {
   writable: true,
   /** Records an event and returns it. `data` must be JSON-compatible. */
   value: function record(kind, data, options) {
-    return recordWith(kind, data, options, true, (k, units, tape, text, estimate, rest) => this.__recordBuffered(k, units, tape, text, estimate, rest));
+    return recordWith(kind, data, options, true, (k, units, tape, text, estimate, redact, rest) =>
+      // Nothing for Rust to read (the kind a string, the options read
+      // here): the entry that takes no JS values.
+      units >= 0 && rest === undefined
+        ? this.__recordRead(units, tape, text, estimate, redact, Date.now())
+        : this.__recordBuffered(k, units, tape, text, estimate, redact, rest));
   },
 });
 
@@ -329,6 +342,6 @@ Object.defineProperty(glue.EventLog.prototype, "append", {
   writable: true,
   /** Appends an event and returns it. `data` must be JSON-compatible. */
   value: function append(kind, data, options) {
-    return recordWith(kind, data, options, false, (k, units, tape, text, estimate, rest) => this.__appendBuffered(k, units, tape, text, estimate, rest));
+    return recordWith(kind, data, options, false, (k, units, tape, text, estimate, _redact, rest) => this.__appendBuffered(k, units, tape, text, estimate, rest));
   },
 });

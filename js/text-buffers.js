@@ -55,6 +55,9 @@ export function writeText(parts, last) {
   let written = 0;
   for (let i = 0; i <= parts.length; i++) {
     let source = i === parts.length ? last : parts[i];
+    // Nothing to write (the payload after a long string that ends the
+    // data): no call to encodeInto, which costs one whatever the length.
+    if (source.length === 0) continue;
     for (;;) {
       views();
       const done = encoder.encodeInto(source, written === 0 ? buffers.text : buffers.text.subarray(written));

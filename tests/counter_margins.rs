@@ -172,3 +172,30 @@ fn the_usage_bounds_cover_every_sample_and_other_providers() {
     assert_eq!(c.usage_bounds(), DEFAULT_USAGE_BOUNDS);
     assert!(c.content_margins());
 }
+
+/// Recording counts an event's text and takes its kind in one pass
+/// (`TokenCounter::count_with_kind`): the same count and kind as counting
+/// and classifying it apart, on every sample of every kind, and on texts
+/// that are dense from a given byte on (runs across the counter's 64-byte
+/// blocks).
+#[test]
+fn the_default_counter_counts_and_classifies_in_one_pass_as_apart() {
+    let c = DefaultTokenCounter;
+    let mut texts: Vec<String> = samples().into_iter().map(|s| s.1).collect();
+    let digest = "3f9a0c17e2b84d5a9c61f0e7b2d4a8c3".repeat(3);
+    for n in [0, 1, 31, 32, 63, 64, 65, 100] {
+        texts.push(format!(
+            "{}{digest} {}",
+            "word ".repeat(n),
+            "é".repeat(n % 3)
+        ));
+        texts.push(format!("{}{}", "x".repeat(n), &digest[..32 + n % 40]));
+    }
+    let mut kinds = std::collections::HashSet::new();
+    for t in &texts {
+        let (count, kind) = c.count_with_kind(t);
+        assert_eq!((count, kind), (c.count(t), ContentKind::of(t)), "{t:?}");
+        kinds.insert(kind);
+    }
+    assert_eq!(kinds.len(), ContentKind::ALL.len(), "every kind is met");
+}

@@ -340,7 +340,7 @@ impl EventLog {
                 format!("event data nests deeper than {MAX_DATA_DEPTH} levels"),
             ));
         }
-        if data.get("media").is_some() {
+        if render::member(&data, "media").is_some() {
             // Images and files are named, never inlined: see crate::media.
             crate::media::parts_of(&data)?;
         }
@@ -375,21 +375,34 @@ impl EventLog {
         })
     }
 
-    /// The token count of an event's rendered form, and its default estimate
-    /// (that count, or the count of its data when it renders to nothing).
-    fn counts<'e>(&self, kind: &str, data: &'e Value) -> (Option<Rendered<'e>>, u64, u64) {
+    /// The token count of an event's rendered form, its default estimate
+    /// (that count, or the count of its data when it renders to nothing),
+    /// and, when the counter has content margins, the kind of the rendered
+    /// text (measured as it is counted; [`ContentKind::Text`] when nothing
+    /// is rendered).
+    fn counts<'e>(
+        &self,
+        kind: &str,
+        data: &'e Value,
+    ) -> (Option<Rendered<'e>>, u64, u64, Option<ContentKind>) {
         let rendered = render::render(kind, data);
-        let rendered_tokens = match &rendered {
-            Some(r) => self.counter.count(r.text()),
-            None if kind == TOOL_CALL => render::call_tokens(data, self.counter.as_ref()),
-            None => 0,
+        let margins = self.counter.content_margins();
+        let (rendered_tokens, content) = match &rendered {
+            Some(r) if margins => {
+                let (tokens, content) = self.counter.count_with_kind(r.text());
+                (tokens, Some(content))
+            }
+            Some(r) => (self.counter.count(r.text()), None),
+            None if kind == TOOL_CALL => (render::call_tokens(data, self.counter.as_ref()), None),
+            None => (0, None),
         };
+        let content = content.or(margins.then_some(ContentKind::Text));
         let estimate = if rendered.is_some() {
             rendered_tokens
         } else {
             self.counter.count(&render::data_text(data))
         };
-        (rendered, rendered_tokens, estimate)
+        (rendered, rendered_tokens, estimate, content)
     }
 
     /// Adds an event that already has its id and timestamp (used by import),
@@ -413,12 +426,16 @@ impl EventLog {
         counted: Option<u64>,
     ) -> Result<()> {
         let index = self.events.len();
-        let (rendered, rendered_tokens, estimate) = match counted {
-            Some(tokens) => (
-                render::render(&event.kind, &event.data),
-                tokens,
-                event.token_estimate,
-            ),
+        let (rendered, rendered_tokens, estimate, content) = match counted {
+            Some(tokens) => {
+                let rendered = render::render(&event.kind, &event.data);
+                let content = self.counter.content_margins().then(|| {
+                    rendered
+                        .as_ref()
+                        .map_or(ContentKind::Text, |r| ContentKind::of(r.text()))
+                });
+                (rendered, tokens, event.token_estimate, content)
+            }
             None => {
                 // Only this event's counts decide.
                 let _ = self.counter.take_failure();
@@ -432,10 +449,7 @@ impl EventLog {
             }
         };
         event.token_estimate = token_estimate.unwrap_or(estimate);
-        if self.counter.content_margins() {
-            let kind = rendered
-                .as_ref()
-                .map_or(ContentKind::Text, |r| ContentKind::of(r.text()));
+        if let Some(kind) = content {
             self.content.add(kind, rendered_tokens);
         }
         // The outcome of a decision that came second answers nothing.

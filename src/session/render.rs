@@ -55,7 +55,7 @@ impl<'a> Rendered<'a> {
 /// object's members are compared in turn, which is cheaper than hashing
 /// the key: event data mostly has a handful of members, and an event is
 /// rendered each time it is recorded or compiled.
-fn member<'a>(data: &'a Value, key: &str) -> Option<&'a Value> {
+pub(crate) fn member<'a>(data: &'a Value, key: &str) -> Option<&'a Value> {
     let map = data.as_object()?;
     if map.len() <= 8 {
         map.iter().find_map(|(k, v)| (k == key).then_some(v))

@@ -9,6 +9,9 @@
 //! that each margin covers its kind's samples at the 99th percentile in
 //! both tokenizers, and that the usage bounds cover every sample.
 
+use context_compiler_text::text_shape;
+pub use context_compiler_text::TextShape;
+
 /// What a text mostly is, as far as the default counter's error goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ContentKind {
@@ -60,88 +63,32 @@ impl ContentKind {
     /// characters are Chinese, Japanese or Korean, mixed when at least one
     /// in 25 is; dense when at least a third of its bytes are in runs of 32
     /// or more letters, digits, `+`, `/` and `=` holding at least 3 digits;
-    /// text otherwise. One pass over the bytes, and one over the characters
-    /// beyond ASCII when there are any.
+    /// text otherwise (see [`TextShape`]). One pass over the bytes, and one
+    /// over the characters beyond ASCII when there are any; the default
+    /// counter measures it while it counts
+    /// ([`crate::tokens::TokenCounter::count_with_kind`]).
     pub fn of(text: &str) -> ContentKind {
-        let bytes = text.as_bytes();
-        let (mut visible, mut dense, mut run, mut digits) = (0usize, 0usize, 0usize, 0usize);
-        let mut non_ascii = false;
-        for &b in bytes {
-            let class = BYTE_CLASS[usize::from(b)];
-            if class & RUN != 0 {
-                run += 1;
-                digits += usize::from(class & DIGIT != 0);
-            } else if run > 0 {
-                if run >= 32 && digits >= 3 {
-                    dense += run;
-                }
-                run = 0;
-                digits = 0;
-            }
-            visible += usize::from(class & VISIBLE != 0);
-            non_ascii |= class & NON_ASCII != 0;
-        }
-        if run >= 32 && digits >= 3 {
-            dense += run;
-        }
-        // Characters beyond ASCII, only where there are any.
-        let mut cjk = 0usize;
-        if non_ascii {
-            for c in text.chars().filter(|c| !c.is_ascii() && !c.is_whitespace()) {
-                visible += 1;
-                cjk += usize::from(is_cjk(c));
-            }
-        }
+        ContentKind::of_shape(&text_shape(text))
+    }
+
+    /// The kind of a text of this shape (see [`ContentKind::of`]).
+    pub fn of_shape(shape: &TextShape) -> ContentKind {
+        let TextShape {
+            len,
+            visible,
+            cjk,
+            dense,
+        } = *shape;
         if visible > 0 && cjk * 2 >= visible {
             ContentKind::Cjk
         } else if visible > 0 && cjk * 25 >= visible {
             ContentKind::Mixed
-        } else if dense * 3 >= text.len().max(1) {
+        } else if dense * 3 >= len.max(1) {
             ContentKind::Dense
         } else {
             ContentKind::Text
         }
     }
-}
-
-/// [`BYTE_CLASS`] bits: a letter, digit, `+`, `/` or `=`…
-const RUN: u8 = 1;
-/// …a digit…
-const DIGIT: u8 = 2;
-/// …a visible ASCII character…
-const VISIBLE: u8 = 4;
-/// …a byte of a character beyond ASCII.
-const NON_ASCII: u8 = 8;
-
-/// What each byte is, for [`ContentKind::of`]'s one pass.
-const BYTE_CLASS: [u8; 256] = {
-    let mut table = [0u8; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        table[b] = if !c.is_ascii() {
-            NON_ASCII
-        } else {
-            let run = c.is_ascii_alphanumeric() || c == b'+' || c == b'/' || c == b'=';
-            (if run { RUN } else { 0 })
-                | (if c.is_ascii_digit() { DIGIT } else { 0 })
-                | (if c.is_ascii_whitespace() || c.is_ascii_control() {
-                    0
-                } else {
-                    VISIBLE
-                })
-        };
-        b += 1;
-    }
-    table
-};
-
-/// Whether `c` is a Chinese, Japanese or Korean character (or CJK
-/// punctuation).
-fn is_cjk(c: char) -> bool {
-    matches!(c as u32,
-        0x1100..=0x11FF | 0x3000..=0x30FF | 0x3130..=0x318F | 0x3400..=0x4DBF
-        | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF | 0xFF00..=0xFFEF)
 }
 
 /// The usage ratios (provider tokens per counted token of a whole request)

@@ -17,7 +17,8 @@
 //!   compatibility ([`estimate_tokens`]). It counts 5,000 characters of minified
 //!   JSON as 2 tokens: do not budget with it.
 
-pub use context_compiler_text::{heuristic_milli, heuristic_milli_utf8};
+use context_compiler_text::heuristic_milli_shaped;
+pub use context_compiler_text::{ascii_len, heuristic_milli, heuristic_milli_utf8};
 
 pub mod kind;
 
@@ -25,6 +26,14 @@ pub mod kind;
 pub trait TokenCounter {
     /// The number of tokens in `text`.
     fn count(&self, text: &str) -> u64;
+
+    /// [`TokenCounter::count`] of `text` and its [`kind::ContentKind`]:
+    /// what recording an event asks of a counter with
+    /// [`TokenCounter::content_margins`]. By default two passes; the
+    /// default counter measures the kind while it counts.
+    fn count_with_kind(&self, text: &str) -> (u64, kind::ContentKind) {
+        (self.count(text), kind::ContentKind::of(text))
+    }
 
     /// Tokens a provider adds around each chat message (role markers and
     /// separators). Zero by default.
@@ -95,6 +104,11 @@ impl DefaultTokenCounter {
 impl TokenCounter for DefaultTokenCounter {
     fn count(&self, text: &str) -> u64 {
         heuristic_milli(text).div_ceil(1000)
+    }
+
+    fn count_with_kind(&self, text: &str) -> (u64, kind::ContentKind) {
+        let (milli, shape) = heuristic_milli_shaped(text);
+        (milli.div_ceil(1000), kind::ContentKind::of_shape(&shape))
     }
 
     fn message_overhead(&self) -> u64 {

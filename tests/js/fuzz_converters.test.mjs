@@ -79,7 +79,8 @@ test("the converters and parsers through the wasm module: a value or a documente
     await expectCoded("recordTape", ["INVALID_ARGUMENT", "NOT_SERIALIZABLE"], () => {
       s.record("user_input", { text: "é😀", n: [1, 2.5, null], deep: { a: true } });
       const near = (n) => rng.pick([n, n - 1, n + 1, 0, -1, 2 ** 32 - 6, NaN, 0.5, n * 2]);
-      s.__recordBuffered(undefined, near(10), near(13), near(16), rng.pick([-1, 0, 2 ** 53]), undefined);
+      if (rng.next() < 0.5) s.__recordBuffered(undefined, near(10), near(13), near(16), rng.pick([-1, 0, 2 ** 53]), rng.next() < 0.5, undefined);
+      else s.__recordRead(near(10), near(13), near(16), rng.pick([-1, 0, 2 ** 53]), rng.next() < 0.5, rng.pick([Date.now(), NaN, -1, 1e300]));
     });
     await expectCoded("importJson", ["INVALID_SESSION_IMPORT", ...ARGUMENT], () => {
       const text = new TextDecoder().decode(mutate(rng, SESSION, "json", 6));

@@ -233,14 +233,46 @@ test("garbage in the record buffers is INVALID_ARGUMENT, never a trap", async ()
   ];
   for (const [tape, bytes, kindUnits, tapeLength, textLength, message] of bad) {
     write(tape, bytes);
-    await rejectsWithCode(() => s.__recordBuffered(undefined, kindUnits, tapeLength, textLength, -1, undefined), "INVALID_ARGUMENT", message);
+    await rejectsWithCode(() => s.__recordBuffered(undefined, kindUnits, tapeLength, textLength, -1, true, undefined), "INVALID_ARGUMENT", message);
+    // The entry without JS values checks them all the same.
+    write(tape, bytes);
+    await rejectsWithCode(() => s.__recordRead(kindUnits, tapeLength, textLength, -1, true, Date.now()), "INVALID_ARGUMENT", message);
   }
-  await rejectsWithCode(() => s.__recordBuffered(42, -1, 0, 0, -1, undefined), "INVALID_ARGUMENT", "kind must be a string (got 42)");
+  await rejectsWithCode(() => s.__recordBuffered(42, -1, 0, 0, -1, true, undefined), "INVALID_ARGUMENT", "kind must be a string (got 42)");
   // An estimate handed in that is not a count is refused as one from options is.
   write([0], ascii("k"));
-  await rejectsWithCode(() => s.__recordBuffered(undefined, 1, 1, 1, 2.5, undefined), "INVALID_TOKEN_COUNT", "tokenEstimate must be a non-negative integer (got 2.5)");
+  await rejectsWithCode(() => s.__recordBuffered(undefined, 1, 1, 1, 2.5, true, undefined), "INVALID_TOKEN_COUNT", "tokenEstimate must be a non-negative integer (got 2.5)");
+  write([0], ascii("k"));
+  await rejectsWithCode(() => s.__recordRead(1, 1, 1, 2.5, true, Date.now()), "INVALID_TOKEN_COUNT", "tokenEstimate must be a non-negative integer (got 2.5)");
   assert.equal(s.eventLog.length, 1);
   assert.equal(s.record("custom", 1).data, 1);
+});
+
+test("a record is stamped with Date.now() as record read it before calling in, and only that record", async () => {
+  const glue = await import("../../pkg/context_compiler.js");
+  const s = new Session();
+  const before = Date.now();
+  const first = s.record("user_input", { text: "hi" });
+  assert.ok(first.timestamp >= before && first.timestamp <= Date.now());
+  const write = (tape, bytes) => {
+    const buffer = glue.__memory().buffer;
+    new Float64Array(buffer, glue.__recordTapeBuffer(1024), tape.length).set(tape);
+    new Uint8Array(buffer, glue.__recordTextBuffer(4096), bytes.length).set(bytes);
+  };
+  // The kind "k" and null data, stamped at the reading handed in.
+  const later = Date.now() + 3_600_000;
+  write([0], [0x6b]);
+  s.__recordRead(1, 1, 1, -1, true, later);
+  assert.equal(s.eventLog.events.at(-1).timestamp, later);
+  // A reading a failed record did not use is forgotten with it.
+  write([9], [0x6b]);
+  assert.throws(() => s.__recordRead(1, 1, 1, -1, true, later + 1000), { code: "INVALID_ARGUMENT" });
+  assert.equal(s.record("user_input", { text: "again" }).timestamp, later, "never earlier than the last event");
+  // A reading that is not a time stamps as the clock's would (0, then the last event's).
+  write([0], [0x6b]);
+  s.__recordRead(1, 1, 1, -1, true, NaN);
+  assert.equal(s.eventLog.events.at(-1).timestamp, later);
+  s.free();
 });
 
 test("strings of every length and alphabet cross intact, however the buffers grow", () => {
@@ -335,5 +367,43 @@ test("record redacts a tool event's output, error and arguments (the README's qu
   // A user's own words, and an event log's append, are recorded as given.
   assert.equal(session.record("user_input", { text: token }).data.text, token);
   assert.equal(session.eventLog.append("tool_success", { result: token }).data.result, token);
+  session.free();
+});
+
+test("record reads { redact, tokenEstimate } once, in JavaScript, with Rust's defaults and messages", () => {
+  const token = "sk-proj-4fGh8JkL2mN6pQ9rStUvWxYz0123456789abcdefAB";
+  const session = new Session();
+  const result = `key=${token}`;
+  const recorded = (options) => session.record("tool_success", { tool: "env", result }, options).data.result;
+  for (const options of [undefined, null, {}, { redact: true }, { redact: null }, { redact: undefined }, { tokenEstimate: 3 }]) {
+    assert.ok(!recorded(options).includes(token), `${JSON.stringify(options)} redacts`);
+  }
+  assert.equal(recorded({ redact: false }), result);
+  const kept = session.record("tool_success", { result }, { redact: false, tokenEstimate: 5 });
+  assert.deepEqual([kept.data.result, kept.tokenEstimate], [result, 5]);
+  assert.deepEqual(session.eventLog.events.at(-1).data, { result }, "recorded as returned");
+  // Each getter is read once: nothing is read again across the boundary.
+  const reads = { redact: 0, tokenEstimate: 0 };
+  const counted = {
+    get redact() {
+      reads.redact++;
+      return false;
+    },
+    get tokenEstimate() {
+      reads.tokenEstimate++;
+      return 2;
+    },
+  };
+  assert.equal(recorded(counted), result);
+  assert.deepEqual(reads, { redact: 1, tokenEstimate: 1 });
+  // What JavaScript does not read as a boolean, Rust rejects with its message.
+  for (const redact of ["no", 0, 1, {}]) {
+    assert.throws(() => recorded({ redact }), { code: "INVALID_ARGUMENT", message: /options\.redact must be a boolean/ });
+  }
+  assert.throws(() => recorded({ redact: false, tokenEstimate: -1 }), { code: "INVALID_TOKEN_COUNT" });
+  assert.throws(
+    () => recorded({ get redact() { throw new Error("no"); } }),
+    { code: "INVALID_ARGUMENT", message: /options\.redact could not be read/ },
+  );
   session.free();
 });

@@ -1,5 +1,6 @@
 //! The host's clock and entropy.
 
+use std::cell::Cell;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -14,10 +15,35 @@ use context_compiler::clock::Clock;
 /// `Date.now()` and `setTimeout`, which Node, Deno, workerd and browsers have.
 pub struct JsClock;
 
+thread_local! {
+    /// `Date.now()` as JavaScript read it just before calling in, for the
+    /// clock's next reading (see [`JsClock::with_reading`]).
+    static READING: Cell<Option<f64>> = const { Cell::new(None) };
+}
+
+impl JsClock {
+    /// Runs `f` with `now`, `Date.now()` as the caller read it in
+    /// JavaScript just before calling in, as the first reading of the
+    /// clock during `f`; later readings, and any after `f`, call
+    /// `Date.now()`. A record stamps its event so without a call out of
+    /// wasm for the time.
+    pub fn with_reading<T>(now: f64, f: impl FnOnce() -> T) -> T {
+        struct Forget;
+        impl Drop for Forget {
+            fn drop(&mut self) {
+                READING.set(None);
+            }
+        }
+        READING.set(Some(now));
+        let _forget = Forget;
+        f()
+    }
+}
+
 #[async_trait(?Send)]
 impl Clock for JsClock {
     fn now_ms(&self) -> f64 {
-        js_sys::Date::now()
+        READING.take().unwrap_or_else(js_sys::Date::now)
     }
 
     /// Sleeps `ms`, in steps no longer than a host timer can hold (Node

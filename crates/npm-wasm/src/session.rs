@@ -190,12 +190,14 @@ impl JsSession {
 
     /// Records the event js/record.js wrote into the record buffers
     /// (`kindUnits` of -1: `kind` is not a string), with the token estimate
-    /// it read from the options (see [`buffered_estimate`]); `record`,
-    /// defined there, calls it and builds the returned event from the
-    /// answer. A tool event's output, error and arguments are redacted
-    /// first unless `options.redact` is `false` (js/record.js hands the
-    /// options on when `redact` is given).
+    /// and the `redact` option it read from the options (see
+    /// [`buffered_estimate`]); `record`, defined there, calls it and builds
+    /// the returned event from the answer. A tool event's output, error and
+    /// arguments are redacted first unless `redact` is false or
+    /// `options.redact` is `false` (js/record.js hands the options on only
+    /// when it cannot read them itself).
     #[wasm_bindgen(js_name = __recordBuffered, skip_typescript)]
+    #[allow(clippy::too_many_arguments)]
     pub fn record_buffered(
         &self,
         kind: JsValue,
@@ -203,15 +205,49 @@ impl JsSession {
         tape_len: u32,
         text_len: u32,
         estimate: f64,
+        redact: bool,
         options: Option<SessionRecordOptionsArg>,
     ) -> JsResult<()> {
         let kind_units = u32::try_from(kind_units).map_err(|_| kind_not_a_string(&kind))?;
+        self.record_from_buffers(kind_units, tape_len, text_len, estimate, redact, &options)
+    }
+
+    /// [`JsSession::record_buffered`] of a string kind whose options
+    /// js/record.js read all of itself (what nearly every record is): no JS
+    /// value crosses, so the call takes no slot of the glue's value table
+    /// and reads nothing back across the boundary; `now` is `Date.now()`,
+    /// read there just before the call, which the event is stamped with
+    /// (through the session's clock, as ever: see [`JsClock::with_reading`]).
+    #[wasm_bindgen(js_name = __recordRead, skip_typescript)]
+    pub fn record_read(
+        &self,
+        kind_units: u32,
+        tape_len: u32,
+        text_len: u32,
+        estimate: f64,
+        redact: bool,
+        now: f64,
+    ) -> JsResult<()> {
+        JsClock::with_reading(now, || {
+            self.record_from_buffers(kind_units, tape_len, text_len, estimate, redact, &None)
+        })
+    }
+
+    fn record_from_buffers(
+        &self,
+        kind_units: u32,
+        tape_len: u32,
+        text_len: u32,
+        estimate: f64,
+        redact: bool,
+        options: &Option<SessionRecordOptionsArg>,
+    ) -> JsResult<()> {
         // Read out of the buffers before anything (an options getter)
         // could record meanwhile.
         let (kind, mut data) = record_buffers::take(kind_units, tape_len, text_len)?;
-        let token_estimate = buffered_estimate(estimate, &options)?;
-        let redacted =
-            bool_option(&options, "redact", true)? && redact_event_data(&kind, &mut data) > 0;
+        let token_estimate = buffered_estimate(estimate, options)?;
+        let redact = redact && (options.is_none() || bool_option(options, "redact", true)?);
+        let redacted = redact && redact_event_data(&kind, &mut data) > 0;
         let options = RecordOptions {
             token_estimate,
             redact: false,

@@ -15,6 +15,7 @@ use serde_json::{Map, Number, Value};
 
 use context_compiler::error::{Error, ErrorCode, Result};
 use context_compiler::session::MAX_DATA_DEPTH;
+use context_compiler::tokens::ascii_len;
 
 /// Largest integer a JS number represents exactly.
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
@@ -145,7 +146,7 @@ fn number(n: f64) -> Result<Value> {
 /// if a character boundary falls there.
 pub(crate) fn utf16_prefix(s: &str, units: usize) -> Option<usize> {
     let bytes = s.as_bytes();
-    if units <= bytes.len() && bytes[..units].is_ascii() {
+    if units <= bytes.len() && ascii_len(&bytes[..units]) == units {
         return Some(units);
     }
     let mut left = units;

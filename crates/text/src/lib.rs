@@ -3,7 +3,9 @@
 //! building the rest of the module for size):
 //!
 //! - [`heuristic_milli`]: the default token counter's heuristic, 64 bytes
-//!   at a time (`agent-context-compiler`'s `DefaultTokenCounter`);
+//!   at a time (`agent-context-compiler`'s `DefaultTokenCounter`), and
+//!   [`heuristic_milli_shaped`]: the count with the text's [`TextShape`]
+//!   (what the core's `ContentKind` is decided by) from the same pass;
 //! - [`redact`]: secret redaction of text and JSON;
 //! - [`order`]: the one stable sort every ordering of the library shares;
 //! - [`json`]: the module's JSON writer (text from a `serde_json::Value`).
@@ -18,4 +20,6 @@ pub mod json;
 pub mod order;
 pub mod redact;
 
-pub use heuristic::{heuristic_milli, heuristic_milli_utf8};
+pub use heuristic::{
+    ascii_len, heuristic_milli, heuristic_milli_shaped, heuristic_milli_utf8, text_shape, TextShape,
+};

@@ -10,6 +10,7 @@
 //! tests), for any split of the text into blocks.
 
 use super::masks::{classify, Masks};
+use super::shape::{AsciiRuns, TextShape};
 use super::{
     CAPS_PER_CHAR, LINE_BREAK_RUN, LONG_WORD_PER_CHAR, OTHER_CHAR, PUNCT_RUN, PUNCT_RUN_PER_CHAR,
     SHORT_WORD_MILLI_CHARS, SINGLE_PUNCT, WORD,
@@ -80,14 +81,19 @@ fn lone_byte_milli(b: u8) -> u64 {
 }
 
 /// Thousandths of a token in `bytes`, all ASCII, preceded and followed by
-/// a run boundary.
-pub(super) fn ascii_milli(bytes: &[u8]) -> u64 {
+/// a run boundary; with `SHAPE`, adds the measures of `bytes` to `shape`
+/// (but its length), from the same masks.
+pub(super) fn ascii_milli<const SHAPE: bool>(bytes: &[u8], shape: &mut TextShape) -> u64 {
     if let [b] = bytes {
+        if SHAPE {
+            shape.visible += usize::from(b.is_ascii_graphic());
+        }
         return lone_byte_milli(*b);
     }
     let blocks = bytes.len().div_ceil(64);
-    let load = |k: usize| classify(&bytes[64 * k..bytes.len().min(64 * (k + 1))]);
+    let load = |k: usize| classify::<SHAPE>(&bytes[64 * k..bytes.len().min(64 * (k + 1))]);
     let mut carry = Carry::default();
+    let mut runs = AsciiRuns::default();
     let (mut added, mut removed) = (0u64, 0u64);
     let mut current = if blocks > 0 {
         load(0)
@@ -103,7 +109,13 @@ pub(super) fn ascii_milli(bytes: &[u8]) -> u64 {
         let (a, r) = block_milli(&current, &after, &mut carry, bytes, 64 * k);
         added += a;
         removed += r;
+        if SHAPE {
+            runs.block(&current, shape);
+        }
         current = after;
+    }
+    if SHAPE {
+        runs.end(shape);
     }
     // A run of one punctuation character is discounted where it is found,
     // possibly before all of its bytes are charged: subtract at the end.
@@ -111,7 +123,10 @@ pub(super) fn ascii_milli(bytes: &[u8]) -> u64 {
 }
 
 /// One block's charges, and the discounts of same-character punctuation
-/// runs found in it; updates `c` for the next block.
+/// runs found in it; updates `c` for the next block. Inlined into both
+/// forms of [`ascii_milli`] (with two callers it was not, and the call cost
+/// recording ~5%).
+#[inline(always)]
 fn block_milli(m: &Masks, after: &Masks, c: &mut Carry, bytes: &[u8], base: usize) -> (u64, u64) {
     // Letters: words split into parts at camelCase and ALLCAPS boundaries.
     // A part is lower-case letters with at most one capital first; a capital

@@ -21,6 +21,9 @@ pub(super) struct Masks {
     pub(super) punct: u64,
     /// Other control characters and DEL.
     pub(super) other: u64,
+    /// `+`, `/` and `=` (part of [`Self::punct`]): only when classified for
+    /// a text's shape (`SHAPE`), 0 otherwise.
+    pub(super) run_symbol: u64,
 }
 
 impl Masks {
@@ -34,6 +37,7 @@ impl Masks {
             line_break: self.line_break & valid,
             punct: self.punct & valid,
             other: self.other & valid,
+            run_symbol: self.run_symbol & valid,
         }
     }
 }
@@ -55,17 +59,18 @@ fn low_bits(n: usize) -> u64 {
     }
 }
 
-/// The classes of up to 64 ASCII bytes (bits past their end are clear).
-pub(super) fn classify(bytes: &[u8]) -> Masks {
+/// The classes of up to 64 ASCII bytes (bits past their end are clear);
+/// [`Masks::run_symbol`] too when `SHAPE`.
+pub(super) fn classify<const SHAPE: bool>(bytes: &[u8]) -> Masks {
     match <&[u8; 64]>::try_from(bytes) {
-        Ok(block) => classify_block(block),
-        Err(_) => classify_block(&padded(bytes)).only(low_bits(bytes.len())),
+        Ok(block) => classify_block::<SHAPE>(block),
+        Err(_) => classify_block::<SHAPE>(&padded(bytes)).only(low_bits(bytes.len())),
     }
 }
 
 /// The classes of 64 ASCII bytes.
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-fn classify_block(block: &[u8; 64]) -> Masks {
+fn classify_block<const SHAPE: bool>(block: &[u8; 64]) -> Masks {
     use core::arch::wasm32::*;
     let mut m = Masks::default();
     let mut printable = 0u64;
@@ -91,6 +96,9 @@ fn classify_block(block: &[u8; 64]) -> Masks {
         m.space |= bits(is(b' '));
         m.line_break |= bits(v128_or(v128_or(is(b'\n'), is(b'\r')), is(b'\t')));
         printable |= bits(in_range(0x21, 94));
+        if SHAPE {
+            m.run_symbol |= bits(v128_or(v128_or(is(b'+'), is(b'/')), is(b'=')));
+        }
     }
     // The other two classes follow from these, a block at a time: printable
     // ASCII that is not a letter or digit, and what is in no class so far
@@ -104,7 +112,7 @@ fn classify_block(block: &[u8; 64]) -> Masks {
 /// (ASCII), so adding a constant to every byte of a word sets it exactly
 /// for the bytes at or above a bound, with no carry between them.
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-fn classify_block(block: &[u8; 64]) -> Masks {
+fn classify_block<const SHAPE: bool>(block: &[u8; 64]) -> Masks {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut m = Masks::default();
@@ -133,6 +141,10 @@ fn classify_block(block: &[u8; 64]) -> Masks {
         m.line_break |= bits(line_break);
         m.punct |= bits(punct);
         m.other |= bits(other);
+        if SHAPE {
+            m.run_symbol |=
+                bits(in_range(b'+', b'+') | in_range(b'/', b'/') | in_range(b'=', b'='));
+        }
     }
     m
 }
@@ -163,11 +175,11 @@ mod tests {
             for (i, b) in block.iter_mut().enumerate() {
                 *b = start + i as u8;
             }
-            let all = classify(&block[..]).each();
+            let all = classify::<false>(&block[..]).each();
             assert_eq!(all.iter().fold(0, |a, x| a | x), u64::MAX);
             assert_eq!(all.iter().map(|x| x.count_ones()).sum::<u32>(), 64);
         }
-        let m = classify(&[b'-'; 3]);
+        let m = classify::<false>(&[b'-'; 3]);
         assert_eq!(
             (m.punct, m.other),
             (0b111, 0),
@@ -195,11 +207,20 @@ mod tests {
                     .wrapping_add(1442695040888963407);
                 *b = (seed >> 57) as u8;
             }
-            let masks = classify(&block[..]).each();
+            let unshaped = classify::<false>(&block[..]);
+            let masks = unshaped.each();
+            assert_eq!(unshaped.run_symbol, 0);
+            let shaped = classify::<true>(&block[..]);
+            assert_eq!(shaped.each(), masks, "the shape adds a mask, changes none");
             for (i, &b) in block.iter().enumerate() {
                 for (c, mask) in masks.iter().enumerate() {
                     assert_eq!(mask >> i & 1 == 1, class_of(b) == c, "byte {b:#x} at {i}");
                 }
+                assert_eq!(
+                    shaped.run_symbol >> i & 1 == 1,
+                    matches!(b, b'+' | b'/' | b'='),
+                    "byte {b:#x} at {i}"
+                );
             }
         }
     }

@@ -176,6 +176,9 @@ fn text() -> impl Strategy<Value = String> {
         "[日本語のテキスト。、]{1,4}",
         "[é ñ ü д ж \\u{a0}\\u{2003}😀]{1,4}",
         "[a-zA-Z0-9 _.,:;{}\\[\\]\"'/\\n-]{1,90}",
+        "[A-Za-z0-9+/=]{20,90}",
+        "[0-9a-f]{28,70}",
+        "[\u{1100}-\u{11ff}\u{3000}\u{3130}-\u{318f}\u{ac00}\u{ff00}-\u{ffef}\u{2028}]{1,3}",
     ];
     proptest::collection::vec(piece, 0..60).prop_map(|p| p.concat())
 }
@@ -187,6 +190,16 @@ proptest! {
     fn blocks_count_exactly_as_runs(text in text()) {
         prop_assert_eq!(super::heuristic_milli(&text), count_milli(&text));
         prop_assert_eq!(super::heuristic_milli_utf8(text.as_bytes()), Some(count_milli(&text)));
+    }
+
+    /// The shape gathered while counting is the byte-by-byte definition's,
+    /// and the count is the same as without it.
+    #[test]
+    fn counting_shapes_exactly_as_the_definition(text in text()) {
+        prop_assert_eq!(
+            super::heuristic_milli_shaped(&text),
+            (count_milli(&text), super::text_shape(&text))
+        );
     }
 
     /// Bytes checked as they are counted: a count exactly when they are
@@ -225,6 +238,63 @@ fn long_runs_and_block_edges_count_exactly_as_runs() {
                 count_milli(&text),
                 "{unit:?} x {n}, split"
             );
+        }
+    }
+}
+
+#[test]
+fn dense_runs_across_block_edges_shape_as_the_definition() {
+    // Runs of 31 to 33 bytes (and much longer) with 2 or 3 digits, placed
+    // at every offset of a block, alone, between words, against a
+    // character beyond ASCII, and at the end.
+    let mut texts = Vec::new();
+    for len in [1, 2, 31, 32, 33, 63, 64, 65, 100, 130, 200] {
+        for digits in [0, 2, 3, 40] {
+            let run: String = (0..len)
+                .map(|i| match i {
+                    _ if i < digits.min(len) => char::from(b'0' + (i % 10) as u8),
+                    _ if i % 7 == 3 => '+',
+                    _ if i % 11 == 5 => '/',
+                    _ if i % 13 == 6 => '=',
+                    _ => 'q',
+                })
+                .collect();
+            for offset in 0..70 {
+                let pad = "a".repeat(offset);
+                texts.push(format!("{pad} {run}"));
+                texts.push(format!("{pad}.{run}.{pad}"));
+                texts.push(format!("{pad}é{run}日{run}"));
+                texts.push(format!("{}{run}\n{run} {run}", " ".repeat(offset)));
+            }
+        }
+    }
+    texts.push("x".into());
+    texts.push("é".into());
+    texts.push(String::new());
+    for text in &texts {
+        assert_eq!(
+            super::heuristic_milli_shaped(text),
+            (count_milli(text), super::text_shape(text)),
+            "{text:?}"
+        );
+    }
+    let dense = super::text_shape(&format!("a {} b", "7".repeat(40)));
+    assert_eq!((dense.dense, dense.visible, dense.len), (40, 42, 44));
+    let sparse = super::text_shape(&format!("{}12", "q".repeat(40)));
+    assert_eq!(sparse.dense, 0, "two digits are not dense");
+    let cjk = super::text_shape("日本 語\u{3000}x");
+    assert_eq!((cjk.visible, cjk.cjk), (4, 3), "U+3000 is whitespace");
+}
+
+#[test]
+fn ascii_len_is_the_ascii_prefix() {
+    for len in 0..70 {
+        for at in 0..=len {
+            let mut bytes = vec![b'a'; len];
+            if at < len {
+                bytes[at] = 0x80 | (at as u8);
+            }
+            assert_eq!(super::ascii_len(&bytes), at, "{len} bytes, high at {at}");
         }
     }
 }
