@@ -179,7 +179,7 @@ pub enum MediaSource<'a> {
 /// The media parts of an event's data (`media: [...]`): empty when it has
 /// none; an error naming the first bad part otherwise.
 pub fn parts_of(data: &Value) -> Result<Vec<MediaPart>> {
-    match crate::session::render::member(data, "media") {
+    match crate::json_text::member(data, "media") {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(items)) => items
             .iter()

@@ -19,7 +19,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::session::render;
 
 /// A person's decision on a call that waits: run it, run it with edited
 /// arguments, or refuse it with a reason the model is told.
@@ -261,7 +260,7 @@ pub(crate) fn request_of(decision: &Value) -> Option<&str> {
 
 /// The decision an outcome was recorded after (`decision_id`), if any.
 pub(crate) fn decision_of(outcome: &Value) -> Option<&str> {
-    render::member(outcome, "decision_id").and_then(Value::as_str)
+    crate::json_text::member(outcome, "decision_id").and_then(Value::as_str)
 }
 
 #[cfg(test)]

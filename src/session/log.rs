@@ -340,7 +340,7 @@ impl EventLog {
                 format!("event data nests deeper than {MAX_DATA_DEPTH} levels"),
             ));
         }
-        if render::member(&data, "media").is_some() {
+        if crate::json_text::member(&data, "media").is_some() {
             // Images and files are named, never inlined: see crate::media.
             crate::media::parts_of(&data)?;
         }

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use crate::artifacts::ArtifactRef;
+use crate::json_text::member;
 use crate::session::kinds::{
     ARTIFACT_STORED, ASSISTANT_OUTPUT, PHASE_RESULT, TOOL_ERROR, TOOL_SUCCESS, TOOL_TIMEOUT,
     USER_INPUT,
@@ -48,19 +49,6 @@ impl<'a> Rendered<'a> {
             Rendered::ToolOutcome { result, .. } => result,
             Rendered::Artifact(r) => Cow::Owned(r.summary),
         }
-    }
-}
-
-/// The member `key` of an object (`None` for other values). A small
-/// object's members are compared in turn, which is cheaper than hashing
-/// the key: event data mostly has a handful of members, and an event is
-/// rendered each time it is recorded or compiled.
-pub(crate) fn member<'a>(data: &'a Value, key: &str) -> Option<&'a Value> {
-    let map = data.as_object()?;
-    if map.len() <= 8 {
-        map.iter().find_map(|(k, v)| (k == key).then_some(v))
-    } else {
-        map.get(key)
     }
 }
 
