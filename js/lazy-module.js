@@ -102,6 +102,9 @@ export function createLazyModule({ importGlue, requireGlue, classes, host, what,
    * placeholder function that forwards to the guarded class once the module
    * is loaded (`instanceof`, statics and subclassing included).
    */
+  /** `instanceof` a class whose module is not loaded: nothing is one yet. */
+  const notYet = Object.defineProperty(() => false, "name", { value: "[Symbol.hasInstance]" });
+
   function lazyClass(name) {
     const placeholder = Object.defineProperty(function () {}, "name", { value: name });
     const target = () => loaded(name) ?? placeholder;
@@ -120,6 +123,10 @@ export function createLazyModule({ importGlue, requireGlue, classes, host, what,
       },
       get(_placeholder, key) {
         if (key === "name") return name;
+        // `instanceof` loads nothing: before the module is loaded no
+        // instance exists. (Where it cannot load yet, a subclass's prototype
+        // reaches the glue's through the placeholder's once it is.)
+        if (key === Symbol.hasInstance && !isReady()) return notYet;
         const t = target();
         if (t === placeholder && typeof key === "string" && key !== "then" && !key.startsWith("__") && !(key in placeholder)) {
           // A static of a class not loaded yet (`IndexedDbArtifactStore.open`):

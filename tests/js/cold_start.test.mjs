@@ -87,3 +87,20 @@ test("the optional modules' classes before their glue loads: subclasses, instanc
     names: ["EventBus", "MyBus", "EventBus", "function"],
   });
 });
+
+test("the node entry loads an optional module when one of its classes is used, not when it is tested with instanceof", () => {
+  const child = `
+    import { noteWasmReads } from ${JSON.stringify(new URL("./children/wasm_reads.mjs", import.meta.url).href)};
+    const read = noteWasmReads();
+    const lib = await import("agent-context-compiler");
+    const before = [{} instanceof lib.EventBus, [...read]];
+    class MyBus extends lib.EventBus {}
+    const bus = new MyBus();
+    console.log(JSON.stringify({ before, after: [bus instanceof lib.EventBus, bus instanceof MyBus, [...read]] }));`;
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", child], { cwd: fileURLToPath(new URL("../..", import.meta.url)), encoding: "utf8" });
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), {
+    before: [false, ["context_compiler_bg.wasm"]],
+    after: [true, true, ["context_compiler_bg.wasm", "context_compiler_bus_bg.wasm"]],
+  });
+});
