@@ -1,9 +1,9 @@
 // The event-bus module: `EventBus` and its background handlers
 // (`SessionTimeoutMonitor`, `EpisodeSummarizer`, `FactExtractor`,
 // `SleepHandler`) in a wasm module of their own (`crates/bus-wasm`), so
-// that code that never uses the bus never downloads it. The Node entry
-// loads it synchronously when the first of these classes is made; the web
-// entries' `init()` loads it with the others (./init.js).
+// that code that never uses the bus never downloads it, nor its glue. The
+// Node entry loads both synchronously when the first of these classes is
+// made; the web entries' `init()` loads them with the others (./init.js).
 //
 // It is a second instance with its own memory, tasks and guard: a trap in
 // it closes the bus module only (later bus calls throw MODULE_POISONED) and
@@ -11,11 +11,13 @@
 // their JS methods (a session feeds a bus through `tryEmit`; handlers read
 // and write an `InMemoryBackend` or `PersistentMemory` through `recall`,
 // `put`, `delete` and `list`).
-import * as glue from "../pkg/context_compiler_bus.js";
+import { esmRequire } from "./lazy-glue.js";
 import { createLazyModule } from "./lazy-module.js";
 
 const bus = createLazyModule({
-  glue,
+  importGlue: () => import("../pkg/context_compiler_bus.js"),
+  requireGlue: () => esmRequire(import.meta.url)?.("../pkg/context_compiler_bus.js") ?? null,
+  classes: ["EpisodeSummarizer", "EventBus", "FactExtractor", "SessionTimeoutMonitor", "SleepHandler"],
   what: "the event-bus module",
   whenPoisoned:
     "its buses and handlers can no longer be used (sessions, compilers and stores go on): load the package again to use the bus",
@@ -25,6 +27,8 @@ const bus = createLazyModule({
 
 /** Sets how the Node entry loads the module on first use (bytes, synchronously). */
 export const setBusLoader = bus.setLoader;
+/** Hands in the module's glue, imported by an entry that imports it statically. */
+export const setBusGlue = bus.setGlue;
 /**
  * Loads the event-bus module. `input` is a URL, a `Response`, bytes, or a
  * `WebAssembly.Module`; by default the `.wasm` next to the glue is fetched.
@@ -33,8 +37,4 @@ export const initBus = bus.init;
 /** Loads the event-bus module synchronously from bytes or a `WebAssembly.Module`. */
 export const initBusSync = bus.initSync;
 
-export const EpisodeSummarizer = bus.guardClass(glue.EpisodeSummarizer);
-export const EventBus = bus.guardClass(glue.EventBus);
-export const FactExtractor = bus.guardClass(glue.FactExtractor);
-export const SessionTimeoutMonitor = bus.guardClass(glue.SessionTimeoutMonitor);
-export const SleepHandler = bus.guardClass(glue.SleepHandler);
+export const { EpisodeSummarizer, EventBus, FactExtractor, SessionTimeoutMonitor, SleepHandler } = bus.classes;

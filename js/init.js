@@ -15,12 +15,18 @@ import { isReady, markReady, setHashing } from "./instance.js";
 import { initSchemas, initSchemasSync } from "./schema.js";
 import { initStores, initStoresSync } from "./stores.js";
 
-// Stores hash with the host's WebCrypto where it has one (browsers in a
-// secure context, workers, Deno, workerd); elsewhere in wasm.
-const subtle = globalThis.crypto?.subtle;
-if (subtle !== undefined) setHashing({ sha256: (bytes) => subtle.digest("SHA-256", bytes) });
+/**
+ * Stores hash with the host's WebCrypto where it has one (browsers in a
+ * secure context, workers, Deno, workerd); elsewhere in wasm. Called by the
+ * web entries when they load (not in Node, where reading `globalThis.crypto`
+ * loads WebCrypto and the Node entry hashes with node:crypto).
+ */
+export function useHostCrypto() {
+  const subtle = globalThis.crypto?.subtle;
+  if (subtle !== undefined) setHashing({ sha256: (bytes) => subtle.digest("SHA-256", bytes) });
+}
 
-export { OPTIONAL_MODULES, checkedOptions };
+export { OPTIONAL_MODULES, checkedOptions, checkedSyncModules };
 
 /** How each optional module loads: [async, sync]. */
 const LOADERS = {

@@ -4,13 +4,11 @@
 // `.wasm` to serve. It costs bytes: docs/runtimes.md, "The inline entry".
 // The optional modules' bytes are imported only when `init` loads them.
 import main from "../pkg/inline/context_compiler.js";
-import { checkedOptions, init as initModules } from "./init.js";
+import { checkedOptions, init as initModules, useHostCrypto } from "./init.js";
 
-export * from "./api.js";
-export * from "./constants.js";
-export { isEvent } from "./events.js";
-export { pgConnection, sqlConnection } from "./sql.js";
-export { redisKv } from "./redis.js";
+useHostCrypto();
+
+export * from "./public.js";
 
 /** Each optional module's inlined bytes, imported when first loaded. */
 const OPTIONAL = {

@@ -57,6 +57,19 @@ export function unknownOption(name, options, keys) {
 }
 
 /**
+ * `INVALID_ARGUMENT` for the first unknown key of an options object among
+ * `args`, the arguments of the constructor or function `name` (which returns
+ * no promise); `null` when there is none.
+ */
+export function unknownOptions(name, args) {
+  for (const [index, keys] of OPTION_KEYS[name] ?? []) {
+    const e = unknownOption(name, args[index], keys);
+    if (e !== null) return e;
+  }
+  return null;
+}
+
+/**
  * The coded error for what the wasm-bindgen glue throws itself, before or
  * instead of calling into the instance, when `name` was called with the
  * wrong kind of object: an instance of another class (`_assertClass`), or a

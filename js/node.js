@@ -1,12 +1,16 @@
 // Node entry: loads the wasm synchronously from the package, ready on import.
-import { readFileSync } from "node:fs";
 import { initSync as initGlue } from "../pkg/context_compiler.js";
 import { nodeFiles } from "./files.js";
 import { markReady, setHashing } from "./instance.js";
 import { setBusLoader } from "./bus.js";
-import { checkedOptions, checkedSyncModules } from "./init-options.js";
+import { checkedOptions, checkedSyncModules } from "./init.js";
 import { setFiles, setStoresLoader } from "./stores.js";
 import { setSchemaLoader } from "./schema.js";
+
+// node:fs as an object, not an ES module import: making the ES module of a
+// builtin reads every export, and node:fs's lazy ones load Node's streams
+// and fs/promises (3–6 ms of a cold start).
+const readFileSync = (file) => process.getBuiltinModule("node:fs").readFileSync(file);
 
 // Artifact ids and verified reads hash with OpenSSL, synchronously.
 // node:crypto loads on the first hash: importing it up front took 2–3 ms of
@@ -19,7 +23,8 @@ setHashing({ sha256: digest, sha256Sync: digest });
 // FsArtifactStore's files: node:fs/promises (Node and Deno).
 setFiles(nodeFiles);
 markReady(initGlue({ module: readFileSync(new URL("../pkg/context_compiler_bg.wasm", import.meta.url)) }));
-// The JSON Schema module loads when the first SchemaRegistry is made.
+// Each optional module loads, its glue (by require) and its .wasm, when first
+// used. The JSON Schema module: when the first SchemaRegistry is made.
 const schemaWasm = new URL("../pkg/context_compiler_schema_bg.wasm", import.meta.url);
 setSchemaLoader(() => readFileSync(schemaWasm));
 // The event-bus module loads when the first bus or handler is made.
@@ -29,11 +34,7 @@ setBusLoader(() => readFileSync(busWasm));
 const storesWasm = new URL("../pkg/context_compiler_stores_bg.wasm", import.meta.url);
 setStoresLoader(() => readFileSync(storesWasm));
 
-export * from "./api.js";
-export * from "./constants.js";
-export { isEvent } from "./events.js";
-export { pgConnection, sqlConnection } from "./sql.js";
-export { redisKv } from "./redis.js";
+export * from "./public.js";
 
 /**
  * Already initialised in Node (each optional module loads by itself when

@@ -2,16 +2,25 @@
 // (`crates/schema-wasm`), so that the main module stays small and code that
 // never validates never downloads it. The main module asks for it through
 // the host (`schemaEngine()` in ./instance.js) when a SchemaRegistry is made:
-// the Node entry then loads it synchronously from the package; the web
-// entries' `init()` loads it with the others (./init.js).
+// the Node entry then loads it, and its glue, synchronously from the
+// package; the web entries' `init()` loads them with the others (./init.js).
 //
 // A trap in this module (it aborts on a panic, like the main one) closes
 // this module only: later compiles throw MODULE_POISONED, validations report
 // that they could not run, and the main module goes on.
-import * as glue from "../pkg/context_compiler_schema.js";
 import { codedError } from "./coded.js";
+import { esmRequire, glueLoader } from "./lazy-glue.js";
+
+/** The module's glue, imported when the module is loaded. */
+const glueSource = glueLoader({
+  importGlue: () => import("../pkg/context_compiler_schema.js"),
+  requireGlue: () => esmRequire(import.meta.url)?.("../pkg/context_compiler_schema.js") ?? null,
+  what: "the JSON Schema module",
+});
 
 const state = {
+  /** The glue, once the module is instantiated. */
+  glue: null,
   /** The engine handed to the main module, once the module is instantiated. */
   engine: null,
   /** A synchronous loader (the Node entry's), run on first use. */
@@ -42,7 +51,7 @@ function call(f) {
 
 const engine = {
   compile(schema, dialect, resources) {
-    const compiled = call(() => glue.compile(schema, dialect, resources));
+    const compiled = call(() => state.glue.compile(schema, dialect, resources));
     return {
       validate: (data) => call(() => compiled.validate(data)),
       free() {
@@ -51,7 +60,7 @@ const engine = {
     };
   },
   checkResource(uri, document) {
-    return call(() => glue.checkResource(uri, document));
+    return call(() => state.glue.checkResource(uri, document));
   },
 };
 
@@ -71,6 +80,9 @@ export function schemaEngine() {
   return state.engine;
 }
 
+/** Hands in the module's glue, imported by an entry that imports it statically. */
+export const setSchemaGlue = glueSource.set;
+
 /** Sets how the Node entry loads the module on first use (bytes, synchronously). */
 export function setSchemaLoader(loader) {
   state.loader = loader;
@@ -82,13 +94,18 @@ export function setSchemaLoader(loader) {
  */
 export async function initSchemas(input) {
   if (state.engine !== null) return;
+  const glue = await glueSource.load();
+  if (state.engine !== null) return;
   await glue.default(input === undefined ? undefined : { module_or_path: input });
+  state.glue = glue;
   state.engine = engine;
 }
 
 /** Loads the JSON Schema module synchronously from bytes or a `WebAssembly.Module`. */
 export function initSchemasSync(input) {
   if (state.engine !== null) return;
+  const glue = glueSource.loadSync();
   glue.initSync({ module: input });
+  state.glue = glue;
   state.engine = engine;
 }

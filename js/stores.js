@@ -1,8 +1,8 @@
 // The stores module: the persistent artifact stores (`KvArtifactStore`,
 // `IndexedDbArtifactStore`, `FsArtifactStore`, `SqliteArtifactStore`) in a
 // wasm module of their own (`crates/stores-wasm`), so that code that keeps
-// its artifacts in memory never downloads them. The Node entry loads it
-// synchronously when the first store is made; the web entries' `init()`
+// its artifacts in memory never downloads them, nor their glue. The Node
+// entry loads both synchronously when the first store is made; the web entries' `init()`
 // loads it with the others (./init.js).
 //
 // It is another instance with its own memory, tasks and guard: a trap in it
@@ -13,8 +13,8 @@
 // its hidden `__eventCount`, `__eventId` and `__eventsJson`, and has a
 // loaded session made by the main module's `Session.__restore` (the host's
 // `restoreSession` below; see ./session-saving.js).
-import * as glue from "../pkg/context_compiler_stores.js";
 import { hashing } from "./instance.js";
+import { esmRequire } from "./lazy-glue.js";
 import { createLazyModule } from "./lazy-module.js";
 import { restoreSession } from "./session-saving.js";
 
@@ -27,7 +27,9 @@ export function setFiles(open) {
 }
 
 const stores = createLazyModule({
-  glue,
+  importGlue: () => import("../pkg/context_compiler_stores.js"),
+  requireGlue: () => esmRequire(import.meta.url)?.("../pkg/context_compiler_stores.js") ?? null,
+  classes: ["FsArtifactStore", "IndexedDbArtifactStore", "KvArtifactStore", "SqliteArtifactStore", "PostgresArtifactStore"],
   host: {
     sha256(bytes) {
       return hashing.sha256?.(bytes);
@@ -49,6 +51,8 @@ const stores = createLazyModule({
 
 /** Sets how the Node entry loads the module on first use (bytes, synchronously). */
 export const setStoresLoader = stores.setLoader;
+/** Hands in the module's glue, imported by an entry that imports it statically. */
+export const setStoresGlue = stores.setGlue;
 /**
  * Loads the stores module. `input` is a URL, a `Response`, bytes, or a
  * `WebAssembly.Module`; by default the `.wasm` next to the glue is fetched.
@@ -57,8 +61,4 @@ export const initStores = stores.init;
 /** Loads the stores module synchronously from bytes or a `WebAssembly.Module`. */
 export const initStoresSync = stores.initSync;
 
-export const FsArtifactStore = stores.guardClass(glue.FsArtifactStore);
-export const IndexedDbArtifactStore = stores.guardClass(glue.IndexedDbArtifactStore);
-export const KvArtifactStore = stores.guardClass(glue.KvArtifactStore);
-export const SqliteArtifactStore = stores.guardClass(glue.SqliteArtifactStore);
-export const PostgresArtifactStore = stores.guardClass(glue.PostgresArtifactStore);
+export const { FsArtifactStore, IndexedDbArtifactStore, KvArtifactStore, SqliteArtifactStore, PostgresArtifactStore } = stores.classes;

@@ -1,8 +1,9 @@
 // The exact tokenizers in Node: the module is read from the package.
-import { readFileSync } from "node:fs";
+// node:fs as an object (as ./node.js gets it): its ES module facade loads
+// Node's streams.
 import { makeLoaders } from "./tokenizers.js";
 
 export { MESSAGE_OVERHEAD } from "./tokenizers.js";
 export const { loadTokenizer, loadTokenizerSync } = makeLoaders((encoding) =>
-  readFileSync(new URL(`../pkg/context_compiler_${encoding}_bg.wasm`, import.meta.url)),
+  process.getBuiltinModule("node:fs").readFileSync(new URL(`../pkg/context_compiler_${encoding}_bg.wasm`, import.meta.url)),
 );

@@ -103,3 +103,5 @@ for name in "${modules[@]}"; do
   echo "build: pkg/${name}_bg.wasm $(wc -c <"pkg/${name}_bg.wasm") bytes, $(gzip -9c "pkg/${name}_bg.wasm" | wc -c) gzipped"
 done
 node scripts/inline-modules.mjs
+# The entries as bundles: one file each over one shared chunk (scripts/bundle.mjs).
+node scripts/bundle.mjs

@@ -51,10 +51,17 @@ test("the packed package installs and runs in a fresh consumer", () => {
   assert.deepEqual(JSON.parse(inline), { bus: true, valid: true, store: "function", tokens: 2 });
   const files = JSON.parse(npm(["pack", "--dry-run", "--json"], root))[0].files.map((f) => f.path).sort();
   for (const f of [
-    "js/node.js", "js/web.js", "js/init.js", "js/inline.js", "js/node.d.ts", "js/web.d.ts", "js/inline.d.ts", "pkg/inline/context_compiler.js", "pkg/context_compiler_bg.wasm", "pkg/context_compiler.js", "pkg/types/context_compiler.d.ts", "js/host-types.d.ts",
+    "pkg/entry-node.js", "pkg/entry-web.js", "pkg/entry-workerd.js", "pkg/entry-inline.js", "js/node.d.ts", "js/web.d.ts", "js/inline.d.ts", "pkg/inline/context_compiler.js", "pkg/context_compiler_bg.wasm", "pkg/types/context_compiler.d.ts", "js/host-types.d.ts",
+    "pkg/context_compiler_bus.js", "pkg/context_compiler_stores.js", "pkg/context_compiler_schema.js", "js/ai-sdk.js", "js/langchain.js", "js/openai-agents.js",
     "js/tokenizers-node.js", "js/tokenizers-web.js", "js/tokenizers.d.ts", "pkg/context_compiler_o200k_base_bg.wasm", "pkg/context_compiler_cl100k_base_bg.wasm",
   ]) {
     assert.ok(files.includes(f), `${f} is packed`);
   }
   assert.ok(!files.some((f) => f.startsWith("src/") || f.startsWith("target/")), "no sources or build output beyond pkg/");
+  // The entries are bundles (scripts/bundle.mjs): one chunk they share, and
+  // neither the main glue nor the JS layer's modules they were bundled from.
+  assert.equal(files.filter((f) => /^pkg\/core-\w+\.js$/.test(f)).length, 1, "one shared chunk");
+  for (const f of ["pkg/context_compiler.js", "pkg/entry-internals.js", "js/node.js", "js/web.js", "js/api.js", "js/instance.js"]) {
+    assert.ok(!files.includes(f), `${f} is not packed`);
+  }
 });

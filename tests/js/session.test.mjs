@@ -206,7 +206,7 @@ test("values that throw when read are NOT_SERIALIZABLE with their path, and the 
 
 test("garbage in the record buffers is INVALID_ARGUMENT, never a trap", async () => {
   // The internals js/record.js writes through (crates/npm-wasm/src/record_buffers.rs).
-  const glue = await import("../../pkg/context_compiler.js");
+  const glue = (await import("../../pkg/entry-internals.js")).glue;
   const s = new Session();
   s.record("warm", 1); // the buffers exist from the first record on
   const write = (tape, bytes) => {
@@ -299,7 +299,7 @@ test("strings of every length and alphabet cross intact, however the buffers gro
 test("records and counts stay right after the memory grows under the buffers' views", async () => {
   // Growing the memory detaches the views js/text-buffers.js keeps of the
   // buffers; it notices by their length, not by the memory's buffer.
-  const glue = await import("../../pkg/context_compiler.js");
+  const glue = (await import("../../pkg/entry-internals.js")).glue;
   const s = new Session();
   const first = s.record("user_input", { content: "before the growth" });
   const memory = glue.__memory();

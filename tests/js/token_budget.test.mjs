@@ -58,7 +58,7 @@ test("countTokens in wasm (SIMD128 classes) gives exactly the native counter's p
 test("countTokens takes strings of any size and alphabet through the text buffer, as through an argument", async () => {
   // The glue's own countTokens takes the string as an argument (wasm-bindgen's
   // copy, or encodeInto from Rust for long strings): the same count.
-  const glue = await import("../../pkg/context_compiler.js");
+  const glue = (await import("../../pkg/entry-internals.js")).glue;
   const texts = [
     "",
     "a",
@@ -78,7 +78,7 @@ test("countTokens takes strings of any size and alphabet through the text buffer
 test("countTokens' text buffer holding bytes that are not UTF-8 is INVALID_ARGUMENT, never a trap", async () => {
   // The counter checks the bytes as it counts them (only the non-ASCII
   // stretches need it): garbage written there by hand must be refused.
-  const glue = await import("../../pkg/context_compiler.js");
+  const glue = (await import("../../pkg/entry-internals.js")).glue;
   countTokens("warm"); // the buffer exists from the first call on
   const write = (bytes) => {
     const at = glue.__recordTextBuffer(4096);

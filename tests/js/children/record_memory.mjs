@@ -2,10 +2,11 @@
 // 200-1,200 characters and prints how many times the wasm memory grew, and
 // its size before and after.
 import { Session } from "agent-context-compiler";
-import { initSync } from "../../../pkg/context_compiler.js";
+import { glue } from "../../../pkg/entry-internals.js";
 
-// Already instantiated by the entry: this returns its exports.
-const { memory } = initSync({ module: new Uint8Array() });
+// Already instantiated by the entry (the glue of the chunk the entries
+// share, scripts/bundle.mjs): this returns its exports.
+const { memory } = glue.initSync({ module: new Uint8Array() });
 const start = memory.buffer.byteLength;
 const s = new Session({ sessionId: "grow" });
 let size = start;
