@@ -249,7 +249,7 @@ test("garbage in the record buffers is INVALID_ARGUMENT, never a trap", async ()
 });
 
 test("a record is stamped with Date.now() as record read it before calling in, and only that record", async () => {
-  const glue = await import("../../pkg/context_compiler.js");
+  const glue = (await import("../../pkg/entry-internals.js")).glue;
   const s = new Session();
   const before = Date.now();
   const first = s.record("user_input", { text: "hi" });
