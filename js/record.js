@@ -286,7 +286,7 @@ function readOptions(options, withRedact) {
  * Encodes `data`, reads `options` (`redact` too when `withRedact`: a
  * session's record has it, an event log's append does not), writes `kind`
  * and the data into the record buffers and calls `write(kind, kindUnits,
- * tapeLength, textLength, estimate, redact, options)`, which records it
+ * tapeLength, textLength, estimate, redact, options, now)`, which records it
  * and answers in the buffers; returns the event.
  */
 function recordWith(kind, data, options, withRedact, write) {
@@ -306,10 +306,14 @@ function recordWith(kind, data, options, withRedact, write) {
     readOptions(options, withRedact);
     const { estimate, redact, options: rest } = given;
     given.options = undefined;
+    // The time the event is stamped with, read before the buffers are
+    // written too (a patched `Date.now` may record); a number here, so that
+    // handing it in runs no `valueOf` of the caller's.
+    const now = +Date.now();
     const textLength = writeText(enc.parts, enc.payload);
     enc.payload = "";
     writeTape(enc.tape, enc.length);
-    write(undefined, kind.length, enc.length, textLength, estimate, redact, rest);
+    write(undefined, kind.length, enc.length, textLength, estimate, redact, rest, now);
     const event = readAnswer(kind, json);
     releaseLargeText();
     return event;
@@ -328,11 +332,11 @@ Object.defineProperty(glue.Session.prototype, "record", {
   writable: true,
   /** Records an event and returns it. `data` must be JSON-compatible. */
   value: function record(kind, data, options) {
-    return recordWith(kind, data, options, true, (k, units, tape, text, estimate, redact, rest) =>
+    return recordWith(kind, data, options, true, (k, units, tape, text, estimate, redact, rest, now) =>
       // Nothing for Rust to read (the kind a string, the options read
       // here): the entry that takes no JS values.
       units >= 0 && rest === undefined
-        ? this.__recordRead(units, tape, text, estimate, redact, Date.now())
+        ? this.__recordRead(units, tape, text, estimate, redact, now)
         : this.__recordBuffered(k, units, tape, text, estimate, redact, rest));
   },
 });

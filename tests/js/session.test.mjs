@@ -267,12 +267,36 @@ test("a record is stamped with Date.now() as record read it before calling in, a
   // A reading a failed record did not use is forgotten with it.
   write([9], [0x6b]);
   assert.throws(() => s.__recordRead(1, 1, 1, -1, true, later + 1000), { code: "INVALID_ARGUMENT" });
+  // recordUsage reads the session's clock itself: a reading kept would stamp it.
+  s.recordUsage({ inputTokens: 10 });
+  assert.equal(s.eventLog.events.at(-1).timestamp, later, "the failed record's reading is not used");
   assert.equal(s.record("user_input", { text: "again" }).timestamp, later, "never earlier than the last event");
   // A reading that is not a time stamps as the clock's would (0, then the last event's).
   write([0], [0x6b]);
   s.__recordRead(1, 1, 1, -1, true, NaN);
   assert.equal(s.eventLog.events.at(-1).timestamp, later);
   s.free();
+});
+
+test("a patched Date.now that records meanwhile leaves the outer record's data intact", () => {
+  const s = new Session();
+  const other = new Session();
+  const real = Date.now;
+  let inner = 0;
+  Date.now = () => {
+    if (inner++ === 0) other.record("user_input", { text: "from inside Date.now", n: [1, 2, 3] });
+    return { valueOf: () => real() };
+  };
+  try {
+    const event = s.record("user_input", { text: "the outer record", list: ["a", "b"] });
+    assert.deepEqual(event.data, { text: "the outer record", list: ["a", "b"] });
+    assert.deepEqual(s.eventLog.events.at(-1).data, event.data);
+  } finally {
+    Date.now = real;
+  }
+  assert.equal(other.eventLog.events.at(-1).data.text, "from inside Date.now");
+  s.free();
+  other.free();
 });
 
 test("strings of every length and alphabet cross intact, however the buffers grow", () => {
