@@ -3,6 +3,7 @@
 // hook), Node's builtin modules and the WebAssembly modules read. Prints them.
 import { register } from "node:module";
 import { MessageChannel } from "node:worker_threads";
+import { firstCompile } from "./first_compile.mjs";
 import { noteWasmReads } from "./wasm_reads.mjs";
 
 const { port1, port2 } = new MessageChannel();
@@ -12,14 +13,7 @@ register("./load_hooks.mjs", import.meta.url, { data: { port: port2 }, transferL
 const wasm = noteWasmReads();
 const builtinsBefore = new Set(process.moduleLoadList);
 
-const { ContextCompiler, HistorySelector, Session } = await import("agent-context-compiler");
-const s = new Session();
-s.record("user_input", "Why did the nightly job fail?");
-s.record("assistant_output", "The disk was full.");
-s.record("user_input", "And now?");
-const c = new ContextCompiler({ layout: "zoned", processors: [new HistorySelector()] });
-const ctx = await c.compile(s, 4000, { systemPrompt: "You are an SRE." });
-const messages = ctx.toMessages({ format: "openai" });
+const messages = await firstCompile(await import("agent-context-compiler"));
 
 // The hook's messages come from its own thread: a round trip through the
 // hooks (one more resolve) flushes them.
