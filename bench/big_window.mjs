@@ -49,7 +49,7 @@ function filled(budget) {
 const selectorOnly = () => new ContextCompiler({ layout: "zoned", processors: [new HistorySelector({ keepFirst: 1, keepLast: Infinity })] });
 
 /** The README's recommended pipeline (without memory, which this session has none of). */
-const recommended = () =>
+export const recommended = () =>
   new ContextCompiler({
     layout: "zoned",
     processors: [
@@ -61,7 +61,7 @@ const recommended = () =>
   });
 
 /** Compile + render p50 at `budget` with the compiler `make()` makes, and copying the rendered text once. */
-async function windowAt(budget, make = selectorOnly, calls = 50) {
+export async function windowAt(budget, make = selectorOnly, calls = 50) {
   const session = filled(budget);
   const compiler = make();
   const options = { systemPrompt: "You are an operations assistant." };

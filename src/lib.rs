@@ -40,6 +40,7 @@ pub mod llm;
 pub mod media;
 pub mod mem_store;
 pub mod memory;
+mod message;
 pub mod normalize;
 pub mod recall;
 pub mod runner;

@@ -184,20 +184,21 @@ fn a_turn_shown_differently_or_with_other_media_is_named() {
     turn.event_id = Some("e1".into());
     let mut answer = HistoryMessage::new("assistant", "noted");
     answer.event_id = Some("e2".into());
-    ctx.history = vec![turn, answer];
+    ctx.history = vec![turn.into(), answer.into()];
     let tracker = PrefixTracker::new();
     tracker.observe("s", &ctx, &counter);
 
     let mut cut = ctx.clone();
-    cut.history[0].content = "the logs: line 1 … [cut]".into();
-    cut.history[0].tokens = None;
+    let first = std::rc::Rc::make_mut(&mut cut.history[0]);
+    first.content = "the logs: line 1 … [cut]".into();
+    first.tokens = None;
     let report = tracker.observe("s", &cut, &counter);
     let miss = report.miss.expect("a miss");
     assert_eq!((miss.cause, miss.message_index), (MissCause::History, 1));
     assert!(miss.detail.contains("e1"), "{}", miss.detail);
 
     let mut pictured = cut.clone();
-    pictured.history[0].media = vec![serde_json::from_value(
+    std::rc::Rc::make_mut(&mut pictured.history[0]).media = vec![serde_json::from_value(
         json!({ "type": "image", "mediaType": "image/png", "url": "https://example.com/a.png", "tokens": 85 }),
     )
     .expect("a media part")];

@@ -294,6 +294,7 @@ impl Processor for Upper {
         _: &mut SessionWrites,
     ) -> Result<WorkingContext> {
         for h in &mut ctx.history {
+            let h = std::rc::Rc::make_mut(h);
             h.content = h.content.to_uppercase();
             h.tokens = None;
         }

@@ -71,7 +71,9 @@ fn everything() -> WorkingContext {
         json!({ "type": "image", "mediaType": "image/png", "url": "https://example.com/a.png", "tokens": 85 }),
     )
     .expect("a media part")];
-    ctx.history = vec![pinned, thought, call, masked, call2, external, picture];
+    ctx.history = [pinned, thought, call, masked, call2, external, picture]
+        .map(std::rc::Rc::new)
+        .into();
     ctx.recalled = vec![RecalledTurn {
         event_id: "e-old".into(),
         position: 0,

@@ -114,9 +114,9 @@ fn compactor_merges_consecutive() {
         let s = session("c");
         let mut ctx = empty_ctx(500);
         ctx.history = vec![
-            HistoryMessage::new("user", "  Hello  "),
-            HistoryMessage::new("user", "  World  "),
-            HistoryMessage::new("assistant", "Hi there"),
+            HistoryMessage::new("user", "  Hello  ").into(),
+            HistoryMessage::new("user", "  World  ").into(),
+            HistoryMessage::new("assistant", "Hi there").into(),
         ];
         ctx.token_count = 30;
         let (r, _) = run(&Compactor::new(), &s, ctx, 500).await;

@@ -243,7 +243,7 @@ impl Processor for ArtifactAttacher {
             let r = self
                 .externalize(session, &h.content, &tool, event_id, writes)
                 .await?;
-            let h = &mut ctx.history[i];
+            let h = Rc::make_mut(&mut ctx.history[i]);
             let text = std::mem::replace(&mut h.content, artifact_content(&r));
             if is_unread {
                 unread.push(Unread {
@@ -321,7 +321,7 @@ fn show_unread(
         .sum();
     let mut room = budget.saturating_sub(total.saturating_sub(working));
     for u in unread {
-        let h = &mut ctx.history[u.index];
+        let h = Rc::make_mut(&mut ctx.history[u.index]);
         let handle = h.tokens.unwrap_or_else(|| zoned_message_tokens(h, counter));
         let handle_content = std::mem::replace(&mut h.content, u.text);
         let artifact = h.artifact.take();
@@ -408,7 +408,7 @@ impl ArtifactAttacher {
                     .await?
             }
         };
-        let h = &mut ctx.history[i];
+        let h = Rc::make_mut(&mut ctx.history[i]);
         h.artifact = Some(r);
         h.content = cut_question(h, counter, budget / 2);
         h.tokens = None;

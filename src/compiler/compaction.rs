@@ -15,6 +15,7 @@
 //! session compiles the same after import.
 
 use serde_json::{json, Value};
+use std::rc::Rc;
 
 use crate::compiler::exchanges;
 use crate::compiler::fit_zoned::unread_excess;
@@ -26,7 +27,7 @@ use crate::llm::{Llm, LlmOptions};
 use crate::session::{EventLog, Session, CONTEXT_COMPACTED};
 use crate::tokens::truncate_to_tokens;
 use crate::working_context::{
-    working_range, DropAction, DroppedItem, HistoryMessage, Section, WorkingContext,
+    working_range, DropAction, DroppedItem, Section, Shared, WorkingContext,
 };
 use crate::zones::CompactionLevel;
 
@@ -43,7 +44,7 @@ pub(crate) fn summary_tokens(budget: u64) -> u64 {
 
 /// The `[start, end)` ranges of the turns in `history`: a message with the
 /// tool results that follow it.
-fn turns(history: &[HistoryMessage]) -> Vec<(usize, usize)> {
+fn turns(history: &[Shared]) -> Vec<(usize, usize)> {
     let mut out: Vec<(usize, usize)> = Vec::new();
     for (i, h) in history.iter().enumerate() {
         match out.last_mut() {
@@ -123,7 +124,7 @@ pub(crate) async fn compact(
     for h in &mut ctx.history[pinned..recent] {
         if h.is_tool_result() && !h.media.is_empty() {
             // Its images and files leave first; their references stay.
-            let saved = h.strip_media();
+            let saved = Rc::make_mut(h).strip_media();
             ctx.dropped.push(DroppedItem::new(
                 Section::History,
                 DropAction::Masked,
@@ -146,6 +147,7 @@ pub(crate) async fn compact(
                     before.saturating_sub(after),
                 ));
             }
+            let h = Rc::make_mut(h);
             h.content = o.content;
             h.masked = o.masked;
             h.tokens = None;
@@ -208,7 +210,7 @@ pub(crate) async fn compact(
                     DroppedItem::new(
                         Section::History,
                         DropAction::Summarized,
-                        h.event_id,
+                        h.event_id.clone(),
                         tokens + overhead,
                     )
                 })
@@ -251,6 +253,7 @@ pub(crate) async fn compact(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::working_context::HistoryMessage;
 
     #[test]
     fn turns_keep_results_with_their_call() {
@@ -264,13 +267,15 @@ mod tests {
         });
         let mut result = HistoryMessage::new("tool", "x");
         result.tool_call_id = Some("c".into());
-        let h = vec![
+        let h: Vec<Shared> = [
             HistoryMessage::new("user", "a"),
             call,
             result.clone(),
             result,
             HistoryMessage::new("assistant", "b"),
-        ];
+        ]
+        .map(Rc::new)
+        .into();
         assert_eq!(turns(&h), vec![(0, 1), (1, 4), (4, 5)]);
         assert_eq!(summary_tokens(32_000), 1_000);
         assert_eq!(summary_tokens(100), 64);

@@ -11,7 +11,7 @@ use crate::compiler::processor::{Processor, SessionWrites};
 use crate::error::{Error, ErrorCode, Result};
 use crate::llm::Llm;
 use crate::session::Session;
-use crate::working_context::{HistoryMessage, Layout, WorkingContext};
+use crate::working_context::{HistoryMessage, Layout, Shared, WorkingContext};
 
 /// The compactor, and the zoned layout's level-based compaction.
 ///
@@ -104,21 +104,22 @@ impl Processor for Compactor {
         if ctx.history.is_empty() {
             return Ok(ctx);
         }
-        let mut merged: Vec<HistoryMessage> = Vec::with_capacity(ctx.history.len());
+        let mut merged: Vec<Shared> = Vec::with_capacity(ctx.history.len());
         for msg in std::mem::take(&mut ctx.history) {
             let trimmed = msg.content.trim();
-            let changed = trimmed.len() != msg.content.len();
             match merged.last_mut() {
                 Some(prev) if prev.role == msg.role => {
+                    let prev = Rc::make_mut(prev);
                     prev.content.push('\n');
                     prev.content.push_str(trimmed);
                     prev.tokens = None;
                 }
-                _ => merged.push(HistoryMessage {
+                _ if trimmed.len() == msg.content.len() => merged.push(msg),
+                _ => merged.push(Rc::new(HistoryMessage {
                     content: trimmed.to_string(),
-                    tokens: if changed { None } else { msg.tokens },
-                    ..msg
-                }),
+                    tokens: None,
+                    ..Rc::unwrap_or_clone(msg)
+                })),
             }
         }
         ctx.history = merged;

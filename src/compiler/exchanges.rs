@@ -3,6 +3,7 @@
 //! followed by its result, paired by `call_id`.
 
 use std::borrow::Cow;
+use std::rc::Rc;
 
 use serde_json::Value;
 
@@ -15,7 +16,7 @@ use crate::session::{EventLog, TOOL_CALL, TOOL_ERROR, TOOL_TIMEOUT};
 use crate::wire::names::{provider_call_id, provider_tool_name};
 use crate::working_context::{has_text, ProviderFormat, EMPTY_OUTPUT};
 use crate::working_context::{
-    reasoning_tokens, zoned_message_tokens, ArtifactRef, HistoryMessage, ToolCallPart,
+    reasoning_tokens, zoned_message_tokens, ArtifactRef, HistoryMessage, Shared, ToolCallPart,
 };
 
 /// Characters of a masked output's summary.
@@ -56,6 +57,41 @@ pub(crate) fn artifact_content(r: &ArtifactRef) -> String {
 /// A tool result's content when compaction masked its output.
 fn masked_content(event_id: &str, bytes: usize, summary: &str) -> String {
     format!("[output masked to save context: {bytes} bytes, kept in session event {event_id}] {summary}")
+}
+
+/// The conversation turn at `position` as a history message (`None` when
+/// the event there is not one), with its media priced by `pricing` and
+/// the `reasoning` it sends back. A turn with neither is the session's own
+/// shared message (see [`EventLog::shared_message`]), built once.
+pub(crate) fn shared_turn(
+    log: &EventLog,
+    position: usize,
+    pricing: &MediaPricing,
+    reasoning: Option<Value>,
+) -> Option<Shared> {
+    let event = log.events().get(position)?;
+    let media = priced_media(&event.data, pricing);
+    let turn = || {
+        let Some(Rendered::Message { role, content }) = render(&event.kind, &event.data) else {
+            return None;
+        };
+        let mut m = HistoryMessage::new(role, content);
+        m.event_id = Some(event.event_id.clone());
+        m.tokens = Some(log.rendered_tokens(position));
+        m.position = Some(position);
+        Some(m)
+    };
+    if reasoning.is_none() && media.is_empty() {
+        return log.shared_message(position, turn);
+    }
+    let mut m = turn()?;
+    // With media, the text names each part too: counted whole.
+    m.tokens = media.is_empty().then(|| {
+        log.rendered_tokens(position) + reasoning_tokens(reasoning.as_ref(), log.counter())
+    });
+    m.reasoning = reasoning;
+    m.media = media;
+    Some(Rc::new(m))
 }
 
 /// How a tool outcome appears as a tool result.
@@ -153,8 +189,8 @@ pub(crate) struct ExchangeBuilder<'a> {
     writes: &'a SessionWrites,
     masked_through: Option<usize>,
     pricing: &'a MediaPricing,
-    out: Vec<HistoryMessage>,
-    pending: Vec<HistoryMessage>,
+    out: Vec<Shared>,
+    pending: Vec<Shared>,
     /// Whether the last item was a call or an assistant turn, so a next call
     /// joins the same assistant message.
     open_turn: bool,
@@ -182,21 +218,15 @@ impl<'a> ExchangeBuilder<'a> {
         self.out.append(&mut self.pending);
     }
 
-    /// Adds a conversation turn.
-    pub(crate) fn message(&mut self, position: usize, role: &str, content: &str) {
+    /// Adds the conversation turn at `position` (nothing when the event
+    /// there is not one).
+    pub(crate) fn message(&mut self, position: usize) {
+        let reasoning = reasoning_at(self.log, position, self.pricing.format);
+        let Some(m) = shared_turn(self.log, position, self.pricing, reasoning) else {
+            return;
+        };
         self.flush();
-        let event = &self.log.events()[position];
-        let mut m = HistoryMessage::new(role, content);
-        m.event_id = Some(event.event_id.clone());
-        m.reasoning = reasoning_at(self.log, position, self.pricing.format);
-        m.media = priced_media(&event.data, self.pricing);
-        // With media, the text names each part too: counted whole.
-        m.tokens = m.media.is_empty().then(|| {
-            self.log.rendered_tokens(position)
-                + reasoning_tokens(m.reasoning.as_ref(), self.log.counter())
-        });
-        m.position = Some(position);
-        self.open_turn = role == "assistant";
+        self.open_turn = m.role == "assistant";
         self.out.push(m);
     }
 
@@ -224,7 +254,7 @@ impl<'a> ExchangeBuilder<'a> {
             self.flush();
             let mut m = HistoryMessage::new("assistant", "");
             m.position = Some(call_position);
-            self.out.push(m);
+            self.out.push(Rc::new(m));
         }
         // A tool name no provider takes is sent under a valid one; the
         // result says which name the model used.
@@ -262,13 +292,14 @@ impl<'a> ExchangeBuilder<'a> {
         }
         let reasoning = reasoning_at(self.log, call_position, self.pricing.format);
         if let Some(assistant) = self.out.last_mut() {
+            let assistant = Rc::make_mut(assistant);
             assistant.tool_calls.push(call);
             assistant.tokens = None;
             if assistant.reasoning.is_none() {
                 assistant.reasoning = reasoning;
             }
         }
-        self.pending.push(result);
+        self.pending.push(Rc::new(result));
         self.open_turn = true;
     }
 
@@ -331,7 +362,7 @@ impl<'a> ExchangeBuilder<'a> {
     }
 
     /// The history built.
-    pub(crate) fn finish(mut self) -> Vec<HistoryMessage> {
+    pub(crate) fn finish(mut self) -> Vec<Shared> {
         self.flush();
         self.out
     }

@@ -4,6 +4,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::tokens::{truncate_to_tokens, TokenCounter};
 use crate::working_context::{DropAction, DroppedItem, Section, WorkingContext};
 use context_compiler_text::order::{descending, sort_stable_by_key};
+use std::rc::Rc;
 
 /// A place in the context that holds text.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -76,8 +77,8 @@ fn replace(ctx: &mut WorkingContext, slot: Slot, text: String) {
     match slot {
         Slot::System => ctx.system_prompt = text,
         Slot::History(i) => {
-            ctx.history[i].content = text;
-            ctx.history[i].tokens = None;
+            Rc::make_mut(&mut ctx.history[i]).content = text;
+            Rc::make_mut(&mut ctx.history[i]).tokens = None;
         }
         Slot::Memory(i) => {
             ctx.memory_hits[i].content = text;

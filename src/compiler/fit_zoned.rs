@@ -7,8 +7,9 @@ use crate::tokens::{truncate_middle_to_tokens, truncate_to_tokens, TokenCounter}
 use crate::tools::look_back::{is_look_back, READ_ARTIFACT};
 use crate::working_context::{
     recent_start, working_range, DropAction, DroppedItem, HistoryMessage, RecalledTurn, Section,
-    WorkingContext,
+    Shared, WorkingContext,
 };
+use std::rc::Rc;
 
 /// A text that can be cut.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -37,8 +38,8 @@ fn set_text(ctx: &mut WorkingContext, slot: Slot, value: String) {
         Slot::Goal => ctx.goal = Some(value),
         Slot::TaskState => ctx.task_state = Some(value),
         Slot::History(i) => {
-            ctx.history[i].content = value;
-            ctx.history[i].tokens = None;
+            Rc::make_mut(&mut ctx.history[i]).content = value;
+            Rc::make_mut(&mut ctx.history[i]).tokens = None;
         }
     }
 }
@@ -55,7 +56,7 @@ fn section(slot: Slot) -> Section {
 
 /// The end of the turn starting at `start`: a message and the tool results
 /// that follow it.
-fn turn_end(history: &[HistoryMessage], start: usize) -> usize {
+fn turn_end(history: &[Shared], start: usize) -> usize {
     let mut end = start + 1;
     while end < history.len() && history[end].is_tool_result() {
         end += 1;
@@ -88,7 +89,7 @@ fn drop_turn(ctx: &mut WorkingContext, start: usize, counter: &dyn TokenCounter)
         ctx.dropped.push(DroppedItem::new(
             Section::History,
             DropAction::Dropped,
-            m.event_id,
+            m.event_id.clone(),
             tokens,
         ));
     }
@@ -105,7 +106,7 @@ pub(crate) fn strip_first_media(ctx: &mut WorkingContext, range: std::ops::Range
     else {
         return false;
     };
-    let saved = ctx.history[i].strip_media();
+    let saved = Rc::make_mut(&mut ctx.history[i]).strip_media();
     ctx.dropped.push(DroppedItem::new(
         Section::History,
         DropAction::Masked,
@@ -150,7 +151,7 @@ fn mask_read_look_back(ctx: &mut WorkingContext, counter: &dyn TokenCounter) -> 
     let Some(&i) = pages.first().filter(|_| pages.len() > 1) else {
         return false;
     };
-    let h = &mut ctx.history[i];
+    let h = Rc::make_mut(&mut ctx.history[i]);
     let page: Option<serde_json::Value> = serde_json::from_str(&h.content).ok();
     let read = |key: &str| {
         page.as_ref()
@@ -213,7 +214,7 @@ fn show_handle(ctx: &mut WorkingContext, counter: &dyn TokenCounter) -> bool {
     let Some(i) = largest else {
         return false;
     };
-    let h = &mut ctx.history[i];
+    let h = Rc::make_mut(&mut ctx.history[i]);
     let Some(r) = h.whole_of.take() else {
         return false;
     };
@@ -283,7 +284,7 @@ fn drop_oldest_reasoning(
     else {
         return false;
     };
-    let m = &mut ctx.history[i];
+    let m = Rc::make_mut(&mut ctx.history[i]);
     let saved = crate::working_context::reasoning_tokens(m.reasoning.as_ref(), counter);
     m.reasoning = None;
     m.tokens = None;

@@ -2,14 +2,14 @@
 
 use async_trait::async_trait;
 
-use crate::compiler::exchanges::priced_media;
+use crate::compiler::exchanges::shared_turn;
 use crate::compiler::omissions::list_omitted;
 use crate::compiler::processor::{Processor, SessionWrites};
 use crate::compiler::zoned_selection::{self, selection_cost_cap};
 use crate::error::Result;
 use crate::session::render::{render, Rendered};
 use crate::session::Session;
-use crate::working_context::{HistoryMessage, Layout, Section, ToolResult, WorkingContext};
+use crate::working_context::{Layout, Section, ToolResult, WorkingContext};
 use context_compiler_text::order::sort_positions;
 
 /// Selects conversation history: the first `keep_first` turns and the last
@@ -91,23 +91,7 @@ impl Processor for HistorySelector {
         let mut available = budget.saturating_sub(ctx.measure(counter));
 
         let pricing = ctx.media_pricing.clone();
-        let message = |i: usize| -> Option<HistoryMessage> {
-            let event = &log.events()[i];
-            match render(&event.kind, &event.data) {
-                Some(Rendered::Message { role, content }) => {
-                    let media = priced_media(&event.data, &pricing);
-                    Some(HistoryMessage {
-                        event_id: Some(event.event_id.clone()),
-                        // With media, the text names each part: counted whole.
-                        tokens: media.is_empty().then(|| log.rendered_tokens(i)),
-                        position: Some(i),
-                        media,
-                        ..HistoryMessage::new(role, content)
-                    })
-                }
-                _ => None,
-            }
-        };
+        let message = |i: usize| shared_turn(log, i, &pricing, None);
 
         // The newest user message is always selected (the final fit
         // truncates it if it must); what the budget leaves out of the first

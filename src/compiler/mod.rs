@@ -65,7 +65,8 @@ pub struct ContextCompiler {
 /// and is rendered as its reference.
 async fn load_media(ctx: &mut WorkingContext, store: &dyn ArtifactStore) -> Result<()> {
     let mut read: BTreeMap<String, Option<Rc<str>>> = BTreeMap::new();
-    for part in ctx.history.iter_mut().flat_map(|m| m.media.iter_mut()) {
+    let with_media = ctx.history.iter_mut().filter(|m| !m.media.is_empty());
+    for part in with_media.flat_map(|m| Rc::make_mut(m).media.iter_mut()) {
         let Some(id) = part.artifact.clone() else {
             continue;
         };

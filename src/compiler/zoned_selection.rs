@@ -3,10 +3,13 @@
 //! paired. The walk starts at the newest event and stops at the budget, so
 //! its cost follows what is selected, not the session's length.
 
+use std::rc::Rc;
+
 use crate::compiler::exchanges::{artifact_content, priced_media, ExchangeBuilder};
 use crate::compiler::omissions::list_omitted;
 use crate::compiler::processor::SessionWrites;
 use crate::error::Result;
+use crate::json_text::member;
 use crate::media::cost::MediaPricing;
 use crate::session::render::{render, Rendered};
 use crate::session::{EventLog, Session, TOOL_CALL};
@@ -49,7 +52,7 @@ fn item_cost(
     pricing: &MediaPricing,
 ) -> u64 {
     let event = &log.events()[position];
-    let media: u64 = if masked || event.data.get("media").is_none() {
+    let media: u64 = if masked || member(&event.data, "media").is_none() {
         0
     } else {
         priced_media(&event.data, pricing)
@@ -68,6 +71,9 @@ fn text_cost(
     cap: u64,
     writes: &SessionWrites,
 ) -> u64 {
+    if log.is_turn(position) {
+        return log.rendered_tokens(position);
+    }
     let event = &log.events()[position];
     if event.kind == TOOL_CALL {
         return match log.answer(position) {
@@ -184,24 +190,23 @@ pub(crate) fn select(
 
     let pricing = ctx.media_pricing.clone();
     let mut builder = ExchangeBuilder::new(log, writes, masked_through, &pricing);
-    let add_message = |builder: &mut ExchangeBuilder, p: usize| {
-        let event = &events[p];
-        if let Some(Rendered::Message { role, content }) = render(&event.kind, &event.data) {
-            builder.message(p, &role, &content);
-        }
-    };
     for &p in &pinned_kept {
-        add_message(&mut builder, p);
+        builder.message(p);
     }
     builder.outcome_seen();
     for &p in &selected {
+        if log.is_turn(p) {
+            builder.message(p);
+            continue;
+        }
         let event = &events[p];
         if event.kind == TOOL_CALL {
             builder.tool_call(p);
             continue;
         }
         match render(&event.kind, &event.data) {
-            Some(Rendered::Message { .. }) => add_message(&mut builder, p),
+            // Turns were added above.
+            Some(Rendered::Message { .. }) | None => {}
             Some(_) => {
                 let call_selected = log
                     .call_of(p)
@@ -213,12 +218,11 @@ pub(crate) fn select(
                 }
                 builder.outcome_seen();
             }
-            None => {}
         }
     }
     let mut history = builder.finish();
     for m in history.iter_mut().take(pinned_kept.len()) {
-        m.zone = Some(Zone::Persistent);
+        Rc::make_mut(m).zone = Some(Zone::Persistent);
     }
     // Measured by the caller (the compile does after each processor).
     if ctx.history.is_empty() {

@@ -1,7 +1,7 @@
 //! The append-only event log and its indices.
 
 use std::borrow::Cow;
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
@@ -11,6 +11,7 @@ use serde_json::Value;
 use crate::artifacts::ArtifactRef;
 use crate::clock::{Clock, IdRng};
 use crate::error::{Error, ErrorCode, Result};
+use crate::message::{HistoryMessage, Shared};
 use crate::session::approvals::{self, Approvals, PendingApproval};
 use crate::session::calls::CallPairs;
 use crate::session::kinds::{
@@ -150,6 +151,11 @@ impl CompactionState {
 pub(crate) struct EventMeta {
     pub(crate) rendered_tokens: u64,
     result_tokens: Cell<Option<u64>>,
+    /// Whether the event renders as a conversation turn.
+    turn: bool,
+    /// The history message the event renders as on its own, once a compile
+    /// built it: every later compile that selects the event shares it.
+    message: OnceCell<Shared>,
 }
 
 /// The state event ids are minted from.
@@ -455,6 +461,7 @@ impl EventLog {
         // The outcome of a decision that came second answers nothing.
         let superseded =
             approvals::decision_of(&event.data).is_some_and(|d| self.approvals.is_superseded(d));
+        let turn = matches!(rendered, Some(Rendered::Message { .. }));
         match &rendered {
             _ if superseded => {}
             Some(Rendered::Message { role, .. }) => {
@@ -532,6 +539,8 @@ impl EventLog {
         self.meta.push(EventMeta {
             rendered_tokens,
             result_tokens: Cell::new(None),
+            turn,
+            message: OnceCell::new(),
         });
         self.events.push(event);
         Ok(())
@@ -832,6 +841,12 @@ impl EventLog {
         self.meta[index].rendered_tokens
     }
 
+    /// Whether the event at `index` renders as a conversation turn (a
+    /// [`Rendered::Message`]), without rendering it again.
+    pub(crate) fn is_turn(&self, index: usize) -> bool {
+        self.meta.get(index).is_some_and(|m| m.turn)
+    }
+
     /// The token count of the inline tool result message the outcome at
     /// `index` becomes, computed by `count` once and remembered (the
     /// message's text depends only on the event).
@@ -845,6 +860,24 @@ impl EventLog {
                 n
             }
         }
+    }
+
+    /// The history message the event at `index` renders as on its own (a
+    /// turn without media or reasoning to send back), built by `build` the
+    /// first time it is asked for and shared from then on: an event does
+    /// not change once recorded, nor does its rendering. `None` when
+    /// `build` finds none (nothing is kept then).
+    pub(crate) fn shared_message(
+        &self,
+        index: usize,
+        build: impl FnOnce() -> Option<HistoryMessage>,
+    ) -> Option<Shared> {
+        let cell = &self.meta.get(index)?.message;
+        if let Some(m) = cell.get() {
+            return Some(Rc::clone(m));
+        }
+        let m = Rc::new(build()?);
+        Some(Rc::clone(cell.get_or_init(|| m)))
     }
 
     /// The correction between this log's token counts and the provider's,

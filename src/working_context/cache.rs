@@ -8,6 +8,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher};
+use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
@@ -15,7 +16,8 @@ use crate::tokens::TokenCounter;
 use crate::working_context::provider::prepare;
 use crate::working_context::zoned::{self, TailPart};
 use crate::working_context::{
-    placeholder_at, single_system_zone, HistoryMessage, Layout, WorkingContext, CONVERSATION_START,
+    placeholder_at, single_system_zone, HistoryMessage, Layout, Shared, WorkingContext,
+    CONVERSATION_START,
 };
 use crate::zones::Zone;
 
@@ -98,14 +100,34 @@ enum Kind {
     Persistent,
     /// The memory message; the hash of its summary.
     Memory { summary: u64 },
-    /// A conversation turn, from `event` when it came from one; the hash
-    /// of its media.
-    Turn { event: Option<String>, media: u64 },
+    /// A conversation turn, from its message's event when it came from
+    /// one; the hash of its media.
+    Turn { event: EventOf, media: u64 },
     /// The `[conversation start]` message.
     Placeholder,
     /// The tail; the hash of its recalled turns.
     Tail { recalled: u64 },
 }
+
+/// The event a turn came from, named by the turn's shared message (no
+/// copy of its id): equal when the ids are.
+#[derive(Debug, Clone)]
+struct EventOf(Shared);
+
+impl EventOf {
+    /// The event's id, when the turn came from one.
+    fn id(&self) -> Option<&str> {
+        self.0.event_id.as_deref()
+    }
+}
+
+impl PartialEq for EventOf {
+    fn eq(&self, other: &EventOf) -> bool {
+        Rc::ptr_eq(&self.0, &other.0) || self.id() == other.id()
+    }
+}
+
+impl Eq for EventOf {}
 
 /// One message's fingerprint.
 #[derive(Debug, Clone)]
@@ -140,8 +162,8 @@ fn hash_of(value: impl Hash) -> u64 {
 
 /// A turn's fingerprint: its event and what the compile did to it (its
 /// count changes with its text), or its text when it has no event.
-fn turn_print(h: &HistoryMessage, zone: Zone, counter: &dyn TokenCounter) -> Option<Print> {
-    let m = prepare(h)?;
+fn turn_print(turn: &Shared, zone: Zone, counter: &dyn TokenCounter) -> Option<Print> {
+    let m = prepare(turn)?;
     let tokens = m
         .tokens
         .unwrap_or_else(|| zoned::message_tokens(&m, counter))
@@ -164,7 +186,7 @@ fn turn_print(h: &HistoryMessage, zone: Zone, counter: &dyn TokenCounter) -> Opt
     let media = h.finish();
     Some(Print {
         kind: Kind::Turn {
-            event: m.event_id.clone(),
+            event: EventOf(Rc::clone(turn)),
             media,
         },
         zone,
@@ -306,7 +328,7 @@ fn cause(before: &Print, now: &Print) -> (MissCause, String) {
                 media: mb,
             },
         ) if a == b => {
-            let event = b.as_deref().unwrap_or("a turn");
+            let event = b.id().unwrap_or("a turn");
             if ma != mb {
                 (
                     MissCause::Media,
@@ -323,8 +345,8 @@ fn cause(before: &Print, now: &Print) -> (MissCause, String) {
             MissCause::Window,
             format!(
                 "the window moved: this message was {}, is now {}",
-                a.as_deref().unwrap_or("a turn"),
-                b.as_deref().unwrap_or("a turn")
+                a.id().unwrap_or("a turn"),
+                b.id().unwrap_or("a turn")
             ),
         ),
         (Kind::Tail { recalled: a }, Kind::Tail { recalled: b }) if a != b => (

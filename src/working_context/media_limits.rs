@@ -17,7 +17,8 @@ use base64::Engine;
 use serde_json::Value;
 
 use crate::media::{MediaKind, MediaPart, MediaSource};
-use crate::working_context::{HistoryMessage, ProviderFormat};
+use crate::message::MessageMut;
+use crate::working_context::ProviderFormat;
 
 const MB: u64 = 1_000_000;
 /// Anthropic: an image's base64 data at most this many bytes.
@@ -413,14 +414,14 @@ pub(crate) fn check(
 /// when they have an artifact), else as they are now. Returns the index of
 /// each message that lost parts, with the tokens those were priced at.
 pub(crate) fn keep_within(
-    messages: &mut [HistoryMessage],
+    messages: &mut [impl MessageMut],
     format: ProviderFormat,
     planned: bool,
 ) -> Vec<(usize, u64)> {
     let judge = if planned { planned_part } else { sent_part };
     let sent: Vec<Sent> = messages
         .iter()
-        .flat_map(|m| m.media.iter().map(judge))
+        .flat_map(|m| m.message().media.iter().map(judge))
         .collect();
     if sent.is_empty() {
         return Vec::new();
@@ -428,10 +429,12 @@ pub(crate) fn keep_within(
     let mut refused = refusals(format, &sent).into_iter();
     let mut out = Vec::new();
     for (i, m) in messages.iter_mut().enumerate() {
-        let verdicts: Vec<Option<Refusal>> = refused.by_ref().take(m.media.len()).collect();
+        let verdicts: Vec<Option<Refusal>> =
+            refused.by_ref().take(m.message().media.len()).collect();
         if verdicts.iter().all(Option::is_none) {
             continue;
         }
+        let m = m.message_mut();
         let mut saved = 0;
         let mut kept = Vec::with_capacity(m.media.len());
         for (part, verdict) in std::mem::take(&mut m.media).into_iter().zip(verdicts) {

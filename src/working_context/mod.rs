@@ -12,6 +12,7 @@ mod zoned;
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::hash::{Hash, Hasher};
+use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -21,6 +22,8 @@ use crate::tokens::TokenCounter;
 use crate::zones::{CompactionLevel, Zone, ZoneUsage};
 
 pub use crate::artifacts::ArtifactRef;
+pub(crate) use crate::message::LayoutPart;
+pub use crate::message::{HistoryMessage, Shared, ToolCallPart};
 pub use crate::wire::names;
 pub use crate::wire::ProviderFormat;
 pub use cache::{CacheMiss, CacheReport, MissCause, PrefixTracker};
@@ -34,82 +37,6 @@ pub use provider_compaction::ProviderCompaction;
 pub(crate) use zoned::{
     message_tokens as zoned_message_tokens, reasoning_tokens, recent_start, working_range,
 };
-
-/// A conversation turn in a compiled context.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HistoryMessage {
-    /// `user`, `assistant`, or any role the provider accepts.
-    pub role: String,
-    /// The message text.
-    pub content: String,
-    /// The session event this message came from, when it came from one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub event_id: Option<String>,
-    /// Tool calls an assistant message makes (zoned layout).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tool_calls: Vec<ToolCallPart>,
-    /// The call a `tool` message answers (zoned layout).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_call_id: Option<String>,
-    /// The tool a `tool` message comes from (zoned layout).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_name: Option<String>,
-    /// Whether a `tool` message reports an error or a timeout.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub is_error: bool,
-    /// The artifact a `tool` message's output was externalised to; the
-    /// content is then the handle and summary.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub artifact: Option<ArtifactRef>,
-    /// Whether a `tool` message's output was masked by compaction (the
-    /// content is a summary; the output stays in the session and store).
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub masked: bool,
-    /// The zone the message is pinned to (`persistent` for the first turns
-    /// a history selector keeps); otherwise its place decides.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub zone: Option<Zone>,
-    /// Cached token count of the message's plain rendering (`content`, plus
-    /// its tool calls or tool-result label); `None` when unknown or stale.
-    #[serde(skip)]
-    pub tokens: Option<u64>,
-    /// Position of the source event in the session's log (what compaction
-    /// records; a made-up position is checked against the log and ignored).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub position: Option<usize>,
-    /// Reasoning the provider asks back with this assistant turn
-    /// (`{ format, items }`, see [`crate::runner::Reasoning`]); rendered in
-    /// its own format only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reasoning: Option<Value>,
-    /// Images and files the message carries (a user's, or a tool
-    /// result's), each with what it costs; rendered as each format takes
-    /// them.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub media: Vec<crate::media::MediaPart>,
-    /// Which of the zoned layout's own messages this is (`None` for a
-    /// conversation message): the renderers place cache marks by it.
-    #[serde(skip)]
-    pub(crate) part: Option<LayoutPart>,
-    /// An unread tool output shown whole (see
-    /// [`crate::compiler::ArtifactAttacher::keep_unread`]): the artifact it
-    /// is stored as, whose handle and summary the final fit shows instead
-    /// when the budget cannot hold the whole text.
-    #[serde(skip)]
-    pub(crate) whole_of: Option<ArtifactRef>,
-}
-
-/// The messages the zoned layout writes itself, around the conversation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum LayoutPart {
-    /// The pinned memories and the compaction summary: one user message
-    /// right after the leading system messages.
-    Memory,
-    /// The per-turn tail: recalled turns, memories, artifacts, tool
-    /// results, the task state and the goal restated; one user message, last.
-    Tail,
-}
 
 /// The user message put before a conversation that would otherwise start
 /// with the assistant (a greeting, or a tool exchange whose question was
@@ -138,7 +65,7 @@ impl HistoryMessage {
 /// Where a [`CONVERSATION_START`] goes in `history`: before its first
 /// message that renders, when that is not a user's; at the end when none
 /// renders (a request needs a user turn).
-pub(crate) fn placeholder_at(history: &[HistoryMessage]) -> Option<usize> {
+pub(crate) fn placeholder_at(history: &[Shared]) -> Option<usize> {
     match history
         .iter()
         .position(|m| m.role != "system" && m.renders())
@@ -153,10 +80,6 @@ pub(crate) fn conversation_start(zone: Option<Zone>) -> HistoryMessage {
     let mut m = HistoryMessage::new("user", CONVERSATION_START);
     m.zone = zone;
     m
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
 }
 
 impl HistoryMessage {
@@ -196,72 +119,6 @@ impl HistoryMessage {
             && *media == other.media
             && *part == other.part
     }
-}
-
-impl HistoryMessage {
-    /// A message with the given role and content.
-    pub fn new(role: impl Into<String>, content: impl Into<String>) -> Self {
-        HistoryMessage {
-            role: role.into(),
-            content: content.into(),
-            event_id: None,
-            tool_calls: Vec::new(),
-            tool_call_id: None,
-            tool_name: None,
-            is_error: false,
-            artifact: None,
-            masked: false,
-            zone: None,
-            tokens: None,
-            position: None,
-            reasoning: None,
-            media: Vec::new(),
-            part: None,
-            whole_of: None,
-        }
-    }
-
-    /// Whether the message is a tool result.
-    pub fn is_tool_result(&self) -> bool {
-        self.tool_call_id.is_some()
-    }
-
-    /// Takes the message's images and files out of the context, leaving a
-    /// line per part saying what it was and where its bytes stay; returns
-    /// the tokens they were priced at.
-    pub fn strip_media(&mut self) -> u64 {
-        let saved = self.media.iter().filter_map(|p| p.tokens).sum();
-        for part in std::mem::take(&mut self.media) {
-            if !self.content.is_empty() {
-                self.content.push('\n');
-            }
-            self.content
-                .push_str(&format!("{} (left out to save context)", part.reference()));
-        }
-        self.tokens = None;
-        saved
-    }
-}
-
-/// A tool call made by an assistant message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolCallPart {
-    /// The call's id, shared with its result.
-    pub id: String,
-    /// The tool's name.
-    pub name: String,
-    /// The call's arguments (any JSON value; usually an object).
-    #[serde(default)]
-    pub arguments: Value,
-    /// The thought signature the provider gave the call (Gemini), sent
-    /// back with it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub signature: Option<String>,
-    /// The `tool_call` event it was recorded as (none for a call
-    /// synthesised for an outcome recorded without one).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub event_id: Option<String>,
 }
 
 /// How a compiled context lays its parts out in messages.
@@ -437,7 +294,7 @@ pub fn render_each(messages: Vec<HistoryMessage>, format: ProviderFormat) -> Vec
 /// layout writes itself (its zone set).
 pub(crate) enum ContextPart<'a> {
     /// A turn of `history` and its zone.
-    Turn(&'a HistoryMessage, Zone),
+    Turn(&'a Shared, Zone),
     /// A message of the layout's own.
     Own(Box<HistoryMessage>),
 }
@@ -447,7 +304,7 @@ impl ContextPart<'_> {
     fn into_message(self) -> HistoryMessage {
         match self {
             ContextPart::Turn(h, zone) => {
-                let mut m = h.clone();
+                let mut m = HistoryMessage::clone(h);
                 m.zone = Some(zone);
                 m
             }
@@ -479,9 +336,13 @@ pub struct Message {
 pub struct WorkingContext {
     /// The system prompt.
     pub system_prompt: String,
-    /// Conversation history, oldest first.
+    /// Conversation history, oldest first. Each message is shared: with
+    /// the session's own rendering of its event (see [`Shared`]), and with
+    /// the contexts compiled before from the same session; a processor
+    /// changes one with [`Rc::make_mut`], which copies it first when it is
+    /// shared.
     #[serde(default)]
-    pub history: Vec<HistoryMessage>,
+    pub history: Vec<Shared>,
     /// Recalled memories.
     #[serde(default)]
     pub memory_hits: Vec<MemoryHit>,
@@ -687,22 +548,25 @@ impl WorkingContext {
     /// so a caller may render only the messages that changed since it last
     /// rendered.
     ///
-    /// The conversation's turns are borrowed where preparing leaves them as
-    /// they are, without their zone (which neither format reads).
-    pub fn messages_rendered_alone(
-        &self,
-        format: ProviderFormat,
-    ) -> Option<Vec<Cow<'_, HistoryMessage>>> {
+    /// The conversation's turns are shared with `history` where preparing
+    /// leaves them as they are, without their zone (which neither format
+    /// reads): a message the same as one a caller kept from an earlier call
+    /// is often the same allocation ([`Rc::ptr_eq`]).
+    pub fn messages_rendered_alone(&self, format: ProviderFormat) -> Option<Vec<Shared>> {
         if !matches!(format, ProviderFormat::Plain | ProviderFormat::OpenAi) {
             return None;
         }
         let mut messages = Vec::with_capacity(self.history.len() + 4);
         for part in self.context_parts() {
             let prepared = match part {
-                ContextPart::Turn(h, _) => provider::prepare(h),
+                ContextPart::Turn(h, _) => match provider::prepare(h) {
+                    Some(Cow::Borrowed(_)) => Some(Rc::clone(h)),
+                    Some(Cow::Owned(changed)) => Some(Rc::new(changed)),
+                    None => None,
+                },
                 ContextPart::Own(m) => match provider::prepare(&m) {
-                    Some(Cow::Borrowed(_)) => Some(Cow::Owned(*m)),
-                    Some(Cow::Owned(changed)) => Some(Cow::Owned(changed)),
+                    Some(Cow::Borrowed(_)) => Some(Rc::new(*m)),
+                    Some(Cow::Owned(changed)) => Some(Rc::new(changed)),
                     None => None,
                 },
             };
@@ -864,7 +728,8 @@ impl WorkingContext {
     pub(crate) fn measure_zones(&mut self, counter: &dyn TokenCounter) -> ZoneUsage {
         for h in &mut self.history {
             if h.tokens.is_none() {
-                h.tokens = Some(zoned::message_tokens(h, counter));
+                let tokens = zoned::message_tokens(h, counter);
+                Rc::make_mut(h).tokens = Some(tokens);
             }
         }
         let usage = zoned::usage(self, counter);
@@ -909,9 +774,12 @@ impl WorkingContext {
         for h in &mut self.history {
             let tokens = match h.tokens {
                 Some(t) => t,
-                None => zoned::message_tokens(h, counter),
+                None => {
+                    let tokens = zoned::message_tokens(h, counter);
+                    Rc::make_mut(h).tokens = Some(tokens);
+                    tokens
+                }
             };
-            h.tokens = Some(tokens);
             total += tokens + overhead;
         }
         total += self.provider_compaction.as_ref().map_or(0, |c| c.tokens);
@@ -974,7 +842,7 @@ mod tests {
     fn ctx(token_count: u64, budget: u64) -> WorkingContext {
         WorkingContext {
             system_prompt: "You are a helpful assistant.".into(),
-            history: vec![HistoryMessage::new("user", "hello")],
+            history: vec![HistoryMessage::new("user", "hello").into()],
             token_count,
             budget,
             ..WorkingContext::default()
@@ -998,8 +866,8 @@ mod tests {
         let ctx = WorkingContext {
             system_prompt: "You are helpful.".into(),
             history: vec![
-                HistoryMessage::new("user", "What is 2+2?"),
-                HistoryMessage::new("assistant", "4"),
+                HistoryMessage::new("user", "What is 2+2?").into(),
+                HistoryMessage::new("assistant", "4").into(),
             ],
             memory_hits: vec![MemoryHit {
                 key: "math".into(),

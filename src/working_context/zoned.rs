@@ -9,13 +9,13 @@ use crate::working_context::media_parts;
 use crate::working_context::provider::{prepare, preparing};
 use crate::working_context::{
     artifact_line, conversation_start, memory_line, placeholder_at, recalled_lines, tool_line,
-    ContextPart, HistoryMessage, LayoutPart, Message, WorkingContext, CONVERSATION_START,
+    ContextPart, HistoryMessage, LayoutPart, Message, Shared, WorkingContext, CONVERSATION_START,
 };
 use crate::zones::{self, Zone, ZoneUsage};
 
 /// Where the RECENT zone starts in `history`: at the newest user message
 /// that is not pinned (the end when there is none).
-pub(crate) fn recent_start(history: &[HistoryMessage]) -> usize {
+pub(crate) fn recent_start(history: &[Shared]) -> usize {
     history
         .iter()
         .rposition(|h| h.role == "user" && h.zone != Some(Zone::Persistent))
@@ -24,7 +24,7 @@ pub(crate) fn recent_start(history: &[HistoryMessage]) -> usize {
 
 /// Where WORKING is in a zoned history: from after the pinned turns (the
 /// leading PERSISTENT ones) to the newest user message (RECENT's start).
-pub(crate) fn working_range(history: &[HistoryMessage]) -> std::ops::Range<usize> {
+pub(crate) fn working_range(history: &[Shared]) -> std::ops::Range<usize> {
     let pinned = history
         .iter()
         .take_while(|h| h.zone == Some(Zone::Persistent))

@@ -7,9 +7,9 @@
 //! change what the next call returns; the array (and a request object
 //! around it) is new at each call.
 
-use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::VecDeque;
+use std::rc::Rc;
 
 use js_sys::{Array, Object, Reflect};
 use serde_json::Value;
@@ -17,7 +17,7 @@ use wasm_bindgen::{JsCast, JsValue};
 
 use context_compiler::error::Result;
 use context_compiler::working_context::{
-    render_each, HistoryMessage, ProviderFormat, WorkingContext,
+    render_each, HistoryMessage, ProviderFormat, Shared, WorkingContext,
 };
 use context_compiler_js::convert::value_to_js;
 
@@ -31,7 +31,7 @@ const LIST_KEYS: [&str; 3] = ["messages", "input", "contents"];
 /// What a rendering is compared by at the next call.
 enum Rendered {
     /// The context's messages, for a format that renders each on its own.
-    Messages(Vec<HistoryMessage>),
+    Messages(Vec<Shared>),
     /// The rendered message list.
     Values(Vec<Value>),
 }
@@ -48,7 +48,7 @@ struct Rendering {
 
 /// A call's rendering: what the next call compares by, the objects handed
 /// out, and the value returned.
-type Shared = (Rendered, Array, JsValue);
+type Handed = (Rendered, Array, JsValue);
 
 /// A compiler's last renderings, newest first.
 #[derive(Default)]
@@ -128,10 +128,10 @@ enum Segment {
 /// dropped turns skipped) is handed out again; only the others are copied
 /// and rendered.
 fn alone(
-    messages: Vec<Cow<'_, HistoryMessage>>,
+    messages: Vec<Shared>,
     format: ProviderFormat,
     previous: Option<Rendering>,
-) -> Result<Shared> {
+) -> Result<Handed> {
     let (before, before_objects) = match previous {
         Some(Rendering {
             rendered: Rendered::Messages(before),
@@ -141,11 +141,14 @@ fn alone(
         _ => (Vec::new(), Array::new()),
     };
     let mut plan: Vec<Segment> = Vec::new();
-    let mut fresh: Vec<HistoryMessage> = Vec::new();
+    let mut fresh: Vec<Shared> = Vec::new();
     let mut next = 0;
-    for m in &messages {
+    for m in messages {
         let end = before.len().min(next + LOOK_AHEAD);
-        match (next..end).find(|&k| before[k].renders_as(m)) {
+        // The same allocation renders the same (a message shared from the
+        // session, unchanged since): no need to compare its fields.
+        let same = |k: &usize| Rc::ptr_eq(&before[*k], &m) || before[*k].renders_as(&m);
+        match (next..end).find(same) {
             Some(k) => {
                 match plan.last_mut() {
                     Some(Segment::Reuse(_, last)) if *last == k => *last += 1,
@@ -158,16 +161,16 @@ fn alone(
                     Some(Segment::Fresh(n)) => *n += 1,
                     _ => plan.push(Segment::Fresh(1)),
                 }
-                fresh.push(m.clone().into_owned());
+                fresh.push(m);
             }
         }
     }
-    drop(messages);
-    let rendered = Value::Array(render_each(fresh.clone(), format));
+    let owned = fresh.iter().map(|m| HistoryMessage::clone(m)).collect();
+    let rendered = Value::Array(render_each(owned, format));
     let parsed = frozen(&rendered)?;
     let mut objects = Array::new();
     let mut kept = Vec::with_capacity(before.len() + fresh.len());
-    let mut before: Vec<Option<HistoryMessage>> = before.into_iter().map(Some).collect();
+    let mut before: Vec<Option<Shared>> = before.into_iter().map(Some).collect();
     let mut fresh = fresh.into_iter();
     let mut at = 0u32;
     for segment in plan {
@@ -194,7 +197,7 @@ fn alone(
 fn whole(
     mut request: Value,
     previous: Option<&Rendering>,
-) -> Result<std::result::Result<Shared, JsValue>> {
+) -> Result<std::result::Result<Handed, JsValue>> {
     let key = LIST_KEYS
         .into_iter()
         .find(|k| request.get(k).is_some_and(Value::is_array));
