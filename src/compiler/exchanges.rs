@@ -62,13 +62,20 @@ fn masked_content(event_id: &str, bytes: usize, summary: &str) -> String {
 /// The conversation turn at `position` as a history message (`None` when
 /// the event there is not one), with its media priced by `pricing` and
 /// the `reasoning` it sends back. A turn with neither is the session's own
-/// shared message (see [`EventLog::shared_message`]), built once.
+/// shared message (see [`EventLog::keep_message`]), built once.
 pub(crate) fn shared_turn(
     log: &EventLog,
     position: usize,
     pricing: &MediaPricing,
     reasoning: Option<Value>,
 ) -> Option<Shared> {
+    // Built before: the event has no media (nor gains any), the message
+    // none of its event's data to read again.
+    if reasoning.is_none() {
+        if let Some(m) = log.built_message(position) {
+            return Some(m);
+        }
+    }
     let event = log.events().get(position)?;
     let media = priced_media(&event.data, pricing);
     let turn = || {
@@ -81,10 +88,10 @@ pub(crate) fn shared_turn(
         m.position = Some(position);
         Some(m)
     };
-    if reasoning.is_none() && media.is_empty() {
-        return log.shared_message(position, turn);
-    }
     let mut m = turn()?;
+    if reasoning.is_none() && media.is_empty() {
+        return Some(log.keep_message(position, m));
+    }
     // With media, the text names each part too: counted whole.
     m.tokens = media.is_empty().then(|| {
         log.rendered_tokens(position) + reasoning_tokens(reasoning.as_ref(), log.counter())
@@ -242,8 +249,18 @@ impl<'a> ExchangeBuilder<'a> {
         call.name = provider_tool_name(original_name).into_owned();
         call.id = provider_call_id(&call.id).into_owned();
         let mask = self.masked_through.is_some_and(|m| outcome_position <= m);
-        let Some(o) = outcome(self.log, outcome_position, mask, self.writes, self.pricing) else {
-            return;
+        let kept = (call.name == original_name)
+            .then(|| self.shared_result(&call, outcome_position, mask))
+            .flatten();
+        let result = match kept {
+            Some(result) => result,
+            None => {
+                let Some(o) = outcome(self.log, outcome_position, mask, self.writes, self.pricing)
+                else {
+                    return;
+                };
+                self.result(&call, original_name, outcome_position, o)
+            }
         };
         let joins = self.open_turn
             && self
@@ -256,40 +273,6 @@ impl<'a> ExchangeBuilder<'a> {
             m.position = Some(call_position);
             self.out.push(Rc::new(m));
         }
-        // A tool name no provider takes is sent under a valid one; the
-        // result says which name the model used.
-        let output = if has_text(&o.content) {
-            o.content
-        } else {
-            EMPTY_OUTPUT.to_string()
-        };
-        let content = match call.name.as_str() {
-            name if name != original_name => {
-                format!("[called as {original_name:?}, not a valid tool name] {output}")
-            }
-            _ => output,
-        };
-        let mut result = HistoryMessage::new("tool", content);
-        result.event_id = Some(self.log.events()[outcome_position].event_id.clone());
-        result.tool_call_id = Some(call.id.clone());
-        result.tool_name = Some(call.name.clone());
-        result.is_error = o.is_error;
-        result.artifact = o.artifact;
-        result.masked = o.masked;
-        result.position = Some(outcome_position);
-        if result.artifact.is_none() && !result.masked {
-            // The inline result's text depends only on its event: count it once.
-            let counter = self.log.counter();
-            result.tokens = Some(
-                self.log
-                    .result_tokens(outcome_position, || zoned_message_tokens(&result, counter)),
-            );
-        }
-        // With media, the text names each part too: counted whole.
-        result.media = o.media;
-        if !result.media.is_empty() {
-            result.tokens = None;
-        }
         let reasoning = reasoning_at(self.log, call_position, self.pricing.format);
         if let Some(assistant) = self.out.last_mut() {
             let assistant = Rc::make_mut(assistant);
@@ -299,8 +282,79 @@ impl<'a> ExchangeBuilder<'a> {
                 assistant.reasoning = reasoning;
             }
         }
-        self.pending.push(Rc::new(result));
+        self.pending.push(result);
         self.open_turn = true;
+    }
+
+    /// The inline result of the outcome at `position` an earlier compile
+    /// kept (see [`EventLog::keep_message`]), when it is still what `call`
+    /// gets: not masked now, not externalised since, answering the same
+    /// call id under the same name (one it was recorded under: a renamed
+    /// call's result is never kept).
+    fn shared_result(&self, call: &ToolCallPart, position: usize, mask: bool) -> Option<Shared> {
+        if mask {
+            return None;
+        }
+        let kept = self.log.built_message(position)?;
+        let event_id = kept.event_id.as_deref()?;
+        let same_call = kept.tool_call_id.as_deref() == Some(call.id.as_str())
+            && kept.tool_name.as_deref() == Some(call.name.as_str());
+        let externalized = self.log.externalized(event_id).is_some()
+            || self.writes.externalized(event_id).is_some();
+        (same_call && !externalized).then_some(kept)
+    }
+
+    /// The tool result `call` (its name as recorded: `original_name`) gets
+    /// from the outcome at `position`, as `o` shows it; an inline result
+    /// under the recorded name, without media, is kept to share.
+    fn result(
+        &self,
+        call: &ToolCallPart,
+        original_name: &str,
+        position: usize,
+        o: Outcome,
+    ) -> Shared {
+        // A tool name no provider takes is sent under a valid one; the
+        // result says which name the model used.
+        let output = if has_text(&o.content) {
+            o.content
+        } else {
+            EMPTY_OUTPUT.to_string()
+        };
+        let renamed = call.name != original_name;
+        let content = if renamed {
+            format!("[called as {original_name:?}, not a valid tool name] {output}")
+        } else {
+            output
+        };
+        let mut result = HistoryMessage::new("tool", content);
+        result.event_id = Some(self.log.events()[position].event_id.clone());
+        result.tool_call_id = Some(call.id.clone());
+        result.tool_name = Some(call.name.clone());
+        result.is_error = o.is_error;
+        result.artifact = o.artifact;
+        result.masked = o.masked;
+        result.position = Some(position);
+        let inline = result.artifact.is_none() && !result.masked;
+        if inline {
+            // The inline result's text depends only on its event: count it once.
+            let counter = self.log.counter();
+            result.tokens = Some(
+                self.log
+                    .result_tokens(position, || zoned_message_tokens(&result, counter)),
+            );
+        }
+        // With media, the text names each part too: counted whole.
+        result.media = o.media;
+        if !result.media.is_empty() {
+            result.tokens = None;
+        }
+        let shares = inline && !renamed && result.media.is_empty();
+        if shares && self.log.built_message(position).is_none() {
+            self.log.keep_message(position, result)
+        } else {
+            Rc::new(result)
+        }
     }
 
     /// Adds the `tool_call` event at `position` with its outcome (nothing

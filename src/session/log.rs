@@ -154,7 +154,7 @@ pub(crate) struct EventMeta {
     /// Whether the event renders as a conversation turn.
     turn: bool,
     /// The history message the event renders as on its own, once a compile
-    /// built it: every later compile that selects the event shares it.
+    /// built it (see [`EventLog::keep_message`]).
     message: OnceCell<Shared>,
 }
 
@@ -862,22 +862,27 @@ impl EventLog {
         }
     }
 
-    /// The history message the event at `index` renders as on its own (a
-    /// turn without media or reasoning to send back), built by `build` the
-    /// first time it is asked for and shared from then on: an event does
-    /// not change once recorded, nor does its rendering. `None` when
-    /// `build` finds none (nothing is kept then).
-    pub(crate) fn shared_message(
-        &self,
-        index: usize,
-        build: impl FnOnce() -> Option<HistoryMessage>,
-    ) -> Option<Shared> {
-        let cell = &self.meta.get(index)?.message;
-        if let Some(m) = cell.get() {
-            return Some(Rc::clone(m));
+    /// The history message kept for the event at `index` (see
+    /// [`EventLog::keep_message`]), when one is.
+    pub(crate) fn built_message(&self, index: usize) -> Option<Shared> {
+        self.meta.get(index)?.message.get().map(Rc::clone)
+    }
+
+    /// Keeps `message` as what the event at `index` renders as on its own
+    /// (a turn, or an inline tool result, without media or reasoning to
+    /// send back), when none is kept yet, and returns it shared: every
+    /// later compile that selects the event shares it (see
+    /// [`EventLog::built_message`]). An event does not change once
+    /// recorded; what else a rendering depends on (a tool result's call, a
+    /// masking, an externalisation) the compile checks before sharing.
+    pub(crate) fn keep_message(&self, index: usize, message: HistoryMessage) -> Shared {
+        let message = Rc::new(message);
+        if let Some(meta) = self.meta.get(index) {
+            if meta.message.get().is_none() {
+                let _ = meta.message.set(Rc::clone(&message));
+            }
         }
-        let m = Rc::new(build()?);
-        Some(Rc::clone(cell.get_or_init(|| m)))
+        message
     }
 
     /// The correction between this log's token counts and the provider's,
