@@ -278,7 +278,6 @@ proptest! {
                         // One message each: the npm package's render memo
                         // hands out a rendering per message.
                         prop_assert_eq!(Some(alone.len()), request.as_array().map(Vec::len));
-                        let alone = alone.iter().map(|m| context_compiler::working_context::HistoryMessage::clone(m)).collect();
                         prop_assert_eq!(serde_json::Value::Array(render_each(alone, format)), request);
                     }
                 }

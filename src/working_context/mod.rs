@@ -31,6 +31,7 @@ pub use ledger::{
     Excluded, ExcludedRow, ExclusionReason, Included, IncludedRow, InclusionReason, Ledger,
     LedgerColumns,
 };
+use provider::Placed;
 pub use provider::EMPTY_OUTPUT;
 pub(crate) use provider_compaction::items_tokens as provider_compaction_tokens;
 pub use provider_compaction::ProviderCompaction;
@@ -276,9 +277,17 @@ impl DroppedItem {
 /// `messages` (from [`WorkingContext::messages_rendered_alone`]) in
 /// `format`, each rendered on its own: the messages
 /// [`WorkingContext::to_provider_messages`] renders for them.
-pub fn render_each(messages: Vec<HistoryMessage>, format: ProviderFormat) -> Vec<Value> {
+pub fn render_each(messages: Vec<Shared>, format: ProviderFormat) -> Vec<Value> {
     match format {
-        ProviderFormat::OpenAi => provider::openai_each(messages),
+        ProviderFormat::OpenAi => provider::openai_each(
+            messages
+                .into_iter()
+                .map(|message| Placed {
+                    zone: message.zone,
+                    message,
+                })
+                .collect(),
+        ),
         _ => messages
             .iter()
             .map(|m| {
@@ -523,9 +532,9 @@ impl WorkingContext {
     /// calls written into their assistant message's text and tool results as
     /// `user` messages, so any chat API takes them.
     pub fn to_messages(&self) -> Vec<Message> {
-        provider::prepared(self.context_messages())
+        provider::prepared(self.placed_messages())
             .iter()
-            .map(zoned::plain_message)
+            .map(|m| zoned::plain_message(m))
             .collect()
     }
 
@@ -584,7 +593,7 @@ impl WorkingContext {
         let mut request = match format {
             ProviderFormat::Plain => serde_json::to_value(self.to_messages())
                 .unwrap_or_else(|_| Value::Array(Vec::new())),
-            other => provider::render(self.context_messages(), other),
+            other => provider::render(self.placed_messages(), other),
         };
         if let Some(c) = &self.provider_compaction {
             c.send(&mut request, format);
@@ -678,6 +687,21 @@ impl WorkingContext {
         self.context_parts()
             .into_iter()
             .map(ContextPart::into_message)
+            .collect()
+    }
+
+    /// [`WorkingContext::context_messages`] as the renderers read them:
+    /// the conversation's turns shared, not copied, beside their zones.
+    fn placed_messages(&self) -> Vec<Placed> {
+        self.context_parts()
+            .into_iter()
+            .map(|part| match part {
+                ContextPart::Turn(h, zone) => Placed {
+                    message: Rc::clone(h),
+                    zone: Some(zone),
+                },
+                ContextPart::Own(m) => Placed::own(*m),
+            })
             .collect()
     }
 

@@ -9,12 +9,14 @@
 use serde_json::{json, Map, Value};
 
 use std::borrow::Cow;
+use std::rc::Rc;
 
+use crate::message::MessageMut;
 use crate::wire::names::{
     is_provider_name, provider_call_id, provider_tool_name, PROVIDER_NAME_MAX,
 };
 use crate::wire::ProviderFormat;
-use crate::working_context::{has_text, media_parts, HistoryMessage, LayoutPart};
+use crate::working_context::{has_text, media_parts, HistoryMessage, LayoutPart, Shared};
 use crate::zones::Zone;
 
 /// A tool result's content when the tool returned nothing (or only
@@ -76,14 +78,55 @@ pub(crate) fn prepare(m: &HistoryMessage) -> Option<Cow<'_, HistoryMessage>> {
     Some(Cow::Owned(m))
 }
 
+/// A context message as the renderers read it: shared with the context's
+/// history (no copy), beside the zone it is in.
+#[derive(Debug, Clone)]
+pub(crate) struct Placed {
+    /// The message.
+    pub(crate) message: Shared,
+    /// Its zone (the renderers place cache marks by it).
+    pub(crate) zone: Option<Zone>,
+}
+
+impl Placed {
+    /// `message` in its own zone.
+    pub(crate) fn own(message: HistoryMessage) -> Placed {
+        Placed {
+            zone: message.zone,
+            message: Rc::new(message),
+        }
+    }
+}
+
+impl std::ops::Deref for Placed {
+    type Target = HistoryMessage;
+
+    fn deref(&self) -> &HistoryMessage {
+        &self.message
+    }
+}
+
+impl MessageMut for Placed {
+    fn message(&self) -> &HistoryMessage {
+        &self.message
+    }
+
+    fn message_mut(&mut self) -> &mut HistoryMessage {
+        Rc::make_mut(&mut self.message)
+    }
+}
+
 /// `messages` as every format renders them (see [`prepare`]), each kept
 /// as it is unless preparing changes it.
-pub(crate) fn prepared(messages: Vec<HistoryMessage>) -> Vec<HistoryMessage> {
+pub(crate) fn prepared(messages: Vec<Placed>) -> Vec<Placed> {
     messages
         .into_iter()
         .filter_map(|m| match prepare(&m)? {
             Cow::Borrowed(_) => Some(m),
-            Cow::Owned(changed) => Some(changed),
+            Cow::Owned(changed) => Some(Placed {
+                message: Rc::new(changed),
+                zone: m.zone,
+            }),
         })
         .collect()
 }
@@ -91,7 +134,7 @@ pub(crate) fn prepared(messages: Vec<HistoryMessage>) -> Vec<HistoryMessage> {
 /// Renders `messages` (a context's messages with zones) in `format`. A
 /// part the provider would refuse (too large, too many) is sent as its
 /// reference line, saying why (see [`super::media_limits`]).
-pub(crate) fn render(messages: Vec<HistoryMessage>, format: ProviderFormat) -> Value {
+pub(crate) fn render(messages: Vec<Placed>, format: ProviderFormat) -> Value {
     let mut messages = prepared(messages);
     super::media_limits::keep_within(&mut messages, format, false);
     match format {
@@ -114,7 +157,7 @@ pub(crate) fn render(messages: Vec<HistoryMessage>, format: ProviderFormat) -> V
 
 /// Chat Completions messages of `messages`, one each when none carries
 /// media (see [`super::render_each`]).
-pub(crate) fn openai_each(messages: Vec<HistoryMessage>) -> Vec<Value> {
+pub(crate) fn openai_each(messages: Vec<Placed>) -> Vec<Value> {
     match openai(messages) {
         Value::Array(rendered) => rendered,
         _ => Vec::new(),
@@ -134,7 +177,7 @@ fn reasoning_items(m: &HistoryMessage, format: ProviderFormat) -> impl Iterator<
 
 /// How many leading messages are system messages (the system prompt part
 /// of a request).
-fn leading_system(messages: &[HistoryMessage]) -> usize {
+fn leading_system(messages: &[Placed]) -> usize {
     messages
         .iter()
         .take_while(|m| m.role == "system" && !m.is_tool_result())
@@ -166,13 +209,10 @@ pub(crate) fn openai_omits(m: &HistoryMessage) -> bool {
 /// images and files of a turn's tool results follow its last result in a
 /// user message, and each result says so. The messages' texts move into
 /// the request.
-fn openai(messages: Vec<HistoryMessage>) -> Value {
+fn openai(messages: Vec<Placed>) -> Value {
     let mut out: Vec<Value> = Vec::with_capacity(messages.len());
     let mut carried: Vec<Value> = Vec::new();
-    let results: Vec<bool> = messages
-        .iter()
-        .map(HistoryMessage::is_tool_result)
-        .collect();
+    let results: Vec<bool> = messages.iter().map(|m| m.is_tool_result()).collect();
     for (i, m) in messages.into_iter().enumerate() {
         if openai_omits(&m) {
             continue;
@@ -203,11 +243,15 @@ fn openai(messages: Vec<HistoryMessage>) -> Value {
 
 /// A Chat Completions message other than a tool result; a message of text
 /// alone moves its text into the request.
-fn openai_message(m: HistoryMessage) -> Value {
+fn openai_message(m: Placed) -> Value {
     if m.media.is_empty() && m.tool_calls.is_empty() {
+        let (role, content) = match Rc::try_unwrap(m.message) {
+            Ok(m) => (m.role, m.content),
+            Err(m) => (m.role.clone(), m.content.clone()),
+        };
         let mut object = serde_json::Map::with_capacity(2);
-        object.insert("role".into(), Value::String(m.role));
-        object.insert("content".into(), Value::String(m.content));
+        object.insert("role".into(), Value::String(role));
+        object.insert("content".into(), Value::String(content));
         return Value::Object(object);
     }
     let m = &m;
@@ -259,7 +303,7 @@ fn text_block(text: &str) -> Value {
     json!({"type": "text", "text": text})
 }
 
-fn anthropic(messages: &[HistoryMessage]) -> Value {
+fn anthropic(messages: &[Placed]) -> Value {
     let lead = leading_system(messages);
     let mut system: Vec<Value> = Vec::new();
     // Breakpoints: (message index or None for system, block index).
@@ -357,7 +401,7 @@ fn anthropic(messages: &[HistoryMessage]) -> Value {
     // memory message (pinned memories and the compaction summary), WORKING,
     // and the conversation before the per-turn tail; then the end of the
     // SYSTEM zone alone if one is left.
-    let last_of = |pred: &dyn Fn(&HistoryMessage) -> bool| {
+    let last_of = |pred: &dyn Fn(&Placed) -> bool| {
         messages
             .iter()
             .enumerate()
@@ -427,7 +471,7 @@ fn anthropic(messages: &[HistoryMessage]) -> Value {
 /// and of the last leading zone; then the memory message (cache
 /// `providerOptions` too), the conversation and the per-turn tail as
 /// `ModelMessage[]`.
-fn ai_sdk(messages: &[HistoryMessage]) -> Value {
+fn ai_sdk(messages: &[Placed]) -> Value {
     let lead = leading_system(messages);
     let mut instructions: Vec<Value> = messages[..lead]
         .iter()
@@ -508,7 +552,7 @@ fn ai_sdk(messages: &[HistoryMessage]) -> Value {
 }
 
 /// The text of the leading system messages, joined by blank lines.
-fn leading_text(messages: &[HistoryMessage]) -> String {
+fn leading_text(messages: &[Placed]) -> String {
     messages[..leading_system(messages)]
         .iter()
         .filter(|m| !m.content.is_empty())
@@ -524,7 +568,7 @@ fn leading_text(messages: &[HistoryMessage]) -> String {
 /// `function_call` items after its text, each result as a
 /// `function_call_output` item; system text after the conversation started
 /// (a host's) as a `developer` message.
-fn openai_responses(messages: &[HistoryMessage]) -> Value {
+fn openai_responses(messages: &[Placed]) -> Value {
     let lead = leading_system(messages);
     let mut input: Vec<Value> = Vec::new();
     for m in &messages[lead..] {
@@ -610,7 +654,7 @@ fn gemini_name(name: &str) -> Cow<'_, str> {
 /// (`{ output }`, or `{ error }` for a failure), each with the call's id;
 /// the memory message, the per-turn tail and later system text as user
 /// text.
-fn gemini(messages: &[HistoryMessage]) -> Value {
+fn gemini(messages: &[Placed]) -> Value {
     let lead = leading_system(messages);
     let instruction: Vec<Value> = messages[..lead]
         .iter()

@@ -16,9 +16,7 @@ use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
 
 use context_compiler::error::Result;
-use context_compiler::working_context::{
-    render_each, HistoryMessage, ProviderFormat, Shared, WorkingContext,
-};
+use context_compiler::working_context::{render_each, ProviderFormat, Shared, WorkingContext};
 use context_compiler_js::convert::value_to_js;
 
 /// Sessions whose last rendering a compiler remembers.
@@ -165,8 +163,7 @@ fn alone(
             }
         }
     }
-    let owned = fresh.iter().map(|m| HistoryMessage::clone(m)).collect();
-    let rendered = Value::Array(render_each(owned, format));
+    let rendered = Value::Array(render_each(fresh.clone(), format));
     let parsed = frozen(&rendered)?;
     let mut objects = Array::new();
     let mut kept = Vec::with_capacity(before.len() + fresh.len());
