@@ -299,6 +299,16 @@ fn is_thinking(block: &Value) -> bool {
     )
 }
 
+/// A JSON object of `pairs`, in their order, the values moved in (the
+/// `json!` macro serialises a value it is given again: a deep copy).
+fn object<const N: usize>(pairs: [(&str, Value); N]) -> Value {
+    let mut map = Map::with_capacity(N);
+    for (key, value) in pairs {
+        map.insert(key.to_string(), value);
+    }
+    Value::Object(map)
+}
+
 fn text_block(text: &str) -> Value {
     json!({"type": "text", "text": text})
 }
@@ -457,7 +467,12 @@ fn anthropic(messages: &[Placed]) -> Value {
         "messages".into(),
         Value::Array(
             out.into_iter()
-                .map(|(role, content)| json!({"role": role, "content": content}))
+                .map(|(role, content)| {
+                    object([
+                        ("role", Value::String(role)),
+                        ("content", Value::Array(content)),
+                    ])
+                })
                 .collect(),
         ),
     );
@@ -548,7 +563,10 @@ fn ai_sdk(messages: &[Placed]) -> Value {
             out.push(message);
         }
     }
-    json!({"instructions": instructions, "messages": out})
+    object([
+        ("instructions", Value::Array(instructions)),
+        ("messages", Value::Array(out)),
+    ])
 }
 
 /// The text of the leading system messages, joined by blank lines.
@@ -709,7 +727,9 @@ fn gemini(messages: &[Placed]) -> Value {
         Value::Array(
             contents
                 .into_iter()
-                .map(|(role, parts)| json!({"role": role, "parts": parts}))
+                .map(|(role, parts)| {
+                    object([("role", Value::from(role)), ("parts", Value::Array(parts))])
+                })
                 .collect(),
         ),
     );

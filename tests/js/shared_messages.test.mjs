@@ -132,3 +132,28 @@ test("a window that slides (its oldest turns dropped) still shares the turns it 
   const stillThere = second.filter((m) => firstTexts.has(m.content)).length;
   assert.ok(reused >= stillThere - 3, `${reused} of the ${stillThere} kept turns shared`);
 });
+
+test("every format's request shares the items of a slid window that render the same", async () => {
+  const lists = { anthropic: "messages", "openai-responses": "input", gemini: "contents", "ai-sdk": "messages" };
+  for (const [format, key] of Object.entries(lists)) {
+    const s = new Session({ sessionId: `sliding-${format}` });
+    for (let i = 0; i < 60; i++) turn(s, i);
+    const compiler = new ContextCompiler({ layout: "zoned", processors: [new HistorySelector({ keepFirst: 1, keepLast: Infinity })] });
+    const options = { systemPrompt: "You are terse." };
+    const first = (await compiler.compile(s, 900, options)).toMessages({ format })[key];
+    for (let i = 60; i < 63; i++) turn(s, i);
+    const ctx = await compiler.compile(s, 900, options);
+    const request = ctx.toMessages({ format });
+    assert.deepEqual(request, fresh(ctx, { format }), format);
+    const second = request[key];
+    const text = (item) => JSON.stringify(item);
+    const before = new Set(first.map(text));
+    // The window slid: items left from the start and came at the end.
+    assert.ok(first.some((item) => !second.some((n) => text(n) === text(item))), `${format}: old turns left`);
+    const stillThere = second.filter((item) => before.has(text(item)));
+    const reused = second.filter((item) => first.includes(item));
+    assert.ok(stillThere.length > 10, `${format}: ${stillThere.length} items kept`);
+    assert.equal(reused.length, stillThere.length, `${format}: every item that renders the same is shared`);
+    assert.ok(reused.every((item) => Object.isFrozen(item)), format);
+  }
+});

@@ -73,7 +73,7 @@ impl RenderMemo {
                     Some(model) => ctx.to_provider_messages_for(format, model),
                     None => ctx.to_provider_messages(format),
                 };
-                match whole(request, previous.as_ref())? {
+                match whole(request, previous)? {
                     Ok(done) => done,
                     Err(js) => return Ok(js),
                 }
@@ -121,32 +121,17 @@ enum Segment {
     Fresh(usize),
 }
 
-/// A format that renders each message on its own: each message that
-/// renders as one of the previous call's (in their order, a slid window's
-/// dropped turns skipped) is handed out again; only the others are copied
-/// and rendered.
-fn alone(
-    messages: Vec<Shared>,
-    format: ProviderFormat,
-    previous: Option<Rendering>,
-) -> Result<Handed> {
-    let (before, before_objects) = match previous {
-        Some(Rendering {
-            rendered: Rendered::Messages(before),
-            objects,
-            ..
-        }) => (before, objects),
-        _ => (Vec::new(), Array::new()),
-    };
+/// How `now` is made of `before`'s items (in their order, a slid window's
+/// dropped turns skipped, each looked for at most [`LOOK_AHEAD`] ahead of
+/// the last found) and of items new to it, whose indices in `now` are
+/// returned beside the plan.
+fn plan<T>(before: &[T], now: &[T], same: impl Fn(&T, &T) -> bool) -> (Vec<Segment>, Vec<usize>) {
     let mut plan: Vec<Segment> = Vec::new();
-    let mut fresh: Vec<Shared> = Vec::new();
+    let mut fresh = Vec::new();
     let mut next = 0;
-    for m in messages {
+    for (i, item) in now.iter().enumerate() {
         let end = before.len().min(next + LOOK_AHEAD);
-        // The same allocation renders the same (a message shared from the
-        // session, unchanged since): no need to compare its fields.
-        let same = |k: &usize| Rc::ptr_eq(&before[*k], &m) || before[*k].renders_as(&m);
-        match (next..end).find(same) {
+        match (next..end).find(|&k| same(&before[k], item)) {
             Some(k) => {
                 match plan.last_mut() {
                     Some(Segment::Reuse(_, last)) if *last == k => *last += 1,
@@ -159,46 +144,80 @@ fn alone(
                     Some(Segment::Fresh(n)) => *n += 1,
                     _ => plan.push(Segment::Fresh(1)),
                 }
-                fresh.push(m);
+                fresh.push(i);
             }
         }
     }
-    let rendered = Value::Array(render_each(fresh.clone(), format));
-    let parsed = frozen(&rendered)?;
+    (plan, fresh)
+}
+
+/// The objects `plan` makes: runs of `before`'s, and `fresh`'s in order.
+fn assemble(plan: Vec<Segment>, before: &Array, fresh: &Array) -> Array {
     let mut objects = Array::new();
-    let mut kept = Vec::with_capacity(before.len() + fresh.len());
-    let mut before: Vec<Option<Shared>> = before.into_iter().map(Some).collect();
-    let mut fresh = fresh.into_iter();
     let mut at = 0u32;
     for segment in plan {
         match segment {
             Segment::Reuse(start, end) => {
-                objects = objects.concat(&before_objects.slice(start as u32, end as u32));
-                kept.extend(before[start..end].iter_mut().filter_map(Option::take));
+                objects = objects.concat(&before.slice(start as u32, end as u32));
             }
             Segment::Fresh(n) => {
                 for _ in 0..n {
-                    objects.push(&parsed.get(at));
+                    objects.push(&fresh.get(at));
                     at += 1;
                 }
-                kept.extend(fresh.by_ref().take(n));
             }
         }
     }
-    let out = objects.slice(0, objects.length()).into();
-    Ok((Rendered::Messages(kept), objects, out))
+    objects
 }
 
-/// Any format: the whole request rendered, its message list compared with
-/// the previous call's. `Err` holds a request with no list to share.
+/// The previous rendering's items (those `items` takes out of it) and
+/// objects; none when there was none or `items` takes none.
+fn previous_of<T>(
+    previous: Option<Rendering>,
+    items: fn(Rendered) -> Option<Vec<T>>,
+) -> (Vec<T>, Array) {
+    previous
+        .and_then(|p| Some((items(p.rendered)?, p.objects)))
+        .unwrap_or_else(|| (Vec::new(), Array::new()))
+}
+
+/// A format that renders each message on its own: each message that
+/// renders as one of the previous call's is handed out again; only the
+/// others are copied and rendered.
+fn alone(
+    messages: Vec<Shared>,
+    format: ProviderFormat,
+    previous: Option<Rendering>,
+) -> Result<Handed> {
+    let (before, before_objects) = previous_of(previous, |r| match r {
+        Rendered::Messages(m) => Some(m),
+        Rendered::Values(_) => None,
+    });
+    // The same allocation renders the same (a message shared from the
+    // session, unchanged since): no need to compare its fields.
+    let (plan, fresh) = plan(&before, &messages, |a, b| {
+        Rc::ptr_eq(a, b) || a.renders_as(b)
+    });
+    let fresh: Vec<Shared> = fresh.into_iter().map(|i| Rc::clone(&messages[i])).collect();
+    let parsed = frozen(&Value::Array(render_each(fresh, format)))?;
+    let objects = assemble(plan, &before_objects, &parsed);
+    let out = objects.slice(0, objects.length()).into();
+    Ok((Rendered::Messages(messages), objects, out))
+}
+
+/// Any format: the whole request rendered, each item of its message list
+/// that is one of the previous call's (as [`alone`] finds them, compared
+/// as JSON) handed out again; only the others cross. `Err` holds a request
+/// with no list to share.
 fn whole(
     mut request: Value,
-    previous: Option<&Rendering>,
+    previous: Option<Rendering>,
 ) -> Result<std::result::Result<Handed, JsValue>> {
     let key = LIST_KEYS
         .into_iter()
         .find(|k| request.get(k).is_some_and(Value::is_array));
-    let mut list = match (&mut request, key) {
+    let list = match (&mut request, key) {
         (Value::Array(list), _) => std::mem::take(list),
         (Value::Object(object), Some(k)) => match object.get_mut(k) {
             Some(Value::Array(list)) => std::mem::take(list),
@@ -206,23 +225,14 @@ fn whole(
         },
         _ => return Ok(Err(value_to_js(&request)?)),
     };
-    let shared = match previous.map(|p| &p.rendered) {
-        Some(Rendered::Values(before)) => before
-            .iter()
-            .zip(&list)
-            .take_while(|(a, b)| same(a, b))
-            .count(),
-        _ => 0,
-    };
-    let tail = Value::Array(list.split_off(shared));
-    let objects = match previous {
-        Some(p) => p.objects.slice(0, shared as u32),
-        None => Array::new(),
-    };
-    let objects = joined(objects, &tail)?;
-    if let Value::Array(tail) = tail {
-        list.extend(tail);
-    }
+    let (before, before_objects) = previous_of(previous, |r| match r {
+        Rendered::Values(v) => Some(v),
+        Rendered::Messages(_) => None,
+    });
+    let (plan, fresh) = plan(&before, &list, same);
+    drop(before);
+    let fresh = Value::Array(fresh.into_iter().map(|i| list[i].clone()).collect());
+    let objects = assemble(plan, &before_objects, &frozen(&fresh)?);
     let out = match (key, &request) {
         (Some(k), Value::Object(_)) => {
             let outer = value_to_js(&request)?;
@@ -232,14 +242,6 @@ fn whole(
         _ => objects.slice(0, objects.length()).into(),
     };
     Ok(Ok((Rendered::Values(list), objects, out)))
-}
-
-/// `objects` (the previous call's shared ones), then `tail`'s, frozen.
-fn joined(objects: Array, tail: &Value) -> Result<Array> {
-    for item in frozen(tail)?.iter() {
-        objects.push(&item);
-    }
-    Ok(objects)
 }
 
 /// The JSON array `list` as JS, each of its items frozen.
