@@ -98,6 +98,23 @@ export async function windowAt(budget, make = selectorOnly, calls = 50) {
   return { budget, compile: p50(times), copy: p50(copies), bytes: text.length, tokens };
 }
 
+/** `toMessages` p50 in `format` on a full 200k window (the issue's session) that slides a turn per call. */
+export async function toMessagesAt(format, budget = 200_000, calls = 20) {
+  const session = filled(budget);
+  const compiler = selectorOnly();
+  const times = [];
+  for (let i = 0; i < calls + 3; i++) {
+    session.record("user_input", `and step ${i}?`);
+    const ctx = await compiler.compile(session, budget, { systemPrompt: "You are an operations assistant." });
+    const start = performance.now();
+    ctx.toMessages({ format });
+    if (i >= 3) times.push(performance.now() - start);
+    ctx.free();
+  }
+  session.free?.();
+  return p50(times);
+}
+
 /** The first compile every cold start below times (its file, for the scripts that import it). */
 const FIRST_COMPILE = fileURLToPath(new URL("../tests/js/children/first_compile.mjs", import.meta.url));
 
@@ -289,6 +306,12 @@ export async function bigWindowBench() {
       `  ${budget.toLocaleString("en").padEnd(9)}  ${ms(r.compile).padStart(21)}   ${ms(r.copy).padStart(9)}   ${ratio.toFixed(0).padStart(5)}×   ${(r.bytes / 1024).toFixed(0).padStart(13)}   ${target ? `≤ ${target}×` : ""}`,
     );
   }
+  // Every format hands out again the items of the previous call's list
+  // that render the same (issue 65, item 2).
+  const formats = ["openai", "anthropic", "openai-responses", "gemini", "ai-sdk"];
+  const rendered = [];
+  for (const format of formats) rendered.push(`${format} ${ms(await toMessagesAt(format))} ms`);
+  console.log(`  toMessages alone at 200,000, p50 per format: ${rendered.join(", ")}`);
   // What users run: the compactor folds a window over its thresholds into
   // a summary (the session is 110% of the budget), so the same sessions
   // keep far less in the window, and recall brings back what a question needs.
