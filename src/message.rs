@@ -1,6 +1,6 @@
 //! A message of a compiled context's history: what a compile selects from
 //! a session's events, shared between compiles (see
-//! [`crate::session::EventLog::shared_message`]) and changed copy-on-write.
+//! [`crate::session::EventLog::keep_message`]) and changed copy-on-write.
 
 use std::rc::Rc;
 
