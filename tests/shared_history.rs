@@ -162,7 +162,9 @@ fn a_kept_result_is_not_shared_once_externalised() {
     block_on(async {
         let mut s = session("externalised");
         s.record("user_input", json!("find it"), None).unwrap();
-        let big = "a line of the search output that goes on\n".repeat(400);
+        // Small enough to be kept (under the attacher's default threshold),
+        // then externalised by an attacher with a lower one.
+        let big = "a line of the search output that goes on\n".repeat(20);
         search(&mut s, "call_big", &big);
         s.record("assistant_output", json!("found it"), None)
             .unwrap();
@@ -173,14 +175,19 @@ fn a_kept_result_is_not_shared_once_externalised() {
             .await
             .unwrap();
         assert_eq!(message(&inline, &id).content, big);
+        let again = zoned(vec![selector()])
+            .compile(&mut s, 100_000, "sys")
+            .await
+            .unwrap();
+        assert!(
+            Rc::ptr_eq(message(&inline, &id), message(&again, &id)),
+            "kept"
+        );
         let store = Rc::new(MemoryArtifactStore::new(StepClock::new(0.0, 1.0)));
-        let attached = zoned(vec![
-            selector(),
-            Rc::new(ArtifactAttacher::new(store, 1024)),
-        ])
-        .compile(&mut s, 100_000, "sys")
-        .await
-        .unwrap();
+        let attached = zoned(vec![selector(), Rc::new(ArtifactAttacher::new(store, 100))])
+            .compile(&mut s, 100_000, "sys")
+            .await
+            .unwrap();
         let handle = message(&attached, &id);
         assert!(
             handle.content.starts_with("[artifact "),
@@ -228,5 +235,32 @@ fn a_renamed_call_gets_a_result_that_says_so_and_is_never_kept() {
         );
         assert_eq!(a, b);
         assert!(!Rc::ptr_eq(a, b));
+    });
+}
+
+#[test]
+fn a_large_result_or_turn_is_built_for_each_compile_not_kept() {
+    block_on(async {
+        let mut s = session("large");
+        let pasted = "a pasted line of a long file\n".repeat(1_000);
+        s.record("user_input", json!(pasted), None).unwrap();
+        let output = "an output line\n".repeat(100);
+        search(&mut s, "call_large", &output);
+        s.record("user_input", json!("and?"), None).unwrap();
+        let (turn, result) = {
+            let events = s.event_log().events();
+            (events[0].event_id.clone(), events[2].event_id.clone())
+        };
+        let compiler = zoned(vec![selector()]);
+        let a = compiler.compile(&mut s, 100_000, "sys").await.unwrap();
+        let b = compiler.compile(&mut s, 100_000, "sys").await.unwrap();
+        for id in [&turn, &result] {
+            assert_eq!(message(&a, id), message(&b, id));
+            assert!(
+                !Rc::ptr_eq(message(&a, id), message(&b, id)),
+                "{id} was kept"
+            );
+        }
+        assert_eq!(message(&b, &result).content, output);
     });
 }

@@ -59,6 +59,17 @@ fn masked_content(event_id: &str, bytes: usize, summary: &str) -> String {
     format!("[output masked to save context: {bytes} bytes, kept in session event {event_id}] {summary}")
 }
 
+/// The largest turn the session keeps to share (see
+/// [`EventLog::keep_message`]): a larger one (a pasted file) is built for
+/// each compile, so that a text the attacher may move to the store is not
+/// held twice for the session's life.
+const KEEP_TURN_BYTES: usize = 16 * 1024;
+
+/// The largest inline tool result the session keeps to share: below the
+/// attacher's default threshold (1,024 bytes), so that a result the attacher
+/// externalises (and a kept copy would then never serve) is not kept.
+const KEEP_RESULT_BYTES: usize = 1023;
+
 /// The conversation turn at `position` as a history message (`None` when
 /// the event there is not one), with its media priced by `pricing` and
 /// the `reasoning` it sends back. A turn with neither is the session's own
@@ -89,7 +100,7 @@ pub(crate) fn shared_turn(
         Some(m)
     };
     let mut m = turn()?;
-    if reasoning.is_none() && media.is_empty() {
+    if reasoning.is_none() && media.is_empty() && m.content.len() <= KEEP_TURN_BYTES {
         return Some(log.keep_message(position, m));
     }
     // With media, the text names each part too: counted whole.
@@ -349,7 +360,10 @@ impl<'a> ExchangeBuilder<'a> {
         if !result.media.is_empty() {
             result.tokens = None;
         }
-        let shares = inline && !renamed && result.media.is_empty();
+        let shares = inline
+            && !renamed
+            && result.media.is_empty()
+            && result.content.len() <= KEEP_RESULT_BYTES;
         if shares && self.log.built_message(position).is_none() {
             self.log.keep_message(position, result)
         } else {

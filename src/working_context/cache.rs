@@ -109,21 +109,41 @@ enum Kind {
     Tail { recalled: u64 },
 }
 
-/// The event a turn came from, named by the turn's shared message (no
-/// copy of its id): equal when the ids are.
+/// The event a turn came from: named by the turn's message when another
+/// holder shares it (the session's log keeps it anyway: no copy of its id),
+/// else by a copy of its id (a message of this compile's own, such as one
+/// whose images were loaded, is not kept alive by the report). Equal when
+/// the ids are.
 #[derive(Debug, Clone)]
-struct EventOf(Shared);
+enum EventOf {
+    /// A message shared with another holder.
+    Shared(Shared),
+    /// The id of a message this compile holds alone.
+    Id(Option<String>),
+}
 
 impl EventOf {
+    /// How `turn` is named.
+    fn of(turn: &Shared) -> EventOf {
+        if Rc::strong_count(turn) > 1 {
+            EventOf::Shared(Rc::clone(turn))
+        } else {
+            EventOf::Id(turn.event_id.clone())
+        }
+    }
+
     /// The event's id, when the turn came from one.
     fn id(&self) -> Option<&str> {
-        self.0.event_id.as_deref()
+        match self {
+            EventOf::Shared(m) => m.event_id.as_deref(),
+            EventOf::Id(id) => id.as_deref(),
+        }
     }
 }
 
 impl PartialEq for EventOf {
     fn eq(&self, other: &EventOf) -> bool {
-        Rc::ptr_eq(&self.0, &other.0) || self.id() == other.id()
+        self.id() == other.id()
     }
 }
 
@@ -186,7 +206,7 @@ fn turn_print(turn: &Shared, zone: Zone, counter: &dyn TokenCounter) -> Option<P
     let media = h.finish();
     Some(Print {
         kind: Kind::Turn {
-            event: EventOf(Rc::clone(turn)),
+            event: EventOf::of(turn),
             media,
         },
         zone,
