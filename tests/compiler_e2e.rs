@@ -6,7 +6,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use async_trait::async_trait;
-use common::{block_on, session};
+use common::{block_on, session, Upper};
 use context_compiler::artifacts::{ArtifactHandle, StoreOptions};
 use context_compiler::clock::SystemClock;
 use context_compiler::working_context::{DropAction, Section};
@@ -277,30 +277,6 @@ fn a_failing_processor_leaves_the_session_unchanged() {
         assert!(err.message().contains("'failing'"));
         assert_eq!(s.export_json(), before, "no artifact_stored was recorded");
     });
-}
-
-struct Upper;
-
-#[async_trait(?Send)]
-impl Processor for Upper {
-    fn name(&self) -> &str {
-        "upper"
-    }
-    async fn process(
-        &self,
-        _: &Session,
-        mut ctx: WorkingContext,
-        _: u64,
-        _: &mut SessionWrites,
-    ) -> Result<WorkingContext> {
-        for h in &mut ctx.history {
-            let h = std::rc::Rc::make_mut(h);
-            h.content = h.content.to_uppercase();
-            h.tokens = None;
-        }
-        ctx.token_count = 0; // a lie: the compiler recounts
-        Ok(ctx)
-    }
 }
 
 #[test]

@@ -7,10 +7,7 @@ mod common;
 
 use std::rc::Rc;
 
-use async_trait::async_trait;
-use common::{block_on, session, StepClock};
-use context_compiler::compiler::SessionWrites;
-use context_compiler::error::Result;
+use common::{block_on, session, StepClock, Upper};
 use context_compiler::{
     ArtifactAttacher, ContextCompiler, HistorySelector, Layout, MemoryArtifactStore, Processor,
     Session, WorkingContext,
@@ -64,32 +61,6 @@ fn message<'a>(
         .unwrap_or_else(|| panic!("no message from {id}"))
 }
 
-/// Upper-cases every history message: a processor that changes what it is
-/// given.
-struct Shout;
-
-#[async_trait(?Send)]
-impl Processor for Shout {
-    fn name(&self) -> &str {
-        "shout"
-    }
-
-    async fn process(
-        &self,
-        _: &Session,
-        mut ctx: WorkingContext,
-        _: u64,
-        _: &mut SessionWrites,
-    ) -> Result<WorkingContext> {
-        for h in &mut ctx.history {
-            let h = Rc::make_mut(h);
-            h.content = h.content.to_uppercase();
-            h.tokens = None;
-        }
-        Ok(ctx)
-    }
-}
-
 #[test]
 fn compiles_of_one_session_share_its_turns_and_inline_results() {
     block_on(async {
@@ -140,7 +111,7 @@ fn a_processor_that_changes_a_shared_message_changes_a_copy() {
         let mut s = conversation();
         let plain = zoned(vec![selector()]);
         let before = plain.compile(&mut s, 100_000, "sys").await.unwrap();
-        let shouted = zoned(vec![selector(), Rc::new(Shout)])
+        let shouted = zoned(vec![selector(), Rc::new(Upper)])
             .compile(&mut s, 100_000, "sys")
             .await
             .unwrap();

@@ -205,3 +205,31 @@ impl ToolBridge for FixedBridge {
         Ok((self.0)())
     }
 }
+
+/// A processor that upper-cases every history message (through
+/// copy-on-write: a message the session shares is copied) and lies that the
+/// context costs nothing (the compiler recounts).
+pub struct Upper;
+
+#[async_trait::async_trait(?Send)]
+impl context_compiler::Processor for Upper {
+    fn name(&self) -> &str {
+        "upper"
+    }
+
+    async fn process(
+        &self,
+        _: &Session,
+        mut ctx: context_compiler::WorkingContext,
+        _: u64,
+        _: &mut context_compiler::SessionWrites,
+    ) -> context_compiler::error::Result<context_compiler::WorkingContext> {
+        for h in &mut ctx.history {
+            let h = Rc::make_mut(h);
+            h.content = h.content.to_uppercase();
+            h.tokens = None;
+        }
+        ctx.token_count = 0;
+        Ok(ctx)
+    }
+}
