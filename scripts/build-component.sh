@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the WebAssembly components (wit/, package agent:context-compiler@0.5.0)
+# Builds the WebAssembly components (wit/, package agent:context-compiler@0.6.0)
 # from crates/component, one per world:
 #   target/wasm32-wasip2/release/context_compiler_component.wasm  (context-compiler)
 #   target/wasm32-wasip2/release/context_compiler_runner.wasm     (context-compiler-runner)

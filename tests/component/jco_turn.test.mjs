@@ -62,6 +62,14 @@ function host(replies) {
         return true;
       },
     },
+    "agent:context-compiler/sql": {
+      query: () => {
+        throw "no database in this host";
+      },
+      batch: () => {
+        throw "no database in this host";
+      },
+    },
     "agent:context-compiler/tool-bridge": {
       callTool: (name, args, timeoutMs) => {
         seen.tools.push({ name, args: JSON.parse(args), timeoutMs });

@@ -76,6 +76,23 @@ impl agent::context_compiler::artifact_kv::Host for Host {
     }
 }
 
+/// This host has no database: only a `sql` selection calls these.
+impl agent::context_compiler::sql::Host for Host {
+    fn query(
+        &mut self,
+        _sql: String,
+        _params: Vec<agent::context_compiler::sql::SqlValue>,
+    ) -> Result<Vec<Vec<agent::context_compiler::sql::SqlValue>>, String> {
+        Err("no database in this host".into())
+    }
+    fn batch(
+        &mut self,
+        _statements: Vec<agent::context_compiler::sql::Statement>,
+    ) -> Result<(), String> {
+        Err("no database in this host".into())
+    }
+}
+
 impl agent::context_compiler::tool_bridge::Host for Host {
     fn call_tool(
         &mut self,

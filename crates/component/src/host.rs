@@ -1,24 +1,27 @@
 //! The host's imports seen as the core's traits: its key-value store as a
-//! [`KeyValue`], its tools as a [`ToolBridge`], its embedding model as an
-//! [`Embedder`], its text model as an [`Llm`].
+//! [`KeyValue`], its database as a [`SqlConnection`], its tools as a
+//! [`ToolBridge`], its embedding model as an [`Embedder`], its text model as
+//! an [`Llm`].
 
 use async_trait::async_trait;
 use serde_json::Value;
 
-use super::bindings::agent::context_compiler::{artifact_kv, embedder, llm, tool_bridge};
+use super::bindings::agent::context_compiler::{artifact_kv, embedder, llm, sql, tool_bridge};
 use context_compiler::error::{Error, ErrorCode, Result};
 use context_compiler::kv::KeyValue;
 use context_compiler::llm::{Llm, LlmOptions};
 use context_compiler::recall::embedder::{EmbedRole, Embedder};
+use context_compiler::sql_store::{SqlConnection, SqlValue, Statement};
 use context_compiler::tools::{AbortSignal, ToolBridge, ToolFailure, ToolOutput};
 
 /// The host's `artifact-kv` import.
 pub(crate) struct HostKv;
 
+/// A store import's failure: `store-failed`, naming the operation.
 fn failed(op: &str, message: String) -> Error {
     Error::new(
         ErrorCode::StoreFailed,
-        format!("host kv {op} failed: {message}"),
+        format!("host {op} failed: {message}"),
     )
 }
 
@@ -27,19 +30,19 @@ impl KeyValue for HostKv {
     type Value = Vec<u8>;
 
     async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
-        artifact_kv::get(key).map_err(|m| failed("get", m))
+        artifact_kv::get(key).map_err(|m| failed("kv get", m))
     }
 
     async fn put(&self, key: &str, value: Vec<u8>) -> Result<()> {
-        artifact_kv::put(key, &value).map_err(|m| failed("put", m))
+        artifact_kv::put(key, &value).map_err(|m| failed("kv put", m))
     }
 
     async fn delete(&self, key: &str) -> Result<()> {
-        artifact_kv::delete(key).map_err(|m| failed("delete", m))
+        artifact_kv::delete(key).map_err(|m| failed("kv delete", m))
     }
 
     async fn list(&self, prefix: &str) -> Result<Option<Vec<String>>> {
-        artifact_kv::list_keys(prefix).map_err(|m| failed("list", m))
+        artifact_kv::list_keys(prefix).map_err(|m| failed("kv list", m))
     }
 
     fn has_put_if(&self) -> bool {
@@ -48,7 +51,53 @@ impl KeyValue for HostKv {
 
     async fn put_if(&self, key: &str, value: Vec<u8>, expected: Option<&Vec<u8>>) -> Result<bool> {
         artifact_kv::put_if(key, &value, expected.map(Vec::as_slice))
-            .map_err(|m| failed("put-if", m))
+            .map_err(|m| failed("kv put-if", m))
+    }
+}
+
+/// The host's `sql` import.
+pub(crate) struct HostSql;
+
+fn to_wit(value: &SqlValue) -> sql::SqlValue {
+    match value {
+        SqlValue::Null => sql::SqlValue::Null,
+        SqlValue::Integer(i) => sql::SqlValue::Integer(*i),
+        SqlValue::Real(r) => sql::SqlValue::Real(*r),
+        SqlValue::Text(t) => sql::SqlValue::Text(t.clone()),
+        SqlValue::Blob(b) => sql::SqlValue::Blob(b.clone()),
+    }
+}
+
+fn from_wit(value: sql::SqlValue) -> SqlValue {
+    match value {
+        sql::SqlValue::Null => SqlValue::Null,
+        sql::SqlValue::Integer(i) => SqlValue::Integer(i),
+        sql::SqlValue::Real(r) => SqlValue::Real(r),
+        sql::SqlValue::Text(t) => SqlValue::Text(t),
+        sql::SqlValue::Blob(b) => SqlValue::Blob(b),
+    }
+}
+
+#[async_trait(?Send)]
+impl SqlConnection for HostSql {
+    async fn query(&self, text: &str, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>> {
+        let params: Vec<sql::SqlValue> = params.iter().map(to_wit).collect();
+        let rows = sql::query(text, &params).map_err(|m| failed("sql query", m))?;
+        Ok(rows
+            .into_iter()
+            .map(|row| row.into_iter().map(from_wit).collect())
+            .collect())
+    }
+
+    async fn batch(&self, statements: &[Statement]) -> Result<()> {
+        let statements: Vec<sql::Statement> = statements
+            .iter()
+            .map(|s| sql::Statement {
+                sql: s.sql.clone(),
+                params: s.params.iter().map(to_wit).collect(),
+            })
+            .collect();
+        sql::batch(&statements).map_err(|m| failed("sql batch", m))
     }
 }
 

@@ -4,7 +4,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::artifact_store::selected_store;
+use super::artifact_store::selected_sessions;
 use super::bindings::exports::agent::context_compiler::session_store::{
     Error, Guest, SaveReport, SyncOptions as WitSyncOptions, SyncReport,
 };
@@ -15,7 +15,7 @@ use super::exec::block_on;
 use super::sessions::SessionResource;
 use super::Component;
 use context_compiler::clock::{os_seed, IdRng, SystemClock};
-use context_compiler::session::{sync_session, SessionEnv, SessionStore, SyncOptions};
+use context_compiler::session::{sync_session, SessionEnv, SyncOptions};
 use context_compiler::tokens::DefaultTokenCounter;
 
 /// What a loaded session is given for the events recorded after loading.
@@ -29,7 +29,7 @@ fn env() -> SessionEnv {
 
 impl Guest for Component {
     fn save(target: SessionBorrow<'_>) -> Result<SaveReport, Error> {
-        let store = selected_store()?;
+        let store = selected_sessions()?;
         let session = &target.get::<SessionResource>().inner;
         let report = block_on(store.save_session(session.as_ref())).and_then(|r| r)?;
         Ok(SaveReport {
@@ -39,7 +39,7 @@ impl Guest for Component {
     }
 
     fn load(session_id: String) -> Result<Option<SessionHandle>, Error> {
-        let store = selected_store()?;
+        let store = selected_sessions()?;
         let loaded = block_on(store.load_session(&session_id, env())).and_then(|r| r)?;
         Ok(loaded.map(|session| {
             SessionHandle::new(SessionResource {
@@ -49,7 +49,7 @@ impl Guest for Component {
     }
 
     fn sync(target: SessionBorrow<'_>, options: WitSyncOptions) -> Result<SyncReport, Error> {
-        let store = selected_store()?;
+        let store = selected_sessions()?;
         let session = &target.get::<SessionResource>().inner;
         let defaults = SyncOptions::default();
         let options = SyncOptions {
@@ -78,12 +78,12 @@ impl Guest for Component {
     }
 
     fn delete_session(session_id: String) -> Result<bool, Error> {
-        let store = selected_store()?;
+        let store = selected_sessions()?;
         Ok(block_on(store.delete_session(&session_id)).and_then(|r| r)?)
     }
 
     fn list_sessions() -> Result<Vec<String>, Error> {
-        let store = selected_store()?;
+        let store = selected_sessions()?;
         Ok(block_on(store.list_sessions()).and_then(|r| r)?)
     }
 }

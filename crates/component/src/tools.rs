@@ -12,7 +12,6 @@ use super::host::HostBridge;
 use super::normalizer::RegistryResource;
 use super::sessions::SessionResource;
 use super::{parse_json, to_json, Component};
-use context_compiler::artifacts::ArtifactStore;
 use context_compiler::clock::SystemClock;
 use context_compiler::normalize::aligner::PerceptionAligner;
 use context_compiler::tools::{CallNotes, ToolInterruptHandler, ToolInterruptOptions};
@@ -37,7 +36,7 @@ impl Guest for Component {
             None => PerceptionAligner::default(),
         };
         let artifact_store = match options.externalize_threshold {
-            Some(_) => Some(selected_store()? as Rc<dyn ArtifactStore>),
+            Some(_) => Some(selected_store()?),
             None => None,
         };
         let handler = ToolInterruptHandler::new(

@@ -36,7 +36,7 @@ wasmtime::component::bindgen!({
 
 use agent::context_compiler::tool_bridge::ToolFailure;
 use exports::agent::context_compiler::artifact_store::{
-    AttachOptions as AttachMediaOptions, Backend, BackendOptions, StoreOptions,
+    AttachOptions as AttachMediaOptions, Backend, BackendOptions, SqlDialect, StoreOptions,
 };
 use exports::agent::context_compiler::bus::AttachOptions;
 use exports::agent::context_compiler::compiler::{
@@ -153,6 +153,23 @@ impl agent::context_compiler::artifact_kv::Host for Host {
         }
         kv.insert(key, value);
         Ok(true)
+    }
+}
+
+/// This host has no database: only a `sql` selection calls these.
+impl agent::context_compiler::sql::Host for Host {
+    fn query(
+        &mut self,
+        _sql: String,
+        _params: Vec<agent::context_compiler::sql::SqlValue>,
+    ) -> Result<Vec<Vec<agent::context_compiler::sql::SqlValue>>, String> {
+        Err("no database in this host".into())
+    }
+    fn batch(
+        &mut self,
+        _statements: Vec<agent::context_compiler::sql::Statement>,
+    ) -> Result<(), String> {
+        Err("no database in this host".into())
     }
 }
 
@@ -1301,6 +1318,45 @@ fn artifacts_go_to_files_in_a_preopened_directory_when_selected() {
         "the host's KV again"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_sql_selection_runs_on_the_host_database_and_reports_its_failures() {
+    let (mut store, cc) = instantiate();
+    let stores = cc.agent_context_compiler_artifact_store();
+    let sql = Backend::Sql(SqlDialect::Sqlite);
+    let chunked = BackendOptions {
+        chunk_bytes: Some(4096),
+        prefix: None,
+    };
+    let e = stores
+        .call_select(&mut store, &sql, &chunked)
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidArgument, "{}", e.message);
+    stores
+        .call_select(&mut store, &sql, &no_backend_options())
+        .unwrap()
+        .unwrap();
+    let session = cc
+        .agent_context_compiler_sessions()
+        .session()
+        .call_constructor(&mut store, Some("sql"))
+        .unwrap();
+    let saving = cc.agent_context_compiler_session_store();
+    // This host has no database: its error comes back, as the store's.
+    let e = saving.call_save(&mut store, session).unwrap().unwrap_err();
+    assert_eq!(e.code, ErrorCode::StoreFailed);
+    assert!(
+        e.message.contains("sql") && e.message.contains("no database in this host"),
+        "{}",
+        e.message
+    );
+    stores
+        .call_select(&mut store, &Backend::HostKv, &no_backend_options())
+        .unwrap()
+        .unwrap();
+    saving.call_save(&mut store, session).unwrap().unwrap();
 }
 
 /// The user inputs of the session `id` saved in the instance's store.

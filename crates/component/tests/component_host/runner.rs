@@ -19,6 +19,7 @@ wasmtime::component::bindgen!({
     path: "../../wit",
     with: {
         "agent:context-compiler/artifact-kv": super::agent::context_compiler::artifact_kv,
+        "agent:context-compiler/sql": super::agent::context_compiler::sql,
         "agent:context-compiler/tool-bridge": super::agent::context_compiler::tool_bridge,
         "agent:context-compiler/bus-host": super::agent::context_compiler::bus_host,
         "agent:context-compiler/embedder": super::agent::context_compiler::embedder,
