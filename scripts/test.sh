@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: formatting, lints (clippy -D warnings on every crate, for
 # each target it is built for), the layering rule, the wasm build, the
-# component build and its wasmtime host tests, the native tests, the
+# component build and its wasmtime host tests (Rust, jco, and the Python
+# package in wasmtime-py), the native tests, the
 # TypeScript check of the generated types, and the JS tests against the built
 # package (servers, headless Chromium, the other runtimes). Prints each
 # stage's wall time and the total at the end (scripts/stages.sh).
@@ -111,10 +112,13 @@ stage bindgen-tool clippy_cargo test --profile tool -p agent-context-compiler-bi
 stage component-build bash scripts/build-component.sh
 # The runner component in a second host: transpiled by jco, run in Node.
 stage_bg component-jco node --test tests/component/
+# The Python package over the runner component, in wasmtime-py.
+stage_bg python bash scripts/python.sh
 stage_wait dev
 stage native-tests native_tests
 stage_wait js
 stage_wait component-jco
+stage_wait python
 # Writer processes racing to sync one session: how many syncs give up
 # depends on how busy the machine is, so it runs alone, last.
 stage contention bash scripts/with-servers.sh node --test tests/contention/

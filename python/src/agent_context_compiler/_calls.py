@@ -1,0 +1,83 @@
+"""Running the host's Python callables for the component's imports.
+
+The imports are synchronous. A callable that returns an awaitable (an
+``async def``) is awaited on a private event-loop thread this package owns;
+one with a deadline runs on a thread of its own, and the component stops
+waiting for it at the deadline (the thread is left to finish: Python cannot
+stop a function from outside).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import threading
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any, Awaitable, Callable, Optional
+
+__all__ = ["call", "DeadlineExceeded"]
+
+
+class DeadlineExceeded(Exception):
+    """The callable did not finish within its deadline."""
+
+
+_loop: Optional[asyncio.AbstractEventLoop] = None
+_loop_lock = threading.Lock()
+
+
+def _private_loop() -> asyncio.AbstractEventLoop:
+    """The package's event loop, on a daemon thread started at first use."""
+    global _loop
+    with _loop_lock:
+        if _loop is None:
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(
+                target=loop.run_forever, name="agent-context-compiler-loop", daemon=True
+            )
+            thread.start()
+            _loop = loop
+        return _loop
+
+
+async def _awaited(awaitable: Awaitable[Any]) -> Any:
+    return await awaitable
+
+
+def _settle(future: "Future[Any]", timeout_s: Optional[float]) -> Any:
+    try:
+        return future.result(timeout=timeout_s)
+    except FutureTimeout:
+        future.cancel()
+        raise DeadlineExceeded() from None
+
+
+def call(fn: Callable[..., Any], *args: Any, timeout_ms: Optional[int] = None) -> Any:
+    """``fn(*args)``, awaited when it returns an awaitable; with
+    ``timeout_ms``, given up after that long (``DeadlineExceeded``)."""
+    timeout_s = None if timeout_ms is None else timeout_ms / 1000
+    if inspect.iscoroutinefunction(fn):
+        coro = fn(*args)
+        return _settle(asyncio.run_coroutine_threadsafe(coro, _private_loop()), timeout_s)
+    if timeout_s is None:
+        result = fn(*args)
+    else:
+        future: "Future[Any]" = Future()
+
+        def run() -> None:
+            # A future given up on (cancelled) takes no result.
+            if not future.set_running_or_notify_cancel():
+                return
+            try:
+                result = fn(*args)
+            except BaseException as e:  # noqa: BLE001 - handed to the caller
+                future.set_exception(e)
+                return
+            future.set_result(result)
+
+        threading.Thread(target=run, name="agent-context-compiler-call", daemon=True).start()
+        result = _settle(future, timeout_s)
+    if inspect.isawaitable(result):
+        return _settle(asyncio.run_coroutine_threadsafe(_awaited(result), _private_loop()), timeout_s)
+    return result

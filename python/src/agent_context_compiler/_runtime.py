@@ -1,0 +1,404 @@
+"""The component, instantiated once per process in a wasmtime store, and
+the host's side of its imports.
+
+Every call into the component goes through :meth:`Runtime.call`, under the
+runtime's lock (a wasmtime store is used by one thread at a time). What a
+call's imports reach (the selected store's mapping or database, the run's
+tools and model, the compile's embedder and text model) is the runtime's
+:class:`CallContext`, set for the call by the package's classes.
+
+A host function never raises into the component: wasmtime poisons an
+instance an exception crossed. Failures are returned as the import's
+error, or, where wasmtime-py 50 cannot lower an error (a ``result`` whose
+success is an ``option``), kept in the context and raised after the call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from importlib import metadata, resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple
+
+from wasmtime import Engine, Store, WasiConfig, WasmtimeError
+from wasmtime.component import Component, Func, Linker, ResourceAny, Variant
+
+from . import _calls
+from ._wit import unwrapper
+from .errors import ContextCompilerError
+
+if TYPE_CHECKING:
+    from .stores import ArtifactStore
+
+__all__ = ["Runtime", "CallContext", "runtime", "WIT_PACKAGE"]
+
+WIT_PACKAGE = "agent:context-compiler@0.6.0"
+"""The WIT package the bundled component implements."""
+
+_COMPONENT_FILE = "context_compiler_runner.wasm"
+
+
+def _iface(name: str) -> str:
+    return f"agent:context-compiler/{name}@0.6.0"
+
+
+@dataclass
+class CallContext:
+    """What the component's imports reach during one call."""
+
+    store: Optional["ArtifactStore"] = None
+    tools: Mapping[str, Any] = field(default_factory=dict)
+    model: Optional[Callable[..., Any]] = None
+    guard: Optional[Callable[..., Any]] = None
+    approval: Optional[Callable[..., Any]] = None
+    embedder: Optional[Callable[..., Any]] = None
+    llm: Optional[Callable[..., Any]] = None
+    bus_handlers: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    failure: Optional[BaseException] = None
+    """A host failure the import could not return; raised after the call."""
+
+
+def _cache_dir() -> Optional[Path]:
+    """Where compiled components are kept: ``$AGENT_CONTEXT_COMPILER_CACHE``
+    (``off`` for nowhere), else the user's cache directory."""
+    chosen = os.environ.get("AGENT_CONTEXT_COMPILER_CACHE")
+    if chosen == "off":
+        return None
+    if chosen:
+        return Path(chosen)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "agent-context-compiler"
+
+
+def _wasm_bytes() -> bytes:
+    return resources.files(__package__).joinpath(_COMPONENT_FILE).read_bytes()
+
+
+def _wasmtime_version() -> str:
+    try:
+        return metadata.version("wasmtime")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def load_component(engine: Engine) -> Tuple[Component, str]:
+    """The bundled component compiled for ``engine``, and how: ``cache``
+    (deserialised from the cache), ``compiled`` (and cached) or
+    ``compiled-uncached``.
+
+    Compiling takes seconds; deserialising what an earlier process
+    compiled takes milliseconds. The cache is keyed by the component's
+    SHA-256 and wasmtime's version; a file that does not deserialise is
+    compiled again and replaced. The cache is trusted like the package's
+    own files (a compiled component is machine code): keep it in a
+    directory only you can write.
+    """
+    wasm = _wasm_bytes()
+    cache = _cache_dir()
+    if cache is None:
+        return Component(engine, wasm), "compiled-uncached"
+    digest = hashlib.sha256(wasm).hexdigest()[:32]
+    path = cache / f"runner-{digest}-wasmtime-{_wasmtime_version()}.cwasm"
+    if path.is_file():
+        try:
+            return Component.deserialize_file(engine, str(path)), "cache"
+        except WasmtimeError:
+            pass
+    component = Component(engine, wasm)
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=cache, suffix=".tmp")
+        with os.fdopen(fd, "wb") as out:
+            out.write(component.serialize())
+        os.replace(tmp, path)
+    except OSError:
+        return component, "compiled-uncached"
+    return component, "compiled"
+
+
+class Runtime:
+    """One instance of the component, with its store and lock."""
+
+    def __init__(self, engine: Optional[Engine] = None) -> None:
+        self.engine = engine or Engine()
+        self.component, self.loaded_from = load_component(self.engine)
+        linker = Linker(self.engine)
+        linker.add_wasip2()
+        self._define_imports(linker)
+        self.store = Store(self.engine)
+        wasi = WasiConfig()
+        # The component is this package's own code, run with the process's
+        # rights: files stores name host paths, seen at the same path.
+        wasi.preopen_dir("/", "/")
+        self.store.set_wasi(wasi)
+        self.instance = linker.instantiate(self.store, self.component)
+        self.lock = threading.RLock()
+        self.context = CallContext()
+        self.selected: Optional["ArtifactStore"] = None
+        self._funcs: Dict[Tuple[str, str], Tuple[Func, Callable[[Any], Any]]] = {}
+        self._handles: Dict[int, ResourceAny] = {}
+        self._next_key = 0
+        self._dropped: List[ResourceAny] = []
+        self._poisoned: Optional[str] = None
+
+    # -- calls ---------------------------------------------------------
+
+    def _func(self, iface: str, name: str) -> Tuple[Func, Callable[[Any], Any]]:
+        key = (iface, name)
+        found = self._funcs.get(key)
+        if found is None:
+            index = self.instance.get_export_index(self.store, _iface(iface))
+            fi = self.instance.get_export_index(self.store, name, index)
+            func = self.instance.get_func(self.store, fi) if fi is not None else None
+            if func is None:
+                raise ContextCompilerError("INVALID_ARGUMENT", f"the component exports no {iface}.{name}")
+            found = (func, unwrapper(func.type(self.store).result))
+            self._funcs[key] = found
+        return found
+
+    def call(self, iface: str, name: str, *args: Any) -> Any:
+        """Calls the export ``iface.name`` with ``args``: its success's
+        payload, or its error raised as :class:`ContextCompilerError`."""
+        with self.lock:
+            if self._poisoned is not None:
+                raise ContextCompilerError(
+                    "MODULE_POISONED", f"the component trapped earlier ({self._poisoned}); create a new runtime"
+                )
+            self._drop_released()
+            func, unwrap = self._func(iface, name)
+            self.context.failure = None
+            try:
+                value = func(self.store, *args)
+                func.post_return(self.store)
+            except WasmtimeError as e:
+                self._poisoned = str(e).splitlines()[0]
+                raise ContextCompilerError("MODULE_POISONED", f"the component trapped: {self._poisoned}") from e
+            failure, self.context.failure = self.context.failure, None
+            if failure is not None:
+                if not isinstance(failure, Exception):
+                    raise failure
+                raise ContextCompilerError("STORE_FAILED", f"the store failed: {failure}") from failure
+            return unwrap(value)
+
+    def with_context(self, context: CallContext, fn: Callable[[], Any]) -> Any:
+        """``fn()`` with ``context`` as what the imports reach."""
+        with self.lock:
+            before, self.context = self.context, context
+            try:
+                return fn()
+            finally:
+                self.context = before
+
+    def select(self, store: "ArtifactStore") -> None:
+        """Makes ``store`` the component's selected store (when it is not)."""
+        with self.lock:
+            if self.selected is store:
+                return
+            backend, options = store._backend()
+            self.call("artifact-store", "select", backend, options)
+            self.selected = store
+
+    def adopt(self, resource: ResourceAny) -> int:
+        """Keeps ``resource`` (a session, a registry) until released; the
+        key names it. The runtime holds every live handle, so that a
+        garbage cycle holding its owner never finalises the handle before
+        the component has dropped it."""
+        with self.lock:
+            self._next_key += 1
+            self._handles[self._next_key] = resource
+            return self._next_key
+
+    def handle(self, key: int) -> ResourceAny:
+        """The resource adopted under ``key``."""
+        found = self._handles.get(key)
+        if found is None:
+            raise ContextCompilerError("INVALID_ARGUMENT", "the session (or registry) was closed")
+        return found
+
+    def release(self, key: int) -> None:
+        """Drops the resource under ``key`` at the next call (safe from a
+        finaliser, which may run in the middle of a call)."""
+        resource = self._handles.pop(key, None)
+        if resource is not None:
+            self._dropped.append(resource)
+
+    def _drop_released(self) -> None:
+        while self._dropped:
+            resource = self._dropped.pop()
+            try:
+                resource.drop(self.store)
+            except WasmtimeError:
+                pass
+
+    # -- imports -------------------------------------------------------
+
+    def _define_imports(self, linker: Linker) -> None:
+        imports: Dict[str, Dict[str, Callable[..., Any]]] = {
+            "artifact-kv": {
+                "get": self._kv_get,
+                "put": self._kv_put,
+                "delete": self._kv_delete,
+                "list-keys": self._kv_list,
+                "put-if": self._kv_put_if,
+            },
+            "sql": {"query": self._sql_query, "batch": self._sql_batch},
+            "tool-bridge": {"call-tool": self._call_tool},
+            "bus-host": {"handle": self._bus_handle},
+            "embedder": {"embed": self._embed},
+            "llm": {"complete": self._complete},
+            "model": {"respond": self._respond},
+            "guard": {"evaluate": self._evaluate},
+            "approval": {"needs-approval": self._needs_approval},
+        }
+        with linker.root() as root:
+            for iface, funcs in imports.items():
+                with root.add_instance(_iface(iface)) as instance:
+                    for name, fn in funcs.items():
+                        instance.add_func(name, fn)
+
+    def _kv(self) -> Any:
+        store = self.context.store or self.selected
+        kv = getattr(store, "_kv", None)
+        if kv is None:
+            raise RuntimeError("the selected store is not a key-value store")
+        return kv
+
+    def _held(self, fn: Callable[[], Any]) -> Any:
+        """``fn()``; its exception kept for after the call, and ``None``."""
+        if self.context.failure is not None:
+            return None
+        try:
+            return fn()
+        except BaseException as e:  # noqa: BLE001 - raised after the call
+            self.context.failure = e
+            return None
+
+    def _unit(self, fn: Callable[[], Any]) -> Any:
+        """``fn()`` for a ``result<_, string>`` / ``result<T, string>``
+        import whose cases lift to different types: its value, or its
+        exception's message as the error."""
+        if self.context.failure is not None:
+            return f"an earlier store read failed: {self.context.failure}"
+        try:
+            return fn()
+        except BaseException as e:  # noqa: BLE001 - returned as the error
+            return f"{type(e).__name__}: {e}"
+
+    def _kv_get(self, _store: Any, key: str) -> Any:
+        return self._held(lambda: self._kv().get(key))
+
+    def _kv_put(self, _store: Any, key: str, value: bytes) -> Any:
+        return self._unit(lambda: self._kv().put(key, bytes(value)))
+
+    def _kv_delete(self, _store: Any, key: str) -> Any:
+        return self._unit(lambda: self._kv().delete(key))
+
+    def _kv_list(self, _store: Any, prefix: str) -> Any:
+        return self._held(lambda: self._kv().list_keys(prefix))
+
+    def _kv_put_if(self, _store: Any, key: str, value: bytes, expected: Optional[bytes]) -> Any:
+        return self._unit(
+            lambda: bool(self._kv().put_if(key, bytes(value), None if expected is None else bytes(expected)))
+        )
+
+    def _sql(self) -> Any:
+        store = self.context.store or self.selected
+        sql = getattr(store, "_sql", None)
+        if sql is None:
+            raise RuntimeError("the selected store has no database")
+        return sql
+
+    def _sql_query(self, _store: Any, text: str, params: List[Any]) -> Any:
+        return self._unit(lambda: [list(row) for row in self._sql().query(text, list(params))])
+
+    def _sql_batch(self, _store: Any, statements: List[Any]) -> Any:
+        return self._unit(
+            lambda: self._sql().batch([(s.sql if hasattr(s, "sql") else s["sql"], list(s.params)) for s in statements])
+        )
+
+    def _call_tool(self, _store: Any, name: str, arguments_json: str, timeout_ms: int) -> Any:
+        tool = self.context.tools.get(name)
+        if tool is None:
+            return Variant("failed", f"no tool named {name!r}")
+        try:
+            arguments = json.loads(arguments_json)
+            output = _calls.call(tool.fn, arguments, timeout_ms=timeout_ms)
+        except _calls.DeadlineExceeded:
+            return Variant("timeout", f"{name} did not finish within {timeout_ms} ms")
+        except BaseException as e:  # noqa: BLE001 - the tool's failure, recorded
+            return Variant("failed", f"{type(e).__name__}: {e}")
+        try:
+            return output if isinstance(output, str) else json.dumps(output)
+        except (TypeError, ValueError) as e:
+            return Variant("failed", f"{name} returned what is not text or JSON ({e})")
+
+    def _bus_handle(self, _store: Any, handler: str, event_json: str) -> Any:
+        fn = self.context.bus_handlers.get(handler)
+        if fn is None:
+            return f"no handler named {handler!r}"
+        return self._unit(lambda: (_calls.call(fn, json.loads(event_json)), None)[1])
+
+    def _embed(self, _store: Any, texts: List[str], role: str, timeout_ms: int) -> Any:
+        fn = self.context.embedder
+        if fn is None:
+            return "no embedder"
+
+        def run() -> Any:
+            vectors = _calls.call(fn, list(texts), str(role), timeout_ms=timeout_ms)
+            return [[float(x) for x in v] for v in vectors]
+
+        try:
+            return run()
+        except _calls.DeadlineExceeded:
+            return f"the embedder did not finish within {timeout_ms} ms"
+        except BaseException as e:  # noqa: BLE001 - the error, recall goes lexical
+            return f"{type(e).__name__}: {e}"
+
+    @staticmethod
+    def _text(what: str, as_json: bool, fn: Optional[Callable[..., Any]], *args: Any) -> Any:
+        """A ``result<string, string>`` import (tagged): ``fn(*args)`` as
+        JSON text (``as_json``) or as text, or the failure's message."""
+        if fn is None:
+            return Variant("err", f"no {what}")
+        try:
+            out = _calls.call(fn, *args)
+            if as_json:
+                out = json.dumps(out, allow_nan=False)
+            elif not isinstance(out, str):
+                return Variant("err", f"the {what} returned {type(out).__name__}, not text")
+        except BaseException as e:  # noqa: BLE001 - returned as the error
+            return Variant("err", f"{type(e).__name__}: {e}")
+        return Variant("ok", out)
+
+    def _complete(self, _store: Any, prompt: str, max_tokens: int) -> Any:
+        return self._text("text model", False, self.context.llm, prompt, max_tokens)
+
+    def _respond(self, _store: Any, request_json: str, step: int) -> Any:
+        return self._text("model", True, self.context.model, json.loads(request_json), step)
+
+    def _evaluate(self, _store: Any, text: str) -> Any:
+        return self._text("guard", True, self.context.guard, text)
+
+    def _needs_approval(self, _store: Any, call_json: str) -> Any:
+        fn = self.context.approval
+        if fn is None:
+            return False
+        return self._unit(lambda: bool(_calls.call(fn, json.loads(call_json))))
+
+
+_default: Optional[Runtime] = None
+_default_lock = threading.Lock()
+
+
+def runtime() -> Runtime:
+    """The process's runtime, created at first use."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Runtime()
+        return _default
