@@ -139,3 +139,14 @@ def test_call_tool_externalises_large_outputs() -> None:
     assert len(s.export_json()) < 50_000
     with pytest.raises(acc.ContextCompilerError):
         acc.call_tool(s, big, {}, externalize_threshold=1024)
+
+
+def test_a_misspelt_option_is_a_type_error_naming_the_right_one() -> None:
+    s = acc.Session()
+    with pytest.raises(TypeError) as e:
+        acc.run_compiled("hi", s, scripted("x"), budget=2_000, max_step=3)  # type: ignore[call-arg]
+    assert "'max_steps'" in str(e.value)
+    assert len(s) == 0, "nothing recorded"
+    with pytest.raises(TypeError) as e:
+        acc.ContextCompiler().compile(s, 1_000, sytem_prompt="x")  # type: ignore[call-arg]
+    assert "'system_prompt'" in str(e.value)

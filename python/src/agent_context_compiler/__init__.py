@@ -9,6 +9,7 @@ accepts. See docs/python.md.
 
 from .compiler import (
     ArtifactAttacher,
+    CompileOptions,
     CompiledContext,
     Compactor,
     ContextCompiler,
@@ -19,6 +20,7 @@ from .compiler import (
     Memory,
     MemoryPreloader,
     Processor,
+    PromptOptions,
     ToolSpec,
     check_request,
     look_back_tool_definitions,
@@ -26,7 +28,7 @@ from .compiler import (
     to_messages,
 )
 from .errors import ContextCompilerError
-from .runner import ApprovalDecision, Model, aresume_compiled, arun_compiled, resume_compiled, run_compiled
+from .runner import ApprovalDecision, Model, RunOptions, aresume_compiled, arun_compiled, resume_compiled, run_compiled
 from .session import SearchHit, Session
 from .tools import SchemaRegistry, Tool, call_tool, redact
 from .stores import (
@@ -52,6 +54,7 @@ __all__ = [
     "run_compiled",
     "ArtifactAttacher",
     "ArtifactStore",
+    "CompileOptions",
     "CompiledContext",
     "Compactor",
     "ContextCompiler",
@@ -66,6 +69,8 @@ __all__ = [
     "MemoryPreloader",
     "MemoryStore",
     "Processor",
+    "PromptOptions",
+    "RunOptions",
     "SaveReport",
     "SearchHit",
     "Session",

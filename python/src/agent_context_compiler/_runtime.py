@@ -261,12 +261,20 @@ class Runtime:
                     for name, fn in funcs.items():
                         instance.add_func(name, fn)
 
-    def _kv(self) -> Any:
+    def _backend(self, attribute: str, what: str) -> Any:
+        """The host's side of the selected store: its mapping (``_kv``) or
+        its database (``_sql``)."""
         store = self.context.store or self.selected
-        kv = getattr(store, "_kv", None)
-        if kv is None:
-            raise RuntimeError("the selected store is not a key-value store")
-        return kv
+        backend = getattr(store, attribute, None)
+        if backend is None:
+            raise RuntimeError(f"the selected store has no {what}")
+        return backend
+
+    def _kv(self) -> Any:
+        return self._backend("_kv", "mapping")
+
+    def _sql(self) -> Any:
+        return self._backend("_sql", "database")
 
     def _held(self, fn: Callable[[], Any]) -> Any:
         """``fn()``; its exception kept for after the call, and ``None``."""
@@ -278,11 +286,13 @@ class Runtime:
             self.context.failure = e
             return None
 
-    def _unit(self, fn: Callable[[], Any]) -> Any:
+    def _unit(self, fn: Callable[[], Any], *, store: bool = False) -> Any:
         """``fn()`` for a ``result<_, string>`` / ``result<T, string>``
         import whose cases lift to different types: its value, or its
-        exception's message as the error."""
-        if self.context.failure is not None:
+        exception's message as the error. A ``store`` operation after a
+        store read failed (:meth:`_held`) fails too, so that nothing is
+        written on what that read could not see."""
+        if store and self.context.failure is not None:
             return f"an earlier store read failed: {self.context.failure}"
         try:
             return fn()
@@ -293,33 +303,25 @@ class Runtime:
         return self._held(lambda: self._kv().get(key))
 
     def _kv_put(self, _store: Any, key: str, value: bytes) -> Any:
-        return self._unit(lambda: self._kv().put(key, bytes(value)))
+        return self._unit(lambda: self._kv().put(key, bytes(value)), store=True)
 
     def _kv_delete(self, _store: Any, key: str) -> Any:
-        return self._unit(lambda: self._kv().delete(key))
+        return self._unit(lambda: self._kv().delete(key), store=True)
 
     def _kv_list(self, _store: Any, prefix: str) -> Any:
         return self._held(lambda: self._kv().list_keys(prefix))
 
     def _kv_put_if(self, _store: Any, key: str, value: bytes, expected: Optional[bytes]) -> Any:
         return self._unit(
-            lambda: bool(self._kv().put_if(key, bytes(value), None if expected is None else bytes(expected)))
+            lambda: bool(self._kv().put_if(key, bytes(value), None if expected is None else bytes(expected))),
+            store=True,
         )
-
-    def _sql(self) -> Any:
-        store = self.context.store or self.selected
-        sql = getattr(store, "_sql", None)
-        if sql is None:
-            raise RuntimeError("the selected store has no database")
-        return sql
 
     def _sql_query(self, _store: Any, text: str, params: List[Any]) -> Any:
-        return self._unit(lambda: [list(row) for row in self._sql().query(text, list(params))])
+        return self._unit(lambda: [list(row) for row in self._sql().query(text, list(params))], store=True)
 
     def _sql_batch(self, _store: Any, statements: List[Any]) -> Any:
-        return self._unit(
-            lambda: self._sql().batch([(s.sql if hasattr(s, "sql") else s["sql"], list(s.params)) for s in statements])
-        )
+        return self._unit(lambda: self._sql().batch([(s.sql, list(s.params)) for s in statements]), store=True)
 
     def _call_tool(self, _store: Any, name: str, arguments_json: str, timeout_ms: int) -> Any:
         tool = self.context.tools.get(name)

@@ -3,10 +3,11 @@ compiled context, and the request formats it renders."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, List, Literal, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, List, Literal, Mapping, Optional, Sequence, TypedDict, Union, Unpack
 
 from wasmtime.component import Record, Variant
 
@@ -27,6 +28,8 @@ __all__ = [
     "Memory",
     "ToolSpec",
     "Processor",
+    "PromptOptions",
+    "CompileOptions",
     "ContextCompiler",
     "CompiledContext",
     "check_request",
@@ -255,6 +258,70 @@ def _json_or_none(value: Any, what: str) -> Optional[str]:
     return None if value is None else to_json_text(value, what)
 
 
+class PromptOptions(TypedDict, total=False):
+    """What a compile (or each compile of a run) lays out besides the
+    session: every key may be left out."""
+
+    system_prompt: str
+    """The system prompt (SYSTEM zone; default empty)."""
+    policies: Sequence[str]
+    """Active policies (SYSTEM zone, ``## Policies``)."""
+    tool_definitions: Sequence[Mapping[str, Json]]
+    """Tool definitions shown in the prompt, each with a ``name``."""
+    user_preferences: Mapping[str, Json]
+    """User preferences (SYSTEM zone)."""
+    goal: str
+    """The goal (PERSISTENT zone, restated at the end)."""
+    state_digest: Mapping[str, Json]
+    """A digest of the agent's state (PERSISTENT zone)."""
+    task_state: str
+    """The task state (RECENT zone)."""
+    reserve_output: int
+    """Tokens of the budget kept for the reply (default 0)."""
+    usage_margin: float
+    """The share of the budget held back once reported usage corrects the
+    count (default 0.05)."""
+
+
+class CompileOptions(PromptOptions, total=False):
+    """:meth:`ContextCompiler.compile`'s options."""
+
+    tools: Sequence[ToolSpec]
+    """The tools the request offers, counted as ``format`` sends them."""
+    format: Format
+    """The request shape (default ``plain``: no overhead counted)."""
+    model: str
+    """The model's name: images and files are counted by its rule."""
+
+
+def known_options(options: Mapping[str, Any], allowed: Any, where: str) -> None:
+    """A ``TypeError`` for an option ``allowed`` (a ``TypedDict``) does not
+    have, naming the closest one: a misspelt option is never ignored."""
+    names = set(allowed.__required_keys__) | set(allowed.__optional_keys__)
+    for name in options:
+        if name not in names:
+            close = difflib.get_close_matches(name, names, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise TypeError(f"{where}() got an unexpected keyword argument {name!r}{hint}")
+
+
+def prompt_fields(options: PromptOptions) -> dict[str, Any]:
+    """The WIT fields of ``options`` that the compile and run options share."""
+    reserve = options.get("reserve_output")
+    definitions = options.get("tool_definitions")
+    return {
+        "system_prompt": options.get("system_prompt"),
+        "policies": list(options.get("policies", ())),
+        "tool_definitions_json": _json_or_none(None if definitions is None else list(definitions), "tool_definitions"),
+        "user_preferences_json": _json_or_none(options.get("user_preferences"), "user_preferences"),
+        "goal": options.get("goal"),
+        "state_digest_json": _json_or_none(options.get("state_digest"), "state_digest"),
+        "task_state": options.get("task_state"),
+        "reserve_output": None if reserve is None else _count(reserve, "reserve_output", limit=2**64 - 1),
+        "usage_margin": _number(options.get("usage_margin"), "usage_margin"),
+    }
+
+
 class ContextCompiler:
     """Compiles a session into a context that never exceeds its budget, in
     the ``zoned`` layout (a stable prefix for prompt caches; recommended)
@@ -290,44 +357,23 @@ class ContextCompiler:
         """The compiler as the runner's ``compiler-spec``."""
         return record(layout=self.layout, processors=self._wit_processors, media_store=self.media_store is not None)
 
-    def compile(
-        self,
-        session: Session,
-        budget: int,
-        *,
-        system_prompt: str = "",
-        policies: Sequence[str] = (),
-        tool_definitions: Optional[Sequence[Mapping[str, Json]]] = None,
-        user_preferences: Optional[Mapping[str, Json]] = None,
-        goal: Optional[str] = None,
-        state_digest: Optional[Mapping[str, Json]] = None,
-        task_state: Optional[str] = None,
-        tools: Sequence[ToolSpec] = (),
-        format: Optional[Format] = None,
-        model: Optional[str] = None,
-        reserve_output: Optional[int] = None,
-        usage_margin: Optional[float] = None,
-    ) -> "CompiledContext":
+    def compile(self, session: Session, budget: int, **options: Unpack[CompileOptions]) -> "CompiledContext":
         """The context of ``session`` under ``budget`` tokens (never above
-        it, in the format's own overhead and the tools it sends)."""
+        it, in the format's own overhead and the tools it sends), with the
+        :class:`CompileOptions` given as keywords."""
         if not isinstance(session, Session):
             raise _invalid("compile takes a Session")
+        known_options(options, CompileOptions, "compile")
         budget = _count(budget, "budget", limit=2**64 - 1)
-        options = record(
+        format = _format(options.get("format"))
+        model = options.get("model")
+        request = record(
             layout=self.layout,
             media_store=self.media_store is not None,
-            system_prompt=system_prompt,
-            policies=list(policies),
-            tool_definitions_json=_json_or_none(None if tool_definitions is None else list(tool_definitions), "tool_definitions"),
-            user_preferences_json=_json_or_none(user_preferences, "user_preferences"),
-            goal=goal,
-            state_digest_json=_json_or_none(state_digest, "state_digest"),
-            task_state=task_state,
-            tools=[_tool_spec(t)._wit() for t in tools],
-            format=_format(format),
+            tools=[_tool_spec(t)._wit() for t in options.get("tools", ())],
+            format=format,
             model=model,
-            reserve_output=None if reserve_output is None else _count(reserve_output, "reserve_output", limit=2**64 - 1),
-            usage_margin=_number(usage_margin, "usage_margin"),
+            **{**prompt_fields(options), "system_prompt": options.get("system_prompt", "")},
         )
         rt = session._rt
         context = CallContext(store=self.store, llm=self._summarizer, embedder=self._embedder)
@@ -336,7 +382,7 @@ class ContextCompiler:
             if self.store is not None:
                 rt.select(self.store)
             return rt.call(
-                "compiler", "compile-with", session._handle, budget, options, self._wit_processors, self._memories
+                "compiler", "compile-with", session._handle, budget, request, self._wit_processors, self._memories
             )
 
         compiled = rt.with_context(context, run)

@@ -11,19 +11,19 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Union, Unpack
 
 from wasmtime.component import Record, Variant
 
 from ._runtime import CallContext
 from ._wit import record
-from .compiler import ContextCompiler, Format, Memory, _count, _format, _json_or_none, _number
+from .compiler import ContextCompiler, Format, Memory, PromptOptions, _count, _format, known_options, prompt_fields
 from .errors import ContextCompilerError
 from .session import Session, to_json_text
 from .stores import ArtifactStore
 from .tools import SchemaRegistry, Tool
 
-__all__ = ["ApprovalDecision", "run_compiled", "resume_compiled", "arun_compiled", "aresume_compiled", "Model"]
+__all__ = ["ApprovalDecision", "RunOptions", "run_compiled", "resume_compiled", "arun_compiled", "aresume_compiled", "Model"]
 
 Json = Any
 Model = Callable[[Dict[str, Json], int], Any]
@@ -62,81 +62,90 @@ def _tool_choice(choice: Optional[ToolChoice]) -> Optional[Variant]:
     raise ContextCompilerError("INVALID_ARGUMENT", "tool_choice must be 'auto', 'required', 'none' or {'name': tool}")
 
 
+class RunOptions(PromptOptions, total=False):
+    """:func:`run_compiled`'s and :func:`resume_compiled`'s options
+    besides the budget; every key may be left out."""
+
+    tools: Sequence[Tool]
+    """The tools the model is offered."""
+    compiler: ContextCompiler
+    """The compiler (default: the recommended pipeline)."""
+    format: Format
+    """The shape of the request the model gets (default ``openai``)."""
+    model_name: str
+    """The model's name: images and files are counted by its rule."""
+    tool_choice: ToolChoice
+    """Which tools the model may or must call."""
+    max_steps: int
+    """Model calls at most (default 10)."""
+    tool_timeout_ms: int
+    """The deadline of a tool whose ``timeout_ms`` is unset (default 30000)."""
+    look_back_tools: bool
+    """Offer ``search_history`` and ``read_artifact`` (default True)."""
+    guard: Callable[[str], Any]
+    """Decides whether the input may reach the model: ``True``/``False`` or
+    ``{allowed, threatLevel?, reason?}``."""
+    memories: Sequence[Memory]
+    """Memories the recommended compiler recalls for each compile."""
+    store: ArtifactStore
+    """Where outputs of ``externalize_threshold`` bytes or more go."""
+    externalize_threshold: int
+    """The size from which outputs are stored (default 1024)."""
+    needs_approval: Callable[[Dict[str, Json]], Any]
+    """Whether a call (``{id?, name, arguments}``) waits for a person."""
+    schemas: SchemaRegistry
+    """Output schemas the tools' outputs are validated against."""
+
+
 def _run(
     func: str,
     input: Optional[str],
     session: Session,
     model: Model,
-    *,
     budget: int,
-    tools: Sequence[Tool],
-    compiler: Optional[ContextCompiler],
-    system_prompt: Optional[str],
-    policies: Sequence[str],
-    tool_definitions: Optional[Sequence[Mapping[str, Json]]],
-    user_preferences: Optional[Mapping[str, Json]],
-    goal: Optional[str],
-    state_digest: Optional[Mapping[str, Json]],
-    task_state: Optional[str],
-    format: Format,
-    model_name: Optional[str],
-    reserve_output: Optional[int],
-    usage_margin: Optional[float],
-    tool_choice: Optional[ToolChoice],
-    max_steps: Optional[int],
-    tool_timeout_ms: Optional[int],
-    look_back_tools: Optional[bool],
-    guard: Optional[Callable[[str], Any]],
-    memories: Sequence[Memory],
-    store: Optional[ArtifactStore],
-    externalize_threshold: Optional[int],
-    needs_approval: Optional[Callable[[Dict[str, Json]], Any]],
     approvals: Sequence[ApprovalDecision],
-    schemas: Optional[SchemaRegistry],
+    o: RunOptions,
 ) -> Dict[str, Json]:
+    known_options(o, RunOptions, f"{func}_compiled")
     if not isinstance(session, Session):
         raise ContextCompilerError("INVALID_ARGUMENT", "the run takes a Session")
     if not callable(model):
         raise ContextCompilerError("INVALID_ARGUMENT", "model must be callable: model(request, step)")
+    tools = o.get("tools", ())
     by_name: Dict[str, Tool] = {}
     for tool in tools:
         if not isinstance(tool, Tool):
             raise ContextCompilerError("INVALID_ARGUMENT", f"tools takes Tool values (got {type(tool).__name__})")
         by_name[tool.name] = tool
+    compiler, store = o.get("compiler"), o.get("store")
     run_store = store
     if compiler is not None and compiler.store is not None:
         if store is not None and store is not compiler.store:
             raise ContextCompilerError("INVALID_ARGUMENT", "the run's store and its compiler's differ")
         run_store = compiler.store
+    guard, needs_approval, schemas = o.get("guard"), o.get("needs_approval"), o.get("schemas")
+
+    def count(name: str, limit: int = 2**64 - 1) -> Optional[int]:
+        value = o.get(name)
+        return None if value is None else _count(value, name, limit=limit)
+
     options = record(
         budget=_count(budget, "budget", limit=2**64 - 1),
-        system_prompt=system_prompt,
-        policies=list(policies),
-        tool_definitions_json=_json_or_none(
-            None if tool_definitions is None else list(tool_definitions), "tool_definitions"
-        ),
-        user_preferences_json=_json_or_none(user_preferences, "user_preferences"),
-        goal=goal,
-        state_digest_json=_json_or_none(state_digest, "state_digest"),
-        task_state=task_state,
-        format=_format(format),
-        model_name=model_name,
-        reserve_output=None if reserve_output is None else _count(reserve_output, "reserve_output", limit=2**64 - 1),
-        usage_margin=_number(usage_margin, "usage_margin"),
+        format=_format(o.get("format", "openai")),
+        model_name=o.get("model_name"),
         tools=[t.spec._wit() for t in tools],
-        tool_choice=_tool_choice(tool_choice),
-        max_steps=None if max_steps is None else _count(max_steps, "max_steps"),
-        tool_timeout_ms=None if tool_timeout_ms is None else _count(tool_timeout_ms, "tool_timeout_ms", limit=2**64 - 1),
-        look_back_tools=look_back_tools,
+        tool_choice=_tool_choice(o.get("tool_choice")),
+        max_steps=count("max_steps", 2**32 - 1),
+        tool_timeout_ms=count("tool_timeout_ms"),
+        look_back_tools=o.get("look_back_tools"),
         guard=guard is not None,
-        memory=[record(key=m.key, content=m.content, category=m.category) for m in memories],
+        memory=[record(key=m.key, content=m.content, category=m.category) for m in o.get("memories", ())],
         compiler=None if compiler is None else compiler._spec(),
         artifact_store=store is not None,
-        externalize_threshold=None
-        if externalize_threshold is None
-        else _count(externalize_threshold, "externalize_threshold", limit=2**64 - 1),
+        externalize_threshold=count("externalize_threshold"),
         needs_approval=needs_approval is not None,
         approvals=[a._wit() for a in approvals],
+        **prompt_fields(o),
     )
     rt = session._rt
     context = CallContext(
@@ -162,44 +171,18 @@ def _run(
 
 
 def run_compiled(
-    input: str,
-    session: Session,
-    model: Model,
-    *,
-    budget: int,
-    tools: Sequence[Tool] = (),
-    compiler: Optional[ContextCompiler] = None,
-    system_prompt: Optional[str] = None,
-    policies: Sequence[str] = (),
-    tool_definitions: Optional[Sequence[Mapping[str, Json]]] = None,
-    user_preferences: Optional[Mapping[str, Json]] = None,
-    goal: Optional[str] = None,
-    state_digest: Optional[Mapping[str, Json]] = None,
-    task_state: Optional[str] = None,
-    format: Format = "openai",
-    model_name: Optional[str] = None,
-    reserve_output: Optional[int] = None,
-    usage_margin: Optional[float] = None,
-    tool_choice: Optional[ToolChoice] = None,
-    max_steps: Optional[int] = None,
-    tool_timeout_ms: Optional[int] = None,
-    look_back_tools: Optional[bool] = None,
-    guard: Optional[Callable[[str], Any]] = None,
-    memories: Sequence[Memory] = (),
-    store: Optional[ArtifactStore] = None,
-    externalize_threshold: Optional[int] = None,
-    needs_approval: Optional[Callable[[Dict[str, Json]], Any]] = None,
-    schemas: Optional[SchemaRegistry] = None,
+    input: str, session: Session, model: Model, *, budget: int, **options: Unpack[RunOptions]
 ) -> Dict[str, Json]:
     """Runs one user turn: records ``input`` in ``session``, then
     compiles under ``budget``, calls ``model`` and runs the tools it asks
-    for until it answers without tool calls (or ``max_steps``). Returns
-    the npm package's ``RunResult`` without ``session`` (``result``,
-    ``stopReason``, ``steps``, ``ledger``, ...). Every step is recorded,
-    so a failure (``MODEL_FAILED``, ``GUARD_FAILED``) loses nothing."""
+    for until it answers without tool calls (or ``max_steps``), with the
+    :class:`RunOptions` given as keywords. Returns the npm package's
+    ``RunResult`` without ``session`` (``result``, ``stopReason``,
+    ``steps``, ``ledger``, ...). Every step is recorded, so a failure
+    (``MODEL_FAILED``, ``GUARD_FAILED``) loses nothing."""
     if not isinstance(input, str):
         raise ContextCompilerError("INVALID_ARGUMENT", "input must be a str")
-    return _run("run", input, session, model, **_options(locals()))
+    return _run("run", input, session, model, budget, (), options)
 
 
 def resume_compiled(
@@ -208,50 +191,33 @@ def resume_compiled(
     *,
     approvals: Sequence[ApprovalDecision],
     budget: int,
-    tools: Sequence[Tool] = (),
-    compiler: Optional[ContextCompiler] = None,
-    system_prompt: Optional[str] = None,
-    policies: Sequence[str] = (),
-    tool_definitions: Optional[Sequence[Mapping[str, Json]]] = None,
-    user_preferences: Optional[Mapping[str, Json]] = None,
-    goal: Optional[str] = None,
-    state_digest: Optional[Mapping[str, Json]] = None,
-    task_state: Optional[str] = None,
-    format: Format = "openai",
-    model_name: Optional[str] = None,
-    reserve_output: Optional[int] = None,
-    usage_margin: Optional[float] = None,
-    tool_choice: Optional[ToolChoice] = None,
-    max_steps: Optional[int] = None,
-    tool_timeout_ms: Optional[int] = None,
-    look_back_tools: Optional[bool] = None,
-    guard: Optional[Callable[[str], Any]] = None,
-    memories: Sequence[Memory] = (),
-    store: Optional[ArtifactStore] = None,
-    externalize_threshold: Optional[int] = None,
-    needs_approval: Optional[Callable[[Dict[str, Json]], Any]] = None,
-    schemas: Optional[SchemaRegistry] = None,
+    **options: Unpack[RunOptions],
 ) -> Dict[str, Json]:
     """Resumes a run that stopped with ``stopReason: "approval"``: records
     ``approvals`` (each must name a call that waits), runs the approved
     calls, answers the rejected ones with their reason, then goes on as
     :func:`run_compiled` does."""
-    return _run("resume", None, session, model, **_options(locals()))
+    return _run("resume", None, session, model, budget, approvals, options)
 
 
-def _options(given: Dict[str, Any]) -> Dict[str, Any]:
-    options = {k: v for k, v in given.items() if k not in ("input", "session", "model")}
-    options.setdefault("approvals", ())
-    return options
-
-
-async def arun_compiled(input: str, session: Session, model: Model, **options: Any) -> Dict[str, Json]:
+async def arun_compiled(
+    input: str, session: Session, model: Model, *, budget: int, **options: Unpack[RunOptions]
+) -> Dict[str, Json]:
     """:func:`run_compiled` from inside a running event loop: the run
     goes through ``asyncio.to_thread``, so the loop is not blocked."""
-    return await asyncio.to_thread(run_compiled, input, session, model, **options)
+    return await asyncio.to_thread(lambda: run_compiled(input, session, model, budget=budget, **options))
 
 
-async def aresume_compiled(session: Session, model: Model, **options: Any) -> Dict[str, Json]:
+async def aresume_compiled(
+    session: Session,
+    model: Model,
+    *,
+    approvals: Sequence[ApprovalDecision],
+    budget: int,
+    **options: Unpack[RunOptions],
+) -> Dict[str, Json]:
     """:func:`resume_compiled` through ``asyncio.to_thread``."""
-    return await asyncio.to_thread(resume_compiled, session, model, **options)
+    return await asyncio.to_thread(
+        lambda: resume_compiled(session, model, approvals=approvals, budget=budget, **options)
+    )
 
