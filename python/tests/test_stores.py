@@ -4,6 +4,7 @@ on read, and a failing backend reported, not fatal."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 from typing import Any, Callable
@@ -83,8 +84,13 @@ def tamper(store: acc.ArtifactStore, artifact_id: str, tmp_path: Path) -> None:
         path.write_bytes(bytes(data))
     else:
         assert isinstance(store, acc.SqliteStore)
+        (content,) = store.connection.execute(
+            "SELECT content FROM acc_artifacts WHERE artifact_id = ?", (artifact_id,)
+        ).fetchone()
+        changed = bytearray(content)
+        changed[-1] ^= 1
         store.connection.execute(
-            "UPDATE acc_artifacts SET content = ? WHERE artifact_id = ?", (b"y" * 5000, artifact_id)
+            "UPDATE acc_artifacts SET content = ? WHERE artifact_id = ?", (bytes(changed), artifact_id)
         )
 
 
@@ -169,3 +175,25 @@ def test_store_options_are_checked(tmp_path: Path) -> None:
         acc.FileStore(blocked / "sub").save(acc.Session())
     assert e.value.code == "STORE_UNAVAILABLE"
 
+
+
+def test_huge_outputs_reach_every_store_and_come_back(make_store: StoreMaker) -> None:
+    """An 8 MB output: past what wasmtime-py copies as a byte list (about
+    2.7 MB), so it crosses as text; the runtime lives on."""
+    store = make_store()
+    s = acc.Session("huge")
+    output = "".join(f"row {i}: {'x' * 70}\n" for i in range(110_000))
+    event = acc.call_tool(s, acc.Tool("dump", lambda a: output), {}, externalize_threshold=4096, store=store)
+    assert event["kind"] == "tool_success"
+    artifact_id = event["artifact"]["artifactId"]
+    assert store.retrieve(artifact_id) == output.encode()
+    page = s.look_back("read_artifact", {"handle": artifact_id}, store=store)
+    assert "row 0:" in json.dumps(page)
+    store.save(s)
+    assert make_store().load("huge") is not None
+
+
+def test_a_kv_chunk_past_what_crosses_is_refused() -> None:
+    with pytest.raises(acc.ContextCompilerError) as e:
+        acc.KvStore({}, chunk_bytes=4 << 20)
+    assert e.value.code == "INVALID_ARGUMENT"

@@ -9,11 +9,14 @@ use std::path::PathBuf;
 use std::rc::Rc;
 
 use super::bindings::exports::agent::context_compiler::artifact_store::{
-    AttachOptions, Backend, BackendOptions, Error, Guest, SqlDialect as WitDialect, StoreOptions,
+    AttachOptions, Backend, BackendOptions, Error, Guest, SqlDialect as WitDialect, SqlOptions,
+    StoreOptions,
 };
 use super::exec::block_on;
 use super::host::{HostKv, HostSql};
 use super::{to_json, wit_error, Component};
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
 use context_compiler::artifacts::{ArtifactStore, StoreOptions as CoreStoreOptions};
 use context_compiler::clock::SystemClock;
 use context_compiler::error::{Error as CoreError, ErrorCode};
@@ -30,8 +33,9 @@ enum Place {
     HostKv,
     /// Files under this directory.
     Files(PathBuf),
-    /// The host's database, in this dialect.
-    Sql(SqlDialect),
+    /// The host's database, in this dialect, blobs sent as base64 when
+    /// the flag says.
+    Sql(SqlDialect, bool),
 }
 
 /// What `select` chose.
@@ -78,7 +82,7 @@ fn open(selection: &Selection) -> Result<Opened, CoreError> {
             Box::new(FsKv::new(StdFileSystem::new(dir.clone()))),
             DEFAULT_FS_CHUNK_BYTES,
         ),
-        Place::Sql(dialect) => {
+        Place::Sql(dialect, base64) => {
             if selection.chunk_bytes.is_some() || !selection.prefix.is_empty() {
                 return Err(CoreError::new(
                     ErrorCode::InvalidArgument,
@@ -86,7 +90,9 @@ fn open(selection: &Selection) -> Result<Opened, CoreError> {
                 ));
             }
             return Ok(both(SqlArtifactStore::with_dialect(
-                HostSql,
+                HostSql {
+                    blobs_as_base64: *base64,
+                },
                 *dialect,
                 Rc::new(SystemClock),
             )));
@@ -147,8 +153,16 @@ impl Guest for Component {
                 })?;
                 Place::Files(PathBuf::from(dir))
             }
-            Backend::Sql(WitDialect::Sqlite) => Place::Sql(SqlDialect::Sqlite),
-            Backend::Sql(WitDialect::Postgres) => Place::Sql(SqlDialect::Postgres),
+            Backend::Sql(SqlOptions {
+                dialect,
+                blobs_as_base64,
+            }) => Place::Sql(
+                match dialect {
+                    WitDialect::Sqlite => SqlDialect::Sqlite,
+                    WitDialect::Postgres => SqlDialect::Postgres,
+                },
+                blobs_as_base64,
+            ),
         };
         let selection = Selection {
             place,
@@ -178,6 +192,10 @@ impl Guest for Component {
     fn retrieve(artifact_id: String) -> Result<Option<Vec<u8>>, Error> {
         let store = selected_store()?;
         Ok(block_on(store.retrieve(&artifact_id)).and_then(|r| r)?)
+    }
+
+    fn retrieve_base64(artifact_id: String) -> Result<Option<String>, Error> {
+        Ok(Self::retrieve(artifact_id)?.map(|bytes| STANDARD.encode(bytes)))
     }
 
     fn attach_media(bytes: Vec<u8>, options: AttachOptions) -> Result<String, Error> {

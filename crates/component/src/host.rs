@@ -4,6 +4,8 @@
 //! an [`Llm`].
 
 use async_trait::async_trait;
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
 use serde_json::Value;
 
 use super::bindings::agent::context_compiler::{artifact_kv, embedder, llm, sql, tool_bridge};
@@ -56,37 +58,54 @@ impl KeyValue for HostKv {
 }
 
 /// The host's `sql` import.
-pub(crate) struct HostSql;
+pub(crate) struct HostSql {
+    /// Send blobs as `sql-value::base64` (`sql-options.blobs-as-base64`).
+    pub(crate) blobs_as_base64: bool,
+}
 
-fn to_wit(value: &SqlValue) -> sql::SqlValue {
-    match value {
-        SqlValue::Null => sql::SqlValue::Null,
-        SqlValue::Integer(i) => sql::SqlValue::Integer(*i),
-        SqlValue::Real(r) => sql::SqlValue::Real(*r),
-        SqlValue::Text(t) => sql::SqlValue::Text(t.clone()),
-        SqlValue::Blob(b) => sql::SqlValue::Blob(b.clone()),
+impl HostSql {
+    /// `value` as the import takes it.
+    fn to_wit(&self, value: &SqlValue) -> sql::SqlValue {
+        match value {
+            SqlValue::Null => sql::SqlValue::Null,
+            SqlValue::Integer(i) => sql::SqlValue::Integer(*i),
+            SqlValue::Real(r) => sql::SqlValue::Real(*r),
+            SqlValue::Text(t) => sql::SqlValue::Text(t.clone()),
+            SqlValue::Blob(b) if self.blobs_as_base64 => sql::SqlValue::Base64(STANDARD.encode(b)),
+            SqlValue::Blob(b) => sql::SqlValue::Blob(b.clone()),
+        }
+    }
+
+    fn params(&self, params: &[SqlValue]) -> Vec<sql::SqlValue> {
+        params.iter().map(|p| self.to_wit(p)).collect()
     }
 }
 
-fn from_wit(value: sql::SqlValue) -> SqlValue {
-    match value {
+/// A value the host returned; base64 that does not decode is
+/// `store-invalid-value`.
+fn from_wit(value: sql::SqlValue) -> Result<SqlValue> {
+    Ok(match value {
         sql::SqlValue::Null => SqlValue::Null,
         sql::SqlValue::Integer(i) => SqlValue::Integer(i),
         sql::SqlValue::Real(r) => SqlValue::Real(r),
         sql::SqlValue::Text(t) => SqlValue::Text(t),
         sql::SqlValue::Blob(b) => SqlValue::Blob(b),
-    }
+        sql::SqlValue::Base64(t) => SqlValue::Blob(STANDARD.decode(t).map_err(|e| {
+            Error::new(
+                ErrorCode::StoreInvalidValue,
+                format!("the host's sql query returned base64 that does not decode ({e})"),
+            )
+        })?),
+    })
 }
 
 #[async_trait(?Send)]
 impl SqlConnection for HostSql {
     async fn query(&self, text: &str, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>> {
-        let params: Vec<sql::SqlValue> = params.iter().map(to_wit).collect();
-        let rows = sql::query(text, &params).map_err(|m| failed("sql query", m))?;
-        Ok(rows
-            .into_iter()
+        let rows = sql::query(text, &self.params(params)).map_err(|m| failed("sql query", m))?;
+        rows.into_iter()
             .map(|row| row.into_iter().map(from_wit).collect())
-            .collect())
+            .collect()
     }
 
     async fn batch(&self, statements: &[Statement]) -> Result<()> {
@@ -94,7 +113,7 @@ impl SqlConnection for HostSql {
             .iter()
             .map(|s| sql::Statement {
                 sql: s.sql.clone(),
-                params: s.params.iter().map(to_wit).collect(),
+                params: self.params(&s.params),
             })
             .collect();
         sql::batch(&statements).map_err(|m| failed("sql batch", m))

@@ -36,7 +36,8 @@ wasmtime::component::bindgen!({
 
 use agent::context_compiler::tool_bridge::ToolFailure;
 use exports::agent::context_compiler::artifact_store::{
-    AttachOptions as AttachMediaOptions, Backend, BackendOptions, SqlDialect, StoreOptions,
+    AttachOptions as AttachMediaOptions, Backend, BackendOptions, SqlDialect, SqlOptions,
+    StoreOptions,
 };
 use exports::agent::context_compiler::bus::AttachOptions;
 use exports::agent::context_compiler::compiler::{
@@ -1324,7 +1325,10 @@ fn artifacts_go_to_files_in_a_preopened_directory_when_selected() {
 fn a_sql_selection_runs_on_the_host_database_and_reports_its_failures() {
     let (mut store, cc) = instantiate();
     let stores = cc.agent_context_compiler_artifact_store();
-    let sql = Backend::Sql(SqlDialect::Sqlite);
+    let sql = Backend::Sql(SqlOptions {
+        dialect: SqlDialect::Sqlite,
+        blobs_as_base64: false,
+    });
     let chunked = BackendOptions {
         chunk_bytes: Some(4096),
         prefix: None,
@@ -1861,6 +1865,12 @@ fn media_tools_reserve_usage_and_replies_cross_the_boundary() {
     let id = handle["artifactId"].as_str().unwrap();
     let back = artifacts.call_retrieve(&mut store, id).unwrap().unwrap();
     assert_eq!(back.as_deref(), Some(&b"hello store"[..]));
+    // "hello store" in base64, for hosts that take text more cheaply.
+    let text = artifacts
+        .call_retrieve_base64(&mut store, id)
+        .unwrap()
+        .unwrap();
+    assert_eq!(text.as_deref(), Some("aGVsbG8gc3RvcmU="));
     assert_eq!(
         artifacts
             .call_retrieve(&mut store, &"0".repeat(64))

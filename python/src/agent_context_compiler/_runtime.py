@@ -15,6 +15,7 @@ success is an ``option``), kept in the context and raised after the call.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -28,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 from wasmtime import Engine, Store, WasiConfig, WasmtimeError
 from wasmtime.component import Component, Func, Linker, ResourceAny, Variant
 
-from . import _calls
+from . import _bytes, _calls
 from ._wit import unwrapper
 from .errors import ContextCompilerError
 
@@ -125,6 +126,7 @@ class Runtime:
     """One instance of the component, with its store and lock."""
 
     def __init__(self, engine: Optional[Engine] = None) -> None:
+        _bytes.install()
         self.engine = engine or Engine()
         self.component, self.loaded_from = load_component(self.engine)
         linker = Linker(self.engine)
@@ -317,11 +319,18 @@ class Runtime:
             store=True,
         )
 
-    def _sql_query(self, _store: Any, text: str, params: List[Any]) -> Any:
-        return self._unit(lambda: [list(row) for row in self._sql().query(text, list(params))], store=True)
+    def _sql_query(self, _store: Any, text: str, params: List[Variant]) -> Any:
+        def run() -> Any:
+            rows = self._sql().query(text, [_from_sql_value(p) for p in params])
+            return [[_to_sql_value(v) for v in row] for row in rows]
+
+        return self._unit(run, store=True)
 
     def _sql_batch(self, _store: Any, statements: List[Any]) -> Any:
-        return self._unit(lambda: self._sql().batch([(s.sql, list(s.params)) for s in statements]), store=True)
+        return self._unit(
+            lambda: self._sql().batch([(s.sql, [_from_sql_value(p) for p in s.params]) for s in statements]),
+            store=True,
+        )
 
     def _call_tool(self, _store: Any, name: str, arguments_json: str, timeout_ms: int) -> Any:
         tool = self.context.tools.get(name)
@@ -391,6 +400,32 @@ class Runtime:
         if fn is None:
             return False
         return self._unit(lambda: bool(_calls.call(fn, json.loads(call_json))))
+
+
+def _from_sql_value(value: Variant) -> Any:
+    """A ``sql-value`` as ``sqlite3`` binds it (base64 sent as bytes)."""
+    payload: Any = value.payload
+    if value.tag == "base64":
+        return base64.b64decode(payload)
+    if value.tag == "blob":
+        return bytes(payload)
+    return payload
+
+
+def _to_sql_value(value: Any) -> Variant:
+    """A column value as a ``sql-value``."""
+    if value is None:
+        return Variant("null")
+    if isinstance(value, (bool, int)):
+        return Variant("integer", int(value))
+    if isinstance(value, float):
+        return Variant("real", value)
+    if isinstance(value, str):
+        return Variant("text", value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        # As text: a byte list past about 2.7 MB traps in wasmtime-py.
+        return Variant("base64", base64.b64encode(bytes(value)).decode("ascii"))
+    raise TypeError(f"a column value must be None, int, float, str or bytes (got {type(value).__name__})")
 
 
 _default: Optional[Runtime] = None

@@ -9,13 +9,14 @@ it first.
 
 from __future__ import annotations
 
+import base64
 import os
 import sqlite3
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, List, MutableMapping, Optional, Sequence, Tuple, Union
 
-from wasmtime.component import Record, Variant
+from wasmtime.component import Record
 
 from ._runtime import Runtime, runtime
 from ._wit import fields, record
@@ -73,7 +74,11 @@ class ArtifactStore:
     _kv: Optional["_MappingKv"] = None
     _sql: Optional["_SqliteConnection"] = None
 
-    def _backend(self) -> Tuple[Variant, Record]:
+    def _backend(self) -> Tuple[Any, Record]:
+        """The ``backend`` variant as wasmtime-py lowers it (its cases lift
+        to different Python types, so by the payload alone: ``None`` for
+        ``host-kv``, the directory for ``files``, the ``sql-options``
+        record for ``sql``) and the ``backend-options``."""
         raise NotImplementedError
 
     def _call(self, iface: str, name: str, *args: Any, rt: Optional[Runtime] = None) -> Any:
@@ -145,8 +150,9 @@ class ArtifactStore:
         """The content stored under ``artifact_id``, verified against it
         (``ARTIFACT_INTEGRITY`` when it no longer hashes to it), or
         ``None``."""
-        content = self._call("artifact-store", "retrieve", artifact_id)
-        return None if content is None else bytes(content)
+        # As base64 text: wasmtime-py traps on a byte list past about 2.7 MB.
+        content = self._call("artifact-store", "retrieve-base64", artifact_id)
+        return None if content is None else base64.b64decode(content)
 
     def attach_media(
         self,
@@ -206,6 +212,11 @@ class _MappingKv:
             return True
 
 
+MAX_KV_CHUNK_BYTES = 1 << 20
+"""The largest ``chunk_bytes`` of a :class:`KvStore` (each value crosses
+the component boundary as a byte list)."""
+
+
 class KvStore(ArtifactStore):
     """Artifacts and sessions in a mapping of ``str`` keys to ``bytes``
     (a ``dict``, ``shelve``, or a client's mapping), laid out as the npm
@@ -225,12 +236,18 @@ class KvStore(ArtifactStore):
         prefix: Optional[str] = None,
         lock: Any = None,
     ) -> None:
+        if chunk_bytes is not None and chunk_bytes > MAX_KV_CHUNK_BYTES:
+            raise ContextCompilerError(
+                "INVALID_ARGUMENT",
+                f"chunk_bytes is at most {MAX_KV_CHUNK_BYTES} here: wasmtime-py copies each value the "
+                "component writes byte by byte, and traps past about 2.7 MB",
+            )
         self.mapping: MutableMapping[str, bytes] = {} if mapping is None else mapping
         self._kv = _MappingKv(self.mapping, lock if lock is not None else threading.Lock())
         self._options = record(chunk_bytes=chunk_bytes, prefix=prefix)
 
-    def _backend(self) -> Tuple[Variant, Record]:
-        return Variant("host-kv"), self._options
+    def _backend(self) -> Tuple[Any, Record]:
+        return None, self._options
 
 
 class MemoryStore(KvStore):
@@ -256,8 +273,8 @@ class FileStore(ArtifactStore):
         self.directory = os.path.abspath(os.fspath(directory))
         self._options = record(chunk_bytes=chunk_bytes, prefix=prefix)
 
-    def _backend(self) -> Tuple[Variant, Record]:
-        return Variant("files", self.directory), self._options
+    def _backend(self) -> Tuple[Any, Record]:
+        return self.directory, self._options
 
 
 class _SqliteConnection:
@@ -307,5 +324,7 @@ class SqliteStore(ArtifactStore):
         self.connection = connection
         self._sql = _SqliteConnection(connection)
 
-    def _backend(self) -> Tuple[Variant, Record]:
-        return Variant("sql", "sqlite"), record(chunk_bytes=None, prefix=None)
+    def _backend(self) -> Tuple[Any, Record]:
+        # wasmtime-py copies a byte list value by value and traps past about
+        # 2.7 MB: blobs come as base64 text, so artifacts of any size fit.
+        return record(dialect="sqlite", blobs_as_base64=True), record(chunk_bytes=None, prefix=None)
