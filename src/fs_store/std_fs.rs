@@ -86,7 +86,15 @@ fn walk(dir: &Path, relative: &str, out: &mut Vec<String>) -> std::io::Result<()
         Err(e) => return Err(e),
     };
     for entry in entries {
-        let entry = entry?;
+        // An entry another writer renamed or removed since the directory
+        // was read (a temporary file renamed into place) is gone, not an
+        // error: where the file type needs a stat of its own (WASI), that
+        // stat finds nothing.
+        let gone = |e: &std::io::Error| e.kind() == ErrorKind::NotFound;
+        let entry = match entry {
+            Err(e) if gone(&e) => continue,
+            entry => entry?,
+        };
         let Some(name) = entry.file_name().to_str().map(str::to_string) else {
             continue; // not a name the store writes
         };
@@ -95,7 +103,11 @@ fn walk(dir: &Path, relative: &str, out: &mut Vec<String>) -> std::io::Result<()
         } else {
             format!("{relative}/{name}")
         };
-        if entry.file_type()?.is_dir() {
+        let file_type = match entry.file_type() {
+            Err(e) if gone(&e) => continue,
+            file_type => file_type?,
+        };
+        if file_type.is_dir() {
             walk(&entry.path(), &child, out)?;
         } else {
             out.push(child);
