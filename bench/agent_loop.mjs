@@ -24,11 +24,11 @@ import {
 } from "agent-context-compiler";
 import { prose, rng, toolOutput } from "./trace.mjs";
 
-const BUDGET = 32_000;
+export const BUDGET = 32_000;
 const OVERHEAD = 3;
 
 /** The loop's script: per turn, a user message, tool calls, a reply. */
-function script(turns, seed) {
+export function script(turns, seed) {
   const r = rng(seed);
   const size = () => Math.min(Math.floor(200 / Math.pow(1 - r(), 1 / 1.1)), 80 * 1024);
   const out = [];
@@ -48,10 +48,10 @@ function script(turns, seed) {
   return out;
 }
 
-const SYSTEM = `You are a coding agent working in a large repository. ${prose(rng(7), 9_800)}`;
+export const SYSTEM = `You are a coding agent working in a large repository. ${prose(rng(7), 9_800)}`;
 
 /** The loop's tools, sent with every request and counted in SYSTEM. */
-const TOOLS = ["read_logs", "list_files", "read_file"].map((name) => ({
+export const TOOLS = ["read_logs", "list_files", "read_file"].map((name) => ({
   name,
   description: `The ${name.replace("_", " ")} tool of the repository`,
   parameters: { type: "object", properties: { turn: { type: "integer" }, i: { type: "integer" } } },
@@ -126,7 +126,7 @@ function unpairedOpenAi(msgs) {
 /** The request shapes timed per format. */
 const FORMATS = ["openai", "openai-responses", "anthropic", "gemini", "ai-sdk"];
 
-async function runOurs(turns, seed, recall = false, formats = null) {
+export async function runOurs(turns, seed, recall = false, formats = null) {
   const plan = script(turns, seed);
   const session = new Session();
   const store = new MemoryArtifactStore();

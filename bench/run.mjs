@@ -183,6 +183,10 @@ await langchainMiddlewareBench();
 const { integrationsBench } = await import("./integrations.mjs");
 await integrationsBench();
 
+// 5a'''. The Python package beside the npm package and LangChain Python (issue 66).
+const { pythonBench } = await import("./python.mjs");
+await pythonBench();
+
 // 5a''. The default counter against o200k and cl100k per kind of content (issue 62).
 const { counterErrorBench } = await import("./counter_error.mjs");
 counterErrorBench();

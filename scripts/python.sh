@@ -5,6 +5,8 @@
 # change; the wheel built with the runner component inside (build it first:
 # scripts/build-component.sh) and installed; `mypy --strict` on the package
 # and on a consumer; the tests (pytest), run against the installed wheel.
+# `--build-only` stops once the wheel is installed (for the bench); other
+# arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +26,9 @@ rm -rf target/python-dist python/build
   -w target/python-dist ./python
 "$venv/bin/pip" install -q --disable-pip-version-check --no-deps --force-reinstall target/python-dist/*.whl
 rm -rf python/build
+if [[ "${1:-}" == "--build-only" ]]; then
+  exit 0
+fi
 
 # Compiled components are cached here, not in the user's cache.
 export AGENT_CONTEXT_COMPILER_CACHE=$PWD/target/python-cache

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 from wasmtime import Engine, Store, WasiConfig, WasmtimeError
 from wasmtime.component import Component, Func, Linker, ResourceAny, Variant
 
-from . import _bytes, _calls
+from . import _calls, _speedups
 from ._wit import unwrapper
 from .errors import ContextCompilerError
 
@@ -126,7 +126,7 @@ class Runtime:
     """One instance of the component, with its store and lock."""
 
     def __init__(self, engine: Optional[Engine] = None) -> None:
-        _bytes.install()
+        self._fast = _speedups.install()
         self.engine = engine or Engine()
         self.component, self.loaded_from = load_component(self.engine)
         linker = Linker(self.engine)
@@ -142,7 +142,7 @@ class Runtime:
         self.lock = threading.RLock()
         self.context = CallContext()
         self.selected: Optional["ArtifactStore"] = None
-        self._funcs: Dict[Tuple[str, str], Tuple[Func, Callable[[Any], Any]]] = {}
+        self._funcs: Dict[Tuple[str, str], Tuple[Func, _speedups.FuncTypes, Callable[[Any], Any]]] = {}
         self._handles: Dict[int, ResourceAny] = {}
         self._next_key = 0
         self._dropped: List[ResourceAny] = []
@@ -150,7 +150,7 @@ class Runtime:
 
     # -- calls ---------------------------------------------------------
 
-    def _func(self, iface: str, name: str) -> Tuple[Func, Callable[[Any], Any]]:
+    def _func(self, iface: str, name: str) -> Tuple[Func, _speedups.FuncTypes, Callable[[Any], Any]]:
         key = (iface, name)
         found = self._funcs.get(key)
         if found is None:
@@ -159,7 +159,8 @@ class Runtime:
             func = self.instance.get_func(self.store, fi) if fi is not None else None
             if func is None:
                 raise ContextCompilerError("INVALID_ARGUMENT", f"the component exports no {iface}.{name}")
-            found = (func, unwrapper(func.type(self.store).result))
+            types = _speedups.FuncTypes(func, self.store)
+            found = (func, types, unwrapper(types.result))
             self._funcs[key] = found
         return found
 
@@ -172,10 +173,13 @@ class Runtime:
                     "MODULE_POISONED", f"the component trapped earlier ({self._poisoned}); create a new runtime"
                 )
             self._drop_released()
-            func, unwrap = self._func(iface, name)
+            func, types, unwrap = self._func(iface, name)
             self.context.failure = None
             try:
-                value = func(self.store, *args)
+                if self._fast:
+                    value = _speedups.call(func, types, self.store, *args)
+                else:
+                    value = func(self.store, *args)
                 func.post_return(self.store)
             except WasmtimeError as e:
                 self._poisoned = str(e).splitlines()[0]

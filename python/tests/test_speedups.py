@@ -6,7 +6,7 @@ import os
 import re
 
 import agent_context_compiler as acc
-from agent_context_compiler import _bytes
+from agent_context_compiler import _speedups
 from wasmtime.component._types import ListType
 
 
@@ -18,15 +18,15 @@ def round_trip(content: bytes) -> bytes | None:
 
 def test_the_bulk_path_is_installed_and_agrees_with_the_stock_one() -> None:
     acc.Session()  # the runtime exists
-    assert _bytes.installed()
+    assert _speedups.installed()
     samples = [b"", b"\x00", bytes(range(256)), os.urandom(70_000)]
     bulk = [(round_trip(s), dict(sorted(_stored(s).items()))) for s in samples]
-    ListType.convert_to_c = _bytes.stock_to_c  # type: ignore[method-assign]
-    ListType.convert_from_c = _bytes.stock_from_c  # type: ignore[method-assign]
+    ListType.convert_to_c = _speedups.stock_to_c  # type: ignore[method-assign]
+    ListType.convert_from_c = _speedups.stock_from_c  # type: ignore[method-assign]
     try:
         stock = [(round_trip(s), dict(sorted(_stored(s).items()))) for s in samples]
     finally:
-        _bytes.install()
+        _speedups.install()
     assert bulk == stock
     assert [b for b, _ in bulk] == samples
 
