@@ -21,6 +21,8 @@ fi
 
 component=target/wasm32-wasip2/release/context_compiler_runner.wasm
 cp "$component" python/src/agent_context_compiler/
+# Its digest beside it: the runtime's cache key, without hashing it at each start.
+sha256sum "$component" | cut -d' ' -f1 >python/src/agent_context_compiler/context_compiler_runner.wasm.sha256
 rm -rf target/python-dist python/build
 "$venv/bin/pip" wheel -q --disable-pip-version-check --no-deps --no-build-isolation \
   -w target/python-dist ./python

@@ -24,3 +24,9 @@ def test_the_compiled_component_is_cached_and_a_bad_cache_is_replaced(
     assert _runtime.Runtime().loaded_from == "cache"
     monkeypatch.setenv("AGENT_CONTEXT_COMPILER_CACHE", "off")
     assert _runtime.Runtime().loaded_from == "compiled-uncached"
+
+
+def test_the_digest_written_beside_the_component_is_its_sha256() -> None:
+    import hashlib
+
+    assert _runtime._wasm_digest() == hashlib.sha256(_runtime._wasm_bytes()).hexdigest()

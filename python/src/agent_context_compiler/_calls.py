@@ -9,12 +9,14 @@ stop a function from outside).
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import threading
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any, Awaitable, Callable, Optional
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Optional
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["call", "DeadlineExceeded"]
 
@@ -23,12 +25,15 @@ class DeadlineExceeded(Exception):
     """The callable did not finish within its deadline."""
 
 
-_loop: Optional[asyncio.AbstractEventLoop] = None
+_loop: Optional["asyncio.AbstractEventLoop"] = None
 _loop_lock = threading.Lock()
 
 
-def _private_loop() -> asyncio.AbstractEventLoop:
-    """The package's event loop, on a daemon thread started at first use."""
+def _private_loop() -> "asyncio.AbstractEventLoop":
+    """The package's event loop, on a daemon thread started at first use
+    (asyncio imported then: it is 20 ms of a cold start)."""
+    import asyncio
+
     global _loop
     with _loop_lock:
         if _loop is None:
@@ -58,6 +63,8 @@ def call(fn: Callable[..., Any], *args: Any, timeout_ms: Optional[int] = None) -
     ``timeout_ms``, given up after that long (``DeadlineExceeded``)."""
     timeout_s = None if timeout_ms is None else timeout_ms / 1000
     if inspect.iscoroutinefunction(fn):
+        import asyncio
+
         coro = fn(*args)
         return _settle(asyncio.run_coroutine_threadsafe(coro, _private_loop()), timeout_s)
     if timeout_s is None:
@@ -79,5 +86,7 @@ def call(fn: Callable[..., Any], *args: Any, timeout_ms: Optional[int] = None) -
         threading.Thread(target=run, name="agent-context-compiler-call", daemon=True).start()
         result = _settle(future, timeout_s)
     if inspect.isawaitable(result):
+        import asyncio
+
         return _settle(asyncio.run_coroutine_threadsafe(_awaited(result), _private_loop()), timeout_s)
     return result

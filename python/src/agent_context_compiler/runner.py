@@ -8,7 +8,6 @@ after another here (the npm package runs them concurrently).
 
 from __future__ import annotations
 
-import asyncio
 import json
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Union, Unpack
@@ -205,6 +204,8 @@ async def arun_compiled(
 ) -> Dict[str, Json]:
     """:func:`run_compiled` from inside a running event loop: the run
     goes through ``asyncio.to_thread``, so the loop is not blocked."""
+    import asyncio
+
     return await asyncio.to_thread(lambda: run_compiled(input, session, model, budget=budget, **options))
 
 
@@ -217,6 +218,8 @@ async def aresume_compiled(
     **options: Unpack[RunOptions],
 ) -> Dict[str, Json]:
     """:func:`resume_compiled` through ``asyncio.to_thread``."""
+    import asyncio
+
     return await asyncio.to_thread(
         lambda: resume_compiled(session, model, approvals=approvals, budget=budget, **options)
     )
