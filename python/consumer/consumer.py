@@ -48,3 +48,15 @@ def main() -> int:
 
 if __name__ == "__main__":
     main()
+
+
+def extras() -> None:
+    from agent_context_compiler.langchain import ContextMiddleware
+
+    bus = acc.EventBus(max_queue=10)
+    handler_id: int = bus.on("task", lambda event: None)
+    failures: list[acc.HandlerFailure] = bus.drain()
+    window = acc.ContextWindow(4_000, acc.ZoneBudgets(system=0.2, persistent=0.1, working=0.35, recent=0.35))
+    level: acc.CompactionLevel = window.compaction_level
+    middleware = ContextMiddleware(session=lambda thread_id: acc.Session(thread_id), budget=8_000)
+    assert handler_id >= 0 and not failures and level and middleware.name

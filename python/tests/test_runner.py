@@ -150,3 +150,22 @@ def test_a_misspelt_option_is_a_type_error_naming_the_right_one() -> None:
     with pytest.raises(TypeError) as e:
         acc.ContextCompiler().compile(s, 1_000, sytem_prompt="x")  # type: ignore[call-arg]
     assert "'system_prompt'" in str(e.value)
+
+
+def test_a_never_answering_model_times_out_and_odd_outputs_are_tool_errors() -> None:
+    s = acc.Session()
+
+    async def silent(request: dict[str, Any], step: int) -> str:
+        await asyncio.Event().wait()
+        return "never"
+
+    started = time.perf_counter()
+    with pytest.raises(acc.ContextCompilerError) as e:
+        acc.run_compiled("hello?", s, silent, budget=2_000, model_timeout_ms=200)
+    assert e.value.code == "MODEL_FAILED" and "200 ms" in e.value.message
+    assert time.perf_counter() - started < 5 and kinds(s) == ["user_input"]
+
+    tools = [acc.Tool("raw", lambda a: b"\xff\xfe not text"), acc.Tool("loop", lambda a: [1, {"x": float("nan")}])]
+    acc.run_compiled("go", s, scripted(call("raw", "r"), call("loop", "l"), "ok"), budget=4_000, tools=tools)
+    outcomes = [e["kind"] for e in s.events if e["kind"].startswith("tool_") and e["kind"] != "tool_call"]
+    assert outcomes[-2:] == ["tool_error", "tool_error"]

@@ -7,6 +7,8 @@ stable prefix for prompt caches, and renders the request each provider
 accepts. See docs/python.md.
 """
 
+from .bus import EventBus, HandlerFailure
+from .context_window import CompactionLevel, ContextWindow, ZoneBudgets
 from .compiler import (
     ArtifactAttacher,
     CompileOptions,
@@ -42,6 +44,11 @@ from .stores import (
 )
 
 __all__ = [
+    "CompactionLevel",
+    "ContextWindow",
+    "EventBus",
+    "HandlerFailure",
+    "ZoneBudgets",
     "ApprovalDecision",
     "Model",
     "SchemaRegistry",

@@ -55,6 +55,8 @@ class CallContext:
     store: Optional["ArtifactStore"] = None
     tools: Mapping[str, Any] = field(default_factory=dict)
     model: Optional[Callable[..., Any]] = None
+    model_timeout_ms: Optional[int] = None
+    """How long a model call may take (none: as long as it takes)."""
     guard: Optional[Callable[..., Any]] = None
     approval: Optional[Callable[..., Any]] = None
     embedder: Optional[Callable[..., Any]] = None
@@ -353,7 +355,7 @@ class Runtime:
         except BaseException as e:  # noqa: BLE001 - the tool's failure, recorded
             return Variant("failed", f"{type(e).__name__}: {e}")
         try:
-            return output if isinstance(output, str) else json.dumps(output)
+            return output if isinstance(output, str) else json.dumps(output, allow_nan=False)
         except (TypeError, ValueError) as e:
             return Variant("failed", f"{name} returned what is not text or JSON ({e})")
 
@@ -399,7 +401,17 @@ class Runtime:
         return self._text("text model", False, self.context.llm, prompt, max_tokens)
 
     def _respond(self, _store: Any, request_json: str, step: int) -> Any:
-        return self._text("model", True, self.context.model, json.loads(request_json), step)
+        model, timeout_ms = self.context.model, self.context.model_timeout_ms
+        if model is None or timeout_ms is None:
+            return self._text("model", True, model, json.loads(request_json), step)
+
+        def answer(request: Any, step: int) -> Any:
+            try:
+                return _calls.call(model, request, step, timeout_ms=timeout_ms)
+            except _calls.DeadlineExceeded:
+                raise TimeoutError(f"the model did not answer within {timeout_ms} ms") from None
+
+        return self._text("model", True, answer, json.loads(request_json), step)
 
     def _evaluate(self, _store: Any, text: str) -> Any:
         return self._text("guard", True, self.context.guard, text)

@@ -77,6 +77,10 @@ class RunOptions(PromptOptions, total=False):
     """Which tools the model may or must call."""
     max_steps: int
     """Model calls at most (default 10)."""
+    model_timeout_ms: int
+    """How long one model call may take; past it the run ends with
+    ``MODEL_FAILED``, what it recorded kept (default: as long as it
+    takes)."""
     tool_timeout_ms: int
     """The deadline of a tool whose ``timeout_ms`` is unset (default 30000)."""
     look_back_tools: bool
@@ -151,6 +155,7 @@ def _run(
         store=run_store,
         tools=by_name,
         model=model,
+        model_timeout_ms=count("model_timeout_ms"),
         guard=guard,
         approval=needs_approval,
         llm=None if compiler is None else compiler._summarizer,

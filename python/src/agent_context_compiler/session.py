@@ -8,6 +8,7 @@ from typing import Any, List, Mapping, Optional
 
 from wasmtime.component import ResourceAny
 
+from ._resource import Resource
 from ._runtime import Runtime, runtime
 from ._wit import fields, record
 from .errors import ContextCompilerError
@@ -43,7 +44,7 @@ class SearchHit:
     """How far the score stands out, in robust standard deviations (0 to 100)."""
 
 
-class Session:
+class Session(Resource):
     """An event-sourced session: an id and its events.
 
     ``record`` appends a typed event (``user_input``, ``assistant_output``,
@@ -52,20 +53,18 @@ class Session:
     lives in the component until :meth:`close` (or garbage collection).
     """
 
-    def __init__(self, session_id: Optional[str] = None, *, _rt: Optional[Runtime] = None) -> None:
-        self._rt = _rt or runtime()
-        self._key = self._rt.adopt(self._rt.call("sessions", "[constructor]session", session_id))
+    _interface = "sessions"
+    _resource = "session"
+
+    def __init__(self, session_id: Optional[str] = None) -> None:
+        rt = runtime()
+        self._hold(rt, rt.call("sessions", "[constructor]session", session_id))
 
     @classmethod
     def _adopt(cls, handle: ResourceAny, rt: Runtime) -> "Session":
         session = cls.__new__(cls)
-        session._rt = rt
-        session._key = rt.adopt(handle)
+        session._hold(rt, handle)
         return session
-
-    @property
-    def _handle(self) -> ResourceAny:
-        return self._rt.handle(self._key)
 
     @classmethod
     def import_json(cls, text: str) -> "Session":
@@ -76,9 +75,6 @@ class Session:
             raise ContextCompilerError("INVALID_ARGUMENT", "import_json takes the exported JSON text")
         rt = runtime()
         return cls._adopt(rt.call("sessions", "[static]session.import-json", text), rt)
-
-    def _method(self, name: str, *args: Any) -> Any:
-        return self._rt.call("sessions", f"[method]session.{name}", self._handle, *args)
 
     @property
     def session_id(self) -> str:
@@ -170,21 +166,12 @@ class Session:
                 return json.loads(self._method("look-back", _text(name, "name"), to_json_text(arguments, "arguments")))
         return json.loads(self._method("look-back", _text(name, "name"), to_json_text(arguments, "arguments")))
 
-    def close(self) -> None:
-        """Releases the session's memory in the component (at the next
-        call); later calls on it are ``INVALID_ARGUMENT``."""
-        self._rt.release(self._key)
-
     def __enter__(self) -> "Session":
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __del__(self) -> None:
-        key = getattr(self, "_key", None)
-        if key is not None:
-            self._rt.release(key)
 
 
 def _text(value: Any, what: str) -> str:

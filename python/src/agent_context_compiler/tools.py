@@ -8,9 +8,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional
 
-from wasmtime.component import ResourceAny
-
-from ._runtime import CallContext, Runtime, runtime
+from ._resource import Resource
+from ._runtime import CallContext, runtime
 from ._wit import record
 from .compiler import ToolSpec
 from .errors import ContextCompilerError
@@ -42,48 +41,34 @@ class Tool:
         return ToolSpec(self.name, self.description, self.parameters, self.timeout_ms, self.needs_approval)
 
 
-class SchemaRegistry:
+class SchemaRegistry(Resource):
     """Output schemas per tool (draft 2020-12 by default, draft 7 by
     ``$schema``): a tool's output is validated against its schema before
     it is recorded."""
 
-    def __init__(self) -> None:
-        self._rt: Runtime = runtime()
-        self._key = self._rt.adopt(self._rt.call("normalizer", "[constructor]schema-registry"))
+    _interface = "normalizer"
+    _resource = "schema-registry"
 
-    @property
-    def _handle(self) -> ResourceAny:
-        return self._rt.handle(self._key)
+    def __init__(self) -> None:
+        rt = runtime()
+        self._hold(rt, rt.call("normalizer", "[constructor]schema-registry"))
 
     def register(self, tool: str, schema: Mapping[str, Json]) -> None:
         """Registers ``tool``'s output schema; an invalid one is
         ``INVALID_SCHEMA``."""
-        self._rt.call(
-            "normalizer", "[method]schema-registry.register", self._handle, tool, to_json_text(schema, "schema")
-        )
+        self._method("register", tool, to_json_text(schema, "schema"))
 
     def add_resource(self, uri: str, document: Json) -> None:
         """Adds a document schemas can ``$ref`` by ``uri`` (offline)."""
-        self._rt.call(
-            "normalizer",
-            "[method]schema-registry.add-resource",
-            self._handle,
-            uri,
-            to_json_text(document, "document"),
-        )
+        self._method("add-resource", uri, to_json_text(document, "document"))
 
     def normalize(self, tool: str, output: str) -> dict[str, Json]:
         """Normalises ``output`` of ``tool``: parsed, validated, redacted,
         summarised (the npm package's ``NormalizedOutput``)."""
         result: dict[str, Json] = json.loads(
-            self._rt.call("normalizer", "[method]schema-registry.normalize", self._handle, tool, output)
+            self._method("normalize", tool, output)
         )
         return result
-
-    def __del__(self) -> None:
-        key = getattr(self, "_key", None)
-        if key is not None:
-            self._rt.release(key)
 
 
 def redact(text: str) -> dict[str, Json]:
