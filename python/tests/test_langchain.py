@@ -118,3 +118,31 @@ def test_the_async_path_and_a_misconfigured_middleware() -> None:
     assert [e["kind"] for e in session.events].count("assistant_output") == 2
     with pytest.raises(acc.ContextCompilerError):
         ContextMiddleware(session=session, budget=1_000, format="anthropic")
+
+
+@tool(response_format="content_and_artifact")
+def fetch(service: str) -> tuple[str, dict[str, Any]]:
+    """Fetches a service's status, with the raw response as an artifact."""
+    if service == "secret":
+        return f"token {SECRET}", {"raw": SECRET}
+    return "all good", {"raw": "status 200"}
+
+
+def test_a_result_recording_left_unchanged_keeps_its_artifact_and_a_redacted_one_loses_it() -> None:
+    def replies() -> Iterator[AIMessage]:
+        for i, service in enumerate(("plain", "secret")):
+            yield AIMessage(content="", tool_calls=[{"id": f"f{i}", "name": "fetch", "args": {"service": service}}])
+            yield AIMessage(content="done")
+
+    agent = create_agent(
+        model=ToolCallingFake(messages=replies()),
+        tools=[fetch],
+        middleware=[ContextMiddleware(session=acc.Session("artifacts"), budget=4_000)],
+        checkpointer=InMemorySaver(),
+    )
+    config: Any = {"configurable": {"thread_id": "x"}}
+    for i in range(2):
+        agent.invoke({"messages": [{"role": "user", "content": f"check {i}"}]}, config)
+    results = [m for m in agent.get_state(config).values["messages"] if m.type == "tool"]
+    assert results[0].content == "all good" and results[0].artifact == {"raw": "status 200"}
+    assert SECRET not in str(results[1].content) and results[1].artifact is None

@@ -9,8 +9,10 @@ stop a function from outside).
 
 from __future__ import annotations
 
+import contextvars
 import inspect
 import threading
+import time
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Optional
@@ -18,7 +20,14 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Optional
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["call", "DeadlineExceeded"]
+__all__ = ["call", "DeadlineExceeded", "in_callable_thread"]
+
+_local = threading.local()
+
+
+def in_callable_thread() -> bool:
+    """Whether this thread runs a callable the component waits for."""
+    return bool(getattr(_local, "callable", False))
 
 
 class DeadlineExceeded(Exception):
@@ -38,9 +47,12 @@ def _private_loop() -> "asyncio.AbstractEventLoop":
     with _loop_lock:
         if _loop is None:
             loop = asyncio.new_event_loop()
-            thread = threading.Thread(
-                target=loop.run_forever, name="agent-context-compiler-loop", daemon=True
-            )
+
+            def serve() -> None:
+                _local.callable = True
+                loop.run_forever()
+
+            thread = threading.Thread(target=serve, name="agent-context-compiler-loop", daemon=True)
             thread.start()
             _loop = loop
         return _loop
@@ -67,17 +79,20 @@ def call(fn: Callable[..., Any], *args: Any, timeout_ms: Optional[int] = None) -
 
         coro = fn(*args)
         return _settle(asyncio.run_coroutine_threadsafe(coro, _private_loop()), timeout_s)
+    started = time.monotonic()
     if timeout_s is None:
         result = fn(*args)
     else:
         future: "Future[Any]" = Future()
+        context = contextvars.copy_context()
 
         def run() -> None:
             # A future given up on (cancelled) takes no result.
             if not future.set_running_or_notify_cancel():
                 return
+            _local.callable = True
             try:
-                result = fn(*args)
+                result = context.run(fn, *args)
             except BaseException as e:  # noqa: BLE001 - handed to the caller
                 future.set_exception(e)
                 return
@@ -86,6 +101,9 @@ def call(fn: Callable[..., Any], *args: Any, timeout_ms: Optional[int] = None) -
         threading.Thread(target=run, name="agent-context-compiler-call", daemon=True).start()
         result = _settle(future, timeout_s)
     if inspect.isawaitable(result):
+        # What is left of the deadline, not a second one.
+        if timeout_s is not None:
+            timeout_s = max(0.0, timeout_s - (time.monotonic() - started))
         import asyncio
 
         return _settle(asyncio.run_coroutine_threadsafe(_awaited(result), _private_loop()), timeout_s)

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from wasmtime.component import ResourceAny
 
-from ._runtime import Runtime
+from ._runtime import HandleRef, Runtime
 
 __all__ = ["Resource"]
 
@@ -29,8 +29,9 @@ class Resource:
         self._key = rt.adopt(handle)
 
     @property
-    def _handle(self) -> ResourceAny:
-        return self._rt.handle(self._key)
+    def _handle(self) -> HandleRef:
+        """The resource as a call's argument (resolved at the call)."""
+        return HandleRef(self._key)
 
     def _method(self, name: str, *args: Any) -> Any:
         """Calls the resource's method ``name`` with ``args``."""

@@ -36,7 +36,7 @@ from .errors import ContextCompilerError
 if TYPE_CHECKING:
     from .stores import ArtifactStore
 
-__all__ = ["Runtime", "CallContext", "runtime", "WIT_PACKAGE"]
+__all__ = ["Runtime", "CallContext", "HandleRef", "runtime", "WIT_PACKAGE"]
 
 WIT_PACKAGE = "agent:context-compiler@0.6.0"
 """The WIT package the bundled component implements."""
@@ -46,6 +46,16 @@ _COMPONENT_FILE = "context_compiler_runner.wasm"
 
 def _iface(name: str) -> str:
     return f"agent:context-compiler/{name}@0.6.0"
+
+
+@dataclass(frozen=True)
+class HandleRef:
+    """A resource the runtime keeps (:meth:`Runtime.adopt`), named by its
+    key: an argument resolved to the handle under the runtime's lock, at
+    the call, so that a ``close`` on another thread cannot drop the handle
+    between reading it and using it."""
+
+    key: int
 
 
 @dataclass
@@ -63,7 +73,11 @@ class CallContext:
     llm: Optional[Callable[..., Any]] = None
     bus_handlers: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
     failure: Optional[BaseException] = None
-    """A host failure the import could not return; raised after the call."""
+    """A store read that failed, which the import could not return; raised
+    after the call as ``STORE_FAILED``."""
+    interrupt: Optional[BaseException] = None
+    """What escaped an import's own handling (a ``KeyboardInterrupt``, a
+    bug); raised as it is after the call."""
 
 
 def _cache_dir() -> Optional[Path]:
@@ -154,6 +168,7 @@ class Runtime:
         self._next_key = 0
         self._dropped: List[ResourceAny] = []
         self._poisoned: Optional[str] = None
+        self._depth = 0
 
     # -- calls ---------------------------------------------------------
 
@@ -173,29 +188,49 @@ class Runtime:
 
     def call(self, iface: str, name: str, *args: Any) -> Any:
         """Calls the export ``iface.name`` with ``args``: its success's
-        payload, or its error raised as :class:`ContextCompilerError`."""
+        payload, or its error raised as :class:`ContextCompilerError`.
+        Calls may nest (a bus handler recording into a session); a
+        callable running on a thread of the package's own (one with a
+        deadline) may not call."""
+        if _calls.in_callable_thread():
+            raise ContextCompilerError(
+                "INVALID_ARGUMENT",
+                "a callable with a deadline runs on a thread of its own while the component waits for it: "
+                "it cannot call the package",
+            )
         with self.lock:
             if self._poisoned is not None:
                 raise ContextCompilerError(
-                    "MODULE_POISONED", f"the component trapped earlier ({self._poisoned}); create a new runtime"
+                    "MODULE_POISONED", f"the component trapped earlier ({self._poisoned}); restart the process"
                 )
-            self._drop_released()
             func, types, unwrap = self._func(iface, name)
-            self.context.failure = None
+            args = tuple(self.handle(a.key) if isinstance(a, HandleRef) else a for a in args)
+            context = self.context
+            outer = (context.failure, context.interrupt)
+            context.failure = context.interrupt = None
+            self._depth += 1
             try:
-                if self._fast:
-                    value = _speedups.call(func, types, self.store, *args)
-                else:
-                    value = func(self.store, *args)
-                func.post_return(self.store)
-            except WasmtimeError as e:
-                self._poisoned = str(e).splitlines()[0]
-                raise ContextCompilerError("MODULE_POISONED", f"the component trapped: {self._poisoned}") from e
-            failure, self.context.failure = self.context.failure, None
+                try:
+                    if self._fast:
+                        value = _speedups.call(func, types, self.store, *args)
+                    else:
+                        value = func(self.store, *args)
+                    func.post_return(self.store)
+                except _speedups.LoweringError as e:
+                    raise ContextCompilerError("INVALID_ARGUMENT", f"{iface}.{name}: {e}") from None
+                except WasmtimeError as e:
+                    self._poisoned = str(e).splitlines()[0]
+                    raise ContextCompilerError("MODULE_POISONED", f"the component trapped: {self._poisoned}") from e
+                failure, interrupt = context.failure, context.interrupt
+            finally:
+                context.failure, context.interrupt = outer
+                self._depth -= 1
+                if self._depth == 0:
+                    self._drop_released()
+            if interrupt is not None:
+                raise interrupt
             if failure is not None:
-                if not isinstance(failure, Exception):
-                    raise failure
-                raise ContextCompilerError("STORE_FAILED", f"the store failed: {failure}") from failure
+                raise ContextCompilerError("STORE_FAILED", _clean(f"the store failed: {failure}")) from failure
             return unwrap(value)
 
     def with_context(self, context: CallContext, fn: Callable[[], Any]) -> Any:
@@ -234,8 +269,9 @@ class Runtime:
         return found
 
     def release(self, key: int) -> None:
-        """Drops the resource under ``key`` at the next call (safe from a
-        finaliser, which may run in the middle of a call)."""
+        """Drops the resource under ``key`` once no call is running (safe
+        from a finaliser or another thread, which may run in the middle of
+        a call that holds it)."""
         resource = self._handles.pop(key, None)
         if resource is not None:
             self._dropped.append(resource)
@@ -251,28 +287,49 @@ class Runtime:
     # -- imports -------------------------------------------------------
 
     def _define_imports(self, linker: Linker) -> None:
-        imports: Dict[str, Dict[str, Callable[..., Any]]] = {
+        # Each import with what it answers when the host fails past its own
+        # handling (a KeyboardInterrupt, a bug): a value its WIT type lowers.
+        error = _clean
+        imports: Dict[str, Dict[str, Tuple[Callable[..., Any], Callable[[str], Any]]]] = {
             "artifact-kv": {
-                "get": self._kv_get,
-                "put": self._kv_put,
-                "delete": self._kv_delete,
-                "list-keys": self._kv_list,
-                "put-if": self._kv_put_if,
+                "get": (self._kv_get, lambda m: None),
+                "put": (self._kv_put, error),
+                "delete": (self._kv_delete, error),
+                "list-keys": (self._kv_list, lambda m: None),
+                "put-if": (self._kv_put_if, error),
             },
-            "sql": {"query": self._sql_query, "batch": self._sql_batch},
-            "tool-bridge": {"call-tool": self._call_tool},
-            "bus-host": {"handle": self._bus_handle},
-            "embedder": {"embed": self._embed},
-            "llm": {"complete": self._complete},
-            "model": {"respond": self._respond},
-            "guard": {"evaluate": self._evaluate},
-            "approval": {"needs-approval": self._needs_approval},
+            "sql": {"query": (self._sql_query, error), "batch": (self._sql_batch, error)},
+            "tool-bridge": {"call-tool": (self._call_tool, lambda m: Variant("failed", _clean(m)))},
+            "bus-host": {"handle": (self._bus_handle, error)},
+            "embedder": {"embed": (self._embed, error)},
+            "llm": {"complete": (self._complete, lambda m: Variant("err", _clean(m)))},
+            "model": {"respond": (self._respond, lambda m: Variant("err", _clean(m)))},
+            "guard": {"evaluate": (self._evaluate, lambda m: Variant("err", _clean(m)))},
+            "approval": {"needs-approval": (self._needs_approval, error)},
         }
         with linker.root() as root:
             for iface, funcs in imports.items():
                 with root.add_instance(_iface(iface)) as instance:
-                    for name, fn in funcs.items():
-                        instance.add_func(name, fn)
+                    for name, (fn, fallback) in funcs.items():
+                        instance.add_func(name, self._guarded(fn, fallback))
+
+    def _guarded(self, fn: Callable[..., Any], fallback: Callable[[str], Any]) -> Callable[..., Any]:
+        """``fn`` as an import that never raises: wasmtime poisons an
+        instance a Python exception crosses. What escapes ``fn``'s own
+        handling (a ``KeyboardInterrupt``, a bug) is kept and raised after
+        the call, every later import of the call answering its error, so
+        that the component unwinds at once."""
+
+        def host(store: Any, *args: Any) -> Any:
+            if self.context.interrupt is not None:
+                return fallback("the host's call was interrupted")
+            try:
+                return fn(store, *args)
+            except BaseException as e:  # noqa: BLE001 - raised after the call
+                self.context.interrupt = e
+                return fallback(f"the host's call was interrupted ({type(e).__name__})")
+
+        return host
 
     def _backend(self, attribute: str, what: str) -> Any:
         """The host's side of the selected store: its mapping (``_kv``) or
@@ -295,7 +352,7 @@ class Runtime:
             return None
         try:
             return fn()
-        except BaseException as e:  # noqa: BLE001 - raised after the call
+        except Exception as e:  # noqa: BLE001 - raised after the call
             self.context.failure = e
             return None
 
@@ -306,11 +363,11 @@ class Runtime:
         store read failed (:meth:`_held`) fails too, so that nothing is
         written on what that read could not see."""
         if store and self.context.failure is not None:
-            return f"an earlier store read failed: {self.context.failure}"
+            return _clean(f"an earlier store read failed: {self.context.failure}")
         try:
             return fn()
-        except BaseException as e:  # noqa: BLE001 - returned as the error
-            return f"{type(e).__name__}: {e}"
+        except Exception as e:  # noqa: BLE001 - returned as the error
+            return _described(e)
 
     def _kv_get(self, _store: Any, key: str) -> Any:
         return self._held(lambda: self._kv().get(key))
@@ -322,7 +379,7 @@ class Runtime:
         return self._unit(lambda: self._kv().delete(key), store=True)
 
     def _kv_list(self, _store: Any, prefix: str) -> Any:
-        return self._held(lambda: self._kv().list_keys(prefix))
+        return self._held(lambda: [_clean(str(k)) for k in self._kv().list_keys(prefix)])
 
     def _kv_put_if(self, _store: Any, key: str, value: bytes, expected: Optional[bytes]) -> Any:
         return self._unit(
@@ -346,40 +403,35 @@ class Runtime:
     def _call_tool(self, _store: Any, name: str, arguments_json: str, timeout_ms: int) -> Any:
         tool = self.context.tools.get(name)
         if tool is None:
-            return Variant("failed", f"no tool named {name!r}")
+            return Variant("failed", _clean(f"no tool named {name!r}"))
         try:
-            arguments = json.loads(arguments_json)
-            output = _calls.call(tool.fn, arguments, timeout_ms=timeout_ms)
+            output = _calls.call(tool.fn, json.loads(arguments_json), timeout_ms=timeout_ms)
         except _calls.DeadlineExceeded:
-            return Variant("timeout", f"{name} did not finish within {timeout_ms} ms")
-        except BaseException as e:  # noqa: BLE001 - the tool's failure, recorded
-            return Variant("failed", f"{type(e).__name__}: {e}")
+            return Variant("timeout", _clean(f"{name} did not finish within {timeout_ms} ms"))
+        except Exception as e:  # noqa: BLE001 - the tool's failure, recorded
+            return Variant("failed", _described(e))
         try:
-            return output if isinstance(output, str) else json.dumps(output, allow_nan=False)
-        except (TypeError, ValueError) as e:
-            return Variant("failed", f"{name} returned what is not text or JSON ({e})")
+            return _clean(output if isinstance(output, str) else json.dumps(output, allow_nan=False))
+        except Exception as e:  # noqa: BLE001 - not JSON (bytes, NaN, too deep)
+            return Variant("failed", _clean(f"{name} returned what is not text or JSON ({type(e).__name__}: {e})"))
 
     def _bus_handle(self, _store: Any, handler: str, event_json: str) -> Any:
         fn = self.context.bus_handlers.get(handler)
         if fn is None:
-            return f"no handler named {handler!r}"
+            return _clean(f"no handler named {handler!r}")
         return self._unit(lambda: (_calls.call(fn, json.loads(event_json)), None)[1])
 
     def _embed(self, _store: Any, texts: List[str], role: str, timeout_ms: int) -> Any:
         fn = self.context.embedder
         if fn is None:
             return "no embedder"
-
-        def run() -> Any:
+        try:
             vectors = _calls.call(fn, list(texts), str(role), timeout_ms=timeout_ms)
             return [[float(x) for x in v] for v in vectors]
-
-        try:
-            return run()
         except _calls.DeadlineExceeded:
             return f"the embedder did not finish within {timeout_ms} ms"
-        except BaseException as e:  # noqa: BLE001 - the error, recall goes lexical
-            return f"{type(e).__name__}: {e}"
+        except Exception as e:  # noqa: BLE001 - the error: recall goes lexical
+            return _described(e)
 
     @staticmethod
     def _text(what: str, as_json: bool, fn: Optional[Callable[..., Any]], *args: Any) -> Any:
@@ -393,9 +445,9 @@ class Runtime:
                 out = json.dumps(out, allow_nan=False)
             elif not isinstance(out, str):
                 return Variant("err", f"the {what} returned {type(out).__name__}, not text")
-        except BaseException as e:  # noqa: BLE001 - returned as the error
-            return Variant("err", f"{type(e).__name__}: {e}")
-        return Variant("ok", out)
+        except Exception as e:  # noqa: BLE001 - returned as the error
+            return Variant("err", _described(e))
+        return Variant("ok", _clean(out))
 
     def _complete(self, _store: Any, prompt: str, max_tokens: int) -> Any:
         return self._text("text model", False, self.context.llm, prompt, max_tokens)
@@ -421,6 +473,27 @@ class Runtime:
         if fn is None:
             return False
         return self._unit(lambda: bool(_calls.call(fn, json.loads(call_json))))
+
+
+def _clean(text: str) -> str:
+    """``text`` as the component takes a string: a lone surrogate (what
+    ``os.fsdecode`` makes of a name that is not UTF-8) becomes U+FFFD, as
+    wasmtime-py would raise on it, poisoning the instance."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _described(e: BaseException) -> str:
+    """An exception as an import's error text."""
+    try:
+        return _clean(f"{type(e).__name__}: {e}")
+    except Exception:  # noqa: BLE001 - a __str__ that raises
+        return type(e).__name__
 
 
 def _from_sql_value(value: Variant) -> Any:

@@ -39,7 +39,7 @@ from wasmtime.component._types import (
     VariantType,
 )
 
-__all__ = ["install", "installed", "stock_to_c", "stock_from_c", "FuncTypes", "call", "wasmtime_version"]
+__all__ = ["install", "installed", "stock_to_c", "stock_from_c", "FuncTypes", "LoweringError", "call", "wasmtime_version"]
 
 _VERSION = "50.0.1"
 
@@ -111,6 +111,11 @@ def _memoized(cls: type, name: str) -> None:
     setattr(cls, name, property(once) if isinstance(stock, property) else once)
 
 
+class LoweringError(Exception):
+    """An argument its WIT type does not take (a surrogate in a string, a
+    value of the wrong kind): raised before the component is entered."""
+
+
 class FuncTypes:
     """A function's parameter and result types, read once."""
 
@@ -130,7 +135,10 @@ def call(func: Func, types: FuncTypes, store: Any, *params: Any) -> Any:
     n = 0
     try:
         for ty, val in zip(types.params, params):
-            ty.convert_to_c(store, val, ctypes.pointer(param_capi[n]))
+            try:
+                ty.convert_to_c(store, val, ctypes.pointer(param_capi[n]))
+            except (TypeError, ValueError, OverflowError) as e:  # UnicodeEncodeError is a ValueError
+                raise LoweringError(f"argument {n + 1} is not what the function takes ({type(e).__name__}: {e})") from None
             n += 1
         result_space = None if types.result is None else ffi.wasmtime_component_val_t()
 

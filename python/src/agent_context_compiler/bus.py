@@ -58,8 +58,8 @@ class EventBus(Resource):
         return name
 
     def on(self, event_type: str, handler: Handler) -> int:
-        """Registers ``handler`` for ``event_type`` (``*`` for every type);
-        returns its id."""
+        """Registers ``handler`` for the events of ``event_type`` (matched
+        exactly); returns its id."""
         name = self._name(handler)
         handler_id = int(self._method("on", event_type, name))
         self._names[handler_id] = name

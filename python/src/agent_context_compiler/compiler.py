@@ -137,11 +137,13 @@ class ArtifactAttacher:
     has not read yet stay whole while the budget holds them
     (``keep_unread``)."""
 
-    store: Optional[ArtifactStore] = None
+    store: ArtifactStore
     threshold_bytes: int = 4096
     keep_unread: bool = True
 
     def _wit(self) -> Variant:
+        if not isinstance(self.store, ArtifactStore):
+            raise _invalid("ArtifactAttacher takes the store outputs go to (a MemoryStore, FileStore, ...)")
         return Variant(
             "artifact-attacher",
             record(
@@ -309,6 +311,14 @@ def prompt_fields(options: PromptOptions) -> dict[str, Any]:
     """The WIT fields of ``options`` that the compile and run options share."""
     reserve = options.get("reserve_output")
     definitions = options.get("tool_definitions")
+    for name in ("policies", "tool_definitions"):
+        if isinstance(options.get(name), (str, bytes, Mapping)):
+            raise _invalid(f"{name} is a sequence (a list), not a {type(options.get(name)).__name__}")
+    for name in ("system_prompt", "goal", "task_state"):
+        if options.get(name) is not None and not isinstance(options.get(name), str):
+            raise _invalid(f"{name} must be a str")
+    if not all(isinstance(p, str) for p in options.get("policies", ())):
+        raise _invalid("policies must be strs")
     return {
         "system_prompt": options.get("system_prompt"),
         "policies": list(options.get("policies", ())),

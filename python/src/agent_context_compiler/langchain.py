@@ -5,8 +5,10 @@ Every model call is compiled from the thread's session under ``budget``:
 the model gets the compiled messages and system message, while the
 checkpointed thread is left as it is. The state's messages not recorded
 yet are recorded first (by message id), the model's reply is recorded with
-its text, calls and usage, and each tool's result is recorded and handed
-back redacted, so the checkpointer holds no secret either. The npm
+its text, calls and usage, and each result of the agent's tools is
+recorded and handed back redacted, so the checkpointer keeps it redacted.
+Tool messages that reach the state another way, and the model's own call
+arguments, are redacted in the session only. The npm
 package's ``contextMiddleware`` does the same; this one compiles in the
 ``openai`` format for every model, and does not record
 ``humanInTheLoopMiddleware``'s decisions.
@@ -243,21 +245,15 @@ class ContextMiddleware(AgentMiddleware):
                 self._record_result(session, m)
 
     def _redacted(self, session: Session, message: ToolMessage) -> ToolMessage:
-        """``message`` recorded, as the redacted message to keep in its place."""
-        message_id = message.id or f"acc-{uuid.uuid4()}"
-        text = self._record_result(
-            session,
-            ToolMessage(
-                content=message.content,
-                tool_call_id=message.tool_call_id,
-                name=message.name,
-                status=message.status,
-                id=message_id,
-            ),
-        )
-        return ToolMessage(
-            content=text, tool_call_id=message.tool_call_id, name=message.name, status=message.status, id=message_id
-        )
+        """``message`` recorded, as the message to keep in its place: itself
+        (under the id it was recorded by) when recording redacted nothing,
+        else its redacted text, without its ``artifact`` (which may hold
+        what was redacted)."""
+        kept = message.model_copy(update={"id": message.id or f"acc-{uuid.uuid4()}"})
+        text = self._record_result(session, kept)
+        if text == _text(message.content):
+            return kept
+        return kept.model_copy(update={"content": text, "artifact": None})
 
     # -- the hooks -----------------------------------------------------
 

@@ -19,7 +19,7 @@ from ._wit import record
 from .compiler import ContextCompiler, Format, Memory, PromptOptions, _count, _format, known_options, prompt_fields
 from .errors import ContextCompilerError
 from .session import Session, to_json_text
-from .stores import ArtifactStore
+from .stores import ArtifactStore, scratch_store
 from .tools import SchemaRegistry, Tool
 
 __all__ = ["ApprovalDecision", "RunOptions", "run_compiled", "resume_compiled", "arun_compiled", "aresume_compiled", "Model"]
@@ -164,8 +164,9 @@ def _run(
     normalizer = None if schemas is None else schemas._handle
 
     def run() -> Any:
-        if run_store is not None:
-            rt.select(run_store)
+        # A run that names no store gets an empty one: its look-back tools
+        # never read what another caller stored.
+        rt.select(run_store if run_store is not None else scratch_store())
         if input is None:
             return rt.call("runner", func, session._handle, normalizer, options)
         return rt.call("runner", func, input, session._handle, normalizer, options)

@@ -159,12 +159,12 @@ class Session(Resource):
         """Answers a call of a look-back tool (``search_history`` or
         ``read_artifact``) with its result, redacted; ``read_artifact``
         reads only what this session's own events name, from ``store``
-        (default: the store last used)."""
-        if store is not None:
-            with self._rt.lock:
-                self._rt.select(store)
-                return json.loads(self._method("look-back", _text(name, "name"), to_json_text(arguments, "arguments")))
-        return json.loads(self._method("look-back", _text(name, "name"), to_json_text(arguments, "arguments")))
+        (none: an empty store, so nothing)."""
+        from .stores import scratch_store
+
+        with self._rt.lock:
+            self._rt.select(store if store is not None else scratch_store())
+            return json.loads(self._method("look-back", _text(name, "name"), to_json_text(arguments, "arguments")))
 
     def __enter__(self) -> "Session":
         return self

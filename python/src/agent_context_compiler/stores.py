@@ -33,6 +33,7 @@ __all__ = [
     "SqliteStore",
     "SaveReport",
     "SyncReport",
+    "scratch_store",
 ]
 
 Json = Any
@@ -257,6 +258,18 @@ class MemoryStore(KvStore):
         super().__init__({}, chunk_bytes=chunk_bytes)
 
 
+_scratch: Optional["MemoryStore"] = None
+
+
+def scratch_store() -> "MemoryStore":
+    """The empty store a call that names none selects, so that it never
+    reads or writes a store another call named."""
+    global _scratch
+    if _scratch is None:
+        _scratch = MemoryStore()
+    return _scratch
+
+
 class FileStore(ArtifactStore):
     """Artifacts and sessions in files under ``directory`` (created when
     missing), by the component's own files backend, laid out as the npm
@@ -286,7 +299,9 @@ class _SqliteConnection:
 
     def query(self, sql: str, params: Sequence[Any]) -> List[List[Any]]:
         with self.lock:
-            return [list(row) for row in self.connection.execute(sql, list(params)).fetchall()]
+            cursor = self.connection.cursor()
+            cursor.row_factory = None  # rows as tuples, whatever the connection's factory
+            return [list(row) for row in cursor.execute(sql, list(params)).fetchall()]
 
     def batch(self, statements: Iterable[Tuple[str, Sequence[Any]]]) -> None:
         with self.lock:
@@ -312,7 +327,9 @@ class SqliteStore(ArtifactStore):
     """Artifacts and sessions in SQLite, in the npm package's
     ``SqliteArtifactStore`` schema (version 3): the component writes the
     SQL through its ``sql`` import, run here on ``connection`` (a
-    ``sqlite3.Connection``, or a path to open with a 30 s busy timeout).
+    ``sqlite3.Connection``, or a path to open with a 30 s busy timeout; a
+    connection of your own used from several threads, as the LangChain
+    middleware's async path does, is opened with ``check_same_thread=False``).
     Each write is one transaction; the npm package and other processes
     can share the file as writers."""
 
@@ -320,6 +337,11 @@ class SqliteStore(ArtifactStore):
         if not isinstance(connection, sqlite3.Connection):
             connection = sqlite3.connect(
                 os.fspath(connection), timeout=30, isolation_level=None, check_same_thread=False
+            )
+        elif connection.text_factory is not str:
+            raise ContextCompilerError(
+                "INVALID_ARGUMENT",
+                "SqliteStore reads text columns as str: give it a connection whose text_factory is str",
             )
         self.connection = connection
         self._sql = _SqliteConnection(connection)
